@@ -1,0 +1,3 @@
+from cworld.cli.main import main
+
+main()

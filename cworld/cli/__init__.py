@@ -1,0 +1,1 @@
+"""The `cworld` command line: one module per command, thin (parse, call, print)."""

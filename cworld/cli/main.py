@@ -1,0 +1,66 @@
+"""Entry point. Commands are loaded lazily so `cworld --help` never imports litellm or torch."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from cworld import __version__
+from cworld.errors import CworldError
+
+#: command name -> module under cworld.cli that defines `command` (a click command or group).
+COMMANDS: dict[str, str] = {
+    "init": "init",
+    "doctor": "doctor",
+    "sandbox": "sandbox",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        return importlib.import_module(f"cworld.cli.{module}").command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cworld")
+@click.option("--env", "env_dir", envvar="CWORLD_ENV", type=click.Path(), help="Environment folder (default: packaged).")
+@click.option("--workspace", envvar="CWORLD_WORKSPACE", type=click.Path(), help="Workspace folder (default: .cworld).")
+@click.pass_context
+def cli(ctx: click.Context, env_dir: str | None, workspace: str | None) -> None:
+    """cworld: create environments for LLM tool-using agents and run agents in them."""
+    ctx.ensure_object(dict)
+    ctx.obj["env_dir"] = env_dir
+    ctx.obj["workspace"] = workspace
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Run the CLI; a CworldError becomes one line on stderr and its exit code, never a traceback."""
+    try:
+        return cli.main(args=argv, standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except CworldError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted; finished work is kept", err=True)
+        sys.exit(130)
+    except Exception as exc:  # a bug in cworld: one line, the traceback only on request
+        if os.environ.get("CWORLD_DEBUG"):
+            raise
+        click.echo(f"internal error: {type(exc).__name__}: {exc} (set CWORLD_DEBUG=1 for the traceback)", err=True)
+        sys.exit(70)

@@ -1,0 +1,91 @@
+"""Model configuration: which LLM serves each role (agent, engine, synth, judge).
+
+Sources, later wins: `<workspace>/config.yaml` (`models: {role: model | {model, api_base, ...}}`),
+then environment variables `CWORLD_AGENT_MODEL`, `CWORLD_ENGINE_MODEL`, `CWORLD_SYNTH_MODEL`,
+`CWORLD_JUDGE_MODELS` (comma-separated) and `CWORLD_API_BASE`. No model configured means offline:
+every command falls back to its deterministic path. Keys are read from the environment only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+
+from cworld.errors import ConfigError
+
+Role = Literal["agent", "engine", "synth", "judge"]
+ROLES: tuple[Role, ...] = ("agent", "engine", "synth", "judge")
+
+
+class ModelConfig(BaseModel):
+    model: str
+    api_base: str | None = None
+    api_key_env: str | None = Field(None, description="name of the env var holding the key")
+    max_concurrency: int = 8
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def provider(self) -> str:
+        return self.model.split("/", 1)[0] if "/" in self.model else "openai"
+
+
+class ModelsConfig(BaseModel):
+    agent: ModelConfig | None = None
+    engine: ModelConfig | None = None
+    synth: ModelConfig | None = None
+    judge: list[ModelConfig] = Field(default_factory=list)
+
+    def for_role(self, role: Role) -> list[ModelConfig]:
+        value = getattr(self, role)
+        if isinstance(value, list):
+            return value
+        return [value] if value is not None else []
+
+    def configured(self, role: Role) -> bool:
+        return bool(self.for_role(role))
+
+
+def _as_model(value: Any, api_base: str | None) -> ModelConfig:
+    if isinstance(value, str):
+        return ModelConfig(model=value, api_base=api_base)
+    if isinstance(value, dict):
+        value = {"api_base": api_base, **value}
+        return ModelConfig.model_validate(value)
+    raise ConfigError(f"model entry {value!r} must be a model string or a mapping with 'model'")
+
+
+def load_models(workspace_root: Path | None = None, env: dict[str, str] | None = None) -> ModelsConfig:
+    env = dict(os.environ if env is None else env)
+    api_base = env.get("CWORLD_API_BASE") or None
+    raw: dict[str, Any] = {}
+    if workspace_root is not None:
+        cfg = workspace_root / "config.yaml"
+        if cfg.is_file():
+            try:
+                raw = (yaml.safe_load(cfg.read_text()) or {}).get("models", {}) or {}
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{cfg}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    for role in ("agent", "engine", "synth"):
+        if env.get(f"CWORLD_{role.upper()}_MODEL"):
+            raw[role] = env[f"CWORLD_{role.upper()}_MODEL"]
+    if env.get("CWORLD_JUDGE_MODELS"):
+        raw["judge"] = [m.strip() for m in env["CWORLD_JUDGE_MODELS"].split(",") if m.strip()]
+    try:
+        out: dict[str, Any] = {}
+        for role, value in raw.items():
+            if role not in ROLES:
+                raise ConfigError(f"unknown role {role!r} in models config; use one of {', '.join(ROLES)}")
+            if role == "judge":
+                values = value if isinstance(value, list) else [value]
+                out[role] = [_as_model(v, api_base) for v in values]
+            elif value:
+                out[role] = _as_model(value, api_base)
+        return ModelsConfig.model_validate(out)
+    except ValidationError as exc:
+        raise ConfigError(f"models config: {str(exc).splitlines()[0]}") from None

@@ -1,0 +1,93 @@
+"""Trajectories: one episode of one agent on one task, appended as one JSONL line."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from cworld.data_model.tasks import Constraint, Task
+from cworld.data_model.tools import ToolCall, ToolResult
+from cworld.data_model.versioning import Versioned
+
+FaultLevel = Literal["tool", "state", "constraint"]
+
+
+class Intervention(BaseModel):
+    """What the state controller did to a call, an observation, or the conversation."""
+
+    kind: str = Field(description="fault type, e.g. timeout, rate_limit, truncated, new_constraint")
+    level: FaultLevel
+    turn: int
+    tool: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    message: str = ""
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cache_hits: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+        self.cache_hits += other.cache_hits
+
+
+StepKind = Literal["tool", "search", "message", "user", "final"]
+
+
+class Step(BaseModel):
+    index: int
+    turn: int
+    kind: StepKind = "tool"
+    message: str = Field("", description="the model's text for this step (thought or reply)")
+    tool_call: ToolCall | None = None
+    raw_result: ToolResult | None = Field(None, description="what the backend returned")
+    observation: ToolResult | None = Field(None, description="what the agent saw, after interventions")
+    interventions: list[Intervention] = Field(default_factory=list)
+    started_at: float = 0.0
+    duration_ms: float = 0.0
+    tokens: Usage = Field(default_factory=Usage)
+
+
+class InfraErrorRecord(BaseModel):
+    kind: str
+    message: str
+    attempt: int = 1
+
+
+EpisodeStatus = Literal["completed", "turn_limit", "gave_up", "timeout", "infra_error", "inaction"]
+
+
+class Trajectory(Versioned):
+    episode_id: str
+    task_id: str
+    task: Task | None = None
+    agent: str
+    mode: Literal["live", "synthesized", "hybrid"]
+    policy: str = "none"
+    seed: int = 0
+    status: EpisodeStatus = "completed"
+    steps: list[Step] = Field(default_factory=list)
+    planner_events: list[dict[str, Any]] = Field(default_factory=list)
+    constraints_final: list[Constraint] = Field(default_factory=list)
+    final_answer: str = ""
+    end_state: dict[str, Any] | None = None
+    usage: dict[str, Usage] = Field(default_factory=dict, description="per LLM role")
+    infra_errors: list[InfraErrorRecord] = Field(default_factory=list)
+    started_at: float = 0.0
+    finished_at: float = 0.0
+
+    @property
+    def tool_steps(self) -> list[Step]:
+        return [s for s in self.steps if s.tool_call is not None]
+
+    @property
+    def interventions(self) -> list[Intervention]:
+        return [i for s in self.steps for i in s.interventions]

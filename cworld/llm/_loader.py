@@ -1,0 +1,42 @@
+"""The one place litellm is imported, lazily: the import costs 4-6 s, and commands that use no model
+must not pay it. Loading also registers the built-in `mock` provider, so `mock/NAME` works everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from types import ModuleType
+
+_lock = threading.Lock()
+_litellm: ModuleType | None = None
+
+MOCK_PROVIDER = "mock"
+
+
+def load_litellm() -> ModuleType:
+    """Import litellm once (offline cost map, quiet) and make sure the mock provider is registered."""
+    global _litellm
+    if _litellm is None:
+        with _lock:
+            if _litellm is None:
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                import litellm
+
+                litellm.suppress_debug_info = True
+                _litellm = litellm
+    _ensure_mock_registered(_litellm)
+    return _litellm
+
+
+def _ensure_mock_registered(litellm: ModuleType) -> None:
+    """Append (never overwrite) our handler: someone may have reassigned the provider map since."""
+    if any(item.get("provider") == MOCK_PROVIDER for item in litellm.custom_provider_map):
+        return
+    from cworld.llm.mock_provider import MockLLM
+
+    litellm.custom_provider_map = [
+        *litellm.custom_provider_map,
+        {"provider": MOCK_PROVIDER, "custom_handler": MockLLM()},
+    ]
+    litellm.utils.custom_llm_setup()

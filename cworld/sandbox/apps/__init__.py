@@ -1,0 +1,1 @@
+"""Stateful sandbox apps: one module per app, all on the `SandboxApp` template."""

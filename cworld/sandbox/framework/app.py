@@ -1,0 +1,84 @@
+"""The one template every sandbox app follows.
+
+An app is a subclass of `SandboxApp` with: class metadata (name, category, description), a
+`initial_state(rng)` that samples its seeded state from the knowledge base, `@tool` methods that read
+and write `self.state`, and `prerequisites`: the tool-order edges the registry's dependency graph reads.
+An app object is bound to one `SandboxSession`; state lives in the session, never on the app.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from cworld.sandbox.framework.tools import ToolMeta, tool_meta
+
+if TYPE_CHECKING:
+    from cworld.sandbox.framework.session import SandboxSession
+
+
+@dataclass(frozen=True)
+class Prerequisite:
+    """`before` must run before `after` ("requires"), or `before` produces what `after` consumes ("produces").
+
+    `via` names the field that flows (e.g. `message_id`), `note` says why, for people reading the graph.
+    """
+
+    before: str
+    after: str
+    kind: Literal["requires", "produces"] = "requires"
+    via: str | None = None
+    note: str = ""
+
+
+class SandboxApp:
+    name: ClassVar[str]
+    title: ClassVar[str] = ""
+    description: ClassVar[str]
+    category: ClassVar[str]
+    stateful: ClassVar[bool] = True
+    prerequisites: ClassVar[tuple[Prerequisite, ...]] = ()
+
+    def __init__(self, session: SandboxSession) -> None:
+        self.session = session
+
+    # --- state --------------------------------------------------------------------------
+    def initial_state(self, rng: random.Random) -> dict[str, Any]:
+        """The app's seeded start state (JSON-like: dicts, lists, str, int, float, bool, None)."""
+        return {}
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.session.state[self.name]
+
+    @property
+    def now(self) -> datetime:
+        return self.session.clock.now()
+
+    def new_id(self, prefix: str) -> str:
+        """A deterministic id, unique in the session: `prefix_0001`, `prefix_0002`, ..."""
+        return self.session.new_id(prefix)
+
+    # --- tools --------------------------------------------------------------------------
+    @classmethod
+    def tool_methods(cls) -> list[tuple[ToolMeta, str]]:
+        """(metadata, attribute name) for every `@tool` method, in definition order."""
+        found: list[tuple[ToolMeta, str]] = []
+        seen: set[str] = set()
+        for klass in reversed(cls.__mro__):
+            for attr, value in vars(klass).items():
+                meta = tool_meta(value)
+                if meta is not None and attr not in seen:
+                    seen.add(attr)
+                    found.append((meta, attr))
+        names = [m.name for m, _ in found]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            raise TypeError(f"app {cls.__name__} defines tools twice: {sorted(dupes)}")
+        return found
+
+    def bound_tools(self) -> list[tuple[ToolMeta, Callable[..., Any]]]:
+        return [(meta, getattr(self, attr)) for meta, attr in self.tool_methods()]

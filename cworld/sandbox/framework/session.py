@@ -1,0 +1,98 @@
+"""A sandbox session: one isolated, seeded world (state of every app + one virtual clock).
+
+One session per episode. Same seed ⇒ same state and same responses. `reset()` returns to the seeded
+start. `snapshot()` gives the nested state the state-diff evaluator compares.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from cworld.sandbox.framework.app import SandboxApp
+from cworld.seeding import derive_rng
+
+#: Seconds of virtual time each tool call takes; tokens and deadlines expire against this clock.
+SECONDS_PER_CALL = 20
+
+
+class VirtualClock:
+    """The one time every app sees. It starts at a seeded moment and moves only when told."""
+
+    def __init__(self, start: datetime) -> None:
+        self._start = start
+        self._now = start
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, seconds: float) -> datetime:
+        self._now = self._now + timedelta(seconds=seconds)
+        return self._now
+
+    def set(self, moment: datetime) -> None:
+        self._now = moment
+
+    def reset(self) -> None:
+        self._now = self._start
+
+
+def seeded_start(seed: int) -> datetime:
+    rng = derive_rng(seed, "sandbox:clock")
+    day = datetime(2026, 3, 2, 9, 0, tzinfo=UTC) + timedelta(days=rng.randrange(0, 180))
+    return day.replace(hour=rng.choice([8, 9, 10, 13, 14]), minute=rng.choice([0, 15, 30, 45]))
+
+
+class SandboxSession:
+    def __init__(self, seed: int = 0, apps: list[type[SandboxApp]] | None = None) -> None:
+        from cworld.sandbox.catalog import all_apps
+
+        self.seed = seed
+        self.clock = VirtualClock(seeded_start(seed))
+        self.app_types: list[type[SandboxApp]] = list(apps) if apps is not None else all_apps()
+        self.apps: dict[str, SandboxApp] = {t.name: t(self) for t in self.app_types}
+        self.state: dict[str, dict[str, Any]] = {}
+        self._id_counters: dict[str, int] = {}
+        self.calls = 0
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the seeded start state: same seed, same world."""
+        self.clock.reset()
+        self._id_counters = {}
+        self.calls = 0
+        self.state = {}
+        for name, app in self.apps.items():
+            self.state[name] = app.initial_state(derive_rng(self.seed, f"sandbox:state:{name}"))
+
+    def new_id(self, prefix: str) -> str:
+        n = self._id_counters.get(prefix, 0) + 1
+        self._id_counters[prefix] = n
+        return f"{prefix}_{n:04d}"
+
+    def tick(self) -> None:
+        """Called once per tool call by the server adapter: time passes as the agent works."""
+        self.calls += 1
+        self.clock.advance(SECONDS_PER_CALL)
+
+    def app(self, name: str) -> SandboxApp:
+        try:
+            return self.apps[name]
+        except KeyError:
+            raise KeyError(f"no app '{name}' in this session; have {sorted(self.apps)}") from None
+
+    def snapshot(self) -> dict[str, Any]:
+        """A deep copy of every stateful app's state (stateless servers hold none)."""
+        return {name: copy.deepcopy(st) for name, st in self.state.items() if self.apps[name].stateful}
+
+    def checkpoint(self) -> tuple[dict[str, Any], dict[str, int], datetime, int]:
+        return copy.deepcopy(self.state), dict(self._id_counters), self.clock.now(), self.calls
+
+    def restore(self, cp: tuple[dict[str, Any], dict[str, int], datetime, int]) -> None:
+        """Undo a failed call: business errors change nothing, not even the id counters."""
+        state, counters, now, calls = cp
+        self.state = state
+        self._id_counters = counters
+        self.clock.set(now)
+        self.calls = calls

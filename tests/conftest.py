@@ -1,0 +1,31 @@
+"""Test defaults: offline, no network, a private workspace per test, back-off zeroed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+for _role in ("AGENT", "ENGINE", "SYNTH"):
+    os.environ.pop(f"CWORLD_{_role}_MODEL", None)
+os.environ.pop("CWORLD_JUDGE_MODELS", None)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that need a remote API or the local LLM server are skipped unless asked for."""
+    gates = {"remote": "CWORLD_REMOTE_TESTS", "local_llm": "CWORLD_LOCAL_LLM"}
+    for item in items:
+        for marker, env in gates.items():
+            if marker in item.keywords and not os.environ.get(env):
+                item.add_marker(pytest.mark.skip(reason=f"set {env}=1 to run {marker} tests"))
+
+
+@pytest.fixture
+def workspace_dir(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    monkeypatch.setenv("CWORLD_WORKSPACE", str(ws))
+    return ws
