@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import os
 import threading
-from types import ModuleType
+from typing import Any
 
 _lock = threading.Lock()
-_litellm: ModuleType | None = None
+_litellm: Any = None  # the litellm module, once imported
 
 MOCK_PROVIDER = "mock"
 
 
-def load_litellm() -> ModuleType:
+def load_litellm() -> Any:
     """Import litellm once (offline cost map, quiet) and make sure the mock provider is registered."""
     global _litellm
     if _litellm is None:
@@ -29,7 +29,7 @@ def load_litellm() -> ModuleType:
     return _litellm
 
 
-def _ensure_mock_registered(litellm: ModuleType) -> None:
+def _ensure_mock_registered(litellm: Any) -> None:
     """Append (never overwrite) our handler: someone may have reassigned the provider map since."""
     if any(item.get("provider") == MOCK_PROVIDER for item in litellm.custom_provider_map):
         return

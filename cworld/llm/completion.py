@@ -35,7 +35,7 @@ class Completion(BaseModel):
 
     def as_message(self) -> dict[str, Any]:
         """The assistant turn in OpenAI chat format, to append to the conversation for the next call."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        message: dict[str, Any] = {"role": "assistant", "content": self.text or ("" if not self.tool_calls else None)}
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.raw_arguments}}
@@ -74,18 +74,18 @@ def _tool_call(raw: Any, index: int) -> RequestedToolCall:
 
 def completion_from_response(response: Any, model: str) -> Completion:
     """Convert a litellm `ModelResponse`; cost is read from litellm's own computation when it has one."""
-    choice = response.choices[0]
-    message = choice.message
+    choice = response.choices[0] if response.choices else None  # some filters answer with no choice
+    message = choice.message if choice is not None else None
     usage = getattr(response, "usage", None)
     cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
     return Completion(
-        text=message.content or "",
-        tool_calls=[_tool_call(c, i) for i, c in enumerate(message.tool_calls or [])],
+        text=(message.content if message is not None else None) or "",
+        tool_calls=[_tool_call(c, i) for i, c in enumerate(getattr(message, "tool_calls", None) or [])],
         model=model,
         usage=TokenCount(
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         ),
         cost_usd=float(cost) if isinstance(cost, int | float) else 0.0,
-        finish_reason=choice.finish_reason,
+        finish_reason=choice.finish_reason if choice is not None else None,
     )

@@ -102,7 +102,7 @@ def error_class_for_mcp_error(err: MCPError) -> ErrorClass:
 
 
 def error_class_for_exception(exc: BaseException) -> ErrorClass:
-    """Anything a call raised. Unknown exceptions are `infra`: the fault is ours or the SDK's, not the agent's."""
+    """Anything a call raised. Unknown exceptions are `infra`: ours or the SDK's fault, not the agent's."""
     if isinstance(exc, MCPError):
         return error_class_for_mcp_error(exc)
     if isinstance(exc, TimeoutError):

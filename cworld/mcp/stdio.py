@@ -78,6 +78,10 @@ class StdioTransport:
         data = os.pread(fd, limit, max(0, size - limit))
         return data.decode("utf-8", errors="replace").strip()
 
+    async def wait_exited(self, timeout_s: float) -> bool:
+        """Whether the process has exited, waiting up to `timeout_s` for it."""
+        return self.process is not None and await _wait_exit(self.process, timeout_s)
+
     def kill(self) -> None:
         """SIGKILL the server's whole process group now: for a wedged server, no grace period."""
         if self.process is not None and self.process.returncode is None:
@@ -99,7 +103,11 @@ class StdioTransport:
     async def _run(self) -> AsyncIterator[tuple[Any, Any]]:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close_stderr(), after the process
         self.process = await anyio.open_process(
-            [self.command, *self.args], env=self.env, cwd=self.cwd, stderr=self._stderr, start_new_session=True
+            [self.command, *self.args],
+            env=self.env,
+            cwd=self.cwd,
+            stderr=self._stderr,
+            start_new_session=True,
         )
         read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
@@ -120,8 +128,10 @@ class StdioTransport:
             self._stderr.close()
 
     @staticmethod
-    async def _pump_stdout(process: Process, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
-        """Forward each stdout line as a message; closing `sink` on EOF is how the session learns of a death."""
+    async def _pump_stdout(
+        process: Process, sink: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
+        """Forward each stdout line as a message; closing `sink` at EOF tells the session the server died."""
         assert process.stdout is not None
         buffer = ""
         async with sink:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +21,8 @@ T = TypeVar("T")
 
 PAGE_DOC = "1-based page number; see has_more in the answer to know whether another page exists"
 PAGE_SIZE_DOC = "results per page (1-50)"
+Page = Annotated[int, Field(description=PAGE_DOC, ge=1, le=10_000)]
+PageSize = Annotated[int, Field(description=PAGE_SIZE_DOC, ge=1, le=50)]
 
 
 class Paged(BaseModel):
@@ -97,7 +100,9 @@ def require_token(app: SandboxApp, auth: dict[str, Any], token: str, login_tool:
 
 # --- names -----------------------------------------------------------------------------------
 def norm(text: str) -> str:
-    return " ".join(text.lower().split())
+    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(plain.lower().split())
 
 
 def matches(query: str, *fields: str) -> bool:

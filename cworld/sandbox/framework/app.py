@@ -41,6 +41,9 @@ class SandboxApp:
     category: ClassVar[str]
     stateful: ClassVar[bool] = True
     prerequisites: ClassVar[tuple[Prerequisite, ...]] = ()
+    #: State paths stamped from the clock or otherwise not reproducible by a gold plan (globs such as
+    #: `messages.*.date`, relative to the app's state); the state diff ignores them.
+    volatile_paths: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, session: SandboxSession) -> None:
         self.session = session

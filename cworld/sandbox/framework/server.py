@@ -103,7 +103,7 @@ class SandboxServer(MCPServer):
 
     def _run(self, binding: ToolBinding, validated: dict[str, Any]) -> CallToolResult:
         self.session.tick()
-        checkpoint = None if binding.meta.read_only else self.session.checkpoint()
+        checkpoint = None if binding.meta.read_only else self.session.checkpoint(self.app.name)
         try:
             value = getattr(self.app, binding.attr)(**validated)
             return binding.tool.fn_metadata.convert_result(value)  # type: ignore[return-value]

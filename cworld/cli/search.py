@@ -1,0 +1,57 @@
+"""`cworld search "QUERY"`: find the tools for an intent in the workspace's index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from cworld.cli.common import echo_json, json_option, workspace
+
+
+def _first_line(text: str, limit: int = 90) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _print_table(query: str, hits: list, method: str, with_prereqs: bool) -> None:
+    table = Table(title=f"{query!r} ({method})", title_justify="left")
+    for col, justify in (("#", "right"), ("tool", "left"), ("score", "right"), ("description", "left")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    if with_prereqs:
+        table.add_column("run first", style="cyan")
+    for hit in hits:
+        row = [str(hit.rank), hit.tool_id, f"{hit.score:.3f}", _first_line(hit.tool.description)]
+        if with_prereqs:
+            row.append("\n".join(f"{p.tool_id} ({p.via or p.kind})" for p in hit.prerequisites) or "-")
+        table.add_row(*row)
+    Console().print(table)
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(1, 200), help="How many tools to return.")
+@click.option("--with-prereqs", is_flag=True, help="Attach to each hit the tools that must or usually run first.")
+@click.option("--method", type=click.Choice(["dense", "bm25", "hybrid"]), default=None,
+              help="Ranking method (default: the one the index measured best at build time).")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Index folder (default: the workspace's index).")
+@json_option
+@click.pass_context
+def command(ctx: click.Context, query: str, k: int, with_prereqs: bool, method: str | None,
+            index_dir: Path | None, as_json: bool) -> None:
+    """Rank the registry's tools for QUERY, an intent in plain words ("reply to the last email from Ana")."""
+    from cworld.registry.search import SearchService
+
+    folder = index_dir or workspace(ctx).path("index", create=False)
+    service = SearchService.load(folder)
+    used = method or service.default_method
+    hits = service.search(query, k=k, method=used, with_prereqs=with_prereqs)  # type: ignore[arg-type]
+    if as_json:
+        echo_json({"query": query, "method": used, "k": k,
+                   "hits": [h.model_dump(mode="json")
+                            for h in hits]})
+        return
+    _print_table(query, hits, used, with_prereqs)

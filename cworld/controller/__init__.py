@@ -1,0 +1,1 @@
+"""The state controller: middleware between agent and backend that injects faults."""

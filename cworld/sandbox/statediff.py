@@ -1,0 +1,206 @@
+"""The state-diff evaluator of ComplexMCP §3.3: did the agent make the required changes, and only those?
+
+Three states are compared over key paths: `initial`, `expected` (after the gold plan) and `actual`
+(after the agent). T are the paths where expected differs from initial, M those of T where actual
+equals expected, M_b the paths outside T where actual differs from initial. R_c = M / T,
+R_b = M_b / T, success iff R_c = 1 and R_b = 0. Every rule beyond the paper (how lists are keyed,
+what counts once, volatile keys, fuzzy text, new-record pairing) is in `docs/state-diff.md`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from cworld.sandbox.statediff_ids import (
+    IdContext,
+    align_new_values,
+    compose,
+    make_injective,
+    pair_new_records,
+    raw_strings,
+    rename_ids,
+    tree_strings,
+)
+from cworld.sandbox.statediff_match import match, nearer_to_expected
+from cworld.sandbox.statediff_models import (
+    ABSENT_REPR,
+    DEFAULT_VOLATILE_KEYS,
+    Change,
+    StateDiffConfig,
+    StateDiffResult,
+)
+from cworld.sandbox.statediff_tree import ABSENT, Flat, Path, Rules, flatten, normalize, render, to_plain
+
+__all__ = [
+    "ABSENT_REPR",
+    "DEFAULT_VOLATILE_KEYS",
+    "Change",
+    "StateDiffConfig",
+    "StateDiffResult",
+    "config_for_apps",
+    "diff_states",
+]
+
+Kind = Literal["added", "removed", "changed"]
+
+
+@dataclass
+class _Views:
+    initial: Flat
+    expected: Flat
+    actual: Flat
+
+
+_DEFAULT_CONFIG = StateDiffConfig()
+
+
+def diff_states(
+    initial: Any, expected: Any, actual: Any, *, config: StateDiffConfig = _DEFAULT_CONFIG
+) -> StateDiffResult:
+    """Score the agent's end state against the ground truth; the inputs are never modified."""
+    rules = Rules.from_config(config)
+    i_tree, e_tree, a_tree = (normalize(state, rules) for state in (initial, expected, actual))
+    ctx = IdContext(rules, frozenset(raw_strings(initial)))
+    e_flat = flatten(e_tree)
+    a_flat, renamed = _align_generated_ids(i_tree, e_tree, a_tree, e_flat, ctx)
+    views = _Views(flatten(i_tree), e_flat, a_flat)
+    required, removal_roots = _required_units(views, rules)
+    unwanted = _unwanted_units(views, rules, removal_roots)
+    return _result(views, rules, required, unwanted, renamed)
+
+
+def _align_generated_ids(
+    i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, ctx: IdContext
+) -> tuple[Flat, dict[str, str]]:
+    """Rename the actual state's generated ids to the expected ones they stand for (statediff_ids):
+    first new records paired by content, then new id values left at the same paths."""
+    records = pair_new_records(i_tree, e_tree, a_tree, ctx)
+    if records:
+        records = make_injective(records, tree_strings(a_tree))
+        a_tree = rename_ids(a_tree, records)
+    a_flat = flatten(a_tree)
+    values = align_new_values(e_flat.leaves, a_flat.leaves, ctx)
+    if values:
+        values = make_injective(values, tree_strings(a_tree))
+        a_flat = flatten(rename_ids(a_tree, values))
+    return a_flat, compose(records, values)
+
+
+def _first_absent(path: Path, *present: dict[Path, Any]) -> Path:
+    """The shallowest prefix of `path` that none of the given states has: where a subtree appeared
+    or disappeared, so that deleting a record counts once, not once per field."""
+    for n in range(1, len(path) + 1):
+        prefix = path[:n]
+        if not any(prefix in nodes for nodes in present):
+            return prefix
+    return path
+
+
+def _required_units(views: _Views, rules: Rules) -> tuple[dict[Path, Kind], set[Path]]:
+    """T: exact comparison (no fuzzy text), so that a small required edit is never mistaken for none."""
+    required: dict[Path, Kind] = {}
+    removal_roots: set[Path] = set()
+    for path in views.initial.leaves.keys() | views.expected.leaves.keys():
+        before = views.initial.leaves.get(path, ABSENT)
+        after = views.expected.leaves.get(path, ABSENT)
+        if match(after, before, rules, fuzzy=False) is not None:
+            continue
+        if after is ABSENT:
+            root = _first_absent(path, views.expected.nodes)
+            removed = root not in views.expected.nodes
+            if removed:
+                removal_roots.add(root)
+            required[root] = "removed" if removed else "changed"
+        else:
+            required[path] = "added" if before is ABSENT else "changed"
+    return required, removal_roots
+
+
+def _unwanted_units(views: _Views, rules: Rules, removal_roots: set[Path]) -> dict[Path, Kind]:
+    """M_b: leaves the task leaves alone but the agent changed, collapsed like T; anything inside a
+    record the task deletes is already judged by that deletion."""
+    unwanted: dict[Path, Kind] = {}
+    leaves = views.initial.leaves.keys() | views.expected.leaves.keys() | views.actual.leaves.keys()
+    for path in leaves:
+        before = views.initial.leaves.get(path, ABSENT)
+        if match(views.expected.leaves.get(path, ABSENT), before, rules, fuzzy=False) is None:
+            continue
+        now = views.actual.leaves.get(path, ABSENT)
+        if match(before, now, rules) is not None:
+            continue
+        unit, kind = _unwanted_unit(path, before, now, views)
+        if not any(unit[:n] in removal_roots for n in range(1, len(unit) + 1)):
+            unwanted[unit] = kind
+    return unwanted
+
+
+def _unwanted_unit(path: Path, before: Any, now: Any, views: _Views) -> tuple[Path, Kind]:
+    if now is ABSENT:
+        root = _first_absent(path, views.actual.nodes)
+        return root, "removed" if root not in views.actual.nodes else "changed"
+    if before is ABSENT:
+        root = _first_absent(path, views.initial.nodes, views.expected.nodes)
+        return root, "added" if root not in views.initial.nodes else "changed"
+    return path, "changed"
+
+
+def _judge(path: Path, kind: Kind, views: _Views, rules: Rules) -> Literal["exact", "fuzzy"] | None:
+    """Whether the actual state made this required change."""
+    if kind == "removed":
+        return "exact" if path not in views.actual.nodes else None
+    expected = views.expected.leaves.get(path, ABSENT)
+    actual = views.actual.leaves.get(path, ABSENT)
+    how = match(expected, actual, rules)
+    if how == "fuzzy" and not nearer_to_expected(actual, expected, views.initial.leaves.get(path, ABSENT)):
+        return None
+    return how
+
+
+def _change(path: Path, kind: Kind, views: _Views, fuzzy: bool = False) -> Change:
+    return Change(
+        path=render(path),
+        kind=kind,
+        before=to_plain(views.initial.nodes.get(path, ABSENT)),
+        expected=to_plain(views.expected.nodes.get(path, ABSENT)),
+        actual=to_plain(views.actual.nodes.get(path, ABSENT)),
+        fuzzy=fuzzy,
+    )
+
+
+def _result(
+    views: _Views,
+    rules: Rules,
+    required: dict[Path, Kind],
+    unwanted: dict[Path, Kind],
+    id_map: dict[str, str],
+) -> StateDiffResult:
+    matched: list[Change] = []
+    missed: list[Change] = []
+    all_required: list[Change] = []
+    for path, kind in sorted(required.items(), key=lambda item: render(item[0])):
+        how = _judge(path, kind, views, rules)
+        change = _change(path, kind, views, fuzzy=how == "fuzzy")
+        all_required.append(change)
+        (matched if how else missed).append(change)
+    bad = [_change(p, k, views) for p, k in sorted(unwanted.items(), key=lambda item: render(item[0]))]
+    t, m, m_b = len(all_required), len(matched), len(bad)
+    return StateDiffResult(
+        T=t,
+        M=m,
+        M_b=m_b,
+        R_c=m / t if t else 1.0,
+        R_b=m_b / max(t, 1),
+        success=m == t and m_b == 0,
+        required=all_required,
+        matched=matched,
+        missed=missed,
+        unwanted=bad,
+        renamed_ids=id_map,
+    )
+
+
+def config_for_apps(apps: list[Any], base: StateDiffConfig = _DEFAULT_CONFIG) -> StateDiffConfig:
+    """`base` plus every app's declared `volatile_paths` (clock-stamped fields), prefixed by the app name."""
+    extra = tuple(f"{app.name}.{path}" for app in apps for path in getattr(app, "volatile_paths", ()))
+    return base.model_copy(update={"volatile_paths": base.volatile_paths + extra})
