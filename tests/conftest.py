@@ -14,6 +14,10 @@ for _role in ("AGENT", "ENGINE", "SYNTH"):
     os.environ.pop(f"CWORLD_{_role}_MODEL", None)
 os.environ.pop("CWORLD_JUDGE_MODELS", None)
 
+from cworld.llm import RetryPolicy, set_default_retry  # noqa: E402  (after the env is set)
+
+set_default_retry(RetryPolicy.immediate())
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that need a remote API or the local LLM server are skipped unless asked for."""

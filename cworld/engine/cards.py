@@ -1,7 +1,8 @@
 """Category cards: what the World Engine knows about a category of tools (email, calendar, ...).
 
 A card is a YAML file in an environment's `category_cards/`. It is validated on load; an error names
-the file and the field. The schema is documented in docs/category-cards.md.
+the file and the field. Files and folders starting with `_` are not cards (`_prompts/` holds the LLM
+engine's prompt template). The schema is documented in docs/category-cards.md.
 """
 
 from __future__ import annotations
@@ -11,18 +12,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cworld.errors import ContentError
 
 OperationKind = Literal["list", "get", "search", "create", "update", "delete", "action"]
 OPERATION_KINDS: tuple[str, ...] = ("list", "get", "search", "create", "update", "delete", "action")
+CardErrorClass = Literal["invalid_args", "not_found", "auth", "rate_limit", "timeout", "unavailable", "business"]
 
 #: The field-type vocabulary the schema engine knows how to fill.
 FIELD_TYPE = re.compile(
     r"^(string|text|int|float|bool|money|email|phone|url|date|datetime|time|name|company|city|country|"
-    r"title|path|sha|ref|id|enum\[[^\]]+\]|list\[[a-z_]+\])$"
+    r"title|path|sha|ref|id|word|tag|currency|timezone|code|enum\[[^\]]+\]|list\[[a-z_]+\])$"
 )
+#: `{prefix}`, `{n}` (or `{n:04d}`), `{sha}`, `{hex8}`, `{uuid}`, plus literal text.
+ID_FORMAT = re.compile(r"^([^{}]|\{(prefix|n|n:0\dd|sha|hex8|uuid)\})+$")
 
 
 class _Strict(BaseModel):
@@ -30,16 +34,21 @@ class _Strict(BaseModel):
 
 
 class Recognition(_Strict):
-    """How a tool is recognised as belonging to this card (after explicit manifest hints)."""
+    """How a tool is recognised as belonging to this card (after an explicit card name as category)."""
 
     servers: list[str] = Field(default_factory=list, description="server ids that belong wholly to this card")
+    categories: list[str] = Field(
+        default_factory=list, description="category names (sandbox app categories, manifest hints) meaning this card"
+    )
     name_keywords: list[str] = Field(default_factory=list, description="words in the tool name")
     description_keywords: list[str] = Field(default_factory=list, description="words in the description")
 
 
 class EntityType(_Strict):
-    name: str
-    id_prefix: str = Field(description="ids look like PREFIX_0001; the engine keeps this format")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    id_prefix: str = Field(description="ids look like PREFIX_0001 unless id_format says otherwise")
+    id_format: str = Field("{prefix}_{n:04d}", description="how new ids look, e.g. '{prefix}_{n:04d}', '{n}', '{sha}'")
+    key_field: str = Field("id", description="the field that identifies a record: id, path, name, number, sha")
     fields: dict[str, str] = Field(description="field name -> type from the card vocabulary")
     seed_count: int = Field(4, ge=0, le=50, description="pre-existing entities in a new simulated world")
     examples: list[dict[str, Any]] = Field(default_factory=list)
@@ -52,15 +61,36 @@ class EntityType(_Strict):
             raise ValueError(f"unknown field types {bad}; use e.g. string, text, int, datetime, enum[a,b], list[email]")
         return value
 
+    @field_validator("id_format")
+    @classmethod
+    def _known_placeholders(cls, value: str) -> str:
+        if not ID_FORMAT.match(value):
+            raise ValueError(f"id_format {value!r} may only use {{prefix}}, {{n}}, {{n:04d}}, {{sha}}, {{hex8}}, {{uuid}}")
+        return value
+
+    @model_validator(mode="after")
+    def _key_is_a_field(self) -> EntityType:
+        if self.key_field != "id" and self.key_field not in self.fields:
+            raise ValueError(f"key_field '{self.key_field}' must be 'id' or one of the fields")
+        return self
+
 
 class OperationPattern(_Strict):
     description: str
-    shape: dict[str, Any] = Field(default_factory=dict, description="the response skeleton, e.g. {items: [ENTITY], total: int}")
+    shape: dict[str, Any] = Field(
+        default_factory=dict, description="the JSON response skeleton, e.g. {items: [ENTITY], total: int}"
+    )
+    text: str | None = Field(
+        None,
+        description="a text rendering for tools that answer in text: a per-record template with {field}s, "
+        "'@json' (the payload as JSON text) or '@repr' (Python repr, as some servers print rows)",
+    )
+    text_header: str = Field("", description="text before the rendered records of a list; may use {total}")
 
 
 class FailureMode(_Strict):
     when: str = Field(description="the situation, e.g. 'unknown id', 'missing permission'")
-    error_class: Literal["invalid_args", "not_found", "auth", "rate_limit", "timeout", "unavailable", "business"]
+    error_class: CardErrorClass
     message: str = Field(description="a realistic message; {id}, {field} and {entity} are filled in")
 
 
@@ -82,6 +112,14 @@ class CategoryCard(_Strict):
     consistency: list[str] = Field(default_factory=list)
     demonstrations: list[Demonstration] = Field(default_factory=list)
     live: bool = Field(True, description="False for categories with no live tool at all (e.g. crm)")
+
+    @model_validator(mode="after")
+    def _unique_entities(self) -> CategoryCard:
+        names = [e.name for e in self.entities]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"entity names must be unique; repeated: {dupes}")
+        return self
 
     def entity(self, name: str) -> EntityType | None:
         return next((e for e in self.entities if e.name == name), None)
@@ -112,9 +150,16 @@ def load_card(path: Path) -> CategoryCard:
     return card
 
 
+def card_files(folder: Path) -> list[Path]:
+    """The card files of a folder: `*.yaml` whose name does not start with `_`."""
+    return [p for p in sorted(folder.glob("*.yaml")) if not p.name.startswith("_")]
+
+
 def load_cards(folder: Path) -> dict[str, CategoryCard]:
     """All cards in a folder, by name. A `generic` card must exist: it catches what nothing else does."""
-    cards = {c.name: c for c in (load_card(p) for p in sorted(folder.glob("*.yaml")))}
+    if not folder.is_dir():
+        raise ContentError(f"{folder}: no category_cards folder; create it or point --env at an environment")
+    cards = {c.name: c for c in (load_card(p) for p in card_files(folder))}
     if "generic" not in cards:
         raise ContentError(f"{folder}: no generic.yaml; every environment needs the fallback card")
     return cards

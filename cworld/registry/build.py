@@ -102,8 +102,17 @@ def _select(specs: list[ServerSpec], only: list[str] | None) -> list[ServerSpec]
     return [s for s in specs if s.id in only]
 
 
-async def _check_all(env: Environment, specs: list[ServerSpec], ctx: LaunchContext, previous: BuildReport | None,
-                     *, timeout_s: float | None, force: bool, parallel: int, progress: Progress) -> list[ServerOutcome]:
+async def _check_all(
+    env: Environment,
+    specs: list[ServerSpec],
+    ctx: LaunchContext,
+    previous: BuildReport | None,
+    *,
+    timeout_s: float | None,
+    force: bool,
+    parallel: int,
+    progress: Progress,
+) -> list[ServerOutcome]:
     """Every server at once (up to `parallel`), each under its own budget."""
     gate = asyncio.Semaphore(max(1, parallel))
 
@@ -116,20 +125,34 @@ async def _check_all(env: Environment, specs: list[ServerSpec], ctx: LaunchConte
             started = time.perf_counter()
             try:
                 outcome = await asyncio.wait_for(
-                    check_server(env, spec, ctx, timeout_s=timeout, previous=before, force=force,
-                                 hooks=progress.hooks), budget)
+                    check_server(
+                        env, spec, ctx, timeout_s=timeout, previous=before, force=force, hooks=progress.hooks
+                    ),
+                    budget,
+                )
             except TimeoutError:
                 reason = f"validation did not finish within its budget of {budget:.0f}s; cut off"
-                outcome = ServerOutcome(ServerValidation(server=spec.id, kind=spec.kind, started=False, reason=reason,
-                                                         total_ms=round((time.perf_counter() - started) * 1000, 1)))
+                outcome = ServerOutcome(
+                    ServerValidation(
+                        server=spec.id,
+                        kind=spec.kind,
+                        started=False,
+                        reason=reason,
+                        total_ms=round((time.perf_counter() - started) * 1000, 1),
+                    )
+                )
             progress.server_done(outcome.validation)
             return outcome
 
     return list(await asyncio.gather(*(one(s) for s in specs)))
 
 
-def _merge(specs: list[ServerSpec], outcomes: list[ServerOutcome], previous: BuildReport | None,
-           old_tools: list[ToolSpec]) -> tuple[list[ServerValidation], list[ToolSpec]]:
+def _merge(
+    specs: list[ServerSpec],
+    outcomes: list[ServerOutcome],
+    previous: BuildReport | None,
+    old_tools: list[ToolSpec],
+) -> tuple[list[ServerValidation], list[ToolSpec]]:
     """New results for the servers checked; the previous ones for the rest (`--only`), in manifest order."""
     fresh = {o.validation.server: o for o in outcomes}
     results: list[ServerValidation] = []
@@ -165,8 +188,9 @@ def server_descriptions(specs: list[ServerSpec]) -> dict[str, str]:
     return out
 
 
-def build_search_for(env: Environment, tools: list[ToolSpec], folder: Path,
-                     descriptions: dict[str, str]) -> tuple[str, str]:
+def build_search_for(
+    env: Environment, tools: list[ToolSpec], folder: Path, descriptions: dict[str, str]
+) -> tuple[str, str]:
     """The index and the dependency graph (both in `index/`, where `cworld search` and `serve` open them),
     through cworld.registry.search; a failure is reported in the build, not raised."""
     try:
@@ -175,13 +199,19 @@ def build_search_for(env: Environment, tools: list[ToolSpec], folder: Path,
         return f"skipped: the search package is not available ({exc})", "skipped"
     quality = env.registry / "eval" / "queries.jsonl"
     try:
-        built = build_search_index(tools, folder, server_descriptions=descriptions,
-                                   quality_set=quality if quality.is_file() else None)
+        built = build_search_index(
+            tools,
+            folder,
+            server_descriptions=descriptions,
+            quality_set=quality if quality.is_file() else None,
+        )
     except CworldError as exc:
         return f"failed: {exc}", "failed: the index did not build"
     meta, stats = built.index.meta, built.stats
-    index = (f"built: {stats.total} tools ({stats.embedded} embedded, {stats.reused} reused), model {meta.model}, "
-             f"default ranking {meta.default_method}")
+    index = (
+        f"built: {stats.total} tools ({stats.embedded} embedded, {stats.reused} reused), model {meta.model}, "
+        f"default ranking {meta.default_method}"
+    )
     graph = f"built: {built.graph.number_of_nodes()} tools, {built.graph.number_of_edges()} edges"
     return index, graph
 
@@ -215,24 +245,40 @@ async def build_registry(
     scratch_root = workspace.path("scratch") / f"build-{os.getpid()}-{int(time.time())}"
     ctx = LaunchContext(workspace.root, servers_dir or workspace.root / "servers", scratch_root)
     try:
-        outcomes = await _check_all(env, chosen, ctx, previous, timeout_s=timeout_s, force=force,
-                                    parallel=parallel, progress=progress or Progress())
+        outcomes = await _check_all(
+            env,
+            chosen,
+            ctx,
+            previous,
+            timeout_s=timeout_s,
+            force=force,
+            parallel=parallel,
+            progress=progress or Progress(),
+        )
     finally:
         await asyncio.to_thread(ctx.close)
         ctx.discard_scratch()
     results, tools = _merge(specs, outcomes, previous, old_tools)
-    report = BuildReport(built_at=time.strftime("%Y-%m-%dT%H:%M:%S"), tools_hash=tools_digest(tools), servers=results)
+    report = BuildReport(
+        built_at=time.strftime("%Y-%m-%dT%H:%M:%S"), tools_hash=tools_digest(tools), servers=results
+    )
     unchanged = previous is not None and previous.tools_hash == report.tools_hash and not force
     if with_index:
         report.index, report.graph = await asyncio.to_thread(
-            _derived, env, tools, out, server_descriptions(specs), previous if unchanged else None)
+            _derived, env, tools, out, server_descriptions(specs), previous if unchanged else None
+        )
     report.seconds = round(time.perf_counter() - started, 2)
     _write(out, report, tools)
     return report
 
 
-def _derived(env: Environment, tools: list[ToolSpec], out: Path, descriptions: dict[str, str],
-             unchanged_from: BuildReport | None) -> tuple[str, str]:
+def _derived(
+    env: Environment,
+    tools: list[ToolSpec],
+    out: Path,
+    descriptions: dict[str, str],
+    unchanged_from: BuildReport | None,
+) -> tuple[str, str]:
     """Index and graph: kept as they are when the tool list did not change and both are on disk."""
     folder = out / INDEX_DIR
     have_both = (folder / "meta.json").is_file() and (folder / GRAPH_FILE).is_file()

@@ -106,7 +106,9 @@ def server_status(spec: ServerSpec, servers_dir: Path) -> str:
 
 
 def installable(specs: list[ServerSpec]) -> list[ServerSpec]:
-    return [s for s in specs if s.kind == "real" and s.install is not None and (s.install.npm or s.install.pypi)]
+    return [
+        s for s in specs if s.kind == "real" and s.install is not None and (s.install.npm or s.install.pypi)
+    ]
 
 
 def installed_status(env: Environment, workspace: Workspace) -> dict[str, str]:
@@ -136,7 +138,18 @@ def _install_npm(spec: ServerSpec, servers_dir: Path) -> None:
     prefix = npm_prefix(servers_dir)
     prefix.mkdir(parents=True, exist_ok=True)
     npm = shutil.which("npm") or "npm"
-    _run([npm, "install", "--prefix", str(prefix), "--no-fund", "--no-audit", "--loglevel=error", spec.install.npm])
+    _run(
+        [
+            npm,
+            "install",
+            "--prefix",
+            str(prefix),
+            "--no-fund",
+            "--no-audit",
+            "--loglevel=error",
+            spec.install.npm,
+        ]
+    )
 
 
 def _install_pypi(spec: ServerSpec, servers_dir: Path) -> None:
@@ -146,7 +159,14 @@ def _install_pypi(spec: ServerSpec, servers_dir: Path) -> None:
     if venv.exists():
         shutil.rmtree(venv)
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "--disable-pip-version-check"]
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        str(venv / "bin" / "python"),
+        "--disable-pip-version-check",
+    ]
     _run([*pip, "install", "-q", spec.install.pypi, *spec.install.pip_extra])
 
 

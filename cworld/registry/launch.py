@@ -76,7 +76,9 @@ def expand(value: Any, ctx: LaunchContext, server_id: str) -> Any:
 
 def needed_services(spec: ServerSpec) -> list[str]:
     """Services the server declares in `needs`, plus those its placeholders name."""
-    text = " ".join([spec.command or "", *spec.args, *spec.env.values(), spec.url or "", str(spec.probe_args)])
+    text = " ".join(
+        [spec.command or "", *spec.args, *spec.env.values(), spec.url or "", str(spec.probe_args)]
+    )
     named = [_SERVICE_OF[m] for m in _PLACEHOLDER.findall(text) if m in _SERVICE_OF]
     return list(dict.fromkeys([*spec.needs, *named]))
 

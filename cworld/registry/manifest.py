@@ -81,7 +81,9 @@ def _check_unique(path: Path, specs: list[ServerSpec]) -> None:
     seen: set[str] = set()
     for i, spec in enumerate(specs):
         if spec.id in seen:
-            raise ContentError(f"{path}: servers[{i}].id: '{spec.id}' is used twice; server ids must be unique")
+            raise ContentError(
+                f"{path}: servers[{i}].id: '{spec.id}' is used twice; server ids must be unique"
+            )
         seen.add(spec.id)
         if "/" in spec.id or not spec.id.strip():
             raise ContentError(f"{path}: servers[{i}].id: '{spec.id}' must be non-empty and hold no '/'")
@@ -94,7 +96,9 @@ def _check_kind(env: Environment, path: Path, index: int, spec: ServerSpec) -> N
         raise ContentError(f"{label}: a sandbox server needs `app: NAME` and `transport: memory`")
     if spec.kind == "catalog":
         if not spec.catalog or spec.transport != "catalog":
-            raise ContentError(f"{label}: a catalog needs `catalog: catalogs/FILE.json` and `transport: catalog`")
+            raise ContentError(
+                f"{label}: a catalog needs `catalog: catalogs/FILE.json` and `transport: catalog`"
+            )
         if not catalog_path(env, spec).is_file():
             raise ContentError(f"{label}.catalog: {catalog_path(env, spec)} does not exist")
     if spec.kind == "real" and spec.transport == "stdio" and not (spec.command or spec.install):
@@ -103,7 +107,9 @@ def _check_kind(env: Environment, path: Path, index: int, spec: ServerSpec) -> N
         raise ContentError(f"{label}: an HTTP server needs `url`")
     for name in spec.credentials:
         if not _ENV_NAME.match(name):
-            raise ContentError(f"{label}.credentials: '{name}' is not an env var name; list NAMES, never values")
+            raise ContentError(
+                f"{label}.credentials: '{name}' is not an env var name; list NAMES, never values"
+            )
 
 
 # --- schema-only catalogs -------------------------------------------------------------------------
@@ -158,10 +164,14 @@ def _catalog_tool(path: Path, spec: ServerSpec, index: int, item: Any) -> ToolSp
     schema = data.get("input_schema", {"type": "object", "properties": {}})
     if not isinstance(schema, dict) or schema.get("type") != "object":
         raise ContentError(f"{label}.input_schema: must be a JSON Schema object with type 'object'")
-    unknown = sorted(set(data) - {"name", "description", "input_schema", "output_schema", "annotations", "category"})
+    unknown = sorted(
+        set(data) - {"name", "description", "input_schema", "output_schema", "annotations", "category"}
+    )
     if unknown:
-        raise ContentError(f"{label}: unknown field(s) {unknown}; allowed: name, description, input_schema, "
-                           "output_schema, annotations, category")
+        raise ContentError(
+            f"{label}: unknown field(s) {unknown}; allowed: name, description, input_schema, "
+            "output_schema, annotations, category"
+        )
     try:
         return ToolSpec(
             server=spec.id,
@@ -170,7 +180,9 @@ def _catalog_tool(path: Path, spec: ServerSpec, index: int, item: Any) -> ToolSp
             input_schema=schema,
             output_schema=data.get("output_schema"),
             annotations=ToolAnnotations.model_validate(data.get("annotations") or {}),
-            category=data.get("category") or spec.tool_categories.get(data["name"]) or _first(spec.category_hints),
+            category=data.get("category")
+            or spec.tool_categories.get(data["name"])
+            or _first(spec.category_hints),
             availability="schema-only",
             server_kind="catalog",
         )

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import json
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cworld.data_model import ServerSpec, ToolSpec
@@ -46,21 +48,36 @@ class ServerOutcome:
     tools: list[ToolSpec] = field(default_factory=list)
 
 
-def content_hash(spec: ServerSpec, tools: list[ToolSpec]) -> str:
-    """Manifest entry + tool list + which credentials are set (names, never values) + validator version."""
+def content_hash(spec: ServerSpec, tools: list[ToolSpec], code: str = "") -> str:
+    """Manifest entry + tool list + which credentials are set (names, never values) + validator version,
+    plus `code`: a digest of a sandbox app's source, whose behaviour can change under the same schemas."""
     payload = {
         "spec": spec.model_dump(mode="json"),
         "tools": [t.model_dump(mode="json") for t in tools],
         "credentials_set": sorted(n for n in spec.credentials if os.environ.get(n)),
         "validator": VALIDATOR_VERSION,
+        "code": code,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def source_digest(*folders: Path) -> str:
+    """A digest of every .py file in the folders: a sandbox app's package and the framework it runs on."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _categorized(spec: ServerSpec, tools: list[ToolSpec], fallback: str | None = None) -> list[ToolSpec]:
     """Tool categories: explicit per tool in the manifest, else the app's, else the server's first hint."""
     hint = fallback or (spec.category_hints[0] if spec.category_hints else None)
-    return [t.model_copy(update={"category": spec.tool_categories.get(t.name) or t.category or hint}) for t in tools]
+    return [
+        t.model_copy(update={"category": spec.tool_categories.get(t.name) or t.category or hint})
+        for t in tools
+    ]
 
 
 def _reusable(previous: ServerValidation | None, digest: str, tools: list[ToolSpec]) -> bool:
@@ -80,8 +97,14 @@ def _apply_availability(tools: list[ToolSpec], results: list[ToolValidation]) ->
 async def check_catalog(env: Environment, spec: ServerSpec) -> ServerOutcome:
     tools = _categorized(spec, load_catalog(env, spec))
     results = schema_only_results(tools, "schema-only catalog: described, not runnable here")
-    validation = ServerValidation(server=spec.id, kind=spec.kind, started=False, reason="schema-only catalog",
-                                  content_hash=content_hash(spec, tools), tools=results)
+    validation = ServerValidation(
+        server=spec.id,
+        kind=spec.kind,
+        started=False,
+        reason="schema-only catalog",
+        content_hash=content_hash(spec, tools),
+        tools=results,
+    )
     return ServerOutcome(validation, tools)
 
 
@@ -98,40 +121,62 @@ async def _run_live(
     edges: list[tuple[str, str]],
     category: str | None = None,
     hash_spec: ServerSpec | None = None,
+    code: str = "",
 ) -> ServerOutcome:
     """Start, list, then probe (or reuse): shared by sandbox apps and real servers."""
     started = time.perf_counter()
     try:
         await conn.start()
     except ServerStartError as err:
-        return ServerOutcome(ServerValidation(server=spec.id, kind=spec.kind, started=False, reason=str(err),
-                                              start_ms=_ms(started)))
+        return ServerOutcome(
+            ServerValidation(
+                server=spec.id, kind=spec.kind, started=False, reason=str(err), start_ms=_ms(started)
+            )
+        )
     start_ms = _ms(started)
     listed_at = time.perf_counter()
     tools = _categorized(spec, await conn.list_tools(), category)
     list_ms = _ms(listed_at)
     hooks.on_listed(spec.id, len(tools))
-    digest = content_hash(hash_spec or spec, tools)
+    digest = content_hash(hash_spec or spec, tools, code)
     if not force and _reusable(previous, digest, tools):
         assert previous is not None
         for result in previous.tools:
             hooks.on_tool(result)
         validation = previous.model_copy(update={"reused": True, "start_ms": start_ms, "list_ms": list_ms})
         return ServerOutcome(validation, _apply_availability(tools, previous.tools))
-    results = await validate_tools(conn, spec, tools, timeout_s=timeout_s, has_scratch=has_scratch, bank=bank,
-                                   edges=edges, on_tool=hooks.on_tool)
-    validation = ServerValidation(server=spec.id, kind=spec.kind, started=True, reason="started and listed tools",
-                                  content_hash=digest, start_ms=start_ms, list_ms=list_ms, tools=results)
+    results = await validate_tools(
+        conn,
+        spec,
+        tools,
+        timeout_s=timeout_s,
+        has_scratch=has_scratch,
+        bank=bank,
+        edges=edges,
+        on_tool=hooks.on_tool,
+    )
+    validation = ServerValidation(
+        server=spec.id,
+        kind=spec.kind,
+        started=True,
+        reason="started and listed tools",
+        content_hash=digest,
+        start_ms=start_ms,
+        list_ms=list_ms,
+        tools=results,
+    )
     return ServerOutcome(validation, _apply_availability(tools, results))
 
 
 def _connection(spec: ServerSpec, timeout_s: float, **target: Any) -> Connection:
-    return Connection.from_spec(spec, handshake_timeout_s=timeout_s, default_timeout_s=timeout_s,
-                                max_restarts=1, **target)
+    return Connection.from_spec(
+        spec, handshake_timeout_s=timeout_s, default_timeout_s=timeout_s, max_restarts=1, **target
+    )
 
 
-async def check_sandbox(spec: ServerSpec, *, timeout_s: float, previous: ServerValidation | None,
-                        force: bool, hooks: Hooks) -> ServerOutcome:
+async def check_sandbox(
+    spec: ServerSpec, *, timeout_s: float, previous: ServerValidation | None, force: bool, hooks: Hooks
+) -> ServerOutcome:
     """In memory, in a session made for this check alone and dropped after it."""
     from cworld.sandbox.catalog import app_by_name
     from cworld.sandbox.framework import SandboxSession
@@ -144,11 +189,26 @@ async def check_sandbox(spec: ServerSpec, *, timeout_s: float, previous: ServerV
     session = SandboxSession(seed=SANDBOX_SEED)
     bank = ValueBank(now=session.clock.now())
     bank.seed(session.state.get(app_cls.name, {}))
-    edges = [(e.before.split("/", 1)[1], e.after.split("/", 1)[1]) for e in app_prerequisites(app_cls)
-             if e.before.startswith(f"{app_cls.name}/") and e.after.startswith(f"{app_cls.name}/")]
+    edges = [
+        (e.before.split("/", 1)[1], e.after.split("/", 1)[1])
+        for e in app_prerequisites(app_cls)
+        if e.before.startswith(f"{app_cls.name}/") and e.after.startswith(f"{app_cls.name}/")
+    ]
+    code = source_digest(Path(inspect.getfile(app_cls)).parent, Path(inspect.getfile(SandboxSession)).parent)
     async with _connection(spec, timeout_s, server=build_server(session, app_cls.name)) as conn:
-        return await _run_live(conn, spec, timeout_s=timeout_s, previous=previous, force=force, hooks=hooks,
-                               has_scratch=True, bank=bank, edges=edges, category=app_cls.category)
+        return await _run_live(
+            conn,
+            spec,
+            timeout_s=timeout_s,
+            previous=previous,
+            force=force,
+            hooks=hooks,
+            has_scratch=True,
+            bank=bank,
+            edges=edges,
+            category=app_cls.category,
+            code=code,
+        )
 
 
 def uses_scratch(spec: ServerSpec) -> bool:
@@ -156,28 +216,59 @@ def uses_scratch(spec: ServerSpec) -> bool:
     return "{scratch" in text
 
 
-async def check_real(spec: ServerSpec, ctx: LaunchContext, *, timeout_s: float,
-                     previous: ServerValidation | None, force: bool, hooks: Hooks) -> ServerOutcome:
+async def check_real(
+    spec: ServerSpec,
+    ctx: LaunchContext,
+    *,
+    timeout_s: float,
+    previous: ServerValidation | None,
+    force: bool,
+    hooks: Hooks,
+) -> ServerOutcome:
     """Launched against scratch targets and local services made for this run."""
     try:
         resolved = await asyncio.to_thread(resolve, spec, ctx)
     except ServiceUnavailable as exc:
-        return ServerOutcome(ServerValidation(server=spec.id, kind=spec.kind, started=False,
-                                              reason=f"unavailable: {exc}"))
+        return ServerOutcome(
+            ServerValidation(server=spec.id, kind=spec.kind, started=False, reason=f"unavailable: {exc}")
+        )
     if resolved.transport == "stdio" and not resolved.command:
-        return ServerOutcome(ServerValidation(server=spec.id, kind=spec.kind, started=False,
-                                              reason="no command to launch; run `cworld servers install`"))
+        return ServerOutcome(
+            ServerValidation(
+                server=spec.id,
+                kind=spec.kind,
+                started=False,
+                reason="no command to launch; run `cworld servers install`",
+            )
+        )
     conn = _connection(resolved, timeout_s)
     try:
-        return await _run_live(conn, resolved, timeout_s=timeout_s, previous=previous, force=force, hooks=hooks,
-                               has_scratch=uses_scratch(spec), bank=ValueBank(), edges=[], hash_spec=spec)
+        return await _run_live(
+            conn,
+            resolved,
+            timeout_s=timeout_s,
+            previous=previous,
+            force=force,
+            hooks=hooks,
+            has_scratch=uses_scratch(spec),
+            bank=ValueBank(),
+            edges=[],
+            hash_spec=spec,
+        )
     finally:
         await conn.close()
 
 
-async def check_server(env: Environment, spec: ServerSpec, ctx: LaunchContext, *, timeout_s: float | None = None,
-                       previous: ServerValidation | None = None, force: bool = False,
-                       hooks: Hooks | None = None) -> ServerOutcome:
+async def check_server(
+    env: Environment,
+    spec: ServerSpec,
+    ctx: LaunchContext,
+    *,
+    timeout_s: float | None = None,
+    previous: ServerValidation | None = None,
+    force: bool = False,
+    hooks: Hooks | None = None,
+) -> ServerOutcome:
     """Validate one server; anything that goes wrong becomes a result for that server, never an exception."""
     hooks = hooks or Hooks()
     timeout = timeout_s if timeout_s is not None else spec.timeout_s
@@ -186,12 +277,18 @@ async def check_server(env: Environment, spec: ServerSpec, ctx: LaunchContext, *
         if spec.kind == "catalog":
             outcome = await check_catalog(env, spec)
         elif spec.kind == "sandbox":
-            outcome = await check_sandbox(spec, timeout_s=timeout, previous=previous, force=force, hooks=hooks)
+            outcome = await check_sandbox(
+                spec, timeout_s=timeout, previous=previous, force=force, hooks=hooks
+            )
         else:
-            outcome = await check_real(spec, ctx, timeout_s=timeout, previous=previous, force=force, hooks=hooks)
+            outcome = await check_real(
+                spec, ctx, timeout_s=timeout, previous=previous, force=force, hooks=hooks
+            )
     except Exception as exc:  # one broken server never stops the build: its failure is its result
         reason = f"validation failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-        outcome = ServerOutcome(ServerValidation(server=spec.id, kind=spec.kind, started=False, reason=reason))
+        outcome = ServerOutcome(
+            ServerValidation(server=spec.id, kind=spec.kind, started=False, reason=reason)
+        )
     outcome.validation.total_ms = _ms(started)
     return outcome
 

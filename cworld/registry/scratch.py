@@ -66,8 +66,12 @@ def make_git_repo(path: Path) -> Path:
         subprocess.run(cmd, cwd=path, env=env, check=True, capture_output=True, timeout=30)
     # One staged change and one unstaged change, so diffs show something and a commit has work to do.
     (path / "CHANGELOG.md").write_text("# Changes\n\n- first entry\n", encoding="utf-8")
-    subprocess.run(["git", "add", "CHANGELOG.md"], cwd=path, env=env, check=True, capture_output=True, timeout=30)
-    (path / "README.md").write_text("# probe repository\n\nMade by cworld for one run.\nA change not staged yet.\n")
+    subprocess.run(
+        ["git", "add", "CHANGELOG.md"], cwd=path, env=env, check=True, capture_output=True, timeout=30
+    )
+    (path / "README.md").write_text(
+        "# probe repository\n\nMade by cworld for one run.\nA change not staged yet.\n"
+    )
     return path
 
 

@@ -117,7 +117,12 @@ class PostgresCluster:
     def _pg(self, tool: str, *args: str, timeout: float = 60) -> None:
         user = self._run_as.pw_name if self._run_as is not None else None
         proc = subprocess.run(
-            [str(self.bin / tool), *args], capture_output=True, text=True, timeout=timeout, user=user, cwd=self._root
+            [str(self.bin / tool), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            user=user,
+            cwd=self._root,
         )
         if proc.returncode != 0:
             tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-2:])
@@ -133,8 +138,22 @@ class PostgresCluster:
 
     def _seed(self) -> None:
         rows = ", ".join(f"({i}, '{n}', {q})" for i, n, q in SEED_ITEMS)
-        sql = f"CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER NOT NULL); INSERT INTO items VALUES {rows};"
-        self._pg("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.USER, "-d", "postgres", "-q", "-c", sql)
+        table = "items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER NOT NULL)"
+        sql = f"CREATE TABLE {table}; INSERT INTO items VALUES {rows};"
+        self._pg(
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            self.USER,
+            "-d",
+            "postgres",
+            "-q",
+            "-c",
+            sql,
+        )
 
     def stop(self) -> None:
         if self._started:
@@ -211,5 +230,7 @@ class Services:
     def __enter__(self) -> Services:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()

@@ -25,11 +25,14 @@ _OPENERS = re.compile(
     r"|[A-Za-z_.]*(?:Error|Exception)\b\s*:?"  # ValueError: ..., sqlite3.OperationalError
     r"|(?:[\w-]+ ){0,2}error\s*[:\-(\[]"  # "Database error:", "MCP error -32602", "HTTP error (500)"
     r"|(?:could ?not|cannot|can't|unable to)\b"
-    r"|(?:no such|not found|unknown|invalid|denied|permission denied|access denied|unauthori[sz]ed|forbidden)\b"
+    r"|(?:no such|not found|unknown|invalid|denied|permission denied|access denied"
+    r"|unauthori[sz]ed|forbidden)\b"
     r")",
     re.IGNORECASE,
 )
-_TRACEBACK = re.compile(r"traceback \(most recent call last\)|^\s+at \S+ \(\S+:\d+:\d+\)", re.IGNORECASE | re.MULTILINE)
+_TRACEBACK = re.compile(
+    r"traceback \(most recent call last\)|^\s+at \S+ \(\S+:\d+:\d+\)", re.IGNORECASE | re.MULTILINE
+)
 _SHORT_WORDS = re.compile(
     r"\b(?:error\s*:|exception\b|failed\b|not found\b|no such\b|invalid\b|denied\b|unauthori[sz]ed\b"
     r"|rate limit|timed out\b|refused\b)",

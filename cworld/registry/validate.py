@@ -133,8 +133,12 @@ async def validate_tools(
         if streak >= INFRA_STREAK_LIMIT:
             outcome = _skipped(tool, "not probed: the server stopped answering earlier calls", "timeout")
         elif not may_call(tool, spec, has_scratch):
-            outcome = _skipped(tool, "not probed: it may write and the server has no scratch target; "
-                                     "give probe_args in servers.yaml to probe it", None)
+            outcome = _skipped(
+                tool,
+                "not probed: it may write and the server has no scratch target; "
+                "give probe_args in servers.yaml to probe it",
+                None,
+            )
         else:
             outcome = await _probe(conn, spec, tool, bank, timeout_s)
             streak = streak + 1 if outcome.error_class in ("timeout", "server_crash") else 0
@@ -159,11 +163,19 @@ def _share_environmental_verdict(results: dict[str, ToolValidation]) -> None:
 
 
 def _skipped(tool: ToolSpec, reason: str, error_class: str | None) -> ToolValidation:
-    return ToolValidation(server=tool.server, tool=tool.name, stage=1, reason=reason, error_class=error_class,
-                          availability="schema-only" if error_class else "live")
+    return ToolValidation(
+        server=tool.server,
+        tool=tool.name,
+        stage=1,
+        reason=reason,
+        error_class=error_class,
+        availability="schema-only" if error_class else "live",
+    )
 
 
-async def _probe(conn: ToolConnection, spec: ServerSpec, tool: ToolSpec, bank: ValueBank, timeout_s: float) -> ToolValidation:
+async def _probe(
+    conn: ToolConnection, spec: ServerSpec, tool: ToolSpec, bank: ValueBank, timeout_s: float
+) -> ToolValidation:
     args, source = planned_args(tool, spec.probe_args, bank)
     started = time.perf_counter()
     result = await conn.call(tool.name, args, timeout_s=timeout_s)
@@ -187,5 +199,7 @@ async def _probe(conn: ToolConnection, spec: ServerSpec, tool: ToolSpec, bank: V
 
 def schema_only_results(tools: list[ToolSpec], reason: str) -> list[ToolValidation]:
     """Catalog tools: described, never run; they pass no stage and are marked schema-only."""
-    return [ToolValidation(server=t.server, tool=t.name, stage=0, reason=reason, availability="schema-only")
-            for t in tools]
+    return [
+        ToolValidation(server=t.server, tool=t.name, stage=0, reason=reason, availability="schema-only")
+        for t in tools
+    ]

@@ -73,3 +73,25 @@ def build_index(tools: Sequence[ToolSpec], folder: Path, *, embedder: Embedder |
         choose_default_method(index, queries)
     index.save(folder)
     return index, stats
+
+
+def server_descriptions(manifest: Path | None = None) -> dict[str, str]:
+    """server id -> description: the manifest's (`registry/servers.yaml`) and every sandbox app's own.
+
+    Documents carry them so a tool is found by the world it lives in ("in the online store", "the repo").
+    """
+    import yaml
+
+    out: dict[str, str] = {}
+    try:
+        from cworld.sandbox.catalog import all_apps
+
+        out.update({app.name: " ".join(app.description.split()) for app in all_apps()})
+    except ImportError:
+        pass
+    if manifest is not None and manifest.is_file():
+        data = yaml.safe_load(manifest.read_text(encoding="utf-8")) or {}
+        for entry in data.get("servers") or []:
+            if isinstance(entry, dict) and entry.get("id") and entry.get("description"):
+                out[str(entry["id"])] = " ".join(str(entry["description"]).split())
+    return out

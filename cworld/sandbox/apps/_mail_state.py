@@ -69,6 +69,8 @@ def _topic_mail(app: SandboxApp, world: dict[str, Any], rng: random.Random) -> l
             stale = age.days >= STALE_DAYS
             read = rng.random() < (0.6 if stale else 0.35)
             out.append(_message(app, "inbox", sender, [me], mail["subject"], body, now - age, read))
+    forgotten = out[0]  # one message is always stale and still unread: the one an agent should not miss
+    forgotten.update(read=False, date=iso(now - timedelta(days=rng.randint(STALE_DAYS + 1, 30), hours=3)))
     return out
 
 

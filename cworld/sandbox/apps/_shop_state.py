@@ -1,5 +1,6 @@
 """The shop's seeded start state and the pricing rules checkout and the cart view share.
 
+The customer is the seeded world's "you" (`framework.world`), so the shop account matches the mailbox.
 The start state is deliberately messy, as a real account is: the cart already holds an out-of-stock
 item and an expired coupon, the default card has expired, and past orders sit in every status (one
 still cancellable, one past its return window).
@@ -12,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from cworld.sandbox.apps._common import iso, later, money, parse_iso
-from cworld.sandbox.framework import SandboxApp, kb
+from cworld.sandbox.framework import SandboxApp, kb, world
 
 CATALOG_SIZE = 48
 FREE_SHIPPING_FROM = 50.0
@@ -22,15 +23,18 @@ WORDS = ("harbor", "maple", "falcon", "copper", "juniper", "orbit", "meadow", "s
 
 
 def seed_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
-    person = kb.sample("profiles", rng, 1)[0]
+    me = world.cast(app.session.seed)["me"]
+    street = kb.sample("profiles", rng, 1)[0]["street"]
+    person = {"name": me["name"], "street": street, "city": me["city"], "country": me["country"],
+              "postcode": f"{rng.randrange(10000, 99999)}"}
     products = kb.sample("products", rng, CATALOG_SIZE)
     catalog = {p["sku"]: _stocked(p, i, rng) for i, p in enumerate(products)}
-    holder = f"{person['first_name']} {person['last_name']}"
+    holder = me["name"]
     state: dict[str, Any] = {
         "account": {
             "customer_id": f"C{rng.randrange(100000, 999999)}",
             "name": holder,
-            "email": person["email"],
+            "email": me["email"],
             "password": f"{rng.choice(WORDS)}{rng.randrange(10, 99)}!",
         },
         "auth": {"token": None},
@@ -80,8 +84,7 @@ def _coupon(desc: str, pct: float, amount: float, minimum: float, category: str 
 
 
 def _addresses(app: SandboxApp, person: dict[str, Any]) -> dict[str, Any]:
-    name = f"{person['first_name']} {person['last_name']}"
-    home = {"label": "home", "recipient": name, "street": person["street"], "city": person["city"],
+    home = {"label": "home", "recipient": person["name"], "street": person["street"], "city": person["city"],
             "postcode": person["postcode"], "country": person["country"], "is_default": True}
     return {app.new_id("addr"): home}
 

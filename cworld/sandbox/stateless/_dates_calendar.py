@@ -191,10 +191,13 @@ class CalendarTools:
         if b < a:
             raise invalid("end is before start; pass start <= end")
         keep = {WEEKDAYS.index(w) for w in weekdays} or set(range(7))
-        out = [d.isoformat() for i in range(0, (b - a).days + 1, step_days)
-               if (d := a + timedelta(days=i)).weekday() in keep]
-        if len(out) > 1000:
-            raise invalid(f"that is {len(out)} dates; at most 1000 are listed, so narrow the range")
+        out: list[str] = []
+        for i in range(0, (b - a).days + 1, step_days):
+            d = a + timedelta(days=i)
+            if d.weekday() in keep:
+                out.append(d.isoformat())
+                if len(out) > 1000:
+                    raise invalid("that is more than 1000 dates; narrow the range or raise step_days")
         return DateList(dates=out, count=len(out))
 
     @tool(read_only=True)

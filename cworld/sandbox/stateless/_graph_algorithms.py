@@ -22,8 +22,10 @@ from cworld.sandbox.stateless._graph_build import (
     score,
 )
 
-#: Quadratic-or-worse algorithms (betweenness, all-pairs distances) accept at most this many nodes.
-MAX_HEAVY_NODES = 300
+#: Quadratic-or-worse algorithms (betweenness, all-pairs distances) accept at most this many nodes and edges,
+#: which keeps them under about a second.
+MAX_HEAVY_NODES = 200
+MAX_HEAVY_EDGES = 1_000
 Top = Annotated[int, Field(description="List at most this many nodes, highest first (1..1000).", ge=1, le=1000)]
 
 
@@ -111,10 +113,51 @@ def _two_colour(graph: Any) -> dict[str, int] | None:
     return colour
 
 
+def _pagerank(graph: Any, damping: float, tol: float = 1e-10, max_iter: int = 1000) -> dict[str, float]:
+    """Power iteration (same model as networkx: dangling nodes link to everyone), in pure Python so the
+    first call does not pay for importing scipy."""
+    nodes = list(graph.nodes)
+    n = len(nodes)
+    if n == 0:
+        return {}
+    out: dict[str, list[tuple[str, float]]] = {u: [] for u in nodes}
+    for u, v, w in graph.edges(data="weight"):
+        out[u].append((v, w))
+        if not graph.is_directed() and u != v:
+            out[v].append((u, w))
+    totals = {u: sum(w for _, w in links) for u, links in out.items()}
+    rank = dict.fromkeys(nodes, 1.0 / n)
+    for _ in range(max_iter):
+        dangling = sum(rank[u] for u in nodes if totals[u] == 0)
+        base = (1 - damping) / n + damping * dangling / n
+        new = dict.fromkeys(nodes, base)
+        for u in nodes:
+            if totals[u] > 0:
+                share = damping * rank[u] / totals[u]
+                for v, w in out[u]:
+                    new[v] += share * w
+        if sum(abs(new[u] - rank[u]) for u in nodes) < n * tol:
+            return new
+        rank = new
+    raise invalid("PageRank did not converge for this graph; try a damping below 1")
+
+
+def _residual_reachable(residual: Any, source: str) -> set[str]:
+    """Nodes reachable from source along edges with spare capacity: the source side of a minimum cut."""
+    seen, queue = {source}, deque([source])
+    while queue:
+        node = queue.popleft()
+        for nxt, attrs in residual[node].items():
+            if nxt not in seen and attrs["capacity"] - attrs["flow"] > 0:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen
+
+
 def _heavy_guard(graph: Any) -> None:
-    if graph.number_of_nodes() > MAX_HEAVY_NODES:
-        raise invalid(f"this algorithm accepts at most {MAX_HEAVY_NODES} nodes; the graph has "
-                      f"{graph.number_of_nodes()}")
+    if graph.number_of_nodes() > MAX_HEAVY_NODES or graph.number_of_edges() > MAX_HEAVY_EDGES:
+        raise invalid(f"this algorithm accepts at most {MAX_HEAVY_NODES} nodes and {MAX_HEAVY_EDGES} edges; the "
+                      f"graph has {graph.number_of_nodes()} and {graph.number_of_edges()}")
 
 
 class AlgorithmTools:
@@ -146,10 +189,12 @@ class AlgorithmTools:
             raise invalid("source and sink are the same node; pass two different nodes")
         if has_negative(g):
             raise invalid("capacities (edge weights) must be >= 0")
-        value, flow = nx.maximum_flow(g, source, sink, capacity="weight")
-        cut_value, (left, right) = nx.minimum_cut(g, source, sink, capacity="weight")
-        flows = sorted((WeightedEdge(source=a, target=b, weight=score(f)) for a, row in flow.items()
-                        for b, f in row.items() if f > 0), key=lambda e: (e.source, e.target))
+        residual = nx.flow.preflow_push(g, source, sink, capacity="weight")
+        value = residual.graph["flow_value"]
+        flows = sorted((WeightedEdge(source=a, target=b, weight=score(residual[a][b]["flow"])) for a, b in g.edges
+                        if residual[a][b]["flow"] > 0), key=lambda e: (e.source, e.target))
+        left = _residual_reachable(residual, source)
+        right = set(g.nodes) - left
         return Flow(value=score(value), flows=flows, source_side=sorted(left), sink_side=sorted(right))
 
     @tool(read_only=True)
@@ -160,14 +205,10 @@ class AlgorithmTools:
         top: Top = 20,
     ) -> Ranking:
         """PageRank importance of each node (scores sum to 1), using edge weights as link strengths."""
-        nx = networkx()
         g = build(edges, directed)
         if has_negative(g):
             raise invalid("PageRank needs non-negative edge weights")
-        try:
-            ranks = nx.pagerank(g, alpha=damping, weight="weight", max_iter=500, tol=1e-10)
-        except (nx.PowerIterationFailedConvergence, ZeroDivisionError):
-            raise invalid("PageRank did not converge for this graph; try a damping below 1") from None
+        ranks = _pagerank(g, damping)
         return _ranking(ranks, top)
 
     @tool(read_only=True)
@@ -193,7 +234,7 @@ class AlgorithmTools:
         top: Top = 20,
     ) -> Ranking:
         """Betweenness centrality (normalized): how often a node lies on shortest paths between others —
-        brokers and bottlenecks score high. At most 300 nodes."""
+        brokers and bottlenecks score high. At most 200 nodes and 1,000 edges."""
         nx = networkx()
         g = build(edges, directed)
         _heavy_guard(g)
@@ -248,7 +289,7 @@ class AlgorithmTools:
         self, edges: Edges,
         weighted: Annotated[bool, Field(description="Use weights as lengths (they must be >= 0).")] = False,
     ) -> Shape:
-        """Diameter, radius, center and periphery of a connected undirected graph (at most 300 nodes)."""
+        """Diameter, radius, center and periphery of a connected undirected graph (at most 200 nodes and 1,000 edges)."""
         nx = networkx()
         g = build(edges, False)
         _heavy_guard(g)

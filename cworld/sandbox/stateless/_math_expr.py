@@ -121,7 +121,8 @@ def _guard_power(base: Number, exponent: Number) -> None:
         if exponent < 0 and base == 0:
             raise ZeroDivisionError
         if exponent > 0 and max(base.bit_length(), 1) * exponent > MAX_INT_BITS and abs(base) > 1:
-            raise invalid(f"{base}**{exponent} is too large; results are limited to {MAX_INT_BITS} bits")
+            raise invalid(f"a power with a {base.bit_length()}-bit base and exponent {exponent} is too large; "
+                          f"integer results are limited to {MAX_INT_BITS} bits (use floats, e.g. 2.0**{exponent})")
     elif isinstance(base, int | float) and base < 0 and isinstance(exponent, float) and not exponent.is_integer():
         raise ValueError("math domain error")
 

@@ -64,7 +64,8 @@ class FinanceTools:
         """The fixed monthly payment that repays an amortized loan (mortgage, car loan) in `months`
         payments: P·i / (1 - (1+i)^-n) with i the monthly rate; P/n when the rate is 0."""
         i = annual_rate_percent / 100 / 12
-        payment = principal / months if i == 0 else principal * i / (1 - (1 + i) ** -months)
+        # expm1/log1p keep 1 - (1+i)^-n accurate (and non-zero) for tiny rates, where the plain formula divides by 0
+        payment = principal / months if i == 0 else principal * i / -math.expm1(-months * math.log1p(i))
         payment = _cents(payment)
         total = _cents(payment * months)
         return LoanPayment(payment=payment, total_paid=total, total_interest=_cents(total - principal))

@@ -14,6 +14,7 @@ from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless._common import TextResult, invalid
 
 MAX_DIFF_LINES = 2_000
+MAX_FILLED = 200_000
 LongText = Annotated[str, Field(description="The text, at most 100,000 characters.", max_length=100_000)]
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}|\{[^{}]*\}|[{}]")
@@ -61,6 +62,7 @@ class _TextExtractor(HTMLParser):
 def _fill(template: str, values: dict[str, str]) -> tuple[str, set[str]]:
     used: set[str] = set()
     missing: list[str] = []
+    size = [0]
 
     def replace(m: re.Match[str]) -> str:
         token, name = m.group(0), m.group(1)
@@ -73,6 +75,9 @@ def _fill(template: str, values: dict[str, str]) -> tuple[str, set[str]]:
             missing.append(name)
             return token
         used.add(name)
+        size[0] += len(values[name])
+        if size[0] > MAX_FILLED:  # stop before building a huge string, not after
+            raise invalid(f"the filled text would exceed {MAX_FILLED} characters; use shorter values")
         return values[name]
 
     text = _PLACEHOLDER.sub(replace, template)
@@ -104,13 +109,12 @@ class DocumentTools:
         self,
         template: Annotated[str, Field(description="Text with {name} placeholders; {{ and }} are literal braces. "
                                        "At most 20,000 characters.", max_length=20_000)],
-        values: Annotated[dict[str, str], Field(description="Value for each placeholder name, e.g. "
-                                                "{\"name\": \"Ada\"}. At most 200 entries.", max_length=200)],
+        values: Annotated[dict[str, Annotated[str, Field(max_length=20_000)]],
+                          Field(description="Value for each placeholder name, e.g. {\"name\": \"Ada\"}. At most 200 "
+                                "entries of up to 20,000 characters.", max_length=200)],
     ) -> FilledTemplate:
         """Fill {name} placeholders in a template (mail merge). Fails naming any placeholder without a value."""
         text, used = _fill(template, values)
-        if len(text) > 200_000:
-            raise invalid("the filled text exceeds 200,000 characters; use shorter values")
         return FilledTemplate(text=text, unused=sorted(set(values) - used))
 
     @tool(read_only=True)

@@ -19,7 +19,7 @@ MAX_PATTERN = 300
 MAX_REGEX_TEXT = 20_000
 MAX_REPLACEMENT = 200
 MAX_OUTPUT = 200_000
-TIMEOUT_SECONDS = 0.5
+TIMEOUT_SECONDS = 0.25
 
 Pattern = Annotated[str, Field(description="A regular expression (Python syntax), at most 300 characters.",
                                min_length=1, max_length=MAX_PATTERN)]
@@ -89,7 +89,7 @@ class RegexTools:
                                           le=1000)] = 100,
     ) -> RegexMatches:
         """Find every non-overlapping match of a regular expression, with positions and captured groups.
-        Patterns are limited to 300 characters and 0.5 s of matching."""
+        Patterns are limited to 300 characters and a quarter second of matching."""
         compiled = compile_pattern(pattern, ignore_case)
         found: list[RegexMatch] = []
         truncated = False

@@ -1,0 +1,272 @@
+"""Retrieval quality on the quality set: Recall@1/5/10 and MRR for dense, BM25 and hybrid ranking, with
+and without prerequisites, and the recall of the gold prerequisite tools.
+
+    python benchmarks/retrieval.py [--tools FILE] [--queries FILE] [--model SPEC] [--sweep] [--json]
+
+Tools: `--tools` (JSON list or JSONL of ToolSpec), else the workspace index's `tools.jsonl` (what
+`cworld registry build` indexed), else the sandbox apps' tools + the real servers' published tool lists
+(tests/fixtures/real_tools.json) + the schema-only catalogs of registry/servers.yaml. `--sweep` tunes
+fusion and BM25 field weights on one half of the queries (split by a hash of the text) and reports the
+other half, so a setting is never chosen on the queries it is judged on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from cworld.data_model.tools import ToolSpec  # noqa: E402
+from cworld.registry.graph import build_graph, declared_prerequisites, prerequisites  # noqa: E402
+from cworld.registry.index.bm25 import FIELD_WEIGHTS, BM25Index, BM25Params  # noqa: E402
+from cworld.registry.index.builder import server_descriptions  # noqa: E402
+from cworld.registry.index.embedder import resolve_embedder  # noqa: E402
+from cworld.registry.index.hybrid import FusionParams  # noqa: E402
+from cworld.registry.index.quality import (  # noqa: E402
+    QualityQuery,
+    applicable,
+    best_method,
+    load_queries,
+    retrieval_metrics,
+    surfaced_recall,
+)
+from cworld.registry.index.store import ToolIndex  # noqa: E402
+
+QUERIES = ROOT / "registry" / "eval" / "queries.jsonl"
+REAL_TOOLS = ROOT / "tests" / "fixtures" / "real_tools.json"
+MANIFEST = ROOT / "registry" / "servers.yaml"
+KS = (1, 5, 10)
+
+
+# --- the tools to search --------------------------------------------------------------------------
+def read_tool_file(path: Path) -> list[ToolSpec]:
+    text = path.read_text(encoding="utf-8").strip()
+    rows = json.loads(text) if text.startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [ToolSpec.model_validate(row) for row in rows]
+
+
+def catalog_tools(manifest: Path) -> list[ToolSpec]:
+    import yaml
+
+    out = []
+    for entry in (yaml.safe_load(manifest.read_text(encoding="utf-8")) or {}).get("servers", []):
+        if entry.get("kind") == "catalog" and entry.get("catalog"):
+            for item in json.loads((manifest.parent / entry["catalog"]).read_text(encoding="utf-8")):
+                out.append(ToolSpec.model_validate({**item, "server": entry["id"], "availability": "schema-only",
+                                                    "server_kind": "catalog"}))
+    return out
+
+
+def default_tools() -> tuple[list[ToolSpec], str]:
+    from cworld.sandbox.catalog import all_apps
+    from cworld.sandbox.framework.specs import tool_specs
+
+    sandbox = [t for app in all_apps() for t in tool_specs(app)]
+    real = read_tool_file(REAL_TOOLS)
+    catalogs = catalog_tools(MANIFEST)
+    source = f"sandbox apps ({len(sandbox)}) + {REAL_TOOLS.name} ({len(real)}) + catalogs ({len(catalogs)})"
+    return sandbox + real + catalogs, source
+
+
+def load_tools(tools_arg: str | None) -> tuple[list[ToolSpec], str]:
+    if tools_arg:
+        return read_tool_file(Path(tools_arg)), tools_arg
+    built = Path(os.environ.get("CWORLD_WORKSPACE", ".cworld")) / "index" / "tools.jsonl"
+    if built.is_file():
+        return read_tool_file(built), str(built)
+    return default_tools()
+
+
+# --- measuring ------------------------------------------------------------------------------------------
+def ranked_ids(index: ToolIndex, queries: list[QualityQuery], method: str, k: int = 10) -> list[list[str]]:
+    return [[tool_id for tool_id, _ in hits] for hits in index.search([q.query for q in queries], k, method)]  # type: ignore[arg-type]
+
+
+def with_prereqs(graph: Any, ranked: list[list[str]], k: int) -> list[list[str]]:
+    """Each of the top k hits followed by its prerequisites (not yet listed): what --with-prereqs shows."""
+    out = []
+    for hits in ranked:
+        seen: list[str] = []
+        for tool_id in hits[:k]:
+            for t in [tool_id, *(p.tool_id for p in prerequisites(graph, tool_id))]:
+                if t not in seen:
+                    seen.append(t)
+        out.append(seen)
+    return out
+
+
+def prereq_report(graph: Any, ranked: list[list[str]], queries: list[QualityQuery]) -> dict[str, Any]:
+    wanting = [(r, q) for r, q in zip(ranked, queries, strict=True) if q.prereqs]
+    rows: dict[str, Any] = {"queries_with_prereqs": len(wanting)}
+    for k in (5, 10):
+        plain = [set(r[:k]) for r, _ in wanting]
+        expanded = [set(s) for s in with_prereqs(graph, [r for r, _ in wanting], k)]
+        wants = [q.prereqs for _, q in wanting]
+        rows[f"k={k}"] = {"without": surfaced_recall(plain, wants), "with": surfaced_recall(expanded, wants),
+                          "avg_tools_shown_with": sum(map(len, expanded)) / max(len(expanded), 1)}
+    return rows
+
+
+def plus_prereqs(graph: Any, ranked: list[list[str]], queries: list[QualityQuery]) -> dict[str, float]:
+    """Recall@k when the top k hits are shown with their prerequisites (a longer list: its mean size is
+    reported), and when that expanded list is cut back to k entries (prerequisites then push hits out)."""
+    out: dict[str, float] = {}
+    for k in KS:
+        expanded = with_prereqs(graph, ranked, k)
+        out[f"recall@{k}"] = sum(1 for e, q in zip(expanded, queries, strict=True) if set(e) & set(q.tools)) / max(len(queries), 1)
+        out[f"recall@{k} cut to k"] = retrieval_metrics([e[:k] for e in expanded], queries, (k,))[f"recall@{k}"]
+        out[f"tools shown@{k}"] = sum(map(len, expanded)) / max(len(expanded), 1)
+    return out
+
+
+VARIANTS: tuple[tuple[str, str, FusionParams], ...] = (
+    ("dense", "dense", FusionParams()),
+    ("bm25", "bm25", FusionParams()),
+    ("hybrid (rrf)", "hybrid", FusionParams(kind="rrf", dense_weight=0.5, rrf_k=60)),
+    ("hybrid (weighted)", "hybrid", FusionParams()),
+)
+
+
+def measure(index: ToolIndex, graph: Any, queries: list[QualityQuery]) -> dict[str, Any]:
+    """Every variant's metrics; the default method as an index would choose it; prerequisites on top of it."""
+    results: dict[str, Any] = {}
+    ranked: dict[str, list[list[str]]] = {}
+    for name, method, fusion in VARIANTS:
+        index.fusion = fusion
+        ranked[name] = ranked_ids(index, queries, method)
+        results[name] = retrieval_metrics(ranked[name], queries, KS)
+    index.fusion = FusionParams()
+    by_method = {"dense": results["dense"], "bm25": results["bm25"], "hybrid": results["hybrid (weighted)"]}
+    default = best_method(by_method)
+    default_name = {"dense": "dense", "bm25": "bm25", "hybrid": "hybrid (weighted)"}[default]
+    results["default method"] = default
+    results[f"{default}+prereqs"] = plus_prereqs(graph, ranked[default_name], queries)
+    results["hybrid+prereqs"] = plus_prereqs(graph, ranked["hybrid (weighted)"], queries)
+    results["prerequisite recall"] = prereq_report(graph, ranked[default_name], queries)
+    return results
+
+
+# --- sweep: tune on one half, judge on the other ---------------------------------------------------------------
+def split(queries: list[QualityQuery]) -> tuple[list[QualityQuery], list[QualityQuery]]:
+    dev, test = [], []
+    for q in queries:
+        (dev if hashlib.sha256(q.query.encode()).digest()[0] % 2 == 0 else test).append(q)
+    return dev, test
+
+
+def sweep(index: ToolIndex, queries: list[QualityQuery]) -> dict[str, Any]:
+    """Fusion settings and BM25 field weights, each chosen on dev (Recall@5, then MRR) and scored on test."""
+    dev, test = split(queries)
+    fusions = [FusionParams(kind="weighted", dense_weight=w / 10) for w in range(2, 9)]
+    fusions += [FusionParams(kind="rrf", dense_weight=w / 10, rrf_k=rk) for w in (4, 5, 6) for rk in (10, 30, 60)]
+    shipped_bm25 = index.bm25
+
+    def score(qs: list[QualityQuery], method: str) -> dict[str, float]:
+        return retrieval_metrics(ranked_ids(index, qs, method), qs, KS)
+
+    rows = []
+    for fusion in fusions:
+        index.fusion = fusion
+        rows.append({"fusion": fusion.to_json(), "dev": score(dev, "hybrid"), "test": score(test, "hybrid")})
+    index.fusion = FusionParams()
+    bm25_rows = []
+    for name_w in (1.0, 2.0, 3.0, 4.0):
+        for params_w in (0.25, 0.5, 1.0):
+            weights = {**FIELD_WEIGHTS, "name": name_w, "params": params_w}
+            index.bm25 = BM25Index.build([d.fields for d in index.docs], BM25Params(field_weights=weights))
+            bm25_rows.append({"field_weights": weights, "dev": score(dev, "bm25"), "test": score(test, "bm25"),
+                              "hybrid_dev": score(dev, "hybrid"), "hybrid_test": score(test, "hybrid")})
+    index.bm25 = shipped_bm25
+    key = lambda r, part="dev": (r[part]["recall@5"], r[part]["mrr"])  # noqa: E731
+    return {"dev_queries": len(dev), "test_queries": len(test),
+            "fusion": sorted(rows, key=key, reverse=True), "bm25": sorted(bm25_rows, key=key, reverse=True),
+            "shipped": {"fusion": FusionParams().to_json(), "bm25": FIELD_WEIGHTS,
+                        "dev": score(dev, "hybrid"), "test": score(test, "hybrid")}}
+
+
+# --- printing ---------------------------------------------------------------------------------------------------
+def _fmt(metrics: dict[str, float]) -> str:
+    return "  ".join(f"{metrics[f'recall@{k}']:.3f}" for k in KS) + f"  {metrics['mrr']:.3f}"
+
+
+def print_report(info: dict[str, Any], results: dict[str, Any]) -> None:
+    print(f"tools: {info['tools']} from {info['source']}")
+    print(f"queries: {info['queries']} of {info['all_queries']} apply (gold tools indexed); model: {info['model']}; "
+          f"index build {info['build_s']:.1f} s, search {info['search_s']:.1f} s")
+    print(f"\n{'method':<20} R@1    R@5    R@10   MRR")
+    for name, _, _ in VARIANTS:
+        print(f"{name:<20} {_fmt(results[name])}")
+    default = results["default method"]
+    print(f"\ndefault method (best Recall@5, then MRR): {default}")
+    for name in (f"{default}+prereqs", "hybrid+prereqs") if default != "hybrid" else ("hybrid+prereqs",):
+        r = results[name]
+        print(f"{name:<20} " + "  ".join(f"R@{k} {r[f'recall@{k}']:.3f} (cut to k: {r[f'recall@{k} cut to k']:.3f}, "
+                                          f"{r[f'tools shown@{k}']:.1f} tools shown)" for k in KS))
+    pr = results["prerequisite recall"]
+    print(f"\ngold prerequisite recall ({pr['queries_with_prereqs']} queries name prerequisites), default method:")
+    for k in (5, 10):
+        row = pr[f"k={k}"]
+        print(f"  top {k:<3} without --with-prereqs {row['without']:.3f}   with {row['with']:.3f}"
+              f"   ({row['avg_tools_shown_with']:.1f} tools shown)")
+
+
+def print_sweep(result: dict[str, Any]) -> None:
+    print(f"\nsweep: tuned on {result['dev_queries']} dev queries, judged on {result['test_queries']} test queries")
+    print("  fusion (best 5 on dev):       dev R@5/MRR    test R@5/MRR")
+    for row in result["fusion"][:5]:
+        f = row["fusion"]
+        label = f"{f['kind']} w={f['dense_weight']}" + (f" k={f['rrf_k']:.0f}" if f["kind"] == "rrf" else "")
+        print(f"    {label:<28} {row['dev']['recall@5']:.3f}/{row['dev']['mrr']:.3f}   "
+              f"{row['test']['recall@5']:.3f}/{row['test']['mrr']:.3f}")
+    print("  BM25 field weights (best 5 on dev, BM25 alone):   dev R@5/MRR   test R@5/MRR   hybrid test R@5")
+    for row in result["bm25"][:5]:
+        w = row["field_weights"]
+        print(f"    name={w['name']} params={w['params']:<5}                  {row['dev']['recall@5']:.3f}/{row['dev']['mrr']:.3f}"
+              f"   {row['test']['recall@5']:.3f}/{row['test']['mrr']:.3f}   {row['hybrid_test']['recall@5']:.3f}")
+    s = result["shipped"]
+    print(f"  shipped hybrid: dev {s['dev']['recall@5']:.3f}/{s['dev']['mrr']:.3f}  test {s['test']['recall@5']:.3f}/{s['test']['mrr']:.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tools", help="JSON/JSONL file of ToolSpecs to search (default: see module doc)")
+    parser.add_argument("--queries", default=str(QUERIES), help="quality set (JSONL)")
+    parser.add_argument("--model", default=None, help="embedder spec: minilm (default), hash[:DIM], or a model folder")
+    parser.add_argument("--sweep", action="store_true", help="tune fusion / BM25 weights on a dev half, report the test half")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args(argv)
+
+    tools, source = load_tools(args.tools)
+    all_queries = load_queries(Path(args.queries))
+    queries = applicable(all_queries, {t.id for t in tools})
+    embedder = resolve_embedder(args.model)
+    start = time.perf_counter()
+    index, _ = ToolIndex.build(tools, embedder, server_descriptions=server_descriptions(MANIFEST))
+    build_s = time.perf_counter() - start
+    graph = build_graph(tools, declared_prerequisites())
+    start = time.perf_counter()
+    results = measure(index, graph, queries)
+    info = {"tools": len(tools), "source": source, "queries": len(queries), "all_queries": len(all_queries),
+            "model": embedder.name, "build_s": build_s, "search_s": time.perf_counter() - start}
+    swept = sweep(index, queries) if args.sweep else None
+    if args.json:
+        print(json.dumps({"info": info, "results": results, "sweep": swept}, indent=2))
+    else:
+        print_report(info, results)
+        if swept:
+            print_sweep(swept)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

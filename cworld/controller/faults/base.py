@@ -1,0 +1,150 @@
+"""The fault template: a small class with a pydantic `Params` model, registered by its `kind`.
+
+A fault is planned (its parameters and target fixed per task, policy and seed), then armed in one
+episode. When its turn has come and a call is eligible, `trigger` fires it on that call; a fault whose
+effect lasts (a deprecated tool, a rate-limit window, an expired session, a pending result) stays
+active and `intercept` sees every later call until it is `finished`. Faults never raise and never
+draw from the sandbox's random streams: their own randomness comes from `self.rng`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.data_model.trajectory import FaultLevel
+from cworld.seeding import derive_rng
+
+if TYPE_CHECKING:
+    from cworld.controller.memory import CallMemory
+    from cworld.controller.middleware import CallContext, CallNext
+    from cworld.controller.planning import PlannedFault
+    from cworld.data_model import Task
+
+#: Seconds of virtual time one agent turn stands for (the sandbox charges 20 s per call).
+SECONDS_PER_TURN = 20
+
+
+class FaultParams(BaseModel):
+    """Base of every fault's parameters; unknown keys are an error in a policy file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class FaultEnv:
+    """What a fault may know about the episode besides the call: the tools and the calls seen so far."""
+
+    tools: Mapping[str, ToolSpec]
+    memory: CallMemory
+    seed: int = 0
+
+
+@dataclass
+class PlanInput:
+    """What planning may look at: the task, the environment's tools (may be empty) and the rule's filters."""
+
+    task: Task
+    tools: Mapping[str, ToolSpec]
+    categories: list[str] = field(default_factory=list)
+    tool_globs: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Targeting:
+    target: str | None = None
+    """A tool id (or, for session expiry, a server id) the fault is bound to; None = any eligible call."""
+    content: dict[str, Any] = field(default_factory=dict)
+    """Plan-time content, e.g. a constraint change's user message and constraint."""
+
+
+class Fault:
+    kind: ClassVar[str]
+    level: ClassVar[FaultLevel]
+    Params: ClassVar[type[FaultParams]] = FaultParams
+    #: State-level faults rewrite what the backend returned; they need the call to reach it first.
+    needs_result: ClassVar[bool] = False
+    #: Faults that keep a record of earlier results (stale data) ask the controller to remember calls.
+    needs_memory: ClassVar[bool] = False
+
+    def __init__(self, planned: PlannedFault, env: FaultEnv) -> None:
+        self.planned = planned
+        self.params = self.Params.model_validate(planned.params)
+        self.env = env
+        self.rng: random.Random = derive_rng(env.seed, f"fault-effect:{planned.key}")
+        self.fired = False
+        self.fired_turn: int | None = None
+        self.fired_index: int | None = None
+
+    # --- planning (class level: runs before any episode) ------------------------------------------
+    @classmethod
+    def plan_target(cls, plan: PlanInput, params: dict[str, Any], rng: random.Random) -> Targeting | None:
+        """Where the fault goes and any content fixed at plan time. Untargeted faults fire on any eligible
+        call; a fault that can never apply to this task returns None and is dropped for every agent alike."""
+        return Targeting()
+
+    # --- one episode ------------------------------------------------------------------------------
+    def eligible(self, ctx: CallContext) -> bool:
+        """May this call carry the fault? Decided from the call alone, never from the world's state."""
+        target = self.planned.target
+        if target is not None and ctx.tool.id != target:
+            return False
+        return tool_matches(ctx.tool, self.planned.categories, self.planned.tools)
+
+    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
+        """Fire on this call. Implementations call `self.mark_fired(ctx, ...)` when they did apply."""
+        raise NotImplementedError
+
+    async def intercept(self, ctx: CallContext, call_next: CallNext) -> ToolResult | None:
+        """After firing: the result for a later call this fault still affects, or None to pass it on."""
+        return None
+
+    @property
+    def finished(self) -> bool:
+        """True once the fault has fired and its effect has run out (the controller stops asking it)."""
+        return self.fired
+
+    # --- helpers ----------------------------------------------------------------------------------
+    def mark_fired(self, ctx: CallContext, message: str, **extra: Any) -> None:
+        self.fired, self.fired_turn, self.fired_index = True, ctx.turn, ctx.index
+        self.log(ctx, "fire", message, **extra)
+
+    def log(self, ctx: CallContext, phase: str, message: str, **extra: Any) -> None:
+        ctx.intervene(self.kind, self.level, message, fault=self.planned.key, phase=phase,
+                      **self.planned.params, **extra)
+
+
+def tool_matches(tool: ToolSpec, categories: list[str], tool_globs: list[str]) -> bool:
+    """The policy's "where may it fire" filters: tool categories and tool-id globs (empty = anywhere)."""
+    if categories and (tool.category or "") not in categories:
+        return False
+    if tool_globs and not any(fnmatch.fnmatchcase(tool.id, g) for g in tool_globs):
+        return False
+    return True
+
+
+def fault_error(error_class: Any, message: str, source: str = "live", **meta: Any) -> ToolResult:
+    """An error as the server would have sent it: nothing in it says a fault was injected."""
+    return ToolResult.error(error_class, message, source=source, **meta)
+
+
+def source_of(ctx: CallContext) -> str:
+    """Injected errors look like they came from where a real answer would have come from."""
+    return "engine" if ctx.tool.availability == "schema-only" else "live"
+
+
+FAULT_TYPES: dict[str, type[Fault]] = {}
+
+
+def register(cls: type[Fault]) -> type[Fault]:
+    """Class decorator: adds a fault type under its `kind`; a kind can be registered once."""
+    if cls.kind in FAULT_TYPES:
+        raise TypeError(f"fault kind {cls.kind!r} is registered twice ({FAULT_TYPES[cls.kind].__name__}, {cls.__name__})")
+    FAULT_TYPES[cls.kind] = cls
+    return cls
