@@ -30,6 +30,7 @@ from cworld.data_model.tools import ToolSpec  # noqa: E402
 from cworld.registry.graph import build_graph, declared_prerequisites, prerequisites  # noqa: E402
 from cworld.registry.index.bm25 import FIELD_WEIGHTS, BM25Index, BM25Params  # noqa: E402
 from cworld.registry.index.builder import server_descriptions  # noqa: E402
+from cworld.registry.index.cache import CachedEmbedder, EmbeddingCache  # noqa: E402
 from cworld.registry.index.embedder import resolve_embedder  # noqa: E402
 from cworld.registry.index.hybrid import FusionParams  # noqa: E402
 from cworld.registry.index.quality import (  # noqa: E402
@@ -244,12 +245,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="embedder spec: minilm (default), hash[:DIM], or a model folder")
     parser.add_argument("--sweep", action="store_true", help="tune fusion / BM25 weights on a dev half, report the test half")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--no-cache", action="store_true", help="embed everything afresh (no embedding cache)")
     args = parser.parse_args(argv)
 
     tools, source = load_tools(args.tools)
     all_queries = load_queries(Path(args.queries))
     queries = applicable(all_queries, {t.id for t in tools})
     embedder = resolve_embedder(args.model)
+    if not args.no_cache:  # vectors keyed by (model, text): a rerun embeds only what changed
+        cache_file = Path(os.environ.get("CWORLD_WORKSPACE", ".cworld")) / "cache" / "embed_cache.sqlite"
+        embedder = CachedEmbedder(embedder, EmbeddingCache(cache_file))
     start = time.perf_counter()
     index, _ = ToolIndex.build(tools, embedder, server_descriptions=server_descriptions(MANIFEST))
     build_s = time.perf_counter() - start

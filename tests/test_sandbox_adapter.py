@@ -238,7 +238,11 @@ def test_cli_list_json_counts_tools() -> None:
     assert rows["clock"]["tools"] >= 6
 
 
-def test_cli_serve_unknown_app_is_a_usage_error() -> None:
-    proc = subprocess.run([*CLI, "sandbox", "serve", "nosuchapp"], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2
-    assert "no sandbox app 'nosuchapp'" in proc.stderr and "mail" in proc.stderr
+def test_cli_serve_unknown_app_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from cworld.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sandbox", "serve", "nosuchapp"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "no sandbox app 'nosuchapp'" in err and "mail" in err

@@ -270,3 +270,11 @@ def test_prerequisites_name_real_tools() -> None:
     for edge in FinanceApp.prerequisites:
         assert {edge.before, edge.after} <= names, edge
     assert any(e.before == "read_authenticator" and e.after == "confirm_transfer" for e in FinanceApp.prerequisites)
+
+
+def test_ticker_knowledge_base_is_large_and_unique() -> None:
+    from cworld.sandbox.framework import kb
+
+    tickers = kb.load("tickers")
+    assert len(tickers) >= 60 and len({t["symbol"] for t in tickers}) == len(tickers)
+    assert len({t["company"] for t in tickers}) == len(tickers)

@@ -125,7 +125,7 @@ def test_stock_and_per_order_limits(shop: SandboxServer) -> None:
     low = next(p for p, v in catalog.items() if v["stock"] == 2)
     err(shop.call_tool_sync("add_to_cart", {"product_id": low, "quantity": 3}), "limit")
     ok(shop.call_tool_sync("add_to_cart", {"product_id": low, "quantity": 1}))
-    cart = ok(shop.call_tool_sync("add_to_cart", {"product_id": low, "quantity": 1}))
+    cart = ok(shop.call_tool_sync("add_to_cart", {"product_id": f" {low.lower()}", "quantity": 1}))
     assert [line["quantity"] for line in cart["items"] if line["product_id"] == low] == [2], "same product merges"
     err(shop.call_tool_sync("add_to_cart", {"product_id": low}), "limit")
     capped = next(p for p, v in catalog.items() if v["stock"] > v["max_per_order"] and p != low)
@@ -222,3 +222,11 @@ def test_prerequisites_name_real_tools() -> None:
     for edge in ShopApp.prerequisites:
         assert {edge.before, edge.after} <= names, edge
     assert any(e.before == "login" and e.after == "checkout" and e.via == "token" for e in ShopApp.prerequisites)
+
+
+def test_catalog_knowledge_base_is_large_and_unique() -> None:
+    from cworld.sandbox.framework import kb
+
+    products = kb.load("products")
+    assert len(products) >= 120 and len({p["sku"] for p in products}) == len(products)
+    assert len({p["category"] for p in products}) >= 10

@@ -225,3 +225,16 @@ def test_prerequisites_name_real_tools() -> None:
     for edge in TravelApp.prerequisites:
         assert {edge.before, edge.after} <= names, edge
     assert any(e.before == "find_airports" and e.after == "search_flights" for e in TravelApp.prerequisites)
+
+
+def test_knowledge_base_covers_every_city_people_live_in() -> None:
+    from cworld.sandbox.framework import kb
+
+    ports = kb.load("airports")
+    assert len(ports) >= 40 and len({a["iata"] for a in ports}) == len(ports)
+    cities = {a["city"] for a in ports}
+    assert {p["city"] for p in kb.load("people")} <= cities, "every cast member's city has an airport"
+    assert {h["city"] for h in kb.load("hotels")} <= cities
+    assert world.home_airports({"city": "London", "country": "United Kingdom"}) == ["LGW", "LHR", "STN"]
+    assert world.home_airports({"city": "Nowhere", "country": "Japan"}) == ["HND", "NRT"]
+    assert world.home_airports({"city": "Nowhere", "country": "Atlantis"}) == [min(a["iata"] for a in ports)]

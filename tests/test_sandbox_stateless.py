@@ -45,7 +45,9 @@ def test_at_least_100_tools_spread_over_the_servers():
     assert all(15 <= n <= 30 for n in counts.values()), counts
 
 
-@pytest.mark.parametrize(("app", "tool_name", "attr"), _tools(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("app", "tool_name", "attr"), _tools(), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_every_tool_is_documented_typed_and_read_only(app, tool_name, attr):
     meta = {m.name: m for m, _ in app.tool_methods()}[tool_name]
     assert len(meta.description) >= 30, f"{tool_name}: description too short"
@@ -53,7 +55,9 @@ def test_every_tool_is_documented_typed_and_read_only(app, tool_name, attr):
     sig = method_signature(app, attr)
     assert inspect.isclass(sig.return_annotation) and issubclass(sig.return_annotation, BaseModel), tool_name
     for param in sig.parameters.values():
-        assert typing.get_origin(param.annotation) is typing.Annotated, f"{tool_name}.{param.name} not Annotated"
+        assert typing.get_origin(param.annotation) is typing.Annotated, (
+            f"{tool_name}.{param.name} not Annotated"
+        )
         infos = [m for m in param.annotation.__metadata__ if isinstance(m, FieldInfo)]
         assert any(i.description for i in infos), f"{tool_name}.{param.name} has no description"
 
@@ -77,8 +81,10 @@ async def test_calls_over_mcp_return_structured_content_matching_the_output_sche
         "text": ("slugify", {"text": "Hello, World!"}),
         "datetime": ("date_info", {"day": "2026-03-05"}),
         "crypto": ("hash_text", {"text": "abc", "algorithm": "md5"}),
-        "graph": ("shortest_path", {"edges": [{"source": "a", "target": "b", "weight": 2}], "source": "a",
-                                    "target": "b"}),
+        "graph": (
+            "shortest_path",
+            {"edges": [{"source": "a", "target": "b", "weight": 2}], "source": "a", "target": "b"},
+        ),
     }
     for name, (tool, args) in calls.items():
         async with mcp.Client(servers[name]) as client:
@@ -119,7 +125,11 @@ DOS_CASES = [
     ("text", "json_format", {"text": "[" * 50_000 + "]" * 50_000}),
     ("datetime", "list_dates", {"start": "0001-01-01", "end": "9999-12-31"}),
     ("datetime", "cron_next_runs", {"expression": "0 0 30 2 *", "after": "2026-01-01T00:00"}),
-    ("graph", "betweenness_centrality", {"edges": [{"source": f"n{i}", "target": f"n{i + 1}"} for i in range(300)]}),
+    (
+        "graph",
+        "betweenness_centrality",
+        {"edges": [{"source": f"n{i}", "target": f"n{i + 1}"} for i in range(300)]},
+    ),
 ]
 
 

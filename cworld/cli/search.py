@@ -18,10 +18,12 @@ def _first_line(text: str, limit: int = 90) -> str:
 
 def _print_table(query: str, hits: list, method: str, with_prereqs: bool) -> None:
     table = Table(title=f"{query!r} ({method})", title_justify="left")
-    for col, justify in (("#", "right"), ("tool", "left"), ("score", "right"), ("description", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    table.add_column("#", justify="right")
+    table.add_column("tool", no_wrap=True, style="bold")
+    table.add_column("score", justify="right")
+    table.add_column("description", overflow="ellipsis", max_width=60)
     if with_prereqs:
-        table.add_column("run first", style="cyan")
+        table.add_column("run first", style="cyan", no_wrap=True)
     for hit in hits:
         row = [str(hit.rank), hit.tool_id, f"{hit.score:.3f}", _first_line(hit.tool.description)]
         if with_prereqs:

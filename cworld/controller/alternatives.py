@@ -1,9 +1,9 @@
 """Alternatives to a tool: what an agent can switch to when a tool is deprecated.
 
 An alternative is another tool that can take the same call: its required parameters are all among the
-original's parameters, it reads or writes like the original, and its name says it does the same thing
-(the same name on another server, as in the paper's deprecation example, or the same verb and object
-words). Planning uses this to deprecate only tools that can be replaced; scripted agents use it to switch.
+original's parameters, it reads or writes like the original, it serves the same category (when both
+say), and its name says it does the same thing (the same name on another server, as in the paper's
+deprecation example, or the same verb and object words). Planning uses this to deprecate only tools that can be replaced; scripted agents use it to switch.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ def similar_tools(tool: ToolSpec, candidates: Iterable[ToolSpec], *, k: int = 5,
     scored = []
     for other in candidates:
         if other.id == tool.id or other.is_read_only != tool.is_read_only or not can_take_call(tool, other):
+            continue
+        if tool.category and other.category and tool.category != other.category:
             continue
         affinity = name_affinity(tool, other)
         if affinity >= min_affinity:

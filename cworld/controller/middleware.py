@@ -32,9 +32,11 @@ class CallContext:
     def tool_id(self) -> str:
         return self.tool.id
 
-    def intervene(self, kind: str, level: FaultLevel, message: str = "", **params: Any) -> Intervention:
+    def intervene(self, kind: str, level: FaultLevel, message: str = "",
+                  params: dict[str, Any] | None = None) -> Intervention:
         """Record what a step did to this call (the controller logs it and puts it on the outcome)."""
-        record = Intervention(kind=kind, level=level, turn=self.turn, tool=self.tool.id, params=params, message=message)
+        record = Intervention(kind=kind, level=level, turn=self.turn, tool=self.tool.id, params=params or {},
+                              message=message)
         self.interventions.append(record)
         return record
 

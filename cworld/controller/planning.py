@@ -67,15 +67,16 @@ def plan_faults(
     for kind in sorted(policy.faults):
         rule = policy.faults[kind]
         fault_cls = FAULT_TYPES[kind]
-        plan = PlanInput(task=task, tools=tools or {}, categories=rule.categories, tool_globs=rule.tools)
         for n in range(sample_budget(rule.budget, rng)):
+            key = f"{task.id}:{policy.name}:{seed}:{kind}:{n}"
+            plan = PlanInput(task=task, tools=tools or {}, categories=rule.categories, tool_globs=rule.tools, key=key)
             params = {name: sample_param(spec, rng) for name, spec in sorted(rule.params.items())}
             params = fault_cls.Params.model_validate(params).model_dump(mode="json")
             targeting = fault_cls.plan_target(plan, params, rng)
             if targeting is None:
                 continue
             planned.append(PlannedFault(
-                key=f"{task.id}:{policy.name}:{seed}:{kind}:{n}", kind=kind, level=fault_cls.level,
+                key=key, kind=kind, level=fault_cls.level,
                 params=params, turns=rule.turns, categories=rule.categories, tools=rule.tools,
                 target=targeting.target, content=targeting.content,
             ))

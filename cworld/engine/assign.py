@@ -1,8 +1,9 @@
 """Assign every tool to a category card.
 
-Order: an explicit manifest hint (`tool_categories`, or a server with one `category_hints` entry), the
-card's recognition rules (server ids, then keywords in the name and description), embedding similarity to
-card descriptions (when an embedder is given and the best match is clear), else the `generic` card.
+Order: an explicit manifest hint (`tool_categories`, or a server with one `category_hints` entry that
+names a card), a tool category that is a card name, the cards' recognition rules (server ids, category
+aliases, then keywords in the name and description), embedding similarity to card descriptions (when an
+embedder is given and the best match is clear), else the `generic` card.
 """
 
 from __future__ import annotations
@@ -12,18 +13,19 @@ from dataclasses import dataclass
 
 from cworld.data_model import ServerSpec, ToolSpec
 from cworld.engine.cards import CategoryCard
-from cworld.engine.operations import name_tokens
+from cworld.engine.operations import name_tokens, singular
 
 #: (texts) -> list of unit vectors; the registry's embedder fits.
 Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 SIMILARITY_FLOOR = 0.30
+KEYWORD_FLOOR = 2
 
 
 @dataclass(frozen=True)
 class Assignment:
     tool_id: str
     card: str
-    reason: str  # manifest | server | keywords | embedding | generic
+    reason: str  # manifest | category | server | alias | keywords | embedding | generic
 
 
 def assign_cards(
@@ -32,17 +34,34 @@ def assign_cards(
     servers: dict[str, ServerSpec] | None = None,
     embed: Embedder | None = None,
 ) -> list[Assignment]:
+    """One assignment per tool, in the order given."""
     servers = servers or {}
-    out: list[Assignment] = []
-    pending: list[ToolSpec] = []
-    for tool in tools:
-        found = _by_manifest(tool, servers.get(tool.server), cards) or _by_rules(tool, cards)
-        if found:
-            out.append(found)
-        else:
-            pending.append(tool)
-    out.extend(_by_embedding(pending, cards, embed))
-    return out
+    found = {t.id: assign_tool(t, cards, servers.get(t.server)) for t in tools}
+    pending = [t for t in tools if found[t.id] is None]
+    for assignment in _by_embedding(pending, cards, embed):
+        found[assignment.tool_id] = assignment
+    return [found[t.id] for t in tools]  # type: ignore[misc]
+
+
+def assign_tool(tool: ToolSpec, cards: dict[str, CategoryCard], server: ServerSpec | None = None) -> Assignment | None:
+    """The card by every rule short of embeddings, or None when no rule decides."""
+    return _by_manifest(tool, server, cards) or _by_category(tool, cards) or _by_rules(tool, cards)
+
+
+class CardIndex:
+    """Tool -> card at run time, remembered per tool id (the engines ask on every call)."""
+
+    def __init__(self, cards: dict[str, CategoryCard]) -> None:
+        self.cards = cards
+        self._memo: dict[str, CategoryCard] = {}
+
+    def card_for(self, tool: ToolSpec) -> CategoryCard:
+        card = self._memo.get(tool.id)
+        if card is None:
+            found = assign_tool(tool, self.cards)
+            card = self.cards[found.card] if found else self.cards["generic"]
+            self._memo[tool.id] = card
+        return card
 
 
 def _by_manifest(tool: ToolSpec, server: ServerSpec | None, cards: dict[str, CategoryCard]) -> Assignment | None:
@@ -57,11 +76,25 @@ def _by_manifest(tool: ToolSpec, server: ServerSpec | None, cards: dict[str, Cat
     return None
 
 
+def _by_category(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | None:
+    if tool.category and tool.category in cards and tool.category != "generic":
+        return Assignment(tool.id, tool.category, "category")
+    return None
+
+
 def _by_rules(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | None:
     for card in cards.values():
         if tool.server in card.recognition.servers:
             return Assignment(tool.id, card.name, "server")
+    for card in cards.values():
+        if tool.category and tool.category in card.recognition.categories:
+            return Assignment(tool.id, card.name, "alias")
+    return _by_keywords(tool, cards)
+
+
+def _by_keywords(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | None:
     tokens = set(name_tokens(tool.name))
+    tokens |= {singular(t) for t in tokens}
     description = tool.description.lower()
     best, best_hits = None, 0
     for card in cards.values():
@@ -69,7 +102,7 @@ def _by_rules(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | No
         hits += sum(1 for k in card.recognition.description_keywords if k in description)
         if hits > best_hits:
             best, best_hits = card.name, hits
-    return Assignment(tool.id, best, "keywords") if best and best_hits >= 2 else None
+    return Assignment(tool.id, best, "keywords") if best and best_hits >= KEYWORD_FLOOR else None
 
 
 def _by_embedding(tools: list[ToolSpec], cards: dict[str, CategoryCard], embed: Embedder | None) -> list[Assignment]:

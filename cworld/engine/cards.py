@@ -51,7 +51,13 @@ class EntityType(_Strict):
     key_field: str = Field("id", description="the field that identifies a record: id, path, name, number, sha")
     fields: dict[str, str] = Field(description="field name -> type from the card vocabulary")
     seed_count: int = Field(4, ge=0, le=50, description="pre-existing entities in a new simulated world")
+    open_world: bool = Field(
+        False, description="any key names a record (time zones, web pages, search results): unknown ones are made up"
+    )
     examples: list[dict[str, Any]] = Field(default_factory=list)
+    text: dict[OperationKind, str] = Field(
+        default_factory=dict, description="per-operation text renderings for this entity, overriding the card's"
+    )
 
     @field_validator("fields")
     @classmethod

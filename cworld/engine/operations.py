@@ -7,14 +7,20 @@ import re
 from cworld.data_model import ToolSpec
 from cworld.engine.cards import CategoryCard, EntityType
 
-_VERBS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("search", ("search", "find", "query", "lookup", "look")),
-    ("list", ("list", "browse", "all", "recent", "history")),
-    ("get", ("get", "read", "show", "view", "describe", "fetch", "open", "retrieve", "check", "status", "info", "detail")),
-    ("create", ("create", "add", "new", "post", "send", "write", "insert", "book", "schedule", "compose", "draft", "upload", "make", "register", "save", "store", "place", "open_")),
-    ("update", ("update", "edit", "set", "modify", "rename", "change", "move", "patch", "mark", "assign", "reschedule", "replace")),
-    ("delete", ("delete", "remove", "cancel", "archive", "trash", "drop", "clear", "revoke", "unsubscribe")),
-)
+_VERBS: dict[str, tuple[str, ...]] = {
+    "search": ("search", "find", "query", "lookup", "look", "grep", "match"),
+    "list": ("list", "browse", "all", "recent", "history", "log", "tree", "read_graph"),
+    "get": ("get", "read", "show", "view", "describe", "fetch", "open", "retrieve", "check", "status", "info",
+            "detail", "details", "diff", "count", "quote", "preview", "download", "inspect", "now", "current"),
+    "create": ("create", "add", "new", "post", "send", "write", "insert", "book", "schedule", "compose", "draft",
+               "upload", "make", "register", "save", "store", "place", "commit", "push", "fork", "log_activity",
+               "reply", "forward", "invite", "append", "comment", "duplicate", "copy"),
+    "update": ("update", "edit", "set", "modify", "rename", "change", "move", "patch", "mark", "assign", "reschedule",
+               "replace", "reset", "restore", "star", "resolve", "select", "apply", "merge", "respond", "join",
+               "leave", "share", "unshare", "lock", "unlock", "close", "reopen", "complete", "dismiss"),
+    "delete": ("delete", "remove", "cancel", "archive", "trash", "drop", "clear", "revoke", "unsubscribe", "purge"),
+}
+_KIND_OF_VERB: dict[str, str] = {verb: kind for kind, verbs in _VERBS.items() for verb in verbs}
 
 
 def name_tokens(name: str) -> list[str]:
@@ -24,15 +30,15 @@ def name_tokens(name: str) -> list[str]:
 
 
 def operation_kind(tool: ToolSpec) -> str:
-    """One of list/get/search/create/update/delete/action. The name's verb decides; annotations break ties."""
+    """One of list/get/search/create/update/delete/action. The first verb in the name decides (so
+    `git_status` and `brave_web_search` work); annotations override what cannot be."""
     tokens = name_tokens(tool.name)
-    first = tokens[0] if tokens else ""
-    for kind, verbs in _VERBS:
-        if first in verbs:
-            return _agree_with_annotations(kind, tool)
+    joined = "_".join(tokens)
+    kind = _KIND_OF_VERB.get(joined) or next((_KIND_OF_VERB[t] for t in tokens if t in _KIND_OF_VERB), None)
+    if kind is not None:
+        return _agree_with_annotations(kind, tool)
     if tool.annotations.read_only_hint:
-        plural = any(t.endswith("s") for t in tokens)
-        return "list" if plural else "get"
+        return "list" if tokens and tokens[-1].endswith("s") and not tokens[-1].endswith("ss") else "get"
     if tool.annotations.destructive_hint:
         return "delete"
     return "action"
@@ -45,21 +51,39 @@ def _agree_with_annotations(kind: str, tool: ToolSpec) -> str:
     return kind
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    if word.endswith(("ss", "us", "is")):
+        return word
     if word.endswith("ies"):
         return word[:-3] + "y"
-    if word.endswith(("ses", "xes")):
+    if word.endswith(("sses", "xes", "ches", "shes")):
         return word[:-2]
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+def _last_mention(entity: EntityType, words: list[str]) -> int:
+    """Where in `words` the entity's name (possibly several words, e.g. pull_request) last ends; -1 if absent."""
+    parts = entity.name.split("_")
+    best = -1
+    for i in range(len(words) - len(parts) + 1):
+        if words[i : i + len(parts)] == parts:
+            best = i + len(parts) - 1
+    if best < 0 and entity.id_prefix.lower() in words:
+        best = words.index(entity.id_prefix.lower())
+    return best
+
+
 def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
-    """The card entity the tool touches: named in the tool name, else in an id parameter, else the first."""
-    tokens = [_singular(t) for t in name_tokens(tool.name)]
-    params = [_singular(p.removesuffix("_id")) for p in tool.input_schema.get("properties", {})]
-    for source in (tokens, params):
+    """The card entity the tool touches: the last one its name mentions (the head noun:
+    `add_issue_comment` -> comment), else the one an id parameter names, else the card's first."""
+    words = [singular(t) for t in name_tokens(tool.name)]
+    ranked = sorted(((_last_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
+    if ranked and ranked[-1][0] >= 0:
+        return ranked[-1][2]
+    params = [singular(re.sub(r"_?ids?$", "", p)) for p in tool.input_schema.get("properties", {})]
+    for param in params:
         for entity in card.entities:
-            if entity.name in source or entity.id_prefix in source:
+            if param == entity.name or param.endswith(f"_{entity.name}") or param.startswith(f"{entity.name}_"):
                 return entity
     if card.entities:
         return card.entities[0]

@@ -1,18 +1,35 @@
-"""The World Engine protocol: predict a tool's response from the tool, the arguments and the session so far."""
+"""The World Engine protocol: predict a tool's response from the tool, the arguments and the session so far.
+
+The session log is the truth about an episode: an engine may keep a faster view of it (the schema
+engine's simulated world), but must rebuild that view from the log whenever the two disagree, e.g. when
+the controller recorded an injected fault instead of the engine's answer.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from cworld.data_model import ToolResult, ToolSpec
+from cworld.errors import UsageError
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces: equal arguments give equal text (cache keys, digests, prompts)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 class LogEntry(BaseModel):
-    tool: str
+    tool: str = Field(description="tool id, `server/name`")
     arguments: dict[str, Any] = Field(default_factory=dict)
     result: ToolResult
+
+    def fingerprint(self) -> str:
+        return f"{self.tool}\x1f{canonical_json(self.arguments)}"
 
 
 class SessionLog(BaseModel):
@@ -20,9 +37,41 @@ class SessionLog(BaseModel):
 
     seed: int = 0
     entries: list[LogEntry] = Field(default_factory=list)
+    #: Engines' private views of this session (e.g. the schema engine's world), never serialized.
+    _views: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def record(self, tool: str, arguments: dict[str, Any], result: ToolResult) -> None:
         self.entries.append(LogEntry(tool=tool, arguments=arguments, result=result))
+
+    def digest(self, upto: int | None = None) -> str:
+        """A short hash of the seed and the entries so far: equal histories, equal digests."""
+        hasher = hashlib.sha256(str(self.seed).encode())
+        for entry in self.entries[:upto]:
+            hasher.update(entry.fingerprint().encode())
+            hasher.update(canonical_json([entry.result.is_error, entry.result.structured_content, entry.result.text]).encode())
+        return hasher.hexdigest()[:16]
+
+    def view(self, key: str) -> Any:
+        return self._views.get(key)
+
+    def set_view(self, key: str, value: Any) -> None:
+        self._views[key] = value
+
+    @classmethod
+    def load(cls, path: Path) -> SessionLog:
+        """A session file: this model's JSON, or a JSON list of {tool, arguments, result} entries."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UsageError(f"session file {path} does not exist") from None
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"session file {path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        try:
+            return cls.model_validate({"entries": raw} if isinstance(raw, list) else raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UsageError(f"session file {path}: {where}: {first['msg']}") from None
 
 
 class WorldEngine(Protocol):

@@ -2,82 +2,163 @@
 
 It infers what a call does (operation kind and entity, from annotations, the name and the card), applies
 it to a simulated world kept per session, and shapes the result to the tool's output schema (or the
-card's pattern when there is none). Same seed and same call history ⇒ same responses.
+card's pattern when there is none). Same seed and same call history => same responses.
+
+The world is a function of the session log: it is kept between calls while the log grows as expected,
+and rebuilt by replaying the log otherwise. A replayed create adopts the id the log shows, so the world
+agrees with answers another engine (or a live server) gave.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.assign import CardIndex
 from cworld.engine.cards import CategoryCard
-from cworld.engine.jsonschema_utils import inline_refs, validation_error
+from cworld.engine.idformat import IdFormat, hinted_formats
+from cworld.engine.jsonschema_utils import validation_error
 from cworld.engine.operations import entity_for, operation_kind
-from cworld.engine.protocol import SessionLog
-from cworld.engine.shaping import fill
-from cworld.engine.values import value_for_schema
-from cworld.engine.world import Outcome, SimWorld, apply
+from cworld.engine.ops import apply
+from cworld.engine.patterns import ResponsePattern, render_text, response_pattern, text_template
+from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
+from cworld.engine.shaping import Shaper, single_text_property
+from cworld.engine.world import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys
 from cworld.seeding import derive_rng
+
+
+@dataclass
+class _View:
+    """The world after `applied` log entries, plus the call just answered (expected to be logged next)."""
+
+    applied: int
+    world: SimWorld
+    pending: str | None = None
+    pending_error: bool = False
 
 
 class SchemaEngine:
     name = "schema"
 
-    def __init__(self, cards: dict[str, CategoryCard]) -> None:
+    def __init__(self, cards: dict[str, CategoryCard], tools: Iterable[ToolSpec] = ()) -> None:
         self.cards = cards
-        self._worlds: dict[int, tuple[int, SimWorld]] = {}
+        self.index = CardIndex(cards)
         self._tools: dict[str, ToolSpec] = {}
+        self._hints: dict[str, dict[str, IdFormat]] = {}
+        self.register(tools)
+
+    def register(self, tools: Iterable[ToolSpec]) -> None:
+        """Tools the engine may see in a session log (to replay it) and learn id formats from."""
+        for tool in tools:
+            self._tools[tool.id] = tool
+            self._hints.setdefault(tool.server, {}).update(hinted_formats(tool))
 
     async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
         return self.respond_sync(tool, arguments, session)
 
     def respond_sync(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
-        self._tools[tool.id] = tool
-        world = self._world_for(session)
-        result = self._respond(world, tool, arguments, len(session.entries))
-        self._worlds[id(session)] = (len(session.entries) + 1, world)
+        if tool.id not in self._tools:
+            self.register([tool])
+        view = self._view_for(session)
+        result = self._respond(view.world, tool, arguments, len(session.entries))
+        view.pending = LogEntry(tool=tool.id, arguments=arguments, result=result).fingerprint()
+        view.pending_error = result.is_error
         return result
 
     def world_state(self, session: SessionLog) -> dict[str, Any]:
-        return self._world_for(session).snapshot()
+        return self._view_for(session).world.snapshot()
 
     def card_for(self, tool: ToolSpec) -> CategoryCard:
-        return self.cards.get(tool.category or "generic") or self.cards["generic"]
+        return self.index.card_for(tool)
 
-    # --- internals ---------------------------------------------------------------------
-    def _world_for(self, session: SessionLog) -> SimWorld:
-        """The session's world; rebuilt by replaying the log when this engine has not seen it all."""
-        applied, world = self._worlds.get(id(session), (-1, None))  # type: ignore[arg-type]
-        if world is not None and applied == len(session.entries):
-            return world
+    # --- the world as a view of the log ------------------------------------------------------------
+    def _view_for(self, session: SessionLog) -> _View:
+        key = f"{self.name}:{id(self)}"
+        view: _View | None = session.view(key)
+        entries = session.entries
+        if view is not None and view.applied == len(entries):
+            return view
+        if view is not None and view.applied + 1 == len(entries) and _continues(view, entries[-1]):
+            view.applied, view.pending = len(entries), None
+            return view
+        view = _View(applied=len(entries), world=self._replay(session))
+        session.set_view(key, view)
+        return view
+
+    def _replay(self, session: SessionLog) -> SimWorld:
         world = SimWorld(session.seed)
-        for n, entry in enumerate(session.entries):
+        for turn, entry in enumerate(session.entries):
             spec = self._tools.get(entry.tool)
             if spec is not None and not entry.result.is_error:
-                self._respond(world, spec, entry.arguments, n)
-        self._worlds[id(session)] = (len(session.entries), world)
+                self._respond(world, spec, entry.arguments, turn, recorded=entry.result)
         return world
 
-    def _respond(self, world: SimWorld, tool: ToolSpec, arguments: dict[str, Any], turn: int) -> ToolResult:
-        card = self.card_for(tool)
+    # --- one call ----------------------------------------------------------------------------------
+    def _respond(self, world: SimWorld, tool: ToolSpec, arguments: dict[str, Any], turn: int,
+                 recorded: ToolResult | None = None) -> ToolResult:
         problem = validation_error(tool.input_schema, arguments) if tool.input_schema else None
         if problem:
-            return ToolResult.error("invalid_args", f"Invalid arguments for {tool.name}: {problem}", source="engine")
-        rng = derive_rng(world.seed, f"engine:call:{turn}:{tool.id}:{json.dumps(arguments, sort_keys=True, default=str)}")
-        outcome = apply(world, card, entity_for(tool, card), operation_kind(tool), arguments, rng)
+            message = f"invalid_args: {tool.name}: {problem}. Check the tool's input schema and call again."
+            return ToolResult.error("invalid_args", message, source="engine", engine=self.name)
+        card, op = self.card_for(tool), operation_kind(tool)
+        entity = entity_for(tool, card)
+        hints = self._hints.get(tool.server, {})
+        coll = world.collection(tool.server, card, entity, hints)
+        rng = derive_rng(world.seed, f"engine:call:{turn}:{tool.id}:{canonical_json(arguments)}")
+        outcome = apply(coll, card, op, arguments, rng)
         if outcome.error_class:
-            return ToolResult.error(outcome.error_class, outcome.message, source="engine")  # type: ignore[arg-type]
-        return self._shaped(tool, outcome, rng)
+            return ToolResult.error(outcome.error_class, outcome.message, source="engine", engine=self.name)  # type: ignore[arg-type]
+        if recorded is not None:
+            _absorb_recorded(coll, op, outcome, recorded)
+        pattern = response_pattern(tool, card, op, entity)
+        ids = lambda stem: world.keys(tool.server, card, stem, hints)  # noqa: E731
+        result = self._shaped(pattern, outcome, coll, card, op, Shaper(rng, _aliases(coll), ids))
+        absorb(coll, result.structured_content)
+        return result
 
-    def _shaped(self, tool: ToolSpec, outcome: Outcome, rng: Any) -> ToolResult:
-        if not tool.output_schema:
-            payload = outcome.payload if isinstance(outcome.payload, dict) else {"result": outcome.payload}
-            return ToolResult.ok(payload, source="engine", op="card-pattern")
-        schema = inline_refs(tool.output_schema)
-        value = fill(schema, outcome.payload, rng)
-        if validation_error(schema, value) is not None:
-            value = value_for_schema(schema, rng)
-        valid = validation_error(schema, value) is None
+    def _shaped(self, pattern: ResponsePattern, outcome: Outcome, coll: Collection, card: CategoryCard, op: str,
+                shaper: Shaper) -> ToolResult:
+        many = op in ("list", "search")
+        template = text_template(card, op, coll.entity)
+        if pattern.kind == "text":
+            return ToolResult.ok(None, text=render_text(pattern.template, pattern.header, outcome.payload, many),
+                                 source="engine", engine=self.name, pattern="card")
+        text_prop = single_text_property(pattern.schema) if pattern.from_output_schema else None
+        if text_prop and template is not None:
+            text = render_text(template[0], template[1], outcome.payload, many)
+            return ToolResult.ok({text_prop: text}, text=text, source="engine", engine=self.name)
+        value = shaper.fill(pattern.schema, outcome.payload)
+        if validation_error(pattern.schema, value) is not None:
+            value = shaper.make(pattern.schema)
+        valid = validation_error(pattern.schema, value) is None
         structured = value if isinstance(value, dict) else {"result": value}
-        return ToolResult.ok(structured, source="engine", schema_valid=valid)
+        meta = {"source": "engine", "engine": self.name, "schema_valid": valid}
+        if not pattern.from_output_schema:
+            meta["pattern"] = "card"
+        return ToolResult.ok(structured, **meta)
+
+
+def _aliases(coll: Collection) -> dict[str, str]:
+    return {alias: coll.key_field for alias in id_keys(coll.entity)}
+
+
+def _continues(view: _View, last: LogEntry) -> bool:
+    """The log grew by exactly the call this engine just answered, with an answer of the same kind."""
+    return view.pending == last.fingerprint() and view.pending_error == last.result.is_error
+
+
+def _absorb_recorded(coll: Collection, op: str, outcome: Outcome, recorded: ToolResult) -> None:
+    data: Any = recorded.structured_content
+    if data is None:
+        try:
+            data = json.loads(recorded.text)
+        except (json.JSONDecodeError, TypeError):
+            return
+    if op == "create" and isinstance(outcome.payload, dict):
+        ours = outcome.payload.get(coll.key_field)
+        if ours is not None:
+            adopt_key(coll, str(ours), data)
+    absorb(coll, data)

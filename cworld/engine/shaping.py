@@ -1,21 +1,106 @@
 """Fit a semantic payload (a record, a page of records, a confirmation) into a tool's output schema.
 
-Values come from the payload where a property name matches (directly or by a known alias), and are
-generated from the schema otherwise, so the result both validates and stays consistent with the world.
+Values come from the payload where a property name matches (directly, through the entity's id aliases
+such as `message_id` -> the record key, or a known synonym such as `messages` -> the page's items), and
+are generated from the schema otherwise, so the result both validates and stays consistent with the world.
 """
 
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from cworld.engine.values import value_for_schema
+from cworld.engine.schema_values import IdSource, value_for_schema
 
-#: Output property names that mean "the list of items" or "the one entity".
-LIST_ALIASES = ("items", "results", "data", "entries", "records", "list")
+#: Output property names that mean "the list of items".
+LIST_ALIASES = ("items", "results", "data", "entries", "records", "list", "rows")
+TOTAL_NAMES = ("count", "total", "total_count", "totalResults", "total_results", "totalCount", "num_results")
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
+@dataclass
+class Shaper:
+    rng: random.Random
+    #: property name -> payload key, e.g. {"message_id": "id"}: the entity's key under the names tools use.
+    aliases: dict[str, str] = field(default_factory=dict)
+    #: existing keys by entity stem, so generated `person_id`s name records that exist.
+    ids: IdSource | None = None
+
+    def make(self, schema: dict[str, Any], name: str = "", depth: int = 0) -> Any:
+        return value_for_schema(schema, self.rng, field=name, depth=depth, ids=self.ids)
+
+    def fill(self, schema: dict[str, Any], source: Any, *, name: str = "", depth: int = 0) -> Any:
+        """A value valid for `schema`, taken from `source` where it fits."""
+        types = schema_types(schema)
+        if source is None or depth > 8:
+            return self.make(schema, name, depth)
+        if schema.get("enum") and source not in schema["enum"]:
+            return self.make(schema, name)
+        if "object" in types and isinstance(source, dict):
+            return self._object(schema, source, depth)
+        if "array" in types and isinstance(source, list):
+            item = schema.get("items") or {}
+            return [self.fill(item, x, name=name, depth=depth + 1) for x in source]
+        if "object" in types and isinstance(source, str) and "properties" in schema:
+            return self._object_from_text(schema, source, depth)
+        return self._coerce(schema, types, source, name)
+
+    def _object(self, schema: dict[str, Any], source: dict[str, Any], depth: int) -> dict[str, Any]:
+        props: dict[str, Any] = schema.get("properties", {})
+        if not props:
+            return dict(source) if schema.get("additionalProperties", True) is not False else {}
+        required = set(schema.get("required", []))
+        out: dict[str, Any] = {}
+        for prop, sub in props.items():
+            picked = self._pick(source, prop, sub)
+            if picked is not None or prop in required:
+                out[prop] = self.fill(sub, picked, name=prop, depth=depth + 1)
+        return out
+
+    def _pick(self, source: dict[str, Any], prop: str, schema: dict[str, Any]) -> Any:
+        if prop in source:
+            return source[prop]
+        if prop in self.aliases and self.aliases[prop] in source:
+            return source[self.aliases[prop]]
+        types = schema_types(schema)
+        if "array" in types:
+            return _list_in(source)
+        if prop in TOTAL_NAMES and isinstance(source.get("total"), int):
+            return source["total"]
+        if "object" in types and "properties" in schema:
+            return _object_in(source, schema)
+        return None
+
+    def _object_from_text(self, schema: dict[str, Any], text: str, depth: int) -> dict[str, Any]:
+        """`sender: "a@b.example"` into `{name, email}`: the string lands in the property it looks like."""
+        made = self.make(schema, depth=depth + 1)
+        if isinstance(made, dict):
+            target = "email" if "@" in text else "name"
+            for prop in schema.get("properties", {}):
+                if target in prop.lower():
+                    made[prop] = text
+                    break
+        return made
+
+    def _coerce(self, schema: dict[str, Any], types: set[str], value: Any, name: str) -> Any:
+        if isinstance(value, bool):
+            return value if "boolean" in types else self.make(schema, name)
+        if isinstance(value, int | float) and types & {"integer", "number"}:
+            if "integer" in types and "number" not in types:
+                return int(value) if float(value).is_integer() else self.make(schema, name)
+            return value
+        if isinstance(value, str) and "string" in types:
+            limit = schema.get("maxLength")
+            return value[:limit] if limit else value
+        if "string" in types and isinstance(value, int | float):
+            return str(value)
+        if types & {"integer", "number"} and isinstance(value, str) and re.fullmatch(r"-?\d+(\.\d+)?", value):
+            return int(value) if "integer" in types and value.lstrip("-").isdigit() else float(value)
+        return self.make(schema, name)
+
+
+def schema_types(schema: dict[str, Any]) -> set[str]:
     kind = schema.get("type")
     if isinstance(kind, list):
         return set(kind)
@@ -24,67 +109,37 @@ def _types(schema: dict[str, Any]) -> set[str]:
     if "properties" in schema:
         return {"object"}
     options = schema.get("anyOf") or schema.get("oneOf") or []
-    return {t for option in options for t in _types(option)}
+    return {t for option in options for t in schema_types(option)}
 
 
-def _pick(source: dict[str, Any], name: str, schema: dict[str, Any]) -> Any:
-    if name in source:
-        return source[name]
-    types = _types(schema)
-    if "array" in types:
-        for alias in LIST_ALIASES:
-            if isinstance(source.get(alias), list):
-                return source[alias]
-    if "object" in types and "properties" in schema:
-        nested = [v for v in source.values() if isinstance(v, dict)]
-        if len(nested) == 1:
-            return nested[0]
-        props = set(schema.get("properties", {}))
-        if props and props & set(source) and not props <= {"items"}:
-            return source
-    if name in ("count", "total", "total_count") and isinstance(source.get("total"), int):
-        return source["total"]
+def _list_in(source: dict[str, Any]) -> list[Any] | None:
+    """A page's items under any list-like name, else the one list of records the payload holds."""
+    for alias in LIST_ALIASES:
+        if isinstance(source.get(alias), list):
+            return source[alias]
+    lists = [v for v in source.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+    return lists[0] if len(lists) == 1 else None
+
+
+def _object_in(source: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The nested record an object property wants: the only nested dict, else the source itself when
+    it already has some of the wanted properties, else the first item of a page."""
+    nested = [v for v in source.values() if isinstance(v, dict)]
+    if len(nested) == 1:
+        return nested[0]
+    props = set(schema.get("properties", {}))
+    if props and props & set(source) and not props <= {"items"}:
+        return source
+    items = source.get("items")
+    if isinstance(items, list) and items and isinstance(items[0], dict):
+        return items[0]
     return None
 
 
-def fill(schema: dict[str, Any], source: Any, rng: random.Random, *, field: str = "", depth: int = 0) -> Any:
-    """A value valid for `schema`, taken from `source` where it fits."""
-    types = _types(schema)
-    if source is None or depth > 8:
-        if "null" in types and depth > 0 and rng.random() < 0.0:
-            return None
-        return value_for_schema(schema, rng, field=field, depth=depth)
-    if schema.get("enum") and source not in schema["enum"]:
-        return value_for_schema(schema, rng, field=field)
-    if "object" in types and isinstance(source, dict):
-        return _fill_object(schema, source, rng, depth)
-    if "array" in types and isinstance(source, list):
-        item = schema.get("items") or {}
-        return [fill(item, x, rng, field=field, depth=depth + 1) for x in source]
-    return _coerce(schema, types, source, rng, field)
-
-
-def _fill_object(schema: dict[str, Any], source: dict[str, Any], rng: random.Random, depth: int) -> dict[str, Any]:
-    props: dict[str, Any] = schema.get("properties", {})
-    if not props:
-        return dict(source) if schema.get("additionalProperties", True) is not False else {}
-    required = set(schema.get("required", []))
-    out: dict[str, Any] = {}
-    for name, sub in props.items():
-        picked = _pick(source, name, sub)
-        if picked is not None or name in required:
-            out[name] = fill(sub, picked, rng, field=name, depth=depth + 1)
-    return out
-
-
-def _coerce(schema: dict[str, Any], types: set[str], value: Any, rng: random.Random, field: str) -> Any:
-    if isinstance(value, bool):
-        return value if "boolean" in types else value_for_schema(schema, rng, field=field)
-    if isinstance(value, int | float) and types & {"integer", "number"}:
-        return int(value) if "integer" in types and "number" not in types else value
-    if isinstance(value, str) and "string" in types:
-        limit = schema.get("maxLength")
-        return value[:limit] if limit else value
-    if "string" in types and isinstance(value, int | float):
-        return str(value)
-    return value_for_schema(schema, rng, field=field)
+def single_text_property(schema: dict[str, Any]) -> str | None:
+    """The property of an output schema that is one string holding the whole answer (`{content: str}`)."""
+    props = schema.get("properties") or {}
+    if len(props) != 1:
+        return None
+    name, sub = next(iter(props.items()))
+    return name if schema_types(sub) == {"string"} else None

@@ -1,6 +1,7 @@
-"""Plausible values, deterministic for an RNG: from a card field type or from a JSON Schema.
+"""Plausible values, deterministic for an RNG, from a card field type (`email`, `enum[a,b]`, ...).
 
-The schema engine fills simulated entities and responses with these. Same RNG state, same value.
+The schema engine fills simulated records with these; `schema_values` builds on them for JSON Schemas.
+Same RNG state, same value.
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ WORDS = [
 ]
 TITLES = ["Q3 budget review", "Launch checklist", "Client onboarding notes", "Weekly sync", "Invoice #4821",
           "Roadmap draft", "Hiring plan", "Incident follow-up", "Travel itinerary", "Migration plan"]
+TAGS = ["urgent", "q2", "vip", "follow-up", "renewal", "decision-maker", "internal", "blocked"]
+CURRENCIES = ["USD", "EUR", "GBP", "JPY", "CAD"]
+TIMEZONES = ["Europe/Paris", "Asia/Tokyo", "America/New_York", "Europe/Lisbon", "Australia/Sydney", "UTC"]
 EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 
 def _name(rng: random.Random) -> str:
@@ -35,6 +40,22 @@ def _sentence(rng: random.Random, words: int) -> str:
 
 def _moment(rng: random.Random) -> datetime:
     return EPOCH + timedelta(minutes=rng.randrange(-60 * 24 * 60, 60 * 24 * 30))
+
+
+def _code(rng: random.Random, field: str) -> str:
+    """Codes look different by what they code: postcodes, card digits, document numbers, tickers, IATA."""
+    low = field.lower()
+    if re.search(r"post|zip", low):
+        return f"{rng.randint(10000, 99999)}"
+    if "last4" in low:
+        return "".join(rng.choice("0123456789") for _ in range(4))
+    if low.endswith("code") and "country" not in low:
+        return "".join(rng.choice("0123456789") for _ in range(6))
+    if re.search(r"number|passport|mrn|account", low):
+        return f"{rng.choice(UPPER)}{rng.randint(10_000_000, 99_999_999)}"
+    if re.search(r"symbol|ticker", low):
+        return "".join(rng.choice(UPPER) for _ in range(4))
+    return "".join(rng.choice(UPPER) for _ in range(3))
 
 
 def value_for_type(kind: str, rng: random.Random, *, field: str = "") -> Any:
@@ -68,11 +89,20 @@ _SCALARS: dict[str, Any] = {
     "path": lambda r, f: f"/workspace/{r.choice(WORDS)}/{r.choice(WORDS)}.md",
     "sha": lambda r, f: "".join(r.choice("0123456789abcdef") for _ in range(40)),
     "ref": lambda r, f: r.choice(["main", "develop", "feature/" + r.choice(WORDS)]),
+    "word": lambda r, f: r.choice(WORDS),
+    "weekday": lambda r, f: r.choice(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]),
+    "offset": lambda r, f: f"{r.choice(['+', '-'])}{r.randint(0, 11)}.{r.choice(['0', '5'])}h",
+    "tag": lambda r, f: r.choice(TAGS),
+    "currency": lambda r, f: r.choice(CURRENCIES),
+    "timezone": lambda r, f: r.choice(TIMEZONES),
+    "code": _code,
     "id": lambda r, f: f"{(f.removesuffix('_id') or 'item')}_{r.randint(1, 9999):04d}",
 }
 
 #: Field-name hints used when only a JSON Schema `string` is known.
 _NAME_HINTS: tuple[tuple[str, str], ...] = (
+    (r"time_?zone|^tz$", "timezone"), (r"day_of_week|weekday", "weekday"), (r"difference|utc_offset", "offset"),
+    (r"currency", "currency"), (r"symbol|ticker|postcode|zip|last4", "code"),
     (r"e-?mail", "email"), (r"phone", "phone"), (r"url|link|href", "url"), (r"(^|_)name$|author|owner|sender", "name"),
     (r"company|org", "company"), (r"city", "city"), (r"country", "country"), (r"(_at|time|timestamp)$", "datetime"),
     (r"date|day|deadline|due", "date"), (r"title|subject", "title"), (r"body|description|content|text|summary|note", "text"),
@@ -87,70 +117,3 @@ def hinted_type(field: str) -> str | None:
         if re.search(pattern, lowered):
             return kind
     return None
-
-
-def value_for_schema(schema: dict[str, Any], rng: random.Random, *, field: str = "", depth: int = 0) -> Any:
-    """A value valid against a (simple) JSON Schema; uses the field name to stay plausible."""
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return rng.choice(schema["enum"])
-    for key in ("anyOf", "oneOf"):
-        if schema.get(key):
-            options = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
-            return value_for_schema(options[0], rng, field=field, depth=depth)
-    if schema.get("allOf"):
-        return value_for_schema(schema["allOf"][0], rng, field=field, depth=depth)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    return _BY_JSON_TYPE.get(kind or ("object" if "properties" in schema else "string"), _string)(schema, rng, field, depth)
-
-
-def _string(schema: dict[str, Any], rng: random.Random, field: str, depth: int) -> str:
-    fmt = schema.get("format")
-    kind = {"date-time": "datetime", "date": "date", "email": "email", "uri": "url", "time": "time"}.get(fmt or "")
-    text = str(value_for_type(kind or hinted_type(field) or "string", rng, field=field))
-    low, high = schema.get("minLength", 0), schema.get("maxLength")
-    if high is not None:
-        text = text[:high]
-    return text.ljust(low, "x")
-
-
-def _number(schema: dict[str, Any], rng: random.Random, field: str, depth: int) -> float | int:
-    low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-    high = schema.get("maximum", schema.get("exclusiveMaximum", max(low, 0) + 1000))
-    if schema.get("type") == "integer":
-        lo, hi = int(low) + (1 if "exclusiveMinimum" in schema else 0), int(high) - (1 if "exclusiveMaximum" in schema else 0)
-        return rng.randint(lo, max(lo, hi))
-    return round(rng.uniform(float(low), float(high)), 2)
-
-
-def _array(schema: dict[str, Any], rng: random.Random, field: str, depth: int) -> list[Any]:
-    if depth > 6:
-        return []
-    count = max(schema.get("minItems", 0), rng.randint(1, 3))
-    count = min(count, schema.get("maxItems", count))
-    item = schema.get("items") or {"type": "string"}
-    return [value_for_schema(item, rng, field=field.rstrip("s"), depth=depth + 1) for _ in range(count)]
-
-
-def _object(schema: dict[str, Any], rng: random.Random, field: str, depth: int) -> dict[str, Any]:
-    props: dict[str, Any] = schema.get("properties", {})
-    required = set(schema.get("required", []))
-    out: dict[str, Any] = {}
-    for name, sub in props.items():
-        if name in required or depth < 4:
-            out[name] = value_for_schema(sub, rng, field=name, depth=depth + 1)
-    return out
-
-
-_BY_JSON_TYPE: dict[str, Any] = {
-    "string": _string,
-    "integer": _number,
-    "number": _number,
-    "boolean": lambda s, r, f, d: r.random() < 0.5,
-    "array": _array,
-    "object": _object,
-    "null": lambda s, r, f, d: None,
-}

@@ -1,23 +1,30 @@
-"""The simulated world the schema engine keeps per session: collections of entities per card.
+"""The simulated world the schema engine keeps per session: collections of records per server and entity.
 
-What a create/update/delete did is seen by later list/get/search calls; ids keep the card's format and
+What a create/update/delete did is seen by later list/get/search calls; ids keep their format and
 continue the sequence; reads of unknown ids fail with the card's not-found message. A new world is not
-empty: each collection starts with the card's `seed_count` plausible entities (messy states matter).
+empty: each collection starts with the card's `seed_count` plausible records (messy states matter).
+Collections are per server: two mail servers do not share a mailbox.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from cworld.engine.cards import CategoryCard, EntityType
+from cworld.engine.idformat import IdFormat, format_for
 from cworld.engine.values import value_for_type
 from cworld.seeding import derive_rng
 
-QUERY_ARGS = ("query", "q", "search", "keyword", "keywords", "text", "term", "filter")
-PAGE_ARGS = ("page", "page_size", "per_page", "limit", "offset", "max_results", "cursor", "count")
+#: (start, end) field pairs kept in order: an event never ends before it starts.
+TIME_PAIRS = (("start", "end"), ("starts_at", "ends_at"), ("departs_at", "arrives_at"), ("check_in", "check_out"),
+              ("start_time", "end_time"), ("start_date", "end_date"))
+_REF = re.compile(r"^(.+?)_ids?$")
 
 
 @dataclass
@@ -27,143 +34,197 @@ class Outcome:
     payload: Any = None
     error_class: str | None = None
     message: str = ""
+    many: bool = False  # the payload is a page or batch of records
 
 
 @dataclass
 class Collection:
     entity: EntityType
+    fmt: IdFormat
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     next_number: int = 1
+    #: entity stem -> keys of that entity in the same world and card (`calendar_id` -> calendar keys).
+    refs: Callable[[str], list[str]] | None = None
 
-    def new_id(self) -> str:
-        rid = f"{self.entity.id_prefix}_{self.next_number:04d}"
-        self.next_number += 1
-        return rid
+    @property
+    def key_field(self) -> str:
+        return self.entity.key_field
 
+    def new_key(self, rng: random.Random) -> Any:
+        """The next id in this collection's format (an int when the key field is an int)."""
+        while True:
+            key: Any = self.fmt.make(self.next_number, rng)
+            self.next_number += 1
+            if self.entity.fields.get(self.key_field) == "int" or (self.key_field == "id" and self.fmt.numeric):
+                key = int(key)
+            if str(key) not in self.records:
+                return key
 
-class SimWorld:
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-        self._collections: dict[str, Collection] = {}
+    def note_key(self, key: Any) -> None:
+        """Keep the sequence ahead of an id that came from outside (an argument, a recorded response)."""
+        number = self.fmt.number_of(str(key))
+        if number is not None and number >= self.next_number:
+            self.next_number = number + 1
 
-    def collection(self, card: CategoryCard, entity: EntityType) -> Collection:
-        key = f"{card.name}:{entity.name}"
-        if key not in self._collections:
-            self._collections[key] = self._seeded(card, entity)
-        return self._collections[key]
+    def put(self, record: dict[str, Any]) -> str:
+        key = str(record[self.key_field])
+        self.note_key(key)
+        self.records[key] = record
+        return key
 
-    def _seeded(self, card: CategoryCard, entity: EntityType) -> Collection:
-        rng = derive_rng(self.seed, f"engine:world:{card.name}:{entity.name}")
-        coll = Collection(entity)
-        for example in entity.examples[: entity.seed_count]:
-            rid = coll.new_id()
-            coll.records[rid] = {"id": rid, **{k: v for k, v in example.items() if k != "id"}}
-        while len(coll.records) < entity.seed_count:
-            rid = coll.new_id()
-            coll.records[rid] = {"id": rid, **fresh_fields(entity, rng)}
-        return coll
-
-    def snapshot(self) -> dict[str, Any]:
-        return {k: dict(c.records) for k, c in sorted(self._collections.items())}
+    def natural_key(self, rng: random.Random) -> Any:
+        """A key for a record keyed by a field (a path, a name, an issue number), unique in the collection."""
+        kind = self.entity.fields.get(self.key_field, "string")
+        if kind in ("int", "sha") or self.entity.id_format != "{prefix}_{n:04d}":
+            return self.new_key(rng)
+        for attempt in range(50):
+            key = value_for_type(kind, rng, field=self.key_field)
+            if attempt:
+                key = f"{key}-{attempt}" if kind != "path" else str(key).replace(".", f"-{attempt}.", 1)
+            if str(key) not in self.records:
+                return key
+        return self.new_key(rng)
 
 
 def fresh_fields(entity: EntityType, rng: random.Random) -> dict[str, Any]:
     return {name: value_for_type(kind, rng, field=name) for name, kind in entity.fields.items()}
 
 
-def find_id(entity: EntityType, arguments: dict[str, Any]) -> str | None:
-    """The id the call refers to: `<entity>_id`, `id`, another `*_id`, or any value in the id format."""
-    for key in (f"{entity.name}_id", "id"):
-        if isinstance(arguments.get(key), str | int):
-            return str(arguments[key])
-    pattern = re.compile(rf"^{re.escape(entity.id_prefix)}_\d+$")
-    for key, value in arguments.items():
-        if isinstance(value, str) and (pattern.match(value) or (key.endswith("_id") and key != "user_id")):
-            return value
+def _linked(coll: Collection, values: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """Reference fields (`calendar_id`, `labels: list[id]`) point at records that exist in the world."""
+    if coll.refs is None:
+        return values
+    for name, kind in coll.entity.fields.items():
+        match = _REF.match(name)
+        keys = coll.refs(match.group(1)) if match and kind in ("id", "list[id]") else []
+        if keys:
+            values[name] = rng.choice(keys) if kind == "id" else rng.sample(keys, min(len(keys), rng.randint(1, 2)))
+    return values
+
+
+def _ordered_times(values: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    for start, end in TIME_PAIRS:
+        try:
+            begins = datetime.fromisoformat(str(values[start]))
+        except (KeyError, ValueError):
+            continue
+        if end in values:
+            finish = begins + timedelta(minutes=rng.choice([30, 45, 60, 90, 120]) if "date" not in start else 0,
+                                        days=rng.randint(1, 5) if "date" in start or "check" in start else 0)
+            values[end] = finish.date().isoformat() if len(str(values[start])) == 10 else finish.isoformat()
+    return values
+
+
+def new_record(coll: Collection, rng: random.Random, given: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A record with generated fields, overridden by `given`, and a key in the collection's format."""
+    made = _ordered_times(_linked(coll, fresh_fields(coll.entity, rng), rng), rng)
+    record = {**made, **(given or {})}
+    if coll.key_field == "id":
+        record = {"id": record.get("id") or coll.new_key(rng), **{k: v for k, v in record.items() if k != "id"}}
+    elif not (given or {}).get(coll.key_field):
+        record[coll.key_field] = coll.natural_key(rng)
+    return record
+
+
+class SimWorld:
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._collections: dict[str, Collection] = {}
+        self._seeding: set[str] = set()
+
+    def collection(self, scope: str, card: CategoryCard, entity: EntityType,
+                   hints: dict[str, IdFormat] | None = None) -> Collection:
+        """The records of `entity` on server `scope`; id formats from the server's tool hints or the card."""
+        key = f"{scope}:{card.name}:{entity.name}"
+        if key not in self._collections:
+            self._seeding.add(key)
+            try:
+                fmt = format_for(entity, hints or {})
+                refs = lambda stem: self.keys(scope, card, stem, hints)  # noqa: E731
+                self._collections[key] = self._seeded(key, entity, fmt, refs)
+            finally:
+                self._seeding.discard(key)
+        return self._collections[key]
+
+    def keys(self, scope: str, card: CategoryCard, stem: str, hints: dict[str, IdFormat] | None = None) -> list[str]:
+        """Existing keys of the card entity a field stem names (`from_account` -> account); [] if none."""
+        entity = next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+        if entity is None or f"{scope}:{card.name}:{entity.name}" in self._seeding:
+            return []
+        return list(self.collection(scope, card, entity, hints).records)
+
+    def _seeded(self, key: str, entity: EntityType, fmt: IdFormat, refs: Callable[[str], list[str]]) -> Collection:
+        rng = derive_rng(self.seed, f"engine:world:{key}")
+        coll = Collection(entity, fmt, refs=refs)
+        for example in entity.examples[: entity.seed_count]:
+            coll.put(new_record(coll, rng, dict(example)))
+        while len(coll.records) < entity.seed_count:
+            coll.put(new_record(coll, rng))
+        return coll
+
+    def snapshot(self) -> dict[str, Any]:
+        return {k: {rid: dict(r) for rid, r in c.records.items()} for k, c in sorted(self._collections.items())}
+
+
+# --- keeping the world consistent with what was answered -------------------------------------------
+def id_keys(entity: EntityType) -> tuple[str, ...]:
+    """Names under which a response or an argument carries this entity's key."""
+    keys = [entity.key_field, f"{entity.name}_{entity.key_field}", f"{entity.name}_id", "id"]
+    if entity.key_field != "id":
+        keys.append(entity.name)
+    return tuple(dict.fromkeys(keys))
+
+
+def absorb(coll: Collection, value: Any, depth: int = 0) -> None:
+    """Add to records the scalar fields a response showed for them (generated by shaping, or recorded
+    from another engine or a live server), so that later reads repeat them instead of inventing anew."""
+    if depth > 6:
+        return
+    if isinstance(value, list):
+        for item in value[:100]:
+            absorb(coll, item, depth + 1)
+        return
+    if not isinstance(value, dict):
+        return
+    record = _record_named_by(coll, value)
+    if record is not None:
+        for key, sub in value.items():
+            scalar_before = key in record and not isinstance(record[key], dict | list)
+            if key not in record or (scalar_before and isinstance(sub, dict)):
+                record[key] = copy.deepcopy(sub)  # a structured form (sender {name, email}) replaces a bare string
+    for sub in value.values():
+        if isinstance(sub, dict | list):
+            absorb(coll, sub, depth + 1)
+
+
+def _record_named_by(coll: Collection, value: dict[str, Any]) -> dict[str, Any] | None:
+    for key in id_keys(coll.entity):
+        found = value.get(key)
+        if isinstance(found, str | int) and not isinstance(found, bool) and str(found) in coll.records:
+            return coll.records[str(found)]
     return None
 
 
-def apply(world: SimWorld, card: CategoryCard, entity: EntityType, op: str, args: dict[str, Any], rng: random.Random) -> Outcome:
-    coll = world.collection(card, entity)
-    handler = _HANDLERS.get(op, _action)
-    return handler(coll, card, args, rng)
+def adopt_key(coll: Collection, ours: str, recorded: Any) -> str:
+    """During replay, a create that another engine (or a live server) answered with another id keeps that
+    id, so the replayed world names the record as the agent saw it."""
+    theirs = _first_key(coll.entity, recorded)
+    if theirs is None or str(theirs) == ours or str(theirs) in coll.records or ours not in coll.records:
+        return ours
+    record = coll.records.pop(ours)
+    record[coll.key_field] = theirs
+    return coll.put(record)
 
 
-def _not_found(card: CategoryCard, entity: EntityType, rid: str) -> Outcome:
-    failure = card.failure("not_found")
-    template = failure.message if failure else "No {entity} with id '{id}'."
-    return Outcome(error_class="not_found", message=template.replace("{id}", rid).replace("{entity}", entity.name))
-
-
-def _matches(record: dict[str, Any], args: dict[str, Any]) -> bool:
-    for key, value in args.items():
-        if key in PAGE_ARGS or value in (None, "", []):
-            continue
-        if key in QUERY_ARGS:
-            haystack = " ".join(str(v) for v in record.values()).lower()
-            if not all(word in haystack for word in str(value).lower().split()):
-                return False
-        elif key in record and not isinstance(value, dict | list) and str(record[key]).lower() != str(value).lower():
-            return False
-    return True
-
-
-def _page(items: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
-    size = int(args.get("page_size") or args.get("per_page") or args.get("limit") or args.get("max_results") or 20)
-    size = max(1, min(size, 100))
-    page = max(1, int(args.get("page") or 1))
-    start = int(args.get("offset") or (page - 1) * size)
-    chunk = items[start : start + size]
-    return {"items": chunk, "total": len(items), "page": page, "page_size": size, "has_more": start + size < len(items)}
-
-
-def _list(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
-    items = [r for r in coll.records.values() if _matches(r, args)]
-    return Outcome(payload=_page(sorted(items, key=lambda r: r["id"], reverse=True), args))
-
-
-def _get(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
-    rid = find_id(coll.entity, args)
-    if rid is None:
-        return _list(coll, card, args, rng)
-    if rid not in coll.records:
-        return _not_found(card, coll.entity, rid)
-    return Outcome(payload=dict(coll.records[rid]))
-
-
-def _create(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
-    rid = coll.new_id()
-    record = {"id": rid, **fresh_fields(coll.entity, rng)}
-    record.update({k: v for k, v in args.items() if not k.endswith("_id") or k in coll.entity.fields})
-    coll.records[rid] = record
-    return Outcome(payload=dict(record))
-
-
-def _update(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
-    rid = find_id(coll.entity, args)
-    if rid is None or rid not in coll.records:
-        return _not_found(card, coll.entity, rid or "?")
-    id_keys = {f"{coll.entity.name}_id", "id"}
-    coll.records[rid].update({k: v for k, v in args.items() if k not in id_keys})
-    return Outcome(payload=dict(coll.records[rid]))
-
-
-def _delete(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
-    rid = find_id(coll.entity, args)
-    if rid is None or rid not in coll.records:
-        return _not_found(card, coll.entity, rid or "?")
-    del coll.records[rid]
-    return Outcome(payload={"deleted": True, "id": rid})
-
-
-def _action(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
-    rid = find_id(coll.entity, args)
-    if rid is not None and rid not in coll.records:
-        return _not_found(card, coll.entity, rid)
-    payload: dict[str, Any] = {"ok": True, "status": "completed"}
-    if rid is not None:
-        payload[coll.entity.name] = dict(coll.records[rid])
-    return Outcome(payload=payload)
-
-
-_HANDLERS = {"list": _list, "search": _list, "get": _get, "create": _create, "update": _update, "delete": _delete}
+def _first_key(entity: EntityType, value: Any, depth: int = 0) -> Any:
+    if depth > 4:
+        return None
+    if isinstance(value, dict):
+        for key in id_keys(entity):
+            if isinstance(value.get(key), str | int) and not isinstance(value.get(key), bool):
+                return value[key]
+        nested = [v for v in value.values() if isinstance(v, dict | list)]
+        return next((k for k in (_first_key(entity, v, depth + 1) for v in nested) if k is not None), None)
+    if isinstance(value, list) and value:
+        return _first_key(entity, value[0], depth + 1)
+    return None

@@ -2,7 +2,7 @@
 
 A networkx `DiGraph` over tool ids (`server/name`); an edge `a -> b` means "run `a` before `b`", with
 attributes `kind` (`requires`: b fails without a; `produces`: a gives a value b takes), `via` (the
-field that flows), `source` (`declared` by a sandbox app, or `schema`: inferred) and `note`.
+field that flows), `origin` (`declared` by a sandbox app, or `schema`: inferred) and `note`.
 
 Schema edges link a tool whose output holds an identifier to a tool whose input takes it. Identifiers are
 fields named like `<entity>_id` (also `_ids`, `_uid`, `_number`, `_code`, `_token`, `_name`), a bare `id`
@@ -59,7 +59,7 @@ class Link:
     after: str
     kind: str
     via: str | None
-    source: str
+    origin: str
     note: str = ""
 
 
@@ -69,7 +69,7 @@ class PrereqRef(BaseModel):
     tool_id: str
     kind: str
     via: str | None = None
-    source: str = "schema"
+    origin: str = "schema"
     depth: int = 1
     needed_by: str = ""
 
@@ -260,12 +260,12 @@ def build_graph(tools: Iterable[ToolSpec], declared: Iterable[Any] = ()) -> nx.D
         graph.add_node(tool.id, server=tool.server, name=tool.name)
     for link in _declared_links(declared):
         if link.before in graph and link.after in graph:
-            graph.add_edge(link.before, link.after, kind=link.kind, via=link.via, source=link.source, note=link.note)
+            graph.add_edge(link.before, link.after, kind=link.kind, via=link.via, origin=link.origin, note=link.note)
         else:
             graph.graph["skipped"].append(f"{link.before} -> {link.after}")
     for link in infer_links(tools):
         if not graph.has_edge(link.before, link.after):
-            graph.add_edge(link.before, link.after, kind=link.kind, via=link.via, source=link.source, note=link.note)
+            graph.add_edge(link.before, link.after, kind=link.kind, via=link.via, origin=link.origin, note=link.note)
     return graph
 
 
@@ -290,7 +290,7 @@ def load_graph(path: Path) -> nx.DiGraph:
 
 def _edge_order(graph: nx.DiGraph, before: str, after: str) -> tuple[int, int, str]:
     data = graph.edges[before, after]
-    return (data.get("kind") != "requires", data.get("source") != "declared", before)
+    return (data.get("kind") != "requires", data.get("origin") != "declared", before)
 
 
 def prerequisites(graph: nx.DiGraph, tool_id: str, depth: int = MAX_DEPTH, limit: int = MAX_PREREQS) -> list[PrereqRef]:
@@ -310,8 +310,8 @@ def prerequisites(graph: nx.DiGraph, tool_id: str, depth: int = MAX_DEPTH, limit
                 seen.add(before)
                 data = graph.edges[before, after]
                 found.append(PrereqRef(tool_id=before, kind=data.get("kind", "produces"), via=data.get("via"),
-                                       source=data.get("source", "schema"), depth=level, needed_by=after))
+                                       origin=data.get("origin", "schema"), depth=level, needed_by=after))
                 next_frontier.append(before)
         frontier = next_frontier
-    found.sort(key=lambda p: (p.depth, p.kind != "requires", p.source != "declared"))
+    found.sort(key=lambda p: (p.depth, p.kind != "requires", p.origin != "declared"))
     return found[:limit]

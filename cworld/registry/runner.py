@@ -23,6 +23,7 @@ from cworld.data_model import ServerSpec, ToolSpec
 from cworld.environment import Environment
 from cworld.errors import ContentError
 from cworld.mcp import Connection, ServerStartError
+from cworld.registry.install import entry_path
 from cworld.registry.launch import LaunchContext, resolve
 from cworld.registry.manifest import load_catalog
 from cworld.registry.probe_args import ValueBank
@@ -226,6 +227,10 @@ async def check_real(
     hooks: Hooks,
 ) -> ServerOutcome:
     """Launched against scratch targets and local services made for this run."""
+    entry = entry_path(spec, ctx.servers_dir)
+    if not spec.command and entry is not None and not entry.exists():
+        reason = f"not installed ({entry} is missing); run `cworld servers install`"
+        return ServerOutcome(ServerValidation(server=spec.id, kind=spec.kind, started=False, reason=reason))
     try:
         resolved = await asyncio.to_thread(resolve, spec, ctx)
     except ServiceUnavailable as exc:

@@ -141,7 +141,8 @@ class ArgGenerator:
         return value[: int(high)] if high is not None else value
 
     def _array(self, schema: dict[str, Any], name: str) -> list[Any]:
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        raw = schema.get("items")
+        items: dict[str, Any] = raw if isinstance(raw, dict) else {}
         count = max(1, int(schema.get("minItems", 1)))
         item_schema = resolve_ref(items, self.root)
         if _is_number_list(item_schema, self.root):

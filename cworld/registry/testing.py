@@ -43,7 +43,9 @@ def make_environment(root: Path, servers: list[ServerSpec | dict[str, Any]]) -> 
     """A minimal environment in `root` whose manifest holds exactly `servers` (other folders empty)."""
     for name in CONTENT_FOLDERS:
         (root / name).mkdir(parents=True, exist_ok=True)
-    entries = [s.model_dump(mode="json", exclude_defaults=True) if isinstance(s, ServerSpec) else s for s in servers]
+    entries = [
+        s.model_dump(mode="json", exclude_defaults=True) if isinstance(s, ServerSpec) else s for s in servers
+    ]
     for entry, spec in zip(entries, servers, strict=True):
         if isinstance(spec, ServerSpec):
             entry.update(id=spec.id, kind=spec.kind, transport=spec.transport)

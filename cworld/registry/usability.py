@@ -22,7 +22,7 @@ page, a file) only by how they open, since any long text may mention an error.""
 _OPENERS = re.compile(
     r"^\s*(?:"
     r"err(?:or)?\b|fatal\b|failed\b|failure\b|exception\b|panic\b"
-    r"|[A-Za-z_.]*(?:Error|Exception)\b\s*:?"  # ValueError: ..., sqlite3.OperationalError
+    r"|(?-i:[\w.]*(?:Error|Exception))\b\s*:?"  # ValueError: ..., sqlite3.OperationalError
     r"|(?:[\w-]+ ){0,2}error\s*[:\-(\[]"  # "Database error:", "MCP error -32602", "HTTP error (500)"
     r"|(?:could ?not|cannot|can't|unable to)\b"
     r"|(?:no such|not found|unknown|invalid|denied|permission denied|access denied"

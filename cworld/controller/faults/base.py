@@ -54,6 +54,8 @@ class PlanInput:
     tools: Mapping[str, ToolSpec]
     categories: list[str] = field(default_factory=list)
     tool_globs: list[str] = field(default_factory=list)
+    key: str = ""
+    """The planned fault's key (stable per task, policy, seed and position), for ids made at plan time."""
 
 
 @dataclass
@@ -68,7 +70,7 @@ class Fault:
     kind: ClassVar[str]
     level: ClassVar[FaultLevel]
     Params: ClassVar[type[FaultParams]] = FaultParams
-    #: State-level faults rewrite what the backend returned; they need the call to reach it first.
+    #: Faults that rewrite what the backend returned implement `transform`; the others `trigger`.
     needs_result: ClassVar[bool] = False
     #: Faults that keep a record of earlier results (stale data) ask the controller to remember calls.
     needs_memory: ClassVar[bool] = False
@@ -98,7 +100,11 @@ class Fault:
         return tool_matches(ctx.tool, self.planned.categories, self.planned.tools)
 
     async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        """Fire on this call. Implementations call `self.mark_fired(ctx, ...)` when they did apply."""
+        """Fire on this call (faults that act before the backend). Call `self.mark_fired` when it applied."""
+        raise NotImplementedError
+
+    def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
+        """Rewrite what the backend returned (faults with `needs_result`); None = nothing to act on here."""
         raise NotImplementedError
 
     async def intercept(self, ctx: CallContext, call_next: CallNext) -> ToolResult | None:
@@ -116,17 +122,14 @@ class Fault:
         self.log(ctx, "fire", message, **extra)
 
     def log(self, ctx: CallContext, phase: str, message: str, **extra: Any) -> None:
-        ctx.intervene(self.kind, self.level, message, fault=self.planned.key, phase=phase,
-                      **self.planned.params, **extra)
+        params = {**self.planned.params, **extra, "fault": self.planned.key, "phase": phase}
+        ctx.intervene(self.kind, self.level, message, params)
 
 
 def tool_matches(tool: ToolSpec, categories: list[str], tool_globs: list[str]) -> bool:
     """The policy's "where may it fire" filters: tool categories and tool-id globs (empty = anywhere)."""
-    if categories and (tool.category or "") not in categories:
-        return False
-    if tool_globs and not any(fnmatch.fnmatchcase(tool.id, g) for g in tool_globs):
-        return False
-    return True
+    in_category = not categories or (tool.category or "") in categories
+    return in_category and (not tool_globs or any(fnmatch.fnmatchcase(tool.id, g) for g in tool_globs))
 
 
 def fault_error(error_class: Any, message: str, source: str = "live", **meta: Any) -> ToolResult:

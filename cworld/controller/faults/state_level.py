@@ -38,6 +38,8 @@ GARBLE = "\ufffd"
 
 
 class _StateFault(Fault):
+    """A fault on the observation: the backend runs the call, `transform` rewrites what it returned."""
+
     level = "state"
     needs_result = True
 
@@ -73,10 +75,9 @@ class DelayedFault(_StateFault):
         self._job = ""
         self._delivered = False
 
-    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        raw = await call_next(ctx)
+    def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
         if not self._acts_on(raw):
-            return raw
+            return None
         self._stored, self._key = raw, call_key(ctx.tool.id, ctx.arguments)
         self._job = f"job_{self.rng.randrange(16**8):08x}"
         pending = self._pending(raw, ctx.index)
@@ -122,14 +123,13 @@ class CorruptedFault(_StateFault):
     Params = CorruptedParams
     params: CorruptedParams
 
-    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        raw = await call_next(ctx)
+    def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
         if not self._acts_on(raw) or not raw.structured_content:
-            return raw
+            return None
         structured = json.loads(json.dumps(raw.structured_content, default=str))
         leaves = sorted(_leaves(structured), key=lambda p: json.dumps(p))
         if not leaves:
-            return raw
+            return None
         picked = self.rng.sample(leaves, min(self.params.fields, len(leaves)))
         spoiled = [self._spoil(structured, path) for path in picked]
         self.mark_fired(ctx, f"corrupted {len(spoiled)} field(s)", paths=[".".join(map(str, p)) for p in picked],
@@ -176,12 +176,11 @@ class TruncatedFault(_StateFault):
     Params = TruncatedParams
     params: TruncatedParams
 
-    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        raw = await call_next(ctx)
+    def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
         text = raw.text
         cut = min(self.params.max_chars, max(20, math.floor(len(text) * self.params.keep_fraction)))
         if not self._acts_on(raw) or len(text) < self.params.min_chars or len(text) <= cut:
-            return raw
+            return None
         marker = f"\n...{TRUNCATION_MARKER} showing {cut} of {len(text)} characters]"
         self.mark_fired(ctx, f"truncated {len(text)} -> {cut} characters", shown=cut, total=len(text))
         return ToolResult(content=[{"type": "text", "text": text[:cut] + marker}], meta=dict(raw.meta))
@@ -197,18 +196,17 @@ class StaleFault(_StateFault):
     def eligible(self, ctx: CallContext) -> bool:
         return is_read(ctx.tool) and super().eligible(ctx)
 
-    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        raw = await call_next(ctx)
+    def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
         if not self._acts_on(raw) or raw.structured_content is None:
-            return raw
+            return None
         memory = self.env.memory
         earlier = memory.earlier_result(ctx.tool.id, ctx.arguments, raw)
         if earlier is not None:
             self.mark_fired(ctx, "served the previous answer to this call", view="call")
             return _with_structured(raw, dict(earlier.structured_content or {}))
-        structured, replaced = memory.stale_entities(raw.structured_content)
+        structured, replaced = memory.stale_entities(raw.structured_content, raw)
         if not replaced:
-            return raw
+            return None
         self.mark_fired(ctx, f"served earlier versions of {replaced} entit(y/ies)", view="entity", entities=replaced)
         return _with_structured(raw, structured)
 
@@ -235,11 +233,11 @@ def takes_auth(tool: ToolSpec) -> bool:
 
 
 @register
-class SessionExpiredFault(_StateFault):
+class SessionExpiredFault(Fault):
     """The server's session ends: its authenticated tools answer 401 until a login-like tool succeeds."""
 
     kind = "session_expired"
-    needs_result = False
+    level = "state"
 
     @classmethod
     def plan_target(cls, plan: PlanInput, params: dict[str, Any], rng: random.Random) -> Targeting | None:
@@ -249,12 +247,12 @@ class SessionExpiredFault(_StateFault):
         candidates = [s for s in servers if s in logins]
         return Targeting(target=rng.choice(candidates)) if candidates else None
 
-    def eligible(self, ctx: CallContext) -> bool:
-        return ctx.tool.server == self.planned.target and self._affected(ctx.tool)
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._renewed = False
+
+    def eligible(self, ctx: CallContext) -> bool:
+        return ctx.tool.server == self.planned.target and self._affected(ctx.tool)
 
     async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
         result = self._denied(ctx)

@@ -170,16 +170,18 @@ class DeprecatedFault(Fault):
     @classmethod
     def plan_target(cls, plan: PlanInput, params: dict[str, object], rng: random.Random) -> Targeting | None:
         used = [s.tool for s in plan.task.gold_plan] or list(plan.task.tools)
-        candidates = []
-        for tool_id in dict.fromkeys(used):
-            spec = plan.tools.get(tool_id)
-            if spec is not None and not tool_matches(spec, plan.categories, plan.tool_globs):
-                continue
-            if params.get("require_alternative") and plan.tools:
-                if spec is None or not similar_tools(spec, plan.tools.values(), k=1):
-                    continue
-            candidates.append(tool_id)
+        need_alternative = bool(params.get("require_alternative")) and bool(plan.tools)
+        candidates = [t for t in dict.fromkeys(used) if cls._replaceable(plan, t, need_alternative)]
         return Targeting(target=rng.choice(candidates)) if candidates else None
+
+    @staticmethod
+    def _replaceable(plan: PlanInput, tool_id: str, need_alternative: bool) -> bool:
+        spec = plan.tools.get(tool_id)
+        if spec is not None and not tool_matches(spec, plan.categories, plan.tool_globs):
+            return False
+        if not need_alternative:
+            return True
+        return spec is not None and bool(similar_tools(spec, plan.tools.values(), k=1))
 
     async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
         result = self._gone(ctx)
@@ -211,7 +213,7 @@ NETWORK_MESSAGES = (
 
 
 class NetworkErrorParams(FaultParams):
-    message: int = Field(0, ge=0, lt=len(NETWORK_MESSAGES), description="which transport message to show")
+    flavor: int = Field(0, ge=0, lt=len(NETWORK_MESSAGES), description="which transport message to show")
     reaches_server: bool = Field(False, description="the request was executed before the connection dropped")
 
 
@@ -227,6 +229,6 @@ class NetworkErrorFault(_OneShot):
         infra = await self._reach(ctx, call_next, self.params.reaches_server)
         if infra is not None:
             return infra
-        text = NETWORK_MESSAGES[self.params.message]
+        text = NETWORK_MESSAGES[self.params.flavor]
         self.mark_fired(ctx, text)
         return fault_error("unavailable", text, source_of(ctx), transient=True)

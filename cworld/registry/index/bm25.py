@@ -3,7 +3,8 @@
 Fields are weighted BM25F-style: a term's frequency is the weighted sum of its counts in each field
 (a word in the tool's name counts `FIELD_WEIGHTS["name"]` times), and so is the document length. All
 query-independent factors are folded into one (documents x vocabulary) matrix `W`, so scoring a batch of
-queries is `Q @ W.T` with `Q` the queries' term counts:
+queries is `Q @ W.T` with `Q` the queries' term counts (`W.T` is kept term-major, so a query touches only
+the rows of its own terms):
 
     W[d, t] = idf(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * len(d) / avg_len))
     idf(t)  = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
@@ -56,6 +57,8 @@ class BM25Index:
         self.column = {term: i for i, term in enumerate(vocab)}
         self.params = params
         self.weights = self._fold(self.tf, params)
+        #: The same matrix term-major (vocabulary x documents, CSR): a query adds up the rows of its terms.
+        self.by_term = self.weights.T.tocsr()
 
     @classmethod
     def build(cls, documents: list[dict[str, str]], params: BM25Params | None = None) -> BM25Index:
@@ -102,7 +105,7 @@ class BM25Index:
 
     def scores(self, queries: list[str]) -> np.ndarray:
         """Dense (n_queries x n_docs) scores. For large corpora use `search`, which works in chunks."""
-        return np.asarray((self.query_matrix(queries) @ self.weights.T).todense(), dtype=np.float32)
+        return (self.query_matrix(queries) @ self.by_term).toarray().astype(np.float32, copy=False)
 
     def search(self, queries: list[str], k: int, chunk: int = 64) -> tuple[np.ndarray, np.ndarray]:
         """(scores, row ids), each (n_queries x min(k, size)), best first; ties keep document order."""

@@ -28,8 +28,9 @@ def working_window(person: dict[str, Any], day_utc: datetime) -> tuple[datetime,
     return start, start.replace(hour=WORK_END_HOUR)
 
 
-def _slot(rng: random.Random, person: dict[str, Any], day: datetime, minutes: int) -> tuple[datetime, datetime] | None:
-    window = working_window(person, day)
+def _slot(rng: random.Random, person: dict[str, Any], day: datetime, minutes: int,
+          window: tuple[datetime, datetime] | None = None) -> tuple[datetime, datetime] | None:
+    window = window or working_window(person, day)
     if window is None:
         return None
     hours = WORK_END_HOUR - WORK_START_HOUR - minutes // 60 - 1
@@ -97,10 +98,10 @@ def _busy(world: dict[str, Any], app: SandboxApp, rng: random.Random) -> dict[st
     for person in everyone(world):
         blocks = []
         for day in _days(app, 7)[3:]:
-            for _ in range(rng.randint(0, 3)):
-                span = _slot(rng, person, day, rng.choice([30, 60, 90]))
-                if span:
-                    blocks.append([iso(span[0]), iso(span[1])])
+            window = working_window(person, day)
+            for _ in range(rng.randint(0, 3) if window else 0):
+                start, end = _slot(rng, person, day, rng.choice([30, 60, 90]), window)  # type: ignore[misc]
+                blocks.append([iso(start), iso(end)])
         busy[person["id"]] = sorted(blocks)
     return busy
 

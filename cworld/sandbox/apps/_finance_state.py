@@ -55,7 +55,8 @@ def history(app: SandboxApp, symbol: str, days: int) -> list[tuple[str, float]]:
     """Daily closes for the last `days` trading days, ending at the previous close; fixed per (seed, symbol)."""
     info = market(app)["listed"][symbol]
     rng = random.Random(f"{app.session.seed}|{symbol}|history")
-    closes, price, day = [], info["previous_close"], app.now.date()
+    closes: list[tuple[str, float]] = []
+    price, day = info["previous_close"], app.now.date()
     while len(closes) < days:
         day -= timedelta(days=1)
         if day.weekday() < 5:

@@ -16,7 +16,6 @@ ProductId = Annotated[str, Field(description="product id such as SKU-1042, from 
 CartItemId = Annotated[str, Field(description="cart line id such as ci_0003, from view_cart", max_length=64)]
 OrderId = Annotated[str, Field(description="order id such as ord_0002, from list_orders", max_length=64)]
 Quantity = Annotated[int, Field(description="number of units (1-99)", ge=1, le=99)]
-Text = Annotated[str, Field(description="free text", min_length=1, max_length=200)]
 
 
 class LoginResult(BaseModel):

@@ -12,7 +12,7 @@ import random
 from datetime import datetime
 from typing import Any
 
-from cworld.sandbox.apps._common import iso, later, money, parse_iso
+from cworld.sandbox.apps._common import later, money, parse_iso
 from cworld.sandbox.framework import SandboxApp, kb, world
 
 CATALOG_SIZE = 48
@@ -189,7 +189,3 @@ def totals(state: dict[str, Any], now: datetime) -> dict[str, float]:
     after = money(subtotal - discount)
     shipping = 0.0 if after >= FREE_SHIPPING_FROM or subtotal == 0 else SHIPPING_FEE
     return {"subtotal": subtotal, "discount": discount, "shipping": shipping, "total": money(after + shipping)}
-
-
-def now_iso(app: SandboxApp) -> str:
-    return iso(app.now)

@@ -49,7 +49,7 @@ def airports() -> dict[str, dict[str, Any]]:
 @lru_cache(maxsize=64)
 def _network(seed: int) -> dict[str, Any]:
     rng = derive_rng(seed, "sandbox:travel:network")
-    routes = _routes(rng, world.cast(seed)["me"]["city"])
+    routes = _routes(rng, home_airports(world.cast(seed)["me"]))
     cities = sorted({airports()[r["destination"]]["city"] for r in routes.values()})
     return {"routes": routes, "hotels": _hotels(rng, cities)}
 
@@ -69,17 +69,27 @@ def seed_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
         "bookings": {},
         "quotes": {},
     }
-    _existing_trip(app, rng, state, people[0]["city"])
+    _existing_trip(app, rng, state, home_airports(people[0]))
     return state
 
 
-def _routes(rng: random.Random, home_city: str) -> dict[str, Any]:
+def home_airports(person: dict[str, Any]) -> list[str]:
+    """The airports of the user's city; failing that, of their country; failing that, the first one listed."""
+    ports = airports()
+    for key, value in (("city", person["city"]), ("country", person["country"])):
+        found = sorted(c for c, a in ports.items() if a[key] == value)
+        if found:
+            return found
+    return [min(ports)]
+
+
+def _routes(rng: random.Random, home: list[str]) -> dict[str, Any]:
     ports = airports()
     codes = sorted(ports)
-    home = [c for c in codes if ports[c]["city"] == home_city]
+    home_cities = {ports[h]["city"] for h in home}
     pairs: set[tuple[str, str]] = set()
     for h in home:
-        for d in rng.sample([c for c in codes if ports[c]["city"] != home_city], 10):
+        for d in rng.sample([c for c in codes if ports[c]["city"] not in home_cities], 10):
             pairs.add((min(h, d), max(h, d)))
     while len(pairs) < ROUTE_PAIRS:
         a, b = rng.sample(codes, 2)
@@ -141,7 +151,7 @@ def _travellers(app: SandboxApp, rng: random.Random, people: list[dict[str, Any]
 
 
 def _hotels(rng: random.Random, cities: list[str]) -> dict[str, Any]:
-    hotels = {}
+    hotels: dict[str, Any] = {}
     for city in cities:
         listed = [r for r in kb.load("hotels") if r["city"] == city]
         for record in rng.sample(listed, min(HOTELS_PER_CITY, len(listed))):
@@ -151,11 +161,11 @@ def _hotels(rng: random.Random, cities: list[str]) -> dict[str, Any]:
     return hotels
 
 
-def _existing_trip(app: SandboxApp, rng: random.Random, state: dict[str, Any], home_city: str) -> None:
+def _existing_trip(app: SandboxApp, rng: random.Random, state: dict[str, Any], home: list[str]) -> None:
     """A booked trip from home for the user, no seat chosen, and an overbooked hotel where it lands."""
     primary = next(t for t, v in state["travellers"].items() if v["is_primary"])
     net = network(app)
-    key = rng.choice(sorted(k for k, r in net["routes"].items() if airports()[r["origin"]]["city"] == home_city))
+    key = rng.choice(sorted(k for k, r in net["routes"].items() if r["origin"] in home))
     route = net["routes"][key]
     day = app.now.date() + timedelta(days=rng.randrange(6, 15))
     flight = build_flight(net, state, key, route["flights"][0]["departs"], day)

@@ -15,6 +15,7 @@ from cworld.sandbox.apps import _shop_state as rules
 from cworld.sandbox.apps._common import (
     Page,
     PageSize,
+    iso,
     issue_token,
     matches,
     money,
@@ -41,7 +42,6 @@ from cworld.sandbox.apps._shop_models import (
     ProductSummary,
     Quantity,
     Removed,
-    Text,
     Token,
 )
 from cworld.sandbox.apps._shop_orders import ShopOrders
@@ -144,7 +144,7 @@ class ShopApp(ShopOrders):
     @tool(read_only=True)
     def get_product(self, product_id: ProductId) -> ProductDetails:
         """Full details of one product: price, description, current stock and the per-order limit."""
-        p = self._product(product_id)
+        product_id, p = self._product(product_id)
         return ProductDetails(**self._summary(product_id).model_dump(), description=p["description"],
                               reviews=p["reviews"], stock=p["stock"], max_per_order=p["max_per_order"])
 
@@ -158,7 +158,7 @@ class ShopApp(ShopOrders):
     @tool(read_only=False)
     def add_to_cart(self, product_id: ProductId, quantity: Quantity = 1) -> Cart:
         """Add units of a product to the cart (a product already in the cart gets its quantity raised)."""
-        product = self._product(product_id)
+        product_id, product = self._product(product_id)
         items = self.state["cart"]["items"]
         line_id = next((cid for cid, i in items.items() if i["product_id"] == product_id), None)
         wanted = quantity + (items[line_id]["quantity"] if line_id else 0)
@@ -166,8 +166,7 @@ class ShopApp(ShopOrders):
         if line_id:
             items[line_id]["quantity"] = wanted
         else:
-            items[self.new_id("ci")] = {"product_id": product_id, "quantity": quantity,
-                                         "added_at": rules.now_iso(self)}
+            items[self.new_id("ci")] = {"product_id": product_id, "quantity": quantity, "added_at": iso(self.now)}
         return self._cart()
 
     @tool(read_only=False, destructive=True, idempotent=True)
@@ -193,8 +192,7 @@ class ShopApp(ShopOrders):
         code = code.strip().upper()
         problem = rules.coupon_problem(self.state, code, self.now)
         if problem:
-            kind = "not_found" if code not in self.state["coupons"] else "conflict"
-            raise AppError(kind, problem)
+            raise AppError("not_found" if code not in self.state["coupons"] else "conflict", problem)
         self.state["cart"]["coupon"] = code
         return self._cart()
 
@@ -226,7 +224,7 @@ class ShopApp(ShopOrders):
         label: Annotated[str, Field(description="short name such as home or office", min_length=1, max_length=40)],
         recipient: Annotated[str, Field(description="full name of the person receiving parcels", min_length=1,
                                         max_length=100)],
-        street: Text,
+        street: Annotated[str, Field(description="street and house number", min_length=1, max_length=200)],
         city: Annotated[str, Field(description="city", min_length=1, max_length=100)],
         postcode: Annotated[str, Field(description="postal code", min_length=1, max_length=20)],
         country: Annotated[str, Field(description="country name", min_length=1, max_length=60)],
@@ -264,12 +262,14 @@ class ShopApp(ShopOrders):
             for pm, c in self.state["payment_methods"].items()])
 
     # --- helpers ------------------------------------------------------------------------
-    def _product(self, product_id: str) -> dict[str, Any]:
-        product = self.state["catalog"].get(product_id.strip().upper())
+    def _product(self, product_id: str) -> tuple[str, dict[str, Any]]:
+        """(canonical id, product): ids are matched case-insensitively, stored as the catalog spells them."""
+        canonical = product_id.strip().upper()
+        product = self.state["catalog"].get(canonical)
         if product is None:
             raise AppError("not_found", f"no product '{product_id}': ids look like SKU-1042; find them with "
                                         "search_products")
-        return product
+        return canonical, product
 
     def _line(self, cart_item_id: str) -> dict[str, Any]:
         line = self.state["cart"]["items"].get(cart_item_id)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from mcp.server.mcpserver.tools import Tool
@@ -83,7 +82,13 @@ def _make_tool(app_cls: type[SandboxApp], meta: ToolMeta, attr: str) -> Tool:
     return tool
 
 
-@cache
+_BINDINGS: dict[type[SandboxApp], tuple[ToolBinding, ...]] = {}
+
+
 def app_bindings(app_cls: type[SandboxApp]) -> tuple[ToolBinding, ...]:
     """Every tool of `app_cls`, in definition order. Cached: schemas depend on the class only."""
-    return tuple(ToolBinding(meta, attr, _make_tool(app_cls, meta, attr)) for meta, attr in app_cls.tool_methods())
+    found = _BINDINGS.get(app_cls)
+    if found is None:
+        found = tuple(ToolBinding(meta, attr, _make_tool(app_cls, meta, attr)) for meta, attr in app_cls.tool_methods())
+        _BINDINGS[app_cls] = found
+    return found

@@ -5,8 +5,10 @@ Every call goes through `SandboxServer.call_tool`, which owns the rules all apps
 - arguments are validated against the schema first; a bad or unknown argument is an `invalid_args`
   error that names the field, and nothing changes (not even the clock);
 - otherwise the call costs virtual time (`session.tick()`), then runs the app's method;
-- a tool that is not read-only runs under a checkpoint: an `AppError` (a business error) or a crash
-  restores it, so a failed call changes no state; the error text is what the agent reads;
+- a tool that is not read-only runs under a checkpoint of its own app's state (apps write only their
+  own state; the clock and id counters are in the checkpoint too): an `AppError` (a business error) or
+  a crash restores it, so a failed call changes no state; the error text is what the agent reads;
+  the virtual time the failed call took is kept, as time passes for a person who gets an error;
 - a Python exception inside a tool never escapes: it becomes an error result starting "internal error".
 
 Calls are atomic with respect to other calls on the same session: the method is synchronous and runs

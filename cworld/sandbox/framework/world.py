@@ -8,13 +8,13 @@ and a task can span apps. It is sampled from the knowledge base with its own see
 
 from __future__ import annotations
 
-import copy
 import re
 import unicodedata
 from functools import lru_cache
 from typing import Any
 
 from cworld.sandbox.framework import kb
+from cworld.sandbox.framework.session import plain_copy
 from cworld.seeding import derive_rng
 
 N_COLLEAGUES = 28
@@ -59,7 +59,7 @@ def _cast(seed: int) -> dict[str, Any]:
 
 def cast(seed: int) -> dict[str, Any]:
     """The world's cast for `seed` (a fresh copy: callers put parts of it into their state)."""
-    return copy.deepcopy(_cast(seed))
+    return plain_copy(_cast(seed))
 
 
 def everyone(world: dict[str, Any]) -> list[dict[str, Any]]:

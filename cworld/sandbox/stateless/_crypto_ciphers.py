@@ -18,13 +18,60 @@ CipherText = Annotated[str, Field(description="The text, at most 100,000 charact
 Decode = Annotated[bool, Field(description="True to decode instead of encode.")]
 
 _MORSE = {
-    "A": ".-", "B": "-...", "C": "-.-.", "D": "-..", "E": ".", "F": "..-.", "G": "--.", "H": "....", "I": "..",
-    "J": ".---", "K": "-.-", "L": ".-..", "M": "--", "N": "-.", "O": "---", "P": ".--.", "Q": "--.-", "R": ".-.",
-    "S": "...", "T": "-", "U": "..-", "V": "...-", "W": ".--", "X": "-..-", "Y": "-.--", "Z": "--..",
-    "0": "-----", "1": ".----", "2": "..---", "3": "...--", "4": "....-", "5": ".....", "6": "-....",
-    "7": "--...", "8": "---..", "9": "----.", ".": ".-.-.-", ",": "--..--", "?": "..--..", "'": ".----.",
-    "!": "-.-.--", "/": "-..-.", "(": "-.--.", ")": "-.--.-", "&": ".-...", ":": "---...", ";": "-.-.-.",
-    "=": "-...-", "+": ".-.-.", "-": "-....-", "_": "..--.-", '"': ".-..-.", "$": "...-..-", "@": ".--.-.",
+    "A": ".-",
+    "B": "-...",
+    "C": "-.-.",
+    "D": "-..",
+    "E": ".",
+    "F": "..-.",
+    "G": "--.",
+    "H": "....",
+    "I": "..",
+    "J": ".---",
+    "K": "-.-",
+    "L": ".-..",
+    "M": "--",
+    "N": "-.",
+    "O": "---",
+    "P": ".--.",
+    "Q": "--.-",
+    "R": ".-.",
+    "S": "...",
+    "T": "-",
+    "U": "..-",
+    "V": "...-",
+    "W": ".--",
+    "X": "-..-",
+    "Y": "-.--",
+    "Z": "--..",
+    "0": "-----",
+    "1": ".----",
+    "2": "..---",
+    "3": "...--",
+    "4": "....-",
+    "5": ".....",
+    "6": "-....",
+    "7": "--...",
+    "8": "---..",
+    "9": "----.",
+    ".": ".-.-.-",
+    ",": "--..--",
+    "?": "..--..",
+    "'": ".----.",
+    "!": "-.-.--",
+    "/": "-..-.",
+    "(": "-.--.",
+    ")": "-.--.-",
+    "&": ".-...",
+    ":": "---...",
+    ";": "-.-.-.",
+    "=": "-...-",
+    "+": ".-.-.",
+    "-": "-....-",
+    "_": "..--.-",
+    '"': ".-..-.",
+    "$": "...-..-",
+    "@": ".--.-.",
 }
 _FROM_MORSE = {v: k for k, v in _MORSE.items()}
 
@@ -60,7 +107,9 @@ def _morse_decode(text: str) -> str:
         letters = []
         for code in word.split():
             if code not in _FROM_MORSE:
-                raise invalid(f"{code!r} is not a Morse code letter; separate letters by spaces and words by ' / '")
+                raise invalid(
+                    f"{code!r} is not a Morse code letter; separate letters by spaces and words by ' / '"
+                )
             letters.append(_FROM_MORSE[code])
         out.append("".join(letters))
     return " ".join(w for w in out if w)
@@ -76,8 +125,10 @@ class CipherTools:
     def caesar_cipher(
         self,
         text: CipherText,
-        shift: Annotated[int, Field(description="Places to rotate each letter, -25..25 (3 is Caesar's own).",
-                                    ge=-25, le=25)],
+        shift: Annotated[
+            int,
+            Field(description="Places to rotate each letter, -25..25 (3 is Caesar's own).", ge=-25, le=25),
+        ],
         decode: Decode = False,
     ) -> TextResult:
         """Caesar cipher: rotate Latin letters by a fixed shift, keeping case; other characters unchanged."""
@@ -88,12 +139,18 @@ class CipherTools:
     def vigenere_cipher(
         self,
         text: CipherText,
-        key: Annotated[str, Field(description="The keyword; only its letters count (case-insensitive).",
-                                  min_length=1, max_length=100)],
+        key: Annotated[
+            str,
+            Field(
+                description="The keyword; only its letters count (case-insensitive).",
+                min_length=1,
+                max_length=100,
+            ),
+        ],
         decode: Decode = False,
     ) -> TextResult:
-        """Vigenère cipher: shift each letter by the matching key letter (A=0 ... Z=25); the key advances only
-        on letters, and other characters pass through."""
+        """Vigenère cipher: shift each letter by the matching key letter (A=0 ... Z=25); the key advances
+        only on letters, and other characters pass through."""
         shifts = [ord(c) - 97 for c in key.lower() if "a" <= c <= "z"]
         if not shifts:
             raise invalid("the key has no letters A-Z; pass a keyword such as 'LEMON'")
@@ -109,8 +166,14 @@ class CipherTools:
     @tool(read_only=True)
     def morse_code(
         self,
-        text: Annotated[str, Field(description="Text to encode, or Morse to decode (letters separated by spaces, "
-                                   "words by ' / ').", max_length=10_000)],
+        text: Annotated[
+            str,
+            Field(
+                description="Text to encode, or Morse to decode (letters separated by spaces, "
+                "words by ' / ').",
+                max_length=10_000,
+            ),
+        ],
         decode: Decode = False,
     ) -> TextResult:
         """International Morse code: encode letters, digits and common punctuation, or decode dots and
@@ -121,15 +184,25 @@ class CipherTools:
         for word in text.upper().split():
             unknown = sorted({c for c in word if c not in _MORSE})
             if unknown:
-                raise invalid(f"no Morse code for {unknown}; use letters, digits and . , ? ' ! / ( ) & : ; = + - _ \" $ @")
+                raise invalid(
+                    f"no Morse code for {unknown}; use letters, digits and the punctuation "
+                    f"{''.join(sorted(c for c in _MORSE if not c.isalnum()))}"
+                )
             words.append(" ".join(_MORSE[c] for c in word))
         return TextResult(text=" / ".join(words))
 
     @tool(read_only=True)
     def luhn_check(
         self,
-        number: Annotated[str, Field(description="The digits, e.g. a card number '4539 1488 0343 6467'; spaces "
-                                     "and dashes are ignored.", min_length=1, max_length=100)],
+        number: Annotated[
+            str,
+            Field(
+                description="The digits, e.g. a card number '4539 1488 0343 6467'; spaces "
+                "and dashes are ignored.",
+                min_length=1,
+                max_length=100,
+            ),
+        ],
     ) -> LuhnCheck:
         """Validate a number with the Luhn (mod 10) checksum used by payment cards, and give the check digit
         it would need."""

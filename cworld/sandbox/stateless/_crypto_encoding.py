@@ -19,10 +19,16 @@ from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless._common import TextResult, invalid
 
 MAX_INPUT = 100_000
-PlainText = Annotated[str, Field(description="Text to encode (UTF-8), at most 100,000 characters.",
-                                 max_length=MAX_INPUT)]
-Encoded = Annotated[str, Field(description="The encoded data, at most 100,000 characters; whitespace is ignored.",
-                               max_length=MAX_INPUT)]
+PlainText = Annotated[
+    str, Field(description="Text to encode (UTF-8), at most 100,000 characters.", max_length=MAX_INPUT)
+]
+Encoded = Annotated[
+    str,
+    Field(
+        description="The encoded data, at most 100,000 characters; whitespace is ignored.",
+        max_length=MAX_INPUT,
+    ),
+]
 
 
 class DecodedBytes(BaseModel):
@@ -50,7 +56,9 @@ def b64decode_any(data: str, what: str = "data") -> bytes:
     try:
         return base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError):
-        raise invalid(f"{what} is not valid base64: use only A-Z a-z 0-9 + / (or - _) and '=' padding") from None
+        raise invalid(
+            f"{what} is not valid base64: use only A-Z a-z 0-9 + / (or - _) and '=' padding"
+        ) from None
 
 
 class EncodingTools:
@@ -58,8 +66,9 @@ class EncodingTools:
     def base64_encode(
         self,
         text: PlainText,
-        url_safe: Annotated[bool, Field(description="Use the URL-safe alphabet (- and _ instead of + and /) "
-                                        "without padding.")] = False,
+        url_safe: Annotated[
+            bool, Field(description="Use the URL-safe alphabet (- and _ instead of + and /) without padding.")
+        ] = False,
     ) -> TextResult:
         """Encode text (as UTF-8 bytes) to base64."""
         raw = text.encode("utf-8", "surrogatepass")
@@ -94,22 +103,27 @@ class EncodingTools:
 
     @tool(read_only=True)
     def hex_decode(self, data: Encoded) -> DecodedBytes:
-        """Decode hexadecimal (an even number of 0-9 a-f digits; spaces, colons and a 0x prefix are ignored)."""
+        """Decode hexadecimal: an even number of 0-9 a-f digits (spaces, colons and a 0x prefix are
+        ignored)."""
         compact = re.sub(r"[\s:]", "", data)
         compact = compact[2:] if compact[:2].lower() == "0x" else compact
         try:
             return decoded(bytes.fromhex(compact))
         except ValueError:
-            raise invalid("not valid hex: pass an even number of digits 0-9 and a-f, e.g. '48656c6c6f'") from None
+            raise invalid(
+                "not valid hex: pass an even number of digits 0-9 and a-f, e.g. '48656c6c6f'"
+            ) from None
 
     @tool(read_only=True)
     def url_encode(
         self,
         text: PlainText,
-        plus_for_space: Annotated[bool, Field(description="Write spaces as '+' (HTML form encoding) instead of "
-                                              "'%20'.")] = False,
-        safe: Annotated[str, Field(description="Characters to leave unencoded, e.g. '/' for paths.",
-                                   max_length=50)] = "",
+        plus_for_space: Annotated[
+            bool, Field(description="Write spaces as '+' (HTML form encoding) instead of '%20'.")
+        ] = False,
+        safe: Annotated[
+            str, Field(description="Characters to leave unencoded, e.g. '/' for paths.", max_length=50)
+        ] = "",
     ) -> TextResult:
         """Percent-encode text for use in a URL (UTF-8; letters, digits and -._~ stay as they are)."""
         try:
@@ -121,8 +135,10 @@ class EncodingTools:
     @tool(read_only=True)
     def url_decode(
         self,
-        text: Annotated[str, Field(description="Percent-encoded text, e.g. 'caf%C3%A9%20au%20lait'.",
-                                   max_length=MAX_INPUT)],
+        text: Annotated[
+            str,
+            Field(description="Percent-encoded text, e.g. 'caf%C3%A9%20au%20lait'.", max_length=MAX_INPUT),
+        ],
         plus_as_space: Annotated[bool, Field(description="Read '+' as a space (form encoding).")] = True,
     ) -> TextResult:
         """Decode percent-encoding (%XX sequences, UTF-8) back to text; invalid sequences are kept as-is."""
@@ -140,8 +156,13 @@ class EncodingTools:
 
     @tool(read_only=True)
     def html_unescape(
-        self, text: Annotated[str, Field(description="Text with HTML entities like &amp; &lt; &#233; &eacute;.",
-                                         max_length=MAX_INPUT)],
+        self,
+        text: Annotated[
+            str,
+            Field(
+                description="Text with HTML entities like &amp; &lt; &#233; &eacute;.", max_length=MAX_INPUT
+            ),
+        ],
     ) -> TextResult:
         """Turn HTML entities (named, decimal and hex) back into characters."""
         return TextResult(text=html.unescape(text))

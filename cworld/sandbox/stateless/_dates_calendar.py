@@ -7,6 +7,7 @@ gives the same answer in every session.
 from __future__ import annotations
 
 import calendar
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Annotated, Literal
 
@@ -20,8 +21,10 @@ from cworld.sandbox.stateless._dates_parse import parse_date, parse_datetime
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 DateText = Annotated[str, Field(description="An ISO date, e.g. '2026-03-05'.", min_length=8, max_length=40)]
-Holidays = Annotated[list[str], Field(description="ISO dates that are not working days (public holidays), "
-                                      "at most 500.", max_length=500)]
+Holidays = Annotated[
+    list[str],
+    Field(description="ISO dates that are not working days (public holidays), at most 500.", max_length=500),
+]
 Weekend = Annotated[list[Weekday], Field(description="Days that are never working days.", max_length=7)]
 MAX_SPAN_DAYS = 36_600
 
@@ -62,7 +65,7 @@ def as_result(d: date) -> DateResult:
     return DateResult(date=d.isoformat(), weekday=calendar.day_name[d.weekday()])
 
 
-def _days_off(holidays: list[str], weekend: list[str]) -> tuple[set[date], set[int]]:
+def _days_off(holidays: Sequence[str], weekend: Sequence[str]) -> tuple[set[date], set[int]]:
     return {parse_date(h, "holiday") for h in holidays}, {WEEKDAYS.index(w) for w in weekend}
 
 
@@ -89,16 +92,23 @@ class CalendarTools:
         lo, hi, sign = (a, b, 1) if a <= b else (b, a, -1)
         if (hi - lo).days > MAX_SPAN_DAYS:
             raise invalid("the dates are more than 100 years apart; use a shorter span")
-        count = sum(1 for i in range((hi - lo).days)
-                    if (d := lo + timedelta(days=i)).weekday() not in weekend_days and d not in off)
+        count = sum(
+            1
+            for i in range((hi - lo).days)
+            if (d := lo + timedelta(days=i)).weekday() not in weekend_days and d not in off
+        )
         return Count(days=sign * count)
 
     @tool(read_only=True)
     def add_business_days(
         self,
         start: DateText,
-        days: Annotated[int, Field(description="Working days to add (negative goes back), -10000..10000.",
-                                   ge=-10_000, le=10_000)],
+        days: Annotated[
+            int,
+            Field(
+                description="Working days to add (negative goes back), -10000..10000.", ge=-10_000, le=10_000
+            ),
+        ],
         holidays: Holidays = [],  # noqa: B006
         weekend: Weekend = ["sat", "sun"],  # noqa: B006
     ) -> DateResult:
@@ -118,9 +128,12 @@ class CalendarTools:
     @tool(read_only=True)
     def age(
         self,
-        birth_date: Annotated[str, Field(description="Date of birth, ISO, e.g. '1990-07-15'.", max_length=40)],
-        on_date: Annotated[str, Field(description="The date to compute the age on, ISO (not today: pass it).",
-                                      max_length=40)],
+        birth_date: Annotated[
+            str, Field(description="Date of birth, ISO, e.g. '1990-07-15'.", max_length=40)
+        ],
+        on_date: Annotated[
+            str, Field(description="The date to compute the age on, ISO (not today: pass it).", max_length=40)
+        ],
     ) -> Age:
         """Exact age on a given date in years, months and days, plus the next birthday."""
         born, on = parse_date(birth_date, "birth_date"), parse_date(on_date, "on_date")
@@ -133,15 +146,23 @@ class CalendarTools:
             if on.year == 9999:
                 raise invalid("the next birthday would fall after year 9999; pass an earlier on_date")
             upcoming = _birthday(born, on.year + 1)
-        return Age(years=months // 12, months=months % 12, days=(on - anchor).days, total_days=(on - born).days,
-                   next_birthday=upcoming.isoformat(), days_until_next_birthday=(upcoming - on).days)
+        return Age(
+            years=months // 12,
+            months=months % 12,
+            days=(on - anchor).days,
+            total_days=(on - born).days,
+            next_birthday=upcoming.isoformat(),
+            days_until_next_birthday=(upcoming - on).days,
+        )
 
     @tool(read_only=True)
     def month_calendar(
         self,
         year: Annotated[int, Field(description="Year, 1..9999.", ge=1, le=9999)],
         month: Annotated[int, Field(description="Month, 1..12.", ge=1, le=12)],
-        first_weekday: Annotated[Literal["mon", "sun"], Field(description="Which day starts the week.")] = "mon",
+        first_weekday: Annotated[
+            Literal["mon", "sun"], Field(description="Which day starts the week.")
+        ] = "mon",
     ) -> MonthGrid:
         """A month as a grid of weeks (like a wall calendar) and as text."""
         cal = calendar.TextCalendar(calendar.MONDAY if first_weekday == "mon" else calendar.SUNDAY)
@@ -159,18 +180,26 @@ class CalendarTools:
         if n == 0:
             raise invalid("n must be 1..5 (first to fifth) or -1 (last), not 0")
         wd = WEEKDAYS.index(weekday)
-        days = [d for d in range(1, calendar.monthrange(year, month)[1] + 1) if date(year, month, d).weekday() == wd]
+        days = [
+            d
+            for d in range(1, calendar.monthrange(year, month)[1] + 1)
+            if date(year, month, d).weekday() == wd
+        ]
         if n > len(days):
-            raise invalid(f"{calendar.month_name[month]} {year} has only {len(days)} {weekday} days; pick n <= "
-                          f"{len(days)} or -1 for the last")
+            raise invalid(
+                f"{calendar.month_name[month]} {year} has only {len(days)} {weekday} days; pick n <= "
+                f"{len(days)} or -1 for the last"
+            )
         return as_result(date(year, month, days[n - 1] if n > 0 else days[-1]))
 
     @tool(read_only=True)
     def easter_date(
         self,
         year: Annotated[int, Field(description="Year, 1583..9999 (Gregorian calendar).", ge=1583, le=9999)],
-        church: Annotated[Literal["western", "orthodox"], Field(description="Western (Catholic/Protestant) or "
-                                                                "Orthodox Easter.")] = "western",
+        church: Annotated[
+            Literal["western", "orthodox"],
+            Field(description="Western (Catholic/Protestant) or Orthodox Easter."),
+        ] = "western",
     ) -> DateResult:
         """Easter Sunday of a year (Gregorian date), from which many holidays follow (Good Friday = -2 days,
         Easter Monday = +1, Ascension = +39, Pentecost = +49)."""
@@ -182,8 +211,9 @@ class CalendarTools:
         start: DateText,
         end: DateText,
         step_days: Annotated[int, Field(description="Days between listed dates, 1..366.", ge=1, le=366)] = 1,
-        weekdays: Annotated[list[Weekday], Field(description="Keep only these weekdays (empty keeps all).",
-                                                 max_length=7)] = [],  # noqa: B006
+        weekdays: Annotated[
+            list[Weekday], Field(description="Keep only these weekdays (empty keeps all).", max_length=7)
+        ] = [],  # noqa: B006
     ) -> DateList:
         """Dates from start to end inclusive every step_days, optionally only some weekdays, e.g. every
         Monday in March. At most 1,000 dates."""
@@ -216,11 +246,24 @@ class CalendarTools:
     @tool(read_only=True)
     def cron_next_runs(
         self,
-        expression: Annotated[str, Field(description="Five-field cron: minute hour day-of-month month "
-                                         "day-of-week, e.g. '30 9 * * mon-fri', '*/15 * * * *', or @daily, "
-                                         "@hourly, @weekly, @monthly, @yearly.", min_length=1, max_length=200)],
-        after: Annotated[str, Field(description="Start looking strictly after this ISO datetime; its offset or "
-                                    "lack of one is kept, e.g. '2026-03-05T14:10:00'.", max_length=40)],
+        expression: Annotated[
+            str,
+            Field(
+                description="Five-field cron: minute hour day-of-month month "
+                "day-of-week, e.g. '30 9 * * mon-fri', '*/15 * * * *', or @daily, "
+                "@hourly, @weekly, @monthly, @yearly.",
+                min_length=1,
+                max_length=200,
+            ),
+        ],
+        after: Annotated[
+            str,
+            Field(
+                description="Start looking strictly after this ISO datetime; its offset or "
+                "lack of one is kept, e.g. '2026-03-05T14:10:00'.",
+                max_length=40,
+            ),
+        ],
         count: Annotated[int, Field(description="How many run times to list, 1..50.", ge=1, le=50)] = 5,
     ) -> CronRuns:
         """The next times a cron schedule fires after a given moment (looks up to 5 years ahead)."""
@@ -232,7 +275,9 @@ class CalendarTools:
             if len(runs) == count:
                 break
         if not runs:
-            raise invalid(f"{expression!r} never fires in the 5 years after {after} (e.g. Feb 30); check the days")
+            raise invalid(
+                f"{expression!r} never fires in the 5 years after {after} (e.g. Feb 30); check the days"
+            )
         return CronRuns(runs=runs)
 
 

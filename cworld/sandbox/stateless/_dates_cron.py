@@ -15,13 +15,29 @@ from cworld.sandbox.stateless._common import invalid
 #: Stop looking after this many days: '0 0 30 2 *' never runs and must not loop forever.
 SEARCH_DAYS = 366 * 5
 
-_MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *", "@weekly": "0 0 * * 0",
-           "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *"}
-_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                                       "dec"), start=1)}
+_MACROS = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1
+    )
+}
 _WEEKDAYS = {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}
-_FIELDS = (("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}), ("month", 1, 12, _MONTHS),
-           ("day of week", 0, 7, _WEEKDAYS))
+_FIELDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (
+    ("minute", 0, 59, {}),
+    ("hour", 0, 23, {}),
+    ("day of month", 1, 31, {}),
+    ("month", 1, 12, _MONTHS),
+    ("day of week", 0, 7, _WEEKDAYS),
+)
 
 
 @dataclass(frozen=True)
@@ -94,10 +110,18 @@ def parse_cron(expression: str) -> CronSchedule:
     text = _MACROS.get(expression.strip().lower(), expression.strip())
     parts = text.split()
     if len(parts) != 5:
-        raise invalid(f"a cron expression has 5 fields (minute hour day month weekday), got {len(parts)}: "
-                      "e.g. '30 9 * * mon-fri' or '@daily'")
+        raise invalid(
+            f"a cron expression has 5 fields (minute hour day month weekday), got {len(parts)}: "
+            "e.g. '30 9 * * mon-fri' or '@daily'"
+        )
     sets = [_field(p, lo, hi, names, f) for p, (f, lo, hi, names) in zip(parts, _FIELDS, strict=True)]
     weekdays = frozenset(d % 7 for d in sets[4])
-    return CronSchedule(minutes=tuple(sorted(sets[0])), hours=tuple(sorted(sets[1])), days=frozenset(sets[2]),
-                        months=frozenset(sets[3]), weekdays=weekdays, day_restricted=not parts[2].startswith("*"),
-                        weekday_restricted=not parts[4].startswith("*"))
+    return CronSchedule(
+        minutes=tuple(sorted(sets[0])),
+        hours=tuple(sorted(sets[1])),
+        days=frozenset(sets[2]),
+        months=frozenset(sets[3]),
+        weekdays=weekdays,
+        day_restricted=not parts[2].startswith("*"),
+        weekday_restricted=not parts[4].startswith("*"),
+    )

@@ -14,19 +14,45 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from cworld.sandbox.stateless._common import invalid
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$")
-_DURATION = re.compile(r"^(-)?P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
-                       r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+_DURATION = re.compile(
+    r"^(-)?P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
+    r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
+)
 #: Seconds per ISO duration field; years and months use their average length (365.25 and 30.4375 days).
 _DURATION_SECONDS = (31_557_600, 2_629_800, 604_800, 86_400, 3_600, 60, 1)
 
 #: Formats the loose parser tries, in order, after ISO 8601. `{m}/{d}` is month first unless day_first is set.
 _LOOSE_FORMATS = (
-    "%Y-%m-%d %H:%M", "%Y/%m/%d", "%Y/%m/%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y.%m.%d",
-    "{m}/{d}/%Y", "{m}/{d}/%Y %H:%M", "{m}/{d}/%Y %I:%M %p", "{m}/{d}/%Y %H:%M:%S", "{m}/{d}/%y",
-    "%d.%m.%Y", "%d.%m.%Y %H:%M", "{m}-{d}-%Y",
-    "%B %d, %Y", "%B %d %Y", "%b %d, %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y", "%B %d, %Y %I:%M %p",
-    "%B %d, %Y %H:%M", "%d %B %Y %H:%M", "%d %b %Y %H:%M", "%A, %B %d, %Y", "%a, %d %b %Y %H:%M:%S",
-    "%a, %d %b %Y %H:%M:%S %z", "%d %B %Y %I:%M %p", "%b %d, %Y %I:%M %p", "%Y%m%d", "%Y%m%dT%H%M%S",
+    "%Y-%m-%d %H:%M",
+    "%Y/%m/%d",
+    "%Y/%m/%d %H:%M",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y.%m.%d",
+    "{m}/{d}/%Y",
+    "{m}/{d}/%Y %H:%M",
+    "{m}/{d}/%Y %I:%M %p",
+    "{m}/{d}/%Y %H:%M:%S",
+    "{m}/{d}/%y",
+    "%d.%m.%Y",
+    "%d.%m.%Y %H:%M",
+    "{m}-{d}-%Y",
+    "%B %d, %Y",
+    "%B %d %Y",
+    "%b %d, %Y",
+    "%b %d %Y",
+    "%d %B %Y",
+    "%d %b %Y",
+    "%B %d, %Y %I:%M %p",
+    "%B %d, %Y %H:%M",
+    "%d %B %Y %H:%M",
+    "%d %b %Y %H:%M",
+    "%A, %B %d, %Y",
+    "%a, %d %b %Y %H:%M:%S",
+    "%a, %d %b %Y %H:%M:%S %z",
+    "%d %B %Y %I:%M %p",
+    "%b %d, %Y %I:%M %p",
+    "%Y%m%d",
+    "%Y%m%dT%H%M%S",
 )
 
 
@@ -35,8 +61,10 @@ def parse_datetime(text: str, what: str = "datetime") -> datetime:
     try:
         return datetime.fromisoformat(text.strip())
     except ValueError:
-        raise invalid(f"{what} {text!r} is not an ISO 8601 date/time; pass e.g. '2026-03-05' or "
-                      "'2026-03-05T14:30:00+01:00' (use parse_datetime for other formats)") from None
+        raise invalid(
+            f"{what} {text!r} is not an ISO 8601 date/time; pass e.g. '2026-03-05' or "
+            "'2026-03-05T14:30:00+01:00' (use parse_datetime for other formats)"
+        ) from None
 
 
 def parse_date(text: str, what: str = "date") -> date:
@@ -65,8 +93,10 @@ def parse_loose(text: str, day_first: bool) -> datetime:
             return datetime.strptime(cleaned, fmt.format(d=day, m=month))
         except ValueError:
             continue
-    raise invalid(f"cannot read {text!r} as a date/time; pass ISO 8601 ('2026-03-05T14:30') or a form like "
-                  "'March 5, 2026 2:30 PM' or '03/05/2026'")
+    raise invalid(
+        f"cannot read {text!r} as a date/time; pass ISO 8601 ('2026-03-05T14:30') or a form like "
+        "'March 5, 2026 2:30 PM' or '03/05/2026'"
+    )
 
 
 @cache

@@ -26,7 +26,9 @@ from cworld.sandbox.stateless._graph_build import (
 #: which keeps them under about a second.
 MAX_HEAVY_NODES = 200
 MAX_HEAVY_EDGES = 1_000
-Top = Annotated[int, Field(description="List at most this many nodes, highest first (1..1000).", ge=1, le=1000)]
+Top = Annotated[
+    int, Field(description="List at most this many nodes, highest first (1..1000).", ge=1, le=1000)
+]
 
 
 class WeightedEdge(BaseModel):
@@ -70,7 +72,9 @@ class Coloring(BaseModel):
 
 class CutPoints(BaseModel):
     articulation_points: list[str] = Field(description="Nodes whose removal disconnects the graph.")
-    bridges: list[list[str]] = Field(description="Edges whose removal disconnects the graph, as [a, b], a < b.")
+    bridges: list[list[str]] = Field(
+        description="Edges whose removal disconnects the graph, as [a, b], a < b."
+    )
 
 
 class CriticalPath(BaseModel):
@@ -156,14 +160,18 @@ def _residual_reachable(residual: Any, source: str) -> set[str]:
 
 def _heavy_guard(graph: Any) -> None:
     if graph.number_of_nodes() > MAX_HEAVY_NODES or graph.number_of_edges() > MAX_HEAVY_EDGES:
-        raise invalid(f"this algorithm accepts at most {MAX_HEAVY_NODES} nodes and {MAX_HEAVY_EDGES} edges; the "
-                      f"graph has {graph.number_of_nodes()} and {graph.number_of_edges()}")
+        raise invalid(
+            f"this algorithm accepts at most {MAX_HEAVY_NODES} nodes and {MAX_HEAVY_EDGES} edges; the "
+            f"graph has {graph.number_of_nodes()} and {graph.number_of_edges()}"
+        )
 
 
 class AlgorithmTools:
     @tool(read_only=True)
     def minimum_spanning_tree(
-        self, edges: Edges, nodes: ExtraNodes = [],  # noqa: B006
+        self,
+        edges: Edges,
+        nodes: ExtraNodes = [],  # noqa: B006
         maximum: Annotated[bool, Field(description="Find the maximum spanning tree instead.")] = False,
     ) -> SpanningTree:
         """The minimum (or maximum) spanning tree of an undirected weighted graph, by Kruskal's algorithm:
@@ -171,11 +179,16 @@ class AlgorithmTools:
         nx = networkx()
         g = build(edges, False, nodes)
         algorithm = nx.maximum_spanning_edges if maximum else nx.minimum_spanning_edges
-        tree = [WeightedEdge(source=_pair(a, b)[0], target=_pair(a, b)[1], weight=d["weight"])
-                for a, b, d in algorithm(g, algorithm="kruskal", data=True)]
+        tree = [
+            WeightedEdge(source=_pair(a, b)[0], target=_pair(a, b)[1], weight=d["weight"])
+            for a, b, d in algorithm(g, algorithm="kruskal", data=True)
+        ]
         tree.sort(key=lambda e: (e.source, e.target))
-        return SpanningTree(edges=tree, total_weight=score(sum(e.weight for e in tree)),
-                            is_forest=g.number_of_nodes() > 0 and not nx.is_connected(g))
+        return SpanningTree(
+            edges=tree,
+            total_weight=score(sum(e.weight for e in tree)),
+            is_forest=g.number_of_nodes() > 0 and not nx.is_connected(g),
+        )
 
     @tool(read_only=True)
     def max_flow(self, edges: Edges, source: NodeName, sink: NodeName) -> Flow:
@@ -191,17 +204,26 @@ class AlgorithmTools:
             raise invalid("capacities (edge weights) must be >= 0")
         residual = nx.flow.preflow_push(g, source, sink, capacity="weight")
         value = residual.graph["flow_value"]
-        flows = sorted((WeightedEdge(source=a, target=b, weight=score(residual[a][b]["flow"])) for a, b in g.edges
-                        if residual[a][b]["flow"] > 0), key=lambda e: (e.source, e.target))
+        flows = sorted(
+            (
+                WeightedEdge(source=a, target=b, weight=score(residual[a][b]["flow"]))
+                for a, b in g.edges
+                if residual[a][b]["flow"] > 0
+            ),
+            key=lambda e: (e.source, e.target),
+        )
         left = _residual_reachable(residual, source)
         right = set(g.nodes) - left
         return Flow(value=score(value), flows=flows, source_side=sorted(left), sink_side=sorted(right))
 
     @tool(read_only=True)
     def pagerank(
-        self, edges: Edges, directed: Directed = True,
-        damping: Annotated[float, Field(description="Probability of following a link, 0..1 (usually 0.85).",
-                                        ge=0, le=1)] = 0.85,
+        self,
+        edges: Edges,
+        directed: Directed = True,
+        damping: Annotated[
+            float, Field(description="Probability of following a link, 0..1 (usually 0.85).", ge=0, le=1)
+        ] = 0.85,
         top: Top = 20,
     ) -> Ranking:
         """PageRank importance of each node (scores sum to 1), using edge weights as link strengths."""
@@ -213,9 +235,12 @@ class AlgorithmTools:
 
     @tool(read_only=True)
     def degree_centrality(
-        self, edges: Edges, directed: Directed = False,
-        kind: Annotated[Literal["total", "in", "out"], Field(description="Which degree: in/out need a directed "
-                                                             "graph.")] = "total",
+        self,
+        edges: Edges,
+        directed: Directed = False,
+        kind: Annotated[
+            Literal["total", "in", "out"], Field(description="Which degree: in/out need a directed graph.")
+        ] = "total",
         top: Top = 20,
     ) -> Ranking:
         """Degree centrality: each node's number of connections divided by (n - 1), highest first."""
@@ -223,14 +248,21 @@ class AlgorithmTools:
         g = build(edges, directed)
         if kind != "total" and not directed:
             raise invalid("in/out degree needs directed=true; use kind 'total' for undirected graphs")
-        measure = {"total": nx.degree_centrality, "in": nx.in_degree_centrality,
-                   "out": nx.out_degree_centrality}[kind]
+        measure = {
+            "total": nx.degree_centrality,
+            "in": nx.in_degree_centrality,
+            "out": nx.out_degree_centrality,
+        }[kind]
         return _ranking(measure(g) if g.number_of_nodes() > 1 else dict.fromkeys(g.nodes, 0.0), top)
 
     @tool(read_only=True)
     def betweenness_centrality(
-        self, edges: Edges, directed: Directed = False,
-        weighted: Annotated[bool, Field(description="Use weights as lengths (they must be positive).")] = False,
+        self,
+        edges: Edges,
+        directed: Directed = False,
+        weighted: Annotated[
+            bool, Field(description="Use weights as lengths (they must be positive).")
+        ] = False,
         top: Top = 20,
     ) -> Ranking:
         """Betweenness centrality (normalized): how often a node lies on shortest paths between others —
@@ -249,8 +281,11 @@ class AlgorithmTools:
         colour = _two_colour(build(edges, False, nodes))
         if colour is None:
             return Bipartition(bipartite=False, left=[], right=[])
-        return Bipartition(bipartite=True, left=sorted(n for n, c in colour.items() if c == 0),
-                           right=sorted(n for n, c in colour.items() if c == 1))
+        return Bipartition(
+            bipartite=True,
+            left=sorted(n for n, c in colour.items() if c == 0),
+            right=sorted(n for n, c in colour.items() if c == 1),
+        )
 
     @tool(read_only=True)
     def graph_coloring(self, edges: Edges, nodes: ExtraNodes = []) -> Coloring:  # noqa: B006
@@ -280,16 +315,22 @@ class AlgorithmTools:
         g = build(edges, True)
         if not nx.is_directed_acyclic_graph(g):
             raise invalid("the graph has a cycle, so it has no critical path; pass a DAG")
-        path = [str(n) for n in nx.dag_longest_path(g, weight="weight", topo_order=list(
-            nx.lexicographical_topological_sort(g)))]
+        path = [
+            str(n)
+            for n in nx.dag_longest_path(
+                g, weight="weight", topo_order=list(nx.lexicographical_topological_sort(g))
+            )
+        ]
         return CriticalPath(path=path, length=score(nx.dag_longest_path_length(g, weight="weight")))
 
     @tool(read_only=True)
     def diameter_and_center(
-        self, edges: Edges,
+        self,
+        edges: Edges,
         weighted: Annotated[bool, Field(description="Use weights as lengths (they must be >= 0).")] = False,
     ) -> Shape:
-        """Diameter, radius, center and periphery of a connected undirected graph (at most 200 nodes and 1,000 edges)."""
+        """Diameter, radius, center and periphery of a connected undirected graph (at most 200 nodes and
+        1,000 edges)."""
         nx = networkx()
         g = build(edges, False)
         _heavy_guard(g)
@@ -299,6 +340,9 @@ class AlgorithmTools:
             raise invalid("weighted distances need weights >= 0")
         ecc = nx.eccentricity(g, weight="weight" if weighted else None)
         diameter, radius = max(ecc.values()), min(ecc.values())
-        return Shape(diameter=score(diameter), radius=score(radius),
-                     center=sorted(n for n, e in ecc.items() if e == radius),
-                     periphery=sorted(n for n, e in ecc.items() if e == diameter))
+        return Shape(
+            diameter=score(diameter),
+            radius=score(radius),
+            center=sorted(n for n, e in ecc.items() if e == radius),
+            periphery=sorted(n for n, e in ecc.items() if e == diameter),
+        )

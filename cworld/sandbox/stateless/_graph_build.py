@@ -22,15 +22,26 @@ NodeName = Annotated[str, Field(description="A node name.", min_length=1, max_le
 class Edge(BaseModel):
     source: NodeName
     target: NodeName
-    weight: float = Field(default=1.0, ge=-1e9, le=1e9,
-                          description="Length/cost for paths and trees, capacity for max flow (default 1).")
+    weight: float = Field(
+        default=1.0,
+        ge=-1e9,
+        le=1e9,
+        description="Length/cost for paths and trees, capacity for max flow (default 1).",
+    )
 
 
-Edges = Annotated[list[Edge], Field(description="The graph as a list of edges {source, target, weight}; at most "
-                                    "2,000. A repeated edge keeps its last weight.", max_length=MAX_EDGES)]
+Edges = Annotated[
+    list[Edge],
+    Field(
+        description="The graph as a list of edges {source, target, weight}; at most "
+        "2,000. A repeated edge keeps its last weight.",
+        max_length=MAX_EDGES,
+    ),
+]
 Directed = Annotated[bool, Field(description="True if edges go one way (source -> target).")]
-ExtraNodes = Annotated[list[NodeName], Field(description="Nodes with no edges, if any (isolated nodes).",
-                                             max_length=MAX_NODES)]
+ExtraNodes = Annotated[
+    list[NodeName], Field(description="Nodes with no edges, if any (isolated nodes).", max_length=MAX_NODES)
+]
 
 
 def networkx() -> Any:

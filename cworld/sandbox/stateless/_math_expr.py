@@ -34,18 +34,45 @@ def _log(x: Number, base: Number = math.e) -> float:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "sqrt": math.sqrt, "cbrt": math.cbrt, "exp": math.exp, "ln": math.log, "log": _log,
-    "log10": math.log10, "log2": math.log2, "sin": math.sin, "cos": math.cos, "tan": math.tan,
-    "asin": math.asin, "acos": math.acos, "atan": math.atan, "atan2": math.atan2, "sinh": math.sinh,
-    "cosh": math.cosh, "tanh": math.tanh, "degrees": math.degrees, "radians": math.radians,
-    "abs": abs, "floor": math.floor, "ceil": math.ceil, "round": round, "min": min, "max": max,
-    "hypot": math.hypot, "gcd": math.gcd, "factorial": _factorial,
+    "sqrt": math.sqrt,
+    "cbrt": math.cbrt,
+    "exp": math.exp,
+    "ln": math.log,
+    "log": _log,
+    "log10": math.log10,
+    "log2": math.log2,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "asin": math.asin,
+    "acos": math.acos,
+    "atan": math.atan,
+    "atan2": math.atan2,
+    "sinh": math.sinh,
+    "cosh": math.cosh,
+    "tanh": math.tanh,
+    "degrees": math.degrees,
+    "radians": math.radians,
+    "abs": abs,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "round": round,
+    "min": min,
+    "max": max,
+    "hypot": math.hypot,
+    "gcd": math.gcd,
+    "factorial": _factorial,
 }
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
 }
 _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
@@ -57,8 +84,10 @@ def evaluate(expression: str) -> Number:
     try:
         tree = ast.parse(expression.strip(), mode="eval")
     except (SyntaxError, ValueError) as err:
-        raise invalid(f"cannot parse the expression ({err.msg if isinstance(err, SyntaxError) else err}); "
-                      "write it like '2 * (3 + 4) ** 2 / sqrt(9)'") from None
+        raise invalid(
+            f"cannot parse the expression ({err.msg if isinstance(err, SyntaxError) else err}); "
+            "write it like '2 * (3 + 4) ** 2 / sqrt(9)'"
+        ) from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise invalid(f"the expression has more than {MAX_NODES} parts; split it into smaller ones")
     try:
@@ -73,7 +102,9 @@ def _explain(err: Exception) -> str:
     if isinstance(err, OverflowError):
         return "the result is too large"
     text = str(err)
-    return "a math function got a value outside its domain (e.g. sqrt(-1), log(0))" if "domain" in text else text
+    return (
+        "a math function got a value outside its domain (e.g. sqrt(-1), log(0))" if "domain" in text else text
+    )
 
 
 def _check(value: Any) -> Number:
@@ -101,8 +132,10 @@ def _eval(node: ast.AST) -> Number:
         return _binary(node)
     if isinstance(node, ast.Call):
         return _call(node)
-    raise invalid(f"'{type(node).__name__}' is not allowed; use numbers, + - * / // % **, and functions "
-                  f"{sorted(FUNCTIONS)}")
+    raise invalid(
+        f"'{type(node).__name__}' is not allowed; use numbers, + - * / // % **, and functions "
+        f"{sorted(FUNCTIONS)}"
+    )
 
 
 def _binary(node: ast.BinOp) -> Number:
@@ -121,9 +154,16 @@ def _guard_power(base: Number, exponent: Number) -> None:
         if exponent < 0 and base == 0:
             raise ZeroDivisionError
         if exponent > 0 and max(base.bit_length(), 1) * exponent > MAX_INT_BITS and abs(base) > 1:
-            raise invalid(f"a power with a {base.bit_length()}-bit base and exponent {exponent} is too large; "
-                          f"integer results are limited to {MAX_INT_BITS} bits (use floats, e.g. 2.0**{exponent})")
-    elif isinstance(base, int | float) and base < 0 and isinstance(exponent, float) and not exponent.is_integer():
+            raise invalid(
+                f"a power with a {base.bit_length()}-bit base and exponent {exponent} is too large; "
+                f"integer results are limited to {MAX_INT_BITS} bits (use floats, e.g. 2.0**{exponent})"
+            )
+    elif (
+        isinstance(base, int | float)
+        and base < 0
+        and isinstance(exponent, float)
+        and not exponent.is_integer()
+    ):
         raise ValueError("math domain error")
 
 

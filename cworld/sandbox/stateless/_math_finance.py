@@ -11,8 +11,9 @@ from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless._common import NumberResult, Real, clean, invalid
 
 Money = Annotated[float, Field(description="An amount of money (any currency), 0 to 1e12.", ge=0, le=1e12)]
-RatePercent = Annotated[float, Field(description="Annual interest rate in percent, e.g. 5 for 5%; 0..100.",
-                                     ge=0, le=100)]
+RatePercent = Annotated[
+    float, Field(description="Annual interest rate in percent, e.g. 5 for 5%; 0..100.", ge=0, le=100)
+]
 
 
 class CompoundInterest(BaseModel):
@@ -41,9 +42,18 @@ class FinanceTools:
         self,
         principal: Money,
         annual_rate_percent: RatePercent,
-        years: Annotated[float, Field(description="How long the money grows, in years (0..200).", ge=0, le=200)],
-        compounds_per_year: Annotated[int, Field(description="Compounding periods a year: 1 yearly, 12 monthly, "
-                                                 "365 daily; 0 means continuous.", ge=0, le=365)] = 12,
+        years: Annotated[
+            float, Field(description="How long the money grows, in years (0..200).", ge=0, le=200)
+        ],
+        compounds_per_year: Annotated[
+            int,
+            Field(
+                description="Compounding periods a year: 1 yearly, 12 monthly, "
+                "365 daily; 0 means continuous.",
+                ge=0,
+                le=365,
+            ),
+        ] = 12,
     ) -> CompoundInterest:
         """The balance after compound interest: P·(1 + r/n)^(n·t), or P·e^(r·t) when compounding is
         continuous (compounds_per_year = 0)."""
@@ -64,7 +74,7 @@ class FinanceTools:
         """The fixed monthly payment that repays an amortized loan (mortgage, car loan) in `months`
         payments: P·i / (1 - (1+i)^-n) with i the monthly rate; P/n when the rate is 0."""
         i = annual_rate_percent / 100 / 12
-        # expm1/log1p keep 1 - (1+i)^-n accurate (and non-zero) for tiny rates, where the plain formula divides by 0
+        # expm1/log1p keep 1 - (1+i)^-n accurate, and non-zero, for tiny rates (the plain form divides by 0)
         payment = principal / months if i == 0 else principal * i / -math.expm1(-months * math.log1p(i))
         payment = _cents(payment)
         total = _cents(payment * months)
@@ -73,19 +83,28 @@ class FinanceTools:
     @tool(read_only=True)
     def net_present_value(
         self,
-        rate_percent: Annotated[float, Field(description="Discount rate per period in percent (-99..1000).",
-                                             ge=-99, le=1000)],
-        cash_flows: Annotated[list[Real], Field(description="Cash flow of each period, the first at period 0 "
-                                                "(usually the negative investment).", min_length=1,
-                                                max_length=1000)],
+        rate_percent: Annotated[
+            float, Field(description="Discount rate per period in percent (-99..1000).", ge=-99, le=1000)
+        ],
+        cash_flows: Annotated[
+            list[Real],
+            Field(
+                description="Cash flow of each period, the first at period 0 "
+                "(usually the negative investment).",
+                min_length=1,
+                max_length=1000,
+            ),
+        ],
     ) -> NumberResult:
         """Net present value: the sum of cash_flow[t] / (1 + rate)^t for t = 0, 1, 2, ..."""
         r = rate_percent / 100
         try:
             npv = math.fsum(cf / (1 + r) ** t for t, cf in enumerate(cash_flows))
         except (OverflowError, ZeroDivisionError):
-            raise invalid("the discount factors overflow for this rate and horizon; use fewer periods or "
-                          "a rate closer to 0") from None
+            raise invalid(
+                "the discount factors overflow for this rate and horizon; use fewer periods or "
+                "a rate closer to 0"
+            ) from None
         return NumberResult(value=clean(npv, "NPV"))
 
     @tool(read_only=True)

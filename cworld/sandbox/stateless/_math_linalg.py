@@ -19,8 +19,11 @@ Matrix = list[list[float]]
 
 
 def matrix_param(what: str) -> Any:
-    return Field(description=f"{what}: a list of rows, each a list of numbers; at most {MAX_SIZE}x{MAX_SIZE}.",
-                 min_length=1, max_length=MAX_SIZE)
+    return Field(
+        description=f"{what}: a list of rows, each a list of numbers; at most {MAX_SIZE}x{MAX_SIZE}.",
+        min_length=1,
+        max_length=MAX_SIZE,
+    )
 
 
 class MatrixResult(BaseModel):
@@ -37,7 +40,9 @@ def _rectangular(m: list[list[float]], what: str) -> Matrix:
     width = len(m[0])
     for i, row in enumerate(m):
         if len(row) != width:
-            raise invalid(f"{what} row {i} has {len(row)} entries but row 0 has {width}; rows must be equal length")
+            raise invalid(
+                f"{what} row {i} has {len(row)} entries but row 0 has {width}; rows must be equal length"
+            )
     return [[float(v) for v in row] for row in m]
 
 
@@ -49,8 +54,11 @@ def _square(m: list[list[float]], what: str) -> Matrix:
 
 
 def _result(m: Matrix) -> MatrixResult:
-    return MatrixResult(matrix=[[clean(v, "matrix entry") for v in row] for row in m], rows=len(m),
-                        columns=len(m[0]) if m else 0)
+    return MatrixResult(
+        matrix=[[clean(v, "matrix entry") for v in row] for row in m],
+        rows=len(m),
+        columns=len(m[0]) if m else 0,
+    )
 
 
 def _eliminate(a: Matrix, extra: Matrix) -> tuple[float, Matrix]:
@@ -100,15 +108,18 @@ class LinearAlgebraTools:
         return _result([list(col) for col in zip(*m, strict=True)])
 
     @tool(read_only=True)
-    def matrix_determinant(self, matrix: Annotated[list[Row], matrix_param("A square matrix")]) -> NumberResult:
+    def matrix_determinant(
+        self, matrix: Annotated[list[Row], matrix_param("A square matrix")]
+    ) -> NumberResult:
         """The determinant of a square matrix (0 when it is singular)."""
         m = _square(matrix, "the matrix")
         det, _ = _eliminate(m, [[] for _ in m])
         return NumberResult(value=clean(det, "determinant"))
 
     @tool(read_only=True)
-    def matrix_inverse(self, matrix: Annotated[list[Row], matrix_param("A square, non-singular matrix")]
-                       ) -> MatrixResult:
+    def matrix_inverse(
+        self, matrix: Annotated[list[Row], matrix_param("A square, non-singular matrix")]
+    ) -> MatrixResult:
         """The inverse of a square matrix. Fails for a singular matrix (determinant 0), which has none."""
         m = _square(matrix, "the matrix")
         identity = [[1.0 if i == j else 0.0 for j in range(len(m))] for i in range(len(m))]
@@ -121,13 +132,19 @@ class LinearAlgebraTools:
     def solve_linear_system(
         self,
         coefficients: Annotated[list[Row], matrix_param("Square coefficient matrix A, one row per equation")],
-        constants: Annotated[list[Real], Field(description="Right-hand side b, one value per equation.",
-                                               min_length=1, max_length=MAX_SIZE)],
+        constants: Annotated[
+            list[Real],
+            Field(
+                description="Right-hand side b, one value per equation.", min_length=1, max_length=MAX_SIZE
+            ),
+        ],
     ) -> VectorResult:
         """Solve A·x = b for x (n equations, n unknowns). Fails when the system has no unique solution."""
         m = _square(coefficients, "the coefficient matrix")
         if len(constants) != len(m):
-            raise invalid(f"{len(m)} equations but {len(constants)} constants; pass one constant per equation")
+            raise invalid(
+                f"{len(m)} equations but {len(constants)} constants; pass one constant per equation"
+            )
         det, solved = _eliminate(m, [[float(c)] for c in constants])
         if det == 0:
             raise invalid("the system has no unique solution (the coefficient matrix is singular)")

@@ -15,7 +15,8 @@ from cworld.sandbox.stateless._common import NumberResult, Real, clean, invalid
 MAX_VALUES = 10_000
 
 Values = Annotated[
-    list[Real], Field(description="The data: numbers between -1e15 and 1e15.", min_length=1, max_length=MAX_VALUES)
+    list[Real],
+    Field(description="The data: numbers between -1e15 and 1e15.", min_length=1, max_length=MAX_VALUES),
 ]
 
 
@@ -36,7 +37,9 @@ class Summary(BaseModel):
 
 class Correlation(BaseModel):
     pearson: float = Field(description="Pearson's r, -1..1 (linear association).")
-    spearman: float = Field(description="Spearman's rho, -1..1 (association of ranks; ties get average ranks).")
+    spearman: float = Field(
+        description="Spearman's rho, -1..1 (association of ranks; ties get average ranks)."
+    )
 
 
 class Regression(BaseModel):
@@ -77,9 +80,10 @@ def _pearson(x: list[float], y: list[float]) -> float:
     sxy = math.fsum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
     sxx = math.fsum((a - mx) ** 2 for a in x)
     syy = math.fsum((b - my) ** 2 for b in y)
-    if sxx == 0 or syy == 0:
+    denominator = math.sqrt(sxx) * math.sqrt(syy)  # two roots: sxx * syy can underflow to 0 for tiny values
+    if denominator == 0:
         raise invalid("one of the lists is constant, so correlation is undefined; pass values that vary")
-    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+    return max(-1.0, min(1.0, sxy / denominator))
 
 
 class StatisticsTools:
@@ -92,10 +96,16 @@ class StatisticsTools:
         pvar = statistics.pvariance(v)
         svar = statistics.variance(v) if len(v) > 1 else None
         return Summary(
-            count=len(v), sum=clean(math.fsum(v)), mean=clean(statistics.fmean(v)),
-            median=clean(statistics.median(v)), modes=sorted(clean(m) for m in statistics.multimode(v)),
-            minimum=min(v), maximum=max(v), range=clean(max(v) - min(v)),
-            population_variance=clean(pvar), population_stdev=clean(math.sqrt(pvar)),
+            count=len(v),
+            sum=clean(math.fsum(v)),
+            mean=clean(statistics.fmean(v)),
+            median=clean(statistics.median(v)),
+            modes=sorted(clean(m) for m in statistics.multimode(v)),
+            minimum=min(v),
+            maximum=max(v),
+            range=clean(max(v) - min(v)),
+            population_variance=clean(pvar),
+            population_stdev=clean(math.sqrt(pvar)),
             sample_variance=None if svar is None else clean(svar),
             sample_stdev=None if svar is None else clean(math.sqrt(svar)),
         )
@@ -104,7 +114,9 @@ class StatisticsTools:
     def percentile(
         self,
         values: Values,
-        percent: Annotated[float, Field(description="Which percentile, 0..100 (50 is the median).", ge=0, le=100)],
+        percent: Annotated[
+            float, Field(description="Which percentile, 0..100 (50 is the median).", ge=0, le=100)
+        ],
     ) -> NumberResult:
         """The given percentile of a list of numbers, interpolating linearly between the two nearest ranks
         (the same method as numpy's default and Excel's PERCENTILE.INC)."""
@@ -118,8 +130,10 @@ class StatisticsTools:
     def correlation(
         self,
         x: Annotated[list[Real], Field(description="First variable.", min_length=2, max_length=MAX_VALUES)],
-        y: Annotated[list[Real], Field(description="Second variable, paired with x.", min_length=2,
-                                       max_length=MAX_VALUES)],
+        y: Annotated[
+            list[Real],
+            Field(description="Second variable, paired with x.", min_length=2, max_length=MAX_VALUES),
+        ],
     ) -> Correlation:
         """Pearson and Spearman correlation of two paired lists of numbers of the same length (at least 2).
         Fails when either list is constant, since correlation is then undefined."""
@@ -131,9 +145,12 @@ class StatisticsTools:
     @tool(read_only=True)
     def linear_regression(
         self,
-        x: Annotated[list[Real], Field(description="Explanatory values.", min_length=2, max_length=MAX_VALUES)],
-        y: Annotated[list[Real], Field(description="Responses, paired with x.", min_length=2,
-                                       max_length=MAX_VALUES)],
+        x: Annotated[
+            list[Real], Field(description="Explanatory values.", min_length=2, max_length=MAX_VALUES)
+        ],
+        y: Annotated[
+            list[Real], Field(description="Responses, paired with x.", min_length=2, max_length=MAX_VALUES)
+        ],
     ) -> Regression:
         """Ordinary least-squares line y = slope*x + intercept through paired points, with R². Fails when
         all x are equal (the slope would be vertical)."""
@@ -148,16 +165,18 @@ class StatisticsTools:
         sst = math.fsum((b - my) ** 2 for b in y)
         r2 = 1.0 if sst == 0 else max(0.0, 1 - sse / sst)
         slope, intercept = clean(slope, "slope"), clean(intercept, "intercept")
-        return Regression(slope=slope, intercept=intercept, r_squared=clean(r2),
-                          equation=f"y = {slope:g}*x + {intercept:g}")
+        return Regression(
+            slope=slope, intercept=intercept, r_squared=clean(r2), equation=f"y = {slope:g}*x + {intercept:g}"
+        )
 
     @tool(read_only=True)
     def weighted_mean(
         self,
         values: Values,
-        weights: Annotated[list[Annotated[float, Field(ge=0, le=1e15)]],
-                           Field(description="One non-negative weight per value.", min_length=1,
-                                 max_length=MAX_VALUES)],
+        weights: Annotated[
+            list[Annotated[float, Field(ge=0, le=1e15)]],
+            Field(description="One non-negative weight per value.", min_length=1, max_length=MAX_VALUES),
+        ],
     ) -> NumberResult:
         """The weighted average sum(w*v)/sum(w), e.g. a grade from marks and credit weights."""
         if len(values) != len(weights):
@@ -165,14 +184,17 @@ class StatisticsTools:
         total = math.fsum(weights)
         if total == 0:
             raise invalid("the weights sum to zero; pass at least one positive weight")
-        return NumberResult(value=clean(math.fsum(v * w for v, w in zip(values, weights, strict=True)) / total))
+        return NumberResult(
+            value=clean(math.fsum(v * w for v, w in zip(values, weights, strict=True)) / total)
+        )
 
     @tool(read_only=True)
     def moving_average(
         self,
         values: Values,
-        window: Annotated[int, Field(description="How many consecutive values each average covers.", ge=1,
-                                     le=1000)],
+        window: Annotated[
+            int, Field(description="How many consecutive values each average covers.", ge=1, le=1000)
+        ],
     ) -> Series:
         """Simple moving averages over a sliding window: len(values) - window + 1 results, the first
         averaging values[0:window]."""
@@ -181,5 +203,9 @@ class StatisticsTools:
         prefix = [Fraction(0)]
         for v in values:  # exact running sums: no drift, and O(n) however wide the window
             prefix.append(prefix[-1] + Fraction(v))
-        return Series(values=[clean(float((prefix[i + window] - prefix[i]) / window))
-                              for i in range(len(values) - window + 1)])
+        return Series(
+            values=[
+                clean(float((prefix[i + window] - prefix[i]) / window))
+                for i in range(len(values) - window + 1)
+            ]
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from itertools import compress
 
 #: Miller-Rabin with these bases is exact for every n below 3.3e24.
 _MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
@@ -78,8 +79,8 @@ def _small_primes() -> tuple[int, ...]:
     sieve[0:2] = b"\x00\x00"
     for i in range(2, math.isqrt(limit) + 1):
         if sieve[i]:
-            sieve[i * i::i] = bytes(len(range(i * i, limit + 1, i)))
-    return tuple(i for i, flag in enumerate(sieve) if flag)
+            sieve[i * i :: i] = bytes(len(range(i * i, limit + 1, i)))
+    return tuple(compress(range(limit + 1), sieve))
 
 
 def primes_between(start: int, end: int) -> list[int]:
@@ -94,8 +95,8 @@ def primes_between(start: int, end: int) -> list[int]:
             break
         first = max(p * p, (start + p - 1) // p * p)
         if first <= end:
-            segment[first - start::p] = bytes(len(range(first, end + 1, p)))
-    return [start + i for i, flag in enumerate(segment) if flag]
+            segment[first - start :: p] = bytes(len(range(first, end + 1, p)))
+    return list(compress(range(start, end + 1), segment))
 
 
 def fibonacci(n: int) -> int:

@@ -18,12 +18,35 @@ MAX_FILLED = 200_000
 LongText = Annotated[str, Field(description="The text, at most 100,000 characters.", max_length=100_000)]
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}|\{[^{}]*\}|[{}]")
-_BLOCK_TAGS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
-               "header", "footer", "ul", "ol", "table", "blockquote", "pre", "hr"}
+_BLOCK_TAGS = {
+    "p",
+    "div",
+    "br",
+    "li",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "ul",
+    "ol",
+    "table",
+    "blockquote",
+    "pre",
+    "hr",
+}
 
 
 class LineDiff(BaseModel):
-    diff: str = Field(description="Unified diff ('-' removed, '+' added lines); empty when the texts are equal.")
+    diff: str = Field(
+        description="Unified diff ('-' removed, '+' added lines); empty when the texts are equal."
+    )
     added: int = Field(description="Lines only in the new text.")
     removed: int = Field(description="Lines only in the old text.")
     identical: bool
@@ -69,8 +92,10 @@ def _fill(template: str, values: dict[str, str]) -> tuple[str, set[str]]:
         if token in ("{{", "}}"):
             return token[0]
         if name is None:
-            raise invalid(f"{token!r} is not a placeholder; write {{name}} with a plain name, and {{{{ or }}}} "
-                          "for literal braces")
+            raise invalid(
+                f"{token!r} is not a placeholder; write {{name}} with a plain name, and {{{{ or }}}} "
+                "for literal braces"
+            )
         if name not in values:
             missing.append(name)
             return token
@@ -90,10 +115,13 @@ class DocumentTools:
     @tool(read_only=True)
     def diff_lines(
         self,
-        old: Annotated[str, Field(description="The original text (at most 2,000 lines).", max_length=100_000)],
+        old: Annotated[
+            str, Field(description="The original text (at most 2,000 lines).", max_length=100_000)
+        ],
         new: Annotated[str, Field(description="The changed text (at most 2,000 lines).", max_length=100_000)],
-        context: Annotated[int, Field(description="Unchanged lines to show around each change.", ge=0,
-                                      le=20)] = 3,
+        context: Annotated[
+            int, Field(description="Unchanged lines to show around each change.", ge=0, le=20)
+        ] = 3,
     ) -> LineDiff:
         """Compare two texts line by line and return a unified diff with counts of added and removed lines."""
         a, b = old.splitlines(), new.splitlines()
@@ -107,19 +135,32 @@ class DocumentTools:
     @tool(read_only=True)
     def fill_template(
         self,
-        template: Annotated[str, Field(description="Text with {name} placeholders; {{ and }} are literal braces. "
-                                       "At most 20,000 characters.", max_length=20_000)],
-        values: Annotated[dict[str, Annotated[str, Field(max_length=20_000)]],
-                          Field(description="Value for each placeholder name, e.g. {\"name\": \"Ada\"}. At most 200 "
-                                "entries of up to 20,000 characters.", max_length=200)],
+        template: Annotated[
+            str,
+            Field(
+                description="Text with {name} placeholders; {{ and }} are literal braces. "
+                "At most 20,000 characters.",
+                max_length=20_000,
+            ),
+        ],
+        values: Annotated[
+            dict[str, Annotated[str, Field(max_length=20_000)]],
+            Field(
+                description='Value for each placeholder name, e.g. {"name": "Ada"}. At most 200 '
+                "entries of up to 20,000 characters.",
+                max_length=200,
+            ),
+        ],
     ) -> FilledTemplate:
-        """Fill {name} placeholders in a template (mail merge). Fails naming any placeholder without a value."""
+        """Fill {name} placeholders in a template (mail merge). Fails naming any placeholder without a
+        value."""
         text, used = _fill(template, values)
         return FilledTemplate(text=text, unused=sorted(set(values) - used))
 
     @tool(read_only=True)
-    def strip_html(self, html: Annotated[str, Field(description="HTML, at most 100,000 characters.",
-                                                    max_length=100_000)]) -> TextResult:
+    def strip_html(
+        self, html: Annotated[str, Field(description="HTML, at most 100,000 characters.", max_length=100_000)]
+    ) -> TextResult:
         """The visible text of an HTML fragment: tags removed, entities decoded, scripts and styles dropped,
         block elements on their own lines."""
         parser = _TextExtractor()
@@ -135,20 +176,24 @@ class DocumentTools:
     def wrap_text(
         self,
         text: LongText,
-        width: Annotated[int, Field(description="Maximum line length in characters, 10..200.", ge=10,
-                                    le=200)] = 80,
+        width: Annotated[
+            int, Field(description="Maximum line length in characters, 10..200.", ge=10, le=200)
+        ] = 80,
     ) -> TextResult:
         """Re-wrap text to lines of at most `width` characters, keeping blank-line paragraph breaks. Words
         longer than the width are split."""
         paragraphs = re.split(r"\n\s*\n", text)
-        return TextResult(text="\n\n".join(textwrap.fill(" ".join(p.split()), width=width) for p in paragraphs))
+        return TextResult(
+            text="\n\n".join(textwrap.fill(" ".join(p.split()), width=width) for p in paragraphs)
+        )
 
     @tool(read_only=True)
     def truncate_text(
         self,
         text: LongText,
-        max_chars: Annotated[int, Field(description="Maximum length of the result, suffix included.", ge=1,
-                                        le=100_000)],
+        max_chars: Annotated[
+            int, Field(description="Maximum length of the result, suffix included.", ge=1, le=100_000)
+        ],
         suffix: Annotated[str, Field(description="Appended when the text is cut.", max_length=20)] = "…",
     ) -> TextResult:
         """Shorten text to at most max_chars characters, cutting at a word boundary when one is near and

@@ -1,15 +1,16 @@
 """Regular-expression and extraction tools of the text server (a mixin).
 
 Agent-written patterns can backtrack catastrophically (`(x+x+)+y`). Python's `re` cannot be interrupted, so
-these tools use the `regex` package (same syntax, plus a `timeout`) and cap pattern, text, replacement and
-output sizes; a pattern that runs out of time is an `invalid` error telling the agent to simplify it.
+agent patterns run on the `regex` package (same syntax, plus a `timeout`; imported on first use) with caps on
+pattern, text, replacement and output sizes; a pattern that runs out of time is an `invalid` error telling
+the agent to simplify it. The extraction tools use fixed patterns of ours that stay linear, on stdlib `re`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
-import regex
 from pydantic import BaseModel, Field
 
 from cworld.sandbox.framework import tool
@@ -21,23 +22,34 @@ MAX_REPLACEMENT = 200
 MAX_OUTPUT = 200_000
 TIMEOUT_SECONDS = 0.25
 
-Pattern = Annotated[str, Field(description="A regular expression (Python syntax), at most 300 characters.",
-                               min_length=1, max_length=MAX_PATTERN)]
-RegexText = Annotated[str, Field(description="The text to search, at most 20,000 characters.",
-                                 max_length=MAX_REGEX_TEXT)]
+Pattern = Annotated[
+    str,
+    Field(
+        description="A regular expression (Python syntax), at most 300 characters.",
+        min_length=1,
+        max_length=MAX_PATTERN,
+    ),
+]
+RegexText = Annotated[
+    str, Field(description="The text to search, at most 20,000 characters.", max_length=MAX_REGEX_TEXT)
+]
 IgnoreCase = Annotated[bool, Field(description="Match letters regardless of case.")]
-ExtractText = Annotated[str, Field(description="The text to scan, at most 100,000 characters.", max_length=100_000)]
+ExtractText = Annotated[
+    str, Field(description="The text to scan, at most 100,000 characters.", max_length=100_000)
+]
 
-_EMAIL = regex.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?![\w-])")
-_URL = regex.compile(r"\b(?:https?://|www\.)[^\s<>\"'()\[\]{}]+")
-_NUMBER = regex.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
+_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?![\w-])")
+_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'()\[\]{}]+")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 
 
 class RegexMatch(BaseModel):
     match: str = Field(description="The matched text.")
     start: int = Field(description="Offset of the first character (0-based).")
     end: int = Field(description="Offset just past the last character.")
-    groups: list[str | None] = Field(description="Captured groups in order (null when a group did not take part).")
+    groups: list[str | None] = Field(
+        description="Captured groups in order (null when a group did not take part)."
+    )
 
 
 class RegexMatches(BaseModel):
@@ -57,20 +69,34 @@ class Extracted(BaseModel):
 
 
 class Numbers(BaseModel):
-    numbers: list[float] = Field(description="Every number in the text, in order (thousands separators removed).")
+    numbers: list[float] = Field(
+        description="Every number in the text, in order (thousands separators removed)."
+    )
     count: int
 
 
+def regex_module() -> Any:
+    """The `regex` package (installed with transformers), imported only when an agent pattern runs."""
+    import regex
+
+    return regex
+
+
 def compile_pattern(pattern: str, ignore_case: bool) -> Any:
+    rx = regex_module()
     try:
-        return regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
-    except (regex.error, ValueError, OverflowError) as err:
-        raise invalid(f"the pattern is not a valid regular expression ({err}); check brackets and escapes") from None
+        return rx.compile(pattern, rx.IGNORECASE if ignore_case else 0)
+    except (rx.error, ValueError, OverflowError) as err:
+        raise invalid(
+            f"the pattern is not a valid regular expression ({err}); check brackets and escapes"
+        ) from None
 
 
 def _timed_out() -> Exception:
-    return invalid(f"the pattern took longer than {TIMEOUT_SECONDS} s (catastrophic backtracking); avoid nested "
-                   "quantifiers like (a+)+ and use a simpler pattern")
+    return invalid(
+        f"the pattern took longer than {TIMEOUT_SECONDS} s (catastrophic backtracking); avoid nested "
+        "quantifiers like (a+)+ and use a simpler pattern"
+    )
 
 
 def _distinct(items: list[str]) -> Extracted:
@@ -85,8 +111,9 @@ class RegexTools:
         pattern: Pattern,
         text: RegexText,
         ignore_case: IgnoreCase = False,
-        max_matches: Annotated[int, Field(description="Stop after this many matches (1..1000).", ge=1,
-                                          le=1000)] = 100,
+        max_matches: Annotated[
+            int, Field(description="Stop after this many matches (1..1000).", ge=1, le=1000)
+        ] = 100,
     ) -> RegexMatches:
         """Find every non-overlapping match of a regular expression, with positions and captured groups.
         Patterns are limited to 300 characters and a quarter second of matching."""
@@ -98,7 +125,9 @@ class RegexTools:
                 if len(found) == max_matches:
                     truncated = True
                     break
-                found.append(RegexMatch(match=m.group(0), start=m.start(), end=m.end(), groups=list(m.groups())))
+                found.append(
+                    RegexMatch(match=m.group(0), start=m.start(), end=m.end(), groups=list(m.groups()))
+                )
         except TimeoutError:
             raise _timed_out() from None
         return RegexMatches(count=len(found), matches=found, truncated=truncated)
@@ -107,12 +136,19 @@ class RegexTools:
     def regex_replace(
         self,
         pattern: Pattern,
-        replacement: Annotated[str, Field(description="Replacement text; \\1 or \\g<name> insert captured groups. "
-                                          "At most 200 characters.", max_length=MAX_REPLACEMENT)],
+        replacement: Annotated[
+            str,
+            Field(
+                description="Replacement text; \\1 or \\g<name> insert captured groups. "
+                "At most 200 characters.",
+                max_length=MAX_REPLACEMENT,
+            ),
+        ],
         text: RegexText,
         ignore_case: IgnoreCase = False,
-        count: Annotated[int, Field(description="Replace at most this many matches; 0 means all.", ge=0,
-                                    le=100_000)] = 0,
+        count: Annotated[
+            int, Field(description="Replace at most this many matches; 0 means all.", ge=0, le=100_000)
+        ] = 0,
     ) -> Replacement:
         """Replace matches of a regular expression. The result may be at most 200,000 characters."""
         compiled = compile_pattern(pattern, ignore_case)
@@ -120,10 +156,12 @@ class RegexTools:
             out, n = compiled.subn(replacement, text, count=count, timeout=TIMEOUT_SECONDS)
         except TimeoutError:
             raise _timed_out() from None
-        except (regex.error, IndexError) as err:
+        except (regex_module().error, IndexError) as err:
             raise invalid(f"the replacement refers to a group the pattern does not have ({err})") from None
         if len(out) > MAX_OUTPUT:
-            raise invalid(f"the result would be {len(out)} characters (limit {MAX_OUTPUT}); replace fewer matches")
+            raise invalid(
+                f"the result would be {len(out)} characters (limit {MAX_OUTPUT}); replace fewer matches"
+            )
         return Replacement(text=out, replacements=n)
 
     @tool(read_only=True)

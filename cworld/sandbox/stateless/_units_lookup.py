@@ -54,8 +54,10 @@ def resolve(dimension: str, text: str) -> str | None:
 def require(dimension: str, text: str) -> str:
     unit = resolve(dimension, text)
     if unit is None:
-        raise invalid(f"unknown {dimension.replace('_', ' ')} unit {text!r}; use one of "
-                      f"{', '.join(units_of(dimension))} (exact case when it matters, e.g. MB vs Mbit)")
+        raise invalid(
+            f"unknown {dimension.replace('_', ' ')} unit {text!r}; use one of "
+            f"{', '.join(units_of(dimension))} (exact case when it matters, e.g. MB vs Mbit)"
+        )
     return unit
 
 
@@ -70,4 +72,6 @@ def dimension_of(text: str, other: str) -> str:
     if not first or not second:
         unknown = text if not first else other
         raise invalid(f"unknown unit {unknown!r}; call list_units to see the units of each dimension")
-    raise invalid(f"{text!r} is a {first[0]} unit but {other!r} is a {second[0]} unit; they cannot be converted")
+    raise invalid(
+        f"{text!r} is a {first[0]} unit but {other!r} is a {second[0]} unit; they cannot be converted"
+    )

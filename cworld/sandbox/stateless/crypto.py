@@ -28,20 +28,49 @@ from cworld.sandbox.stateless._crypto_encoding import EncodingTools, b64decode_a
 from cworld.sandbox.stateless._text_data import strict_loads
 from cworld.seeding import derive_rng
 
-HashAlgorithm = Literal["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3_256", "sha3_512", "blake2b",
-                        "blake2s"]
+HashAlgorithm = Literal[
+    "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3_256", "sha3_512", "blake2b", "blake2s"
+]
 HmacAlgorithm = Literal["sha1", "sha256", "sha384", "sha512"]
-Message = Annotated[str, Field(description="The message (hashed as UTF-8), at most 100,000 characters.",
-                               max_length=100_000)]
+Message = Annotated[
+    str, Field(description="The message (hashed as UTF-8), at most 100,000 characters.", max_length=100_000)
+]
 Secret = Annotated[str, Field(description="The secret key (UTF-8).", min_length=1, max_length=1000)]
-Token = Annotated[str, Field(description="A JSON Web Token: header.payload.signature, base64url parts.",
-                             min_length=5, max_length=20_000)]
-_NAMESPACES = {"dns": uuid.NAMESPACE_DNS, "url": uuid.NAMESPACE_URL, "oid": uuid.NAMESPACE_OID,
-               "x500": uuid.NAMESPACE_X500}
+Token = Annotated[
+    str,
+    Field(
+        description="A JSON Web Token: header.payload.signature, base64url parts.",
+        min_length=5,
+        max_length=20_000,
+    ),
+]
+_NAMESPACES = {
+    "dns": uuid.NAMESPACE_DNS,
+    "url": uuid.NAMESPACE_URL,
+    "oid": uuid.NAMESPACE_OID,
+    "x500": uuid.NAMESPACE_X500,
+}
 _AMBIGUOUS = set("Il1O0o")
 _SYMBOLS = "!@#$%^&*()-_=+[]{};:,.?/"
-_COMMON = {"password", "123456", "12345678", "qwerty", "letmein", "welcome", "admin", "iloveyou", "monkey",
-           "dragon", "abc123", "111111", "password1", "sunshine", "football", "baseball", "123456789"}
+_COMMON = {
+    "password",
+    "123456",
+    "12345678",
+    "qwerty",
+    "letmein",
+    "welcome",
+    "admin",
+    "iloveyou",
+    "monkey",
+    "dragon",
+    "abc123",
+    "111111",
+    "password1",
+    "sunshine",
+    "football",
+    "baseball",
+    "123456789",
+}
 
 
 class Digest(BaseModel):
@@ -122,8 +151,10 @@ def _split_jwt(token: str) -> list[str]:
 class CryptoServer(EncodingTools, CipherTools, SandboxApp):
     name: ClassVar[str] = "crypto"
     title: ClassVar[str] = "Crypto and encoding"
-    description: ClassVar[str] = ("Hashes (SHA-2/3, MD5, BLAKE2), HMAC, UUID v3/v5, CRC32, JWT decode/sign/verify, "
-                                  "deterministic passwords, base64/32, hex, URL and HTML encoding, classical ciphers.")
+    description: ClassVar[str] = (
+        "Hashes (SHA-2/3, MD5, BLAKE2), HMAC, UUID v3/v5, CRC32, JWT decode/sign/verify, "
+        "deterministic passwords, base64/32, hex, URL and HTML encoding, classical ciphers."
+    )
     category: ClassVar[str] = "crypto"
     stateful: ClassVar[bool] = False
 
@@ -131,16 +162,21 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
     def hash_text(
         self,
         text: Message,
-        algorithm: Annotated[HashAlgorithm, Field(description="Hash function; sha256 unless you need another.")]
-        = "sha256",
+        algorithm: Annotated[
+            HashAlgorithm, Field(description="Hash function; sha256 unless you need another.")
+        ] = "sha256",
     ) -> Digest:
-        """Hash text (UTF-8 bytes) with a standard digest. MD5 and SHA-1 are broken for security; use them only
-        to match existing checksums."""
+        """Hash text (UTF-8 bytes) with a standard digest. MD5 and SHA-1 are broken for security; use them
+        only to match existing checksums."""
         return _digest(hashlib.new(algorithm, _bytes(text)).digest())
 
     @tool(read_only=True)
-    def hmac_sign(self, message: Message, key: Secret,
-                  algorithm: Annotated[HmacAlgorithm, Field(description="Hash inside the HMAC.")] = "sha256") -> Digest:
+    def hmac_sign(
+        self,
+        message: Message,
+        key: Secret,
+        algorithm: Annotated[HmacAlgorithm, Field(description="Hash inside the HMAC.")] = "sha256",
+    ) -> Digest:
         """HMAC of a message with a secret key (e.g. to sign a webhook payload)."""
         return _digest(hmac.new(_bytes(key), _bytes(message), algorithm).digest())
 
@@ -149,8 +185,9 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
         self,
         message: Message,
         key: Secret,
-        signature: Annotated[str, Field(description="The claimed HMAC, in hex or base64.", min_length=1,
-                                        max_length=200)],
+        signature: Annotated[
+            str, Field(description="The claimed HMAC, in hex or base64.", min_length=1, max_length=200)
+        ],
         algorithm: Annotated[HmacAlgorithm, Field(description="Hash inside the HMAC.")] = "sha256",
     ) -> CheckResult:
         """Check a claimed HMAC signature in constant time. An invalid signature is a normal answer
@@ -168,10 +205,15 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
     @tool(read_only=True)
     def uuid_from_name(
         self,
-        name: Annotated[str, Field(description="The name to derive the UUID from, e.g. 'example.com'.",
-                                   max_length=10_000)],
-        namespace: Annotated[str, Field(description="'dns', 'url', 'oid', 'x500', or any UUID string.",
-                                        min_length=3, max_length=40)] = "dns",
+        name: Annotated[
+            str, Field(description="The name to derive the UUID from, e.g. 'example.com'.", max_length=10_000)
+        ],
+        namespace: Annotated[
+            str,
+            Field(
+                description="'dns', 'url', 'oid', 'x500', or any UUID string.", min_length=3, max_length=40
+            ),
+        ] = "dns",
         version: Annotated[Literal[3, 5], Field(description="5 (SHA-1, preferred) or 3 (MD5).")] = 5,
     ) -> UuidResult:
         """A name-based UUID (RFC 4122 v5 or v3): the same namespace and name always give the same UUID."""
@@ -180,8 +222,10 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
             try:
                 ns = uuid.UUID(namespace)
             except ValueError:
-                raise invalid("namespace must be dns, url, oid, x500 or a UUID like "
-                              "'6ba7b810-9dad-11d1-80b4-00c04fd430c8'") from None
+                raise invalid(
+                    "namespace must be dns, url, oid, x500 or a UUID like "
+                    "'6ba7b810-9dad-11d1-80b4-00c04fd430c8'"
+                ) from None
         maker = uuid.uuid5 if version == 5 else uuid.uuid3
         try:
             return UuidResult(uuid=str(maker(ns, name)), version=version)
@@ -192,9 +236,12 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
     def checksum(
         self,
         text: Message,
-        algorithm: Annotated[Literal["crc32", "adler32"], Field(description="Checksum to compute.")] = "crc32",
+        algorithm: Annotated[
+            Literal["crc32", "adler32"], Field(description="Checksum to compute.")
+        ] = "crc32",
     ) -> Checksum:
-        """A fast non-cryptographic checksum of text (UTF-8): CRC-32 (zip, PNG, Ethernet) or Adler-32 (zlib)."""
+        """A fast non-cryptographic checksum of text (UTF-8): CRC-32 (zip, PNG, Ethernet) or Adler-32
+        (zlib)."""
         value = (zlib.crc32 if algorithm == "crc32" else zlib.adler32)(_bytes(text)) & 0xFFFFFFFF
         return Checksum(value=value, hex=f"{value:08x}")
 
@@ -205,15 +252,22 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
         header_part, payload_part, signature = _split_jwt(token)
         header, payload = _jwt_part(header_part, "header"), _jwt_part(payload_part, "payload")
         alg = header.get("alg")
-        return DecodedJwt(header=header, payload=payload, algorithm=alg if isinstance(alg, str) else None,
-                          expires_at=_claim_time(payload, "exp"), issued_at=_claim_time(payload, "iat"),
-                          signature_present=bool(signature))
+        return DecodedJwt(
+            header=header,
+            payload=payload,
+            algorithm=alg if isinstance(alg, str) else None,
+            expires_at=_claim_time(payload, "exp"),
+            issued_at=_claim_time(payload, "iat"),
+            signature_present=bool(signature),
+        )
 
     @tool(read_only=True)
     def jwt_sign_hs256(
         self,
-        payload: Annotated[dict[str, Any], Field(description="The claims, a JSON object, e.g. {\"sub\": \"42\", "
-                                                 "\"exp\": 1767225600}.")],
+        payload: Annotated[
+            dict[str, Any],
+            Field(description='The claims, a JSON object, e.g. {"sub": "42", "exp": 1767225600}.'),
+        ],
         secret: Secret,
     ) -> TextResult:
         """Create a JWT signed with HMAC-SHA256 (compact JSON, keys in the given order): deterministic."""
@@ -242,8 +296,14 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
     @tool(read_only=True)
     def generate_password(
         self,
-        seed: Annotated[int, Field(description="Any integer; the same seed (and options) gives the same password.",
-                                   ge=0, le=2**63 - 1)],
+        seed: Annotated[
+            int,
+            Field(
+                description="Any integer; the same seed (and options) gives the same password.",
+                ge=0,
+                le=2**63 - 1,
+            ),
+        ],
         length: Annotated[int, Field(description="Number of characters, 8..128.", ge=8, le=128)] = 16,
         symbols: Annotated[bool, Field(description="Include punctuation symbols.")] = True,
         digits: Annotated[bool, Field(description="Include digits.")] = True,
@@ -252,8 +312,11 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
     ) -> Password:
         """A password drawn from a seeded generator, with at least one character of each chosen class.
         Deterministic by design (for tests and demos): do not use it for real accounts."""
-        classes = [string.ascii_lowercase] + [c for c, on in ((string.ascii_uppercase, uppercase),
-                                                              (string.digits, digits), (_SYMBOLS, symbols)) if on]
+        classes = [string.ascii_lowercase] + [
+            c
+            for c, on in ((string.ascii_uppercase, uppercase), (string.digits, digits), (_SYMBOLS, symbols))
+            if on
+        ]
         if avoid_ambiguous:
             classes = ["".join(ch for ch in c if ch not in _AMBIGUOUS) for c in classes]
         rng = derive_rng(seed, "sandbox:crypto:generate_password")
@@ -263,8 +326,10 @@ class CryptoServer(EncodingTools, CipherTools, SandboxApp):
         return Password(password="".join(chars), entropy_bits=round(length * math.log2(len(pool)), 1))
 
     @tool(read_only=True)
-    def password_strength(self, password: Annotated[str, Field(description="The password to rate.",
-                                                               min_length=1, max_length=200)]) -> Strength:
+    def password_strength(
+        self,
+        password: Annotated[str, Field(description="The password to rate.", min_length=1, max_length=200)],
+    ) -> Strength:
         """Rate a password 0-4 from its length, character variety, repeats and common-password list, with
         advice. A heuristic, like zxcvbn-lite: it never stores or sends the password."""
         return _rate(password)

@@ -11,7 +11,7 @@ import calendar
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cworld.sandbox.framework import SandboxApp, tool
 from cworld.sandbox.stateless._common import invalid
@@ -24,162 +24,88 @@ from cworld.sandbox.stateless._dates_parse import (
     zone,
     zone_names,
 )
+from cworld.sandbox.stateless._dates_results import (
+    DateInfo,
+    Difference,
+    DurationInfo,
+    ParsedDateTime,
+    TextValue,
+    UnixTime,
+    ZonedDateTime,
+    ZoneList,
+    breakdown,
+    describe,
+    duration_info,
+    plural,
+    plus_months,
+    zoned,
+)
 
-DateTimeText = Annotated[str, Field(description="An ISO 8601 date or datetime, e.g. '2026-03-05T14:30:00' or "
-                                    "'2026-03-05T14:30:00+01:00'.", min_length=8, max_length=40)]
-ZoneName = Annotated[str, Field(description="IANA time zone like 'Europe/Paris' or 'America/New_York', 'UTC', "
-                                "or a fixed offset like '+05:30'.", min_length=1, max_length=64)]
+DateTimeText = Annotated[
+    str,
+    Field(
+        description="An ISO 8601 date or datetime, e.g. '2026-03-05T14:30:00' or "
+        "'2026-03-05T14:30:00+01:00'.",
+        min_length=8,
+        max_length=40,
+    ),
+]
+ZoneName = Annotated[
+    str,
+    Field(
+        description="IANA time zone like 'Europe/Paris' or 'America/New_York', 'UTC', "
+        "or a fixed offset like '+05:30'.",
+        min_length=1,
+        max_length=64,
+    ),
+]
 #: Unix seconds of 0001-01-01 and 9999-12-31T23:59:59 UTC: the range Python datetimes cover.
 EPOCH_MIN, EPOCH_MAX = -62_135_596_800, 253_402_300_799
-
-
-class ParsedDateTime(BaseModel):
-    iso: str = Field(description="The moment in ISO 8601.")
-    date: str
-    time: str
-    weekday: str
-    has_timezone: bool = Field(description="Whether the input carried an offset or zone.")
-    utc_offset: str | None = Field(description="'+HH:MM' when known.")
-
-
-class DateInfo(BaseModel):
-    date: str
-    weekday: str
-    iso_weekday: int = Field(description="1 = Monday ... 7 = Sunday.")
-    iso_year: int = Field(description="ISO week-numbering year (differs from the calendar year near New Year).")
-    iso_week: int
-    day_of_year: int
-    quarter: int
-    days_in_month: int
-    is_leap_year: bool
-    is_weekend: bool = Field(description="Saturday or Sunday.")
-
-
-class Difference(BaseModel):
-    total_seconds: float = Field(description="end - start in seconds (negative when end is earlier).")
-    total_days: float
-    years: int = Field(description="Calendar breakdown of |end - start|: whole years,")
-    months: int = Field(description="then whole months,")
-    days: int = Field(description="then days,")
-    hours: int
-    minutes: int
-    seconds: float
-    text: str = Field(description="Human summary, e.g. '1 year, 2 months, 3 days'.")
-
-
-class ZonedDateTime(BaseModel):
-    iso: str = Field(description="The moment in the target zone, ISO 8601 with offset.")
-    utc_offset: str = Field(description="Offset from UTC, '+HH:MM'.")
-    abbreviation: str | None = Field(description="Zone abbreviation such as CET or EDT, when the zone has one.")
-    is_dst: bool = Field(description="Whether daylight saving time is in effect.")
-
-
-class UnixTime(BaseModel):
-    seconds: float = Field(description="Seconds since 1970-01-01T00:00:00Z.")
-    milliseconds: int
-
-
-class DurationInfo(BaseModel):
-    total_seconds: float
-    text: str = Field(description="Like '2d 3h 4m 5s'.")
-    iso: str = Field(description="ISO 8601 duration, days and smaller, e.g. 'P2DT3H4M5S'.")
-
-
-class TextValue(BaseModel):
-    text: str
-
-
-class ZoneList(BaseModel):
-    zones: list[str]
-    count: int
-
-
-def _offset_text(delta: timedelta | None) -> str | None:
-    if delta is None:
-        return None
-    minutes = int(delta.total_seconds() // 60)
-    sign = "-" if minutes < 0 else "+"
-    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
-
-
-def _describe(moment: datetime) -> ParsedDateTime:
-    return ParsedDateTime(iso=moment.isoformat(), date=moment.date().isoformat(), time=moment.time().isoformat(),
-                          weekday=calendar.day_name[moment.weekday()], has_timezone=moment.tzinfo is not None,
-                          utc_offset=_offset_text(moment.utcoffset()))
-
-
-def _zoned(moment: datetime) -> ZonedDateTime:
-    dst = moment.dst()
-    return ZonedDateTime(iso=moment.isoformat(), utc_offset=_offset_text(moment.utcoffset()) or "+00:00",
-                         abbreviation=moment.tzname(), is_dst=bool(dst))
-
-
-def _duration(seconds: float) -> DurationInfo:
-    sign = "-" if seconds < 0 else ""
-    rest = abs(seconds)
-    days, rest = divmod(rest, 86_400)
-    hours, rest = divmod(rest, 3_600)
-    minutes, secs = divmod(rest, 60)
-    whole = [(int(days), "d", "D"), (int(hours), "h", "H"), (int(minutes), "m", "M")]
-    secs_text = f"{round(secs, 3):g}" if secs else ""
-    text = " ".join([f"{v}{short}" for v, short, _ in whole if v] + ([f"{secs_text}s"] if secs_text else []))
-    time_part = "".join(f"{v}{iso}" for v, _, iso in whole[1:] if v) + (f"{secs_text}S" if secs_text else "")
-    date_part = f"{int(days)}D" if days else ""
-    iso = f"{sign}P{date_part}{'T' + time_part if time_part else ''}" if date_part or time_part else "PT0S"
-    text = sign + text if text else "0s"
-    return DurationInfo(total_seconds=seconds, text=text, iso=iso)
-
-
-def _breakdown(a: datetime, b: datetime) -> tuple[int, int, int, timedelta]:
-    """Whole years, months and days from a to b (a <= b), and the leftover time."""
-    months = (b.year - a.year) * 12 + b.month - a.month
-    anchor = _plus_months(a, months)
-    if anchor > b:
-        months -= 1
-        anchor = _plus_months(a, months)
-    rest = b - anchor
-    return months // 12, months % 12, rest.days, timedelta(seconds=rest.seconds, microseconds=rest.microseconds)
-
-
-def _plus_months(moment: datetime, months: int) -> datetime:
-    total = moment.year * 12 + moment.month - 1 + months
-    year, month = divmod(total, 12)
-    if not 1 <= year <= 9999:
-        raise invalid("the result falls outside years 1-9999; use a smaller duration")
-    return moment.replace(year=year, month=month + 1, day=min(moment.day, calendar.monthrange(year, month + 1)[1]))
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class DateTimeServer(CalendarTools, SandboxApp):
     name: ClassVar[str] = "datetime"
     title: ClassVar[str] = "Date and time"
-    description: ClassVar[str] = ("Date/time arithmetic: parse and format, add durations, differences, time zones, "
-                                  "Unix time, ISO weeks, business days, ages, calendars and cron schedules. "
-                                  "Pure functions: pass every date explicitly.")
+    description: ClassVar[str] = (
+        "Date/time arithmetic: parse and format, add durations, differences, time zones, "
+        "Unix time, ISO weeks, business days, ages, calendars and cron schedules. "
+        "Pure functions: pass every date explicitly."
+    )
     category: ClassVar[str] = "time"
     stateful: ClassVar[bool] = False
 
     @tool(read_only=True)
     def parse_datetime(
         self,
-        text: Annotated[str, Field(description="A date/time as written: ISO 8601, 'March 5, 2026 2:30 PM', "
-                                   "'05/03/2026', '5 Mar 2026', 'Thu, 05 Mar 2026 14:30:00 +0000'.", min_length=1,
-                                   max_length=100)],
-        day_first: Annotated[bool, Field(description="Read '05/03/2026' as 5 March (European) rather than "
-                                         "May 3 (US).")] = False,
+        text: Annotated[
+            str,
+            Field(
+                description="A date/time as written: ISO 8601, 'March 5, 2026 2:30 PM', "
+                "'05/03/2026', '5 Mar 2026', 'Thu, 05 Mar 2026 14:30:00 +0000'.",
+                min_length=1,
+                max_length=100,
+            ),
+        ],
+        day_first: Annotated[
+            bool, Field(description="Read '05/03/2026' as 5 March (European) rather than May 3 (US).")
+        ] = False,
     ) -> ParsedDateTime:
         """Read a date/time written in a common format and return it in ISO 8601 with its parts."""
-        return _describe(parse_loose(text, day_first))
+        return describe(parse_loose(text, day_first))
 
     @tool(read_only=True)
     def format_datetime(
         self,
         moment: DateTimeText,
-        pattern: Annotated[str, Field(description="strftime pattern, e.g. '%A %d %B %Y, %H:%M' -> 'Thursday 05 "
-                                      "March 2026, 14:30'. English names.", min_length=1, max_length=200)],
+        pattern: Annotated[
+            str,
+            Field(
+                description="strftime pattern, e.g. '%A %d %B %Y, %H:%M' -> 'Thursday 05 "
+                "March 2026, 14:30'. English names.",
+                min_length=1,
+                max_length=200,
+            ),
+        ],
     ) -> TextValue:
         """Write a date/time in a custom format with strftime directives (%Y year, %m month, %d day, %H:%M
         time, %A weekday, %B month name, %j day of year, %V ISO week, %z offset)."""
@@ -187,29 +113,38 @@ class DateTimeServer(CalendarTools, SandboxApp):
         try:
             return TextValue(text=value.strftime(pattern))
         except (ValueError, UnicodeError) as err:
-            raise invalid(f"cannot format with {pattern!r} ({err}); use strftime directives like %Y-%m-%d") from None
+            raise invalid(
+                f"cannot format with {pattern!r} ({err}); use strftime directives like %Y-%m-%d"
+            ) from None
 
     @tool(read_only=True)
     def add_duration(
         self,
         moment: DateTimeText,
         years: Annotated[int, Field(description="Years to add (negative subtracts).", ge=-9999, le=9999)] = 0,
-        months: Annotated[int, Field(description="Months to add; the day is clamped to the month's end "
-                                     "(Jan 31 + 1 month = Feb 28/29).", ge=-120_000, le=120_000)] = 0,
+        months: Annotated[
+            int,
+            Field(
+                description="Months to add; the day is clamped to the month's end "
+                "(Jan 31 + 1 month = Feb 28/29).",
+                ge=-120_000,
+                le=120_000,
+            ),
+        ] = 0,
         weeks: Annotated[int, Field(description="Weeks to add.", ge=-530_000, le=530_000)] = 0,
         days: Annotated[int, Field(description="Days to add.", ge=-3_700_000, le=3_700_000)] = 0,
-        hours: Annotated[int, Field(description="Hours to add.", ge=-10**8, le=10**8)] = 0,
-        minutes: Annotated[int, Field(description="Minutes to add.", ge=-10**10, le=10**10)] = 0,
+        hours: Annotated[int, Field(description="Hours to add.", ge=-(10**8), le=10**8)] = 0,
+        minutes: Annotated[int, Field(description="Minutes to add.", ge=-(10**10), le=10**10)] = 0,
         seconds: Annotated[float, Field(description="Seconds to add.", ge=-1e12, le=1e12)] = 0,
     ) -> ParsedDateTime:
         """Add (or subtract) a calendar-aware duration: years and months first (clamping the day), then
         weeks, days and time (wall-clock, in the moment's own offset)."""
-        value = _plus_months(parse_datetime(moment, "moment"), years * 12 + months)
+        value = plus_months(parse_datetime(moment, "moment"), years * 12 + months)
         try:
             result = value + timedelta(weeks=weeks, days=days, hours=hours, minutes=minutes, seconds=seconds)
         except OverflowError:
             raise invalid("the result falls outside years 1-9999; use a smaller duration") from None
-        return _describe(result)
+        return describe(result)
 
     @tool(read_only=True)
     def datetime_difference(self, start: DateTimeText, end: DateTimeText) -> Difference:
@@ -222,41 +157,71 @@ class DateTimeServer(CalendarTools, SandboxApp):
         lo, hi = (a, b) if a <= b else (b, a)
         if lo.tzinfo is not None:
             lo, hi = lo.astimezone(UTC), hi.astimezone(UTC)
-        years, months, days, rest = _breakdown(lo, hi)
+        years, months, days, rest = breakdown(lo, hi)
         hours, rem = divmod(rest.seconds, 3600)
         secs = rem % 60 + rest.microseconds / 1e6
-        words = [_plural(v, w) for v, w in ((years, "year"), (months, "month"), (days, "day"), (hours, "hour"),
-                                            (rem // 60, "minute")) if v]
+        words = [
+            plural(v, w)
+            for v, w in (
+                (years, "year"),
+                (months, "month"),
+                (days, "day"),
+                (hours, "hour"),
+                (rem // 60, "minute"),
+            )
+            if v
+        ]
         text = ", ".join(words) or "less than a minute"
-        return Difference(total_seconds=delta.total_seconds(), total_days=round(delta.total_seconds() / 86400, 6),
-                          years=years, months=months, days=days, hours=hours, minutes=rem // 60, seconds=secs,
-                          text=("minus " if delta < timedelta(0) else "") + text)
+        return Difference(
+            total_seconds=delta.total_seconds(),
+            total_days=round(delta.total_seconds() / 86400, 6),
+            years=years,
+            months=months,
+            days=days,
+            hours=hours,
+            minutes=rem // 60,
+            seconds=secs,
+            text=("minus " if delta < timedelta(0) else "") + text,
+        )
 
     @tool(read_only=True)
     def date_info(self, day: DateText) -> DateInfo:
         """Facts about a date: weekday, ISO week and year, day of year, quarter, month length, leap year."""
         d = parse_date(day, "day")
         iso = d.isocalendar()
-        return DateInfo(date=d.isoformat(), weekday=calendar.day_name[d.weekday()], iso_weekday=iso.weekday,
-                        iso_year=iso.year, iso_week=iso.week, day_of_year=d.timetuple().tm_yday,
-                        quarter=(d.month - 1) // 3 + 1, days_in_month=calendar.monthrange(d.year, d.month)[1],
-                        is_leap_year=calendar.isleap(d.year), is_weekend=d.weekday() >= 5)
+        return DateInfo(
+            date=d.isoformat(),
+            weekday=calendar.day_name[d.weekday()],
+            iso_weekday=iso.weekday,
+            iso_year=iso.year,
+            iso_week=iso.week,
+            day_of_year=d.timetuple().tm_yday,
+            quarter=(d.month - 1) // 3 + 1,
+            days_in_month=calendar.monthrange(d.year, d.month)[1],
+            is_leap_year=calendar.isleap(d.year),
+            is_weekend=d.weekday() >= 5,
+        )
 
     @tool(read_only=True)
     def convert_timezone(
         self,
         moment: DateTimeText,
         to_zone: ZoneName,
-        from_zone: Annotated[str | None, Field(description="Zone of `moment` when it has no offset (e.g. "
-                                               "'Asia/Tokyo'); ignored when it has one. Default UTC.",
-                                               max_length=64)] = None,
+        from_zone: Annotated[
+            str | None,
+            Field(
+                description="Zone of `moment` when it has no offset (e.g. "
+                "'Asia/Tokyo'); ignored when it has one. Default UTC.",
+                max_length=64,
+            ),
+        ] = None,
     ) -> ZonedDateTime:
         """The same instant in another time zone, with its offset, abbreviation and daylight-saving flag."""
         value = parse_datetime(moment, "moment")
         if value.tzinfo is None:
             value = value.replace(tzinfo=zone(from_zone) if from_zone else UTC)
         try:
-            return _zoned(value.astimezone(zone(to_zone)))
+            return zoned(value.astimezone(zone(to_zone)))
         except OverflowError:
             raise invalid("the converted moment falls outside years 1-9999") from None
 
@@ -264,23 +229,36 @@ class DateTimeServer(CalendarTools, SandboxApp):
     def timezone_info(
         self,
         zone_name: ZoneName,
-        at: Annotated[str, Field(description="The moment to look at, ISO 8601 (offsets change with DST); a "
-                                 "moment without offset is read as UTC.", min_length=8, max_length=40)],
+        at: Annotated[
+            str,
+            Field(
+                description="The moment to look at, ISO 8601 (offsets change with DST); a "
+                "moment without offset is read as UTC.",
+                min_length=8,
+                max_length=40,
+            ),
+        ],
     ) -> ZonedDateTime:
         """A time zone's UTC offset, abbreviation and daylight-saving status at a given moment."""
         value = parse_datetime(at, "at")
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
         try:
-            return _zoned(value.astimezone(zone(zone_name)))
+            return zoned(value.astimezone(zone(zone_name)))
         except OverflowError:
             raise invalid("the moment falls outside years 1-9999 in that zone") from None
 
     @tool(read_only=True)
     def list_timezones(
         self,
-        prefix: Annotated[str, Field(description="Keep zones starting with this, e.g. 'Europe/' or 'America/'; "
-                                     "empty lists all (about 600).", max_length=64)] = "",
+        prefix: Annotated[
+            str,
+            Field(
+                description="Keep zones starting with this, e.g. 'Europe/' or 'America/'; "
+                "empty lists all (about 600).",
+                max_length=64,
+            ),
+        ] = "",
     ) -> ZoneList:
         """IANA time zone names known to this server, alphabetically."""
         zones = [z for z in zone_names() if z.lower().startswith(prefix.lower())]
@@ -290,7 +268,9 @@ class DateTimeServer(CalendarTools, SandboxApp):
     def to_unix_timestamp(
         self,
         moment: DateTimeText,
-        assume_zone: Annotated[str, Field(description="Zone for a moment without offset.", max_length=64)] = "UTC",
+        assume_zone: Annotated[
+            str, Field(description="Zone for a moment without offset.", max_length=64)
+        ] = "UTC",
     ) -> UnixTime:
         """Seconds (and milliseconds) since the Unix epoch 1970-01-01T00:00:00Z."""
         value = parse_datetime(moment, "moment")
@@ -302,28 +282,41 @@ class DateTimeServer(CalendarTools, SandboxApp):
     @tool(read_only=True)
     def from_unix_timestamp(
         self,
-        seconds: Annotated[float, Field(description="Seconds since 1970-01-01T00:00:00Z (divide milliseconds by "
-                                        "1000).", ge=EPOCH_MIN, le=EPOCH_MAX)],
+        seconds: Annotated[
+            float,
+            Field(
+                description="Seconds since 1970-01-01T00:00:00Z (divide milliseconds by 1000).",
+                ge=EPOCH_MIN,
+                le=EPOCH_MAX,
+            ),
+        ],
         zone_name: Annotated[str, Field(description="Zone to express the moment in.", max_length=64)] = "UTC",
     ) -> ZonedDateTime:
         """The moment a Unix timestamp stands for, in the given time zone."""
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=seconds)
         try:
-            return _zoned(moment.astimezone(zone(zone_name)))
+            return zoned(moment.astimezone(zone(zone_name)))
         except OverflowError:
             raise invalid("that moment falls outside years 1-9999 in that zone") from None
 
     @tool(read_only=True)
     def parse_duration(
         self,
-        duration: Annotated[str, Field(description="ISO 8601 duration, e.g. 'PT1H30M', 'P3D', 'P1Y2M'. Years and "
-                                       "months count as 365.25 and 30.4375 days.", min_length=2, max_length=60)],
+        duration: Annotated[
+            str,
+            Field(
+                description="ISO 8601 duration, e.g. 'PT1H30M', 'P3D', 'P1Y2M'. Years and "
+                "months count as 365.25 and 30.4375 days.",
+                min_length=2,
+                max_length=60,
+            ),
+        ],
     ) -> DurationInfo:
         """Total seconds of an ISO 8601 duration, and the same duration written out."""
         total = parse_duration(duration)
         if abs(total) > 1e12:
             raise invalid("that duration is longer than 1e12 seconds (~31,000 years); use a shorter one")
-        return _duration(total)
+        return duration_info(total)
 
     @tool(read_only=True)
     def format_duration(
@@ -331,5 +324,4 @@ class DateTimeServer(CalendarTools, SandboxApp):
         seconds: Annotated[float, Field(description="A length of time in seconds.", ge=-1e12, le=1e12)],
     ) -> DurationInfo:
         """Write a number of seconds as days/hours/minutes/seconds ('1d 2h 3m 4s') and as ISO 8601."""
-        return _duration(seconds)
-
+        return duration_info(seconds)

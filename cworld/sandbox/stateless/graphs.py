@@ -64,7 +64,9 @@ class PathList(BaseModel):
 
 
 class Distances(BaseModel):
-    distances: dict[str, float] = Field(description="Shortest distance from the source to each reachable node.")
+    distances: dict[str, float] = Field(
+        description="Shortest distance from the source to each reachable node."
+    )
     unreachable: list[str]
 
 
@@ -75,11 +77,15 @@ class NodeOrder(BaseModel):
 
 class Cycle(BaseModel):
     has_cycle: bool
-    cycle: list[str] = Field(description="One cycle's nodes in order (the edge back to the first is implied).")
+    cycle: list[str] = Field(
+        description="One cycle's nodes in order (the edge back to the first is implied)."
+    )
 
 
 class Components(BaseModel):
-    components: list[list[str]] = Field(description="Each component's nodes, sorted; largest component first.")
+    components: list[list[str]] = Field(
+        description="Each component's nodes, sorted; largest component first."
+    )
     count: int
 
 
@@ -112,15 +118,21 @@ def _traverse(graph: Any, source: str, breadth_first: bool) -> list[str]:
 class GraphServer(AlgorithmTools, SandboxApp):
     name: ClassVar[str] = "graph"
     title: ClassVar[str] = "Graph algorithms"
-    description: ClassVar[str] = ("Graph algorithms on an edge list: shortest paths, traversal, topological order, "
-                                  "cycles, components, spanning trees, max flow, PageRank, centrality, "
-                                  "bipartiteness, colouring, critical path.")
+    description: ClassVar[str] = (
+        "Graph algorithms on an edge list: shortest paths, traversal, topological order, "
+        "cycles, components, spanning trees, max flow, PageRank, centrality, "
+        "bipartiteness, colouring, critical path."
+    )
     category: ClassVar[str] = "graph"
     stateful: ClassVar[bool] = False
 
     @tool(read_only=True)
-    def graph_summary(self, edges: Edges, directed: Directed = False, nodes: ExtraNodes = []  # noqa: B006
-                      ) -> GraphSummary:
+    def graph_summary(
+        self,
+        edges: Edges,
+        directed: Directed = False,
+        nodes: ExtraNodes = [],  # noqa: B006
+    ) -> GraphSummary:
         """Size and shape of a graph: node and edge counts, density, connectivity, degrees, isolated nodes,
         self-loops and (for directed graphs) whether it is acyclic."""
         nx = networkx()
@@ -129,10 +141,17 @@ class GraphServer(AlgorithmTools, SandboxApp):
         n = g.number_of_nodes()
         connected = n > 0 and (nx.is_weakly_connected(g) if directed else nx.is_connected(g))
         return GraphSummary(
-            node_count=n, edge_count=g.number_of_edges(), density=score(nx.density(g)) if n > 1 else 0.0,
-            connected=connected, is_dag=nx.is_directed_acyclic_graph(g) if directed else None,
-            self_loops=nx.number_of_selfloops(g), min_degree=min(degrees), max_degree=max(degrees),
-            average_degree=score(sum(degrees) / max(n, 1)), isolated_nodes=sorted(nx.isolates(g)))
+            node_count=n,
+            edge_count=g.number_of_edges(),
+            density=score(nx.density(g)) if n > 1 else 0.0,
+            connected=connected,
+            is_dag=nx.is_directed_acyclic_graph(g) if directed else None,
+            self_loops=nx.number_of_selfloops(g),
+            min_degree=min(degrees),
+            max_degree=max(degrees),
+            average_degree=score(sum(degrees) / max(n, 1)),
+            isolated_nodes=sorted(nx.isolates(g)),
+        )
 
     @tool(read_only=True)
     def node_neighbors(self, edges: Edges, node: NodeName, directed: Directed = False) -> Neighbors:
@@ -140,14 +159,24 @@ class GraphServer(AlgorithmTools, SandboxApp):
         g = build(edges, directed)
         require_node(g, node)
         if directed:
-            return Neighbors(node=node, successors=sorted(g.successors(node)),
-                             predecessors=sorted(g.predecessors(node)), degree=g.degree(node))
+            return Neighbors(
+                node=node,
+                successors=sorted(g.successors(node)),
+                predecessors=sorted(g.predecessors(node)),
+                degree=g.degree(node),
+            )
         around = sorted(g.neighbors(node))
         return Neighbors(node=node, successors=around, predecessors=around, degree=g.degree(node))
 
     @tool(read_only=True)
-    def shortest_path(self, edges: Edges, source: NodeName, target: NodeName, directed: Directed = False,
-                      weighted: Weighted = True) -> PathResult:
+    def shortest_path(
+        self,
+        edges: Edges,
+        source: NodeName,
+        target: NodeName,
+        directed: Directed = False,
+        weighted: Weighted = True,
+    ) -> PathResult:
         """The shortest path between two nodes (Dijkstra; Bellman-Ford when weights are negative). Not
         reachable is a normal answer (found=false); a negative cycle is an error."""
         nx = networkx()
@@ -155,8 +184,9 @@ class GraphServer(AlgorithmTools, SandboxApp):
         require_node(g, source, "source")
         require_node(g, target, "target")
         try:
-            path = nx.shortest_path(g, source, target, weight="weight" if weighted else None,
-                                    method=_method(g, weighted))
+            path = nx.shortest_path(
+                g, source, target, weight="weight" if weighted else None, method=_method(g, weighted)
+            )
         except nx.NetworkXNoPath:
             return PathResult(found=False, path=[], length=None, hops=None)
         except nx.NetworkXUnbounded:
@@ -165,9 +195,15 @@ class GraphServer(AlgorithmTools, SandboxApp):
 
     @tool(read_only=True)
     def all_shortest_paths(
-        self, edges: Edges, source: NodeName, target: NodeName, directed: Directed = False,
+        self,
+        edges: Edges,
+        source: NodeName,
+        target: NodeName,
+        directed: Directed = False,
         weighted: Weighted = True,
-        max_paths: Annotated[int, Field(description="List at most this many paths (1..100).", ge=1, le=100)] = 20,
+        max_paths: Annotated[
+            int, Field(description="List at most this many paths (1..100).", ge=1, le=100)
+        ] = 20,
     ) -> PathList:
         """Every shortest path between two nodes (ties included), up to max_paths. Fails when target is
         unreachable."""
@@ -177,8 +213,9 @@ class GraphServer(AlgorithmTools, SandboxApp):
         require_node(g, target, "target")
         found: list[list[str]] = []
         try:
-            for path in nx.all_shortest_paths(g, source, target, weight="weight" if weighted else None,
-                                              method=_method(g, weighted)):
+            for path in nx.all_shortest_paths(
+                g, source, target, weight="weight" if weighted else None, method=_method(g, weighted)
+            ):
                 found.append(path)
                 if len(found) > max_paths:
                     break
@@ -187,11 +224,14 @@ class GraphServer(AlgorithmTools, SandboxApp):
         except nx.NetworkXUnbounded:
             raise invalid("the graph has a negative-weight cycle, so shortest paths are undefined") from None
         kept = sorted(found[:max_paths])
-        return PathList(paths=kept, length=_path_length(g, kept[0], weighted), truncated=len(found) > max_paths)
+        return PathList(
+            paths=kept, length=_path_length(g, kept[0], weighted), truncated=len(found) > max_paths
+        )
 
     @tool(read_only=True)
-    def shortest_path_lengths(self, edges: Edges, source: NodeName, directed: Directed = False,
-                              weighted: Weighted = True) -> Distances:
+    def shortest_path_lengths(
+        self, edges: Edges, source: NodeName, directed: Directed = False, weighted: Weighted = True
+    ) -> Distances:
         """Shortest distance from one node to every node it can reach (single-source), plus the nodes it
         cannot reach."""
         nx = networkx()
@@ -206,14 +246,20 @@ class GraphServer(AlgorithmTools, SandboxApp):
                 dist = nx.single_source_dijkstra_path_length(g, source)
         except nx.NetworkXUnbounded:
             raise invalid("the graph has a negative-weight cycle, so distances are undefined") from None
-        return Distances(distances={n: score(float(dist[n])) for n in sorted(dist)},
-                         unreachable=sorted(n for n in g if n not in dist))
+        return Distances(
+            distances={n: score(float(dist[n])) for n in sorted(dist)},
+            unreachable=sorted(n for n in g if n not in dist),
+        )
 
     @tool(read_only=True)
     def traverse(
-        self, edges: Edges, source: NodeName, directed: Directed = False,
-        order: Annotated[Literal["breadth_first", "depth_first"], Field(description="Visit order.")]
-        = "breadth_first",
+        self,
+        edges: Edges,
+        source: NodeName,
+        directed: Directed = False,
+        order: Annotated[
+            Literal["breadth_first", "depth_first"], Field(description="Visit order.")
+        ] = "breadth_first",
     ) -> NodeOrder:
         """Nodes reachable from source in breadth-first or depth-first order (neighbours alphabetically)."""
         g = build(edges, directed)
@@ -223,10 +269,13 @@ class GraphServer(AlgorithmTools, SandboxApp):
 
     @tool(read_only=True)
     def reachable_nodes(
-        self, edges: Edges, node: NodeName,
-        direction: Annotated[Literal["descendants", "ancestors"], Field(description="descendants: what the node "
-                                                                        "leads to; ancestors: what leads to it.")]
-        = "descendants",
+        self,
+        edges: Edges,
+        node: NodeName,
+        direction: Annotated[
+            Literal["descendants", "ancestors"],
+            Field(description="descendants: what the node leads to; ancestors: what leads to it."),
+        ] = "descendants",
     ) -> NodeOrder:
         """In a directed graph, every node reachable from a node (or that can reach it), e.g. everything a
         task blocks, or all its prerequisites."""
@@ -246,8 +295,10 @@ class GraphServer(AlgorithmTools, SandboxApp):
             order = list(nx.lexicographical_topological_sort(g))
         except nx.NetworkXUnfeasible:
             cycle = [u for u, _ in nx.find_cycle(g)]
-            raise invalid(f"the graph has a cycle ({' -> '.join([*cycle, cycle[0]])}), so no topological order "
-                          "exists; remove one of those edges") from None
+            raise invalid(
+                f"the graph has a cycle ({' -> '.join([*cycle, cycle[0]])}), so no topological order "
+                "exists; remove one of those edges"
+            ) from None
         return NodeOrder(nodes=order, count=len(order))
 
     @tool(read_only=True)
@@ -263,9 +314,17 @@ class GraphServer(AlgorithmTools, SandboxApp):
 
     @tool(read_only=True)
     def connected_components(
-        self, edges: Edges, directed: Directed = False, nodes: ExtraNodes = [],  # noqa: B006
-        strongly: Annotated[bool, Field(description="For directed graphs: strongly connected components "
-                                        "(mutually reachable) instead of weakly connected ones.")] = False,
+        self,
+        edges: Edges,
+        directed: Directed = False,
+        nodes: ExtraNodes = [],  # noqa: B006
+        strongly: Annotated[
+            bool,
+            Field(
+                description="For directed graphs: strongly connected components "
+                "(mutually reachable) instead of weakly connected ones."
+            ),
+        ] = False,
     ) -> Components:
         """Split a graph into its connected pieces (weak or strong for directed graphs)."""
         nx = networkx()

@@ -21,10 +21,82 @@ from cworld.sandbox.stateless._text_docs import DocumentTools, LongText
 from cworld.sandbox.stateless._text_regex import RegexTools
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "no", "fig",
-                  "inc", "ltd", "co", "approx", "dept", "mt"}
+_ABBREVIATIONS = {
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "sr",
+    "jr",
+    "st",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "no",
+    "fig",
+    "inc",
+    "ltd",
+    "co",
+    "approx",
+    "dept",
+    "mt",
+}
 _STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "he", "her", "his", "i", "in", "is", "it", "its", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "they", "this", "to", "was", "we", "were", "will", "with", "you", "your", "not", "do", "does", "did", "been", "being", "which", "who", "what"])
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "will",
+        "with",
+        "you",
+        "your",
+        "not",
+        "do",
+        "does",
+        "did",
+        "been",
+        "being",
+        "which",
+        "who",
+        "what",
+    }
+)
 
 CaseStyle = Literal["upper", "lower", "title", "sentence", "snake", "kebab", "camel", "pascal", "constant"]
 
@@ -40,7 +112,9 @@ class TextStats(BaseModel):
 
 
 class EditDistance(BaseModel):
-    distance: int = Field(description="Levenshtein distance: fewest single-character inserts, deletes, substitutions.")
+    distance: int = Field(
+        description="Levenshtein distance: fewest single-character inserts, deletes, substitutions."
+    )
     similarity: float = Field(description="1 - distance / length of the longer string (1.0 = identical).")
 
 
@@ -99,9 +173,11 @@ def _levenshtein(a: str, b: str) -> int:
 class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
     name: ClassVar[str] = "text"
     title: ClassVar[str] = "Text tools"
-    description: ClassVar[str] = ("Text utilities: counts, case conversion, slugs, edit distance, sentences, "
-                                  "word frequencies, regex find/replace, email/URL extraction, diffs, templates, "
-                                  "HTML to text, JSON and CSV.")
+    description: ClassVar[str] = (
+        "Text utilities: counts, case conversion, slugs, edit distance, sentences, "
+        "word frequencies, regex find/replace, email/URL extraction, diffs, templates, "
+        "HTML to text, JSON and CSV."
+    )
     category: ClassVar[str] = "text"
     stateful: ClassVar[bool] = False
 
@@ -111,19 +187,25 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
         words = len(_WORD.findall(text))
         paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
         return TextStats(
-            characters=len(text), characters_no_spaces=sum(1 for c in text if not c.isspace()), words=words,
-            sentences=len(split_sentences(text)), lines=len(text.splitlines()), paragraphs=len(paragraphs),
+            characters=len(text),
+            characters_no_spaces=sum(1 for c in text if not c.isspace()),
+            words=words,
+            sentences=len(split_sentences(text)),
+            lines=len(text.splitlines()),
+            paragraphs=len(paragraphs),
             reading_minutes=round(words / 200, 1),
         )
 
     @tool(read_only=True)
     def slugify(
         self,
-        text: Annotated[str, Field(description="Title or phrase to turn into a slug.", min_length=1,
-                                   max_length=1000)],
+        text: Annotated[
+            str, Field(description="Title or phrase to turn into a slug.", min_length=1, max_length=1000)
+        ],
         separator: Annotated[Literal["-", "_"], Field(description="Character between words.")] = "-",
-        max_length: Annotated[int, Field(description="Longest slug, cut at a word boundary.", ge=1,
-                                         le=200)] = 80,
+        max_length: Annotated[
+            int, Field(description="Longest slug, cut at a word boundary.", ge=1, le=200)
+        ] = 80,
     ) -> TextResult:
         """A URL-safe slug: accents removed, lowercase ASCII letters and digits joined by the separator,
         e.g. 'Crème Brûlée: A Recipe!' -> 'creme-brulee-a-recipe'."""
@@ -143,9 +225,14 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
     def change_case(
         self,
         text: Annotated[str, Field(description="The text to convert.", max_length=10_000)],
-        style: Annotated[CaseStyle, Field(description="upper, lower, title ('Hello World'), sentence ('Hello "
-                                          "world'), snake (hello_world), kebab (hello-world), camel "
-                                          "(helloWorld), pascal (HelloWorld), constant (HELLO_WORLD).")],
+        style: Annotated[
+            CaseStyle,
+            Field(
+                description="upper, lower, title ('Hello World'), sentence ('Hello "
+                "world'), snake (hello_world), kebab (hello-world), camel "
+                "(helloWorld), pascal (HelloWorld), constant (HELLO_WORLD)."
+            ),
+        ],
     ) -> TextResult:
         """Convert text between letter cases and identifier styles. Identifier styles split words at
         spaces, punctuation and camelCase boundaries."""
@@ -156,12 +243,19 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
         if style == "sentence":
             lowered = text.lower()
             first = next((i for i, c in enumerate(lowered) if c.isalpha()), None)
-            return TextResult(text=lowered if first is None else lowered[:first] + lowered[first].upper()
-                              + lowered[first + 1:])
+            return TextResult(
+                text=lowered
+                if first is None
+                else lowered[:first] + lowered[first].upper() + lowered[first + 1 :]
+            )
         words = [w.lower() for w in _words_for_case(text)]
-        joined = {"snake": "_".join(words), "kebab": "-".join(words), "constant": "_".join(words).upper(),
-                  "camel": "".join(w if i == 0 else w.capitalize() for i, w in enumerate(words)),
-                  "pascal": "".join(w.capitalize() for w in words)}
+        joined = {
+            "snake": "_".join(words),
+            "kebab": "-".join(words),
+            "constant": "_".join(words).upper(),
+            "camel": "".join(w if i == 0 else w.capitalize() for i, w in enumerate(words)),
+            "pascal": "".join(w.capitalize() for w in words),
+        }
         return TextResult(text=joined[style])
 
     @tool(read_only=True)
@@ -176,11 +270,14 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
             a, b = a.casefold(), b.casefold()
         distance = _levenshtein(a, b)
         longest = max(len(a), len(b))
-        return EditDistance(distance=distance, similarity=1.0 if longest == 0 else round(1 - distance / longest, 6))
+        return EditDistance(
+            distance=distance, similarity=1.0 if longest == 0 else round(1 - distance / longest, 6)
+        )
 
     @tool(read_only=True)
     def split_sentences(self, text: LongText) -> Sentences:
-        """Split text into sentences (at . ! ? … followed by a space, not after abbreviations like 'Dr.')."""
+        """Split text into sentences: at . ! ? … followed by a space, but not after abbreviations like
+        'Dr.' or initials."""
         sentences = split_sentences(text)
         return Sentences(sentences=sentences, count=len(sentences))
 
@@ -188,8 +285,9 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
     def summarize_first_sentences(
         self,
         text: LongText,
-        sentences: Annotated[int, Field(description="How many leading sentences to keep, 1..20.", ge=1,
-                                        le=20)] = 2,
+        sentences: Annotated[
+            int, Field(description="How many leading sentences to keep, 1..20.", ge=1, le=20)
+        ] = 2,
     ) -> TextResult:
         """An extractive 'lead' summary: the first N sentences of the text, whitespace normalized."""
         found = split_sentences(text)
@@ -202,15 +300,19 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
         self,
         text: LongText,
         top: Annotated[int, Field(description="How many words to list, 1..500.", ge=1, le=500)] = 10,
-        exclude_stopwords: Annotated[bool, Field(description="Skip common English words (the, and, of...).")]
-        = False,
+        exclude_stopwords: Annotated[
+            bool, Field(description="Skip common English words (the, and, of...).")
+        ] = False,
     ) -> WordFrequencies:
         """The most frequent words (case-insensitive), with counts."""
         words = [w.casefold() for w in _WORD.findall(text)]
         counted = Counter(w for w in words if not (exclude_stopwords and w in _STOPWORDS))
         ranked = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-        return WordFrequencies(words=[WordCount(word=w, count=c) for w, c in ranked], distinct_words=len(counted),
-                               total_words=len(words))
+        return WordFrequencies(
+            words=[WordCount(word=w, count=c) for w, c in ranked],
+            distinct_words=len(counted),
+            total_words=len(words),
+        )
 
     @tool(read_only=True)
     def sort_lines(
@@ -219,8 +321,9 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
         descending: Annotated[bool, Field(description="Largest first.")] = False,
         unique: Annotated[bool, Field(description="Drop repeated lines (keeps the first).")] = False,
         ignore_case: Annotated[bool, Field(description="Compare lines case-insensitively.")] = False,
-        numeric: Annotated[bool, Field(description="Sort by the number each line starts with; lines without "
-                                       "one go last.")] = False,
+        numeric: Annotated[
+            bool, Field(description="Sort by the number each line starts with; lines without one go last.")
+        ] = False,
     ) -> TextResult:
         """Sort the lines of a text, optionally de-duplicated, case-insensitive or numeric. Stable."""
         lines = text.splitlines()
@@ -241,8 +344,10 @@ class TextServer(RegexTools, DataTools, DocumentTools, SandboxApp):
     def count_occurrences(
         self,
         text: LongText,
-        substring: Annotated[str, Field(description="What to count (plain text, not a pattern).", min_length=1,
-                                        max_length=1000)],
+        substring: Annotated[
+            str,
+            Field(description="What to count (plain text, not a pattern).", min_length=1, max_length=1000),
+        ],
         ignore_case: Annotated[bool, Field(description="Count regardless of case.")] = False,
     ) -> Occurrences:
         """Count non-overlapping occurrences of a substring and where they start."""

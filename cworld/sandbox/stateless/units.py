@@ -17,8 +17,23 @@ from cworld.sandbox.stateless._units_lookup import dimension_of, require, resolv
 from cworld.sandbox.stateless._units_tables import CURRENCY_PER_EUR, GRAMS_PER_CUP, LINEAR
 
 Value = Annotated[Real, Field(description="The quantity to convert, between -1e15 and 1e15.")]
-Dimension = Literal["length", "mass", "volume", "area", "speed", "duration", "data_size", "energy", "pressure",
-                    "power", "angle", "frequency", "temperature", "fuel_economy", "currency"]
+Dimension = Literal[
+    "length",
+    "mass",
+    "volume",
+    "area",
+    "speed",
+    "duration",
+    "data_size",
+    "energy",
+    "pressure",
+    "power",
+    "angle",
+    "frequency",
+    "temperature",
+    "fuel_economy",
+    "currency",
+]
 Ingredient = Literal[tuple(GRAMS_PER_CUP)]  # type: ignore[valid-type]
 
 #: Litres per 100 km = this constant / miles per gallon (US and imperial gallons).
@@ -50,14 +65,21 @@ class UnitList(BaseModel):
 
 
 class Size(BaseModel):
-    text: str = Field(description="The size with the largest unit that keeps the number >= 1, e.g. '1.5 MiB'.")
+    text: str = Field(
+        description="The size with the largest unit that keeps the number >= 1, e.g. '1.5 MiB'."
+    )
     value: float
     unit: str
 
 
 def _result(value: float, source: float, from_unit: str, to_unit: str) -> Conversion:
     out = clean(value, "converted value")
-    return Conversion(value=out, from_unit=from_unit, to_unit=to_unit, text=f"{source:.12g} {from_unit} = {out:.12g} {to_unit}")
+    return Conversion(
+        value=out,
+        from_unit=from_unit,
+        to_unit=to_unit,
+        text=f"{source:.12g} {from_unit} = {out:.12g} {to_unit}",
+    )
 
 
 def convert_linear(dimension: str, value: float, from_unit: str, to_unit: str) -> Conversion:
@@ -86,8 +108,12 @@ def convert_fuel_economy(value: float, from_unit: str, to_unit: str) -> Conversi
     src, dst = require("fuel_economy", from_unit), require("fuel_economy", to_unit)
     if value <= 0:
         raise invalid("fuel economy must be a positive number; 0 or less cannot be converted")
-    per_100km = {"L/100km": lambda x: x, "km/L": lambda x: 100 / x, "mpg": lambda x: _MPG_US / x,
-                 "mpg_uk": lambda x: _MPG_UK / x}
+    per_100km = {
+        "L/100km": lambda x: x,
+        "km/L": lambda x: 100 / x,
+        "mpg": lambda x: _MPG_US / x,
+        "mpg_uk": lambda x: _MPG_UK / x,
+    }
     # Every mapping is its own inverse (x -> c/x), or the identity, so the same table converts back.
     return _result(per_100km[dst](per_100km[src](value)), value, src, dst)
 
@@ -98,10 +124,18 @@ def _linear_tool(dimension: str, summary: str, example: tuple[str, str]) -> Call
     def convert(
         self: Any,
         value: Value,
-        from_unit: Annotated[str, Field(description=f"Unit of `value`, e.g. '{example[0]}'. One of: {units} "
-                                        "(full names and plurals also work).", min_length=1, max_length=40)],
-        to_unit: Annotated[str, Field(description=f"Unit to convert to, e.g. '{example[1]}'.", min_length=1,
-                                      max_length=40)],
+        from_unit: Annotated[
+            str,
+            Field(
+                description=f"Unit of `value`, e.g. '{example[0]}'. One of: {units} "
+                "(full names and plurals also work).",
+                min_length=1,
+                max_length=40,
+            ),
+        ],
+        to_unit: Annotated[
+            str, Field(description=f"Unit to convert to, e.g. '{example[1]}'.", min_length=1, max_length=40)
+        ],
     ) -> Conversion:
         return convert_linear(dimension, value, from_unit, to_unit)
 
@@ -117,27 +151,46 @@ def _unit_param(what: str, example: str) -> Any:
 class UnitsServer(SandboxApp):
     name: ClassVar[str] = "units"
     title: ClassVar[str] = "Unit converter"
-    description: ClassVar[str] = ("Unit conversions: length, mass, volume, area, temperature, speed, time, data "
-                                  "sizes, energy, pressure, power, angles, frequency, fuel economy, cooking "
-                                  "measures and currency (fixed rates).")
+    description: ClassVar[str] = (
+        "Unit conversions: length, mass, volume, area, temperature, speed, time, data "
+        "sizes, energy, pressure, power, angles, frequency, fuel economy, cooking "
+        "measures and currency (fixed rates)."
+    )
     category: ClassVar[str] = "units"
     stateful: ClassVar[bool] = False
 
-    convert_length = _linear_tool("length", "Convert a length or distance (metric, imperial, nautical, "
-                                  "astronomical).", ("km", "mi"))
-    convert_mass = _linear_tool("mass", "Convert a mass or weight (metric, avoirdupois ounces/pounds, stones, "
-                                "tons).", ("kg", "lb"))
-    convert_volume = _linear_tool("volume", "Convert a volume; cups, pints, quarts and gallons are US measures, "
-                                  "imp_* are imperial (UK).", ("gallon", "l"))
+    convert_length = _linear_tool(
+        "length", "Convert a length or distance (metric, imperial, nautical, astronomical).", ("km", "mi")
+    )
+    convert_mass = _linear_tool(
+        "mass", "Convert a mass or weight (metric, avoirdupois ounces/pounds, stones, tons).", ("kg", "lb")
+    )
+    convert_volume = _linear_tool(
+        "volume",
+        "Convert a volume; cups, pints, quarts and gallons are US measures, imp_* are imperial (UK).",
+        ("gallon", "l"),
+    )
     convert_area = _linear_tool("area", "Convert an area (square units, hectares, acres).", ("acre", "m2"))
     convert_speed = _linear_tool("speed", "Convert a speed.", ("mph", "km/h"))
-    convert_duration = _linear_tool("duration", "Convert a duration; a month is 1/12 year and a year is 365.25 "
-                                    "days (for calendar arithmetic use the datetime server).", ("h", "min"))
-    convert_data_size = _linear_tool("data_size", "Convert a data size. kB/MB/GB are decimal (1000), KiB/MiB/GiB "
-                                     "binary (1024); bit units are case-sensitive (Mbit vs MB).", ("GiB", "MB"))
+    convert_duration = _linear_tool(
+        "duration",
+        "Convert a duration; a month is 1/12 year and a year is 365.25 "
+        "days (for calendar arithmetic use the datetime server).",
+        ("h", "min"),
+    )
+    convert_data_size = _linear_tool(
+        "data_size",
+        "Convert a data size. kB/MB/GB are decimal (1000), KiB/MiB/GiB "
+        "binary (1024); bit units are case-sensitive (Mbit vs MB).",
+        ("GiB", "MB"),
+    )
     convert_energy = _linear_tool("energy", "Convert energy; 'kcal' is the food Calorie.", ("kcal", "kJ"))
-    convert_pressure = _linear_tool("pressure", "Convert a pressure (tyres, weather, diving).", ("psi", "bar"))
-    convert_power = _linear_tool("power", "Convert power; 'hp' is mechanical horsepower, 'PS' metric.", ("hp", "kW"))
+    convert_pressure = _linear_tool(
+        "pressure", "Convert a pressure (tyres, weather, diving).", ("psi", "bar")
+    )
+    convert_power = _linear_tool(
+        "power", "Convert power; 'hp' is mechanical horsepower, 'PS' metric.", ("hp", "kW")
+    )
     convert_angle = _linear_tool("angle", "Convert an angle.", ("deg", "rad"))
     convert_frequency = _linear_tool("frequency", "Convert a frequency or rotation rate.", ("rpm", "Hz"))
 
@@ -148,7 +201,8 @@ class UnitsServer(SandboxApp):
         from_unit: Annotated[str, _unit_param("Scale of `value`: C, F, K or R (Rankine)", "F")],
         to_unit: Annotated[str, _unit_param("Scale to convert to: C, F, K or R", "C")],
     ) -> Conversion:
-        """Convert a temperature between Celsius, Fahrenheit, Kelvin and Rankine. Fails below absolute zero."""
+        """Convert a temperature between Celsius, Fahrenheit, Kelvin and Rankine. Fails below absolute
+        zero."""
         return convert_temperature(value, from_unit, to_unit)
 
     @tool(read_only=True)
@@ -165,8 +219,12 @@ class UnitsServer(SandboxApp):
     def convert_currency(
         self,
         amount: Annotated[float, Field(description="Amount of money, 0..1e12.", ge=0, le=1e12)],
-        from_currency: Annotated[str, Field(description="ISO 4217 code, e.g. 'USD'.", min_length=3, max_length=3)],
-        to_currency: Annotated[str, Field(description="ISO 4217 code, e.g. 'EUR'.", min_length=3, max_length=3)],
+        from_currency: Annotated[
+            str, Field(description="ISO 4217 code, e.g. 'USD'.", min_length=3, max_length=3)
+        ],
+        to_currency: Annotated[
+            str, Field(description="ISO 4217 code, e.g. 'EUR'.", min_length=3, max_length=3)
+        ],
     ) -> CurrencyConversion:
         """Convert money with a FIXED sandbox rate table (not live market rates; same answer every time).
         Call list_units with dimension 'currency' for the supported codes."""
@@ -175,18 +233,24 @@ class UnitsServer(SandboxApp):
             if code not in CURRENCY_PER_EUR:
                 raise invalid(f"unknown currency {code!r}; supported: {', '.join(CURRENCY_PER_EUR)}")
         rate = CURRENCY_PER_EUR[dst] / CURRENCY_PER_EUR[src]
-        return CurrencyConversion(amount=round(amount * rate, 2) + 0.0, rate=clean(rate),
-                                  note="fixed sandbox rates (units per EUR table), not live market data")
+        return CurrencyConversion(
+            amount=round(amount * rate, 2) + 0.0,
+            rate=clean(rate),
+            note="fixed sandbox rates (units per EUR table), not live market data",
+        )
 
     @tool(read_only=True)
     def convert_cooking(
         self,
         value: Annotated[float, Field(description="The quantity, 0..1e6.", ge=0, le=1e6)],
-        from_unit: Annotated[str, _unit_param("A volume (tsp, tbsp, cup, fl_oz, ml, l) or mass (g, kg, oz, lb) "
-                                              "unit", "cup")],
+        from_unit: Annotated[
+            str, _unit_param("A volume (tsp, tbsp, cup, fl_oz, ml, l) or mass (g, kg, oz, lb) unit", "cup")
+        ],
         to_unit: Annotated[str, _unit_param("A volume or mass unit", "g")],
-        ingredient: Annotated[Ingredient | None, Field(description="Needed only between volume and mass: the "
-                                                       "ingredient whose density to use.")] = None,
+        ingredient: Annotated[
+            Ingredient | None,  # type: ignore[valid-type]
+            Field(description="Needed only between volume and mass: the ingredient whose density to use."),
+        ] = None,
     ) -> Conversion:
         """Convert a recipe measure, including between volume and weight for a known ingredient (e.g. 1 cup
         of all_purpose_flour = 125 g). Cups and spoons are US measures."""
@@ -203,17 +267,27 @@ class UnitsServer(SandboxApp):
             litres = convert_linear("mass", value, from_unit, "g").value / grams_per_litre
             out = convert_linear("volume", litres, "l", to_unit)
         src = require(kinds[0], from_unit)
-        return Conversion(value=out.value, from_unit=src, to_unit=out.to_unit,
-                          text=f"{value:.12g} {src} of {ingredient} = {out.value:.12g} {out.to_unit}")
+        return Conversion(
+            value=out.value,
+            from_unit=src,
+            to_unit=out.to_unit,
+            text=f"{value:.12g} {src} of {ingredient} = {out.value:.12g} {out.to_unit}",
+        )
 
     @tool(read_only=True)
-    def list_units(self, dimension: Annotated[Dimension, Field(description="Which kind of quantity.")]) -> UnitList:
+    def list_units(
+        self, dimension: Annotated[Dimension, Field(description="Which kind of quantity.")]
+    ) -> UnitList:
         """The units (and accepted spellings) of one dimension, or the currency codes for 'currency'."""
         if dimension == "currency":
-            return UnitList(dimension=dimension, units=[UnitInfo(unit=c, aliases=[]) for c in CURRENCY_PER_EUR])
+            return UnitList(
+                dimension=dimension, units=[UnitInfo(unit=c, aliases=[]) for c in CURRENCY_PER_EUR]
+            )
         index = spelling_index(dimension)
-        units = [UnitInfo(unit=u, aliases=sorted(s for s, v in index.items() if v == u and s != u))
-                 for u in units_of(dimension)]
+        units = [
+            UnitInfo(unit=u, aliases=sorted(s for s, v in index.items() if v == u and s != u))
+            for u in units_of(dimension)
+        ]
         return UnitList(dimension=dimension, units=units)
 
     @tool(read_only=True)
@@ -236,12 +310,16 @@ class UnitsServer(SandboxApp):
     def human_readable_size(
         self,
         size_bytes: Annotated[int, Field(description="A size in bytes, 0..1e18.", ge=0, le=10**18)],
-        binary: Annotated[bool, Field(description="True: powers of 1024 (KiB, MiB); false: powers of 1000 "
-                                      "(kB, MB).")] = True,
+        binary: Annotated[
+            bool, Field(description="True: powers of 1024 (KiB, MiB); false: powers of 1000 (kB, MB).")
+        ] = True,
     ) -> Size:
         """Write a byte count the way people read it, e.g. 1536 -> '1.5 KiB', with 1 decimal at most."""
-        base, names = (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]) if binary else (
-            1000, ["B", "kB", "MB", "GB", "TB", "PB", "EB"])
+        base, names = (
+            (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"])
+            if binary
+            else (1000, ["B", "kB", "MB", "GB", "TB", "PB", "EB"])
+        )
         power = 0 if size_bytes == 0 else min(int(math.log(size_bytes, base) + 1e-12), len(names) - 1)
         value = round(size_bytes / base**power, 1)
         if value >= base and power < len(names) - 1:  # rounding pushed it up to the next unit
@@ -253,6 +331,7 @@ def _kitchen_kind(unit: str) -> str:
     for kind in ("volume", "mass"):
         if resolve(kind, unit):
             return kind
-    raise invalid(f"{unit!r} is not a kitchen unit; use a volume (tsp, tbsp, cup, fl_oz, ml, l) or mass "
-                  f"(g, kg, oz, lb) unit")
-
+    raise invalid(
+        f"{unit!r} is not a kitchen unit; use a volume (tsp, tbsp, cup, fl_oz, ml, l) or mass "
+        f"(g, kg, oz, lb) unit"
+    )

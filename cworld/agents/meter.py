@@ -1,0 +1,55 @@
+"""One episode's door to the gateway: every call tagged role `agent`, its tokens counted per step.
+
+The gateway's own ledger is per run (shared by concurrent episodes), so an episode counts what its own
+completions report and hands each step its share with `take()`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from cworld.config import ModelConfig
+from cworld.data_model import Usage
+from cworld.llm import Completion, Gateway, jsonrepair
+
+M = TypeVar("M", bound=BaseModel)
+ROLE = "agent"
+
+
+def usage_of(completion: Completion) -> Usage:
+    """A cache hit consumed nothing; it only counts as a hit (as in the gateway's ledger)."""
+    if completion.cached:
+        return Usage(cache_hits=1)
+    return Usage(calls=1, prompt_tokens=completion.usage.prompt_tokens,
+                 completion_tokens=completion.usage.completion_tokens, cost_usd=completion.cost_usd)
+
+
+class Meter:
+    def __init__(self, gateway: Gateway, model: ModelConfig, seed: int | None) -> None:
+        self.gateway, self.model, self.seed = gateway, model, seed
+        self.total = Usage()
+        self._step = Usage()
+
+    async def complete(self, messages: list[Any], **kwargs: Any) -> Completion:
+        completion = await self.gateway.complete(ROLE, messages, model=self.model, seed=self.seed, **kwargs)
+        used = usage_of(completion)
+        self.total.add(used)
+        self._step.add(used)
+        return completion
+
+    async def complete_json(self, messages: list[Any], schema: type[M], max_repairs: int = 2) -> M:
+        extra: dict[str, Any] = {}
+        if self.gateway.supports_json_mode(self.model.model):
+            extra["response_format"] = {"type": "json_object"}
+
+        async def complete(role: str, convo: list[Any], **kwargs: Any) -> Completion:
+            return await self.complete(convo, **kwargs)
+
+        return await jsonrepair.complete_json(complete, ROLE, messages, schema, max_repairs=max_repairs, **extra)
+
+    def take(self) -> Usage:
+        """The usage since the last take: one step's tokens."""
+        step, self._step = self._step, Usage()
+        return step

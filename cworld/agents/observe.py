@@ -1,0 +1,90 @@
+"""Reading an observation the way a careful agent does: is it usable, and if not, why.
+
+Only what the agent can see is used: the result's text, structured content and error class (as an
+MCP client gets them). A result is `pending` (accepted, not ready: ask again), `truncated` (cut with
+an explicit marker), `corrupted` (garbled characters in its fields), or one of the error kinds whose
+remedy differs: wait and retry (`rate_limit`, `transient`), log in again (`auth`), switch tools
+(`deprecated`), or rethink the call (`error`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Literal
+
+from cworld.controller.faults import GARBLE, TRUNCATION_MARKER
+from cworld.controller.faults.base import SECONDS_PER_TURN
+from cworld.data_model import ToolResult
+
+Verdict = Literal[
+    "ok", "pending", "truncated", "corrupted",
+    "deprecated", "auth", "rate_limit", "transient", "infra", "error",
+]
+
+_RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s", re.IGNORECASE)
+_DEPRECATED = re.compile(r"deprecat|has been removed|no longer (?:available|supported)", re.IGNORECASE)
+_TRANSIENT = ("timeout", "unavailable")
+
+
+def verdict(result: ToolResult) -> Verdict:
+    if result.is_error:
+        return _error_verdict(result)
+    if is_pending(result):
+        return "pending"
+    if TRUNCATION_MARKER in result.text and result.structured_content is None:
+        return "truncated"
+    if has_garble(result.structured_content if result.structured_content is not None else result.text):
+        return "corrupted"
+    return "ok"
+
+
+def _error_verdict(result: ToolResult) -> Verdict:
+    error_class = result.error_class or "business"
+    if error_class in ("server_crash", "infra"):
+        return "infra"
+    if error_class == "not_found" and _DEPRECATED.search(result.text):
+        return "deprecated"
+    if error_class == "auth":
+        return "auth"
+    if error_class == "rate_limit":
+        return "rate_limit"
+    if error_class in _TRANSIENT:
+        return "transient"
+    return "error"
+
+
+def is_pending(result: ToolResult) -> bool:
+    body = result.structured_content or {}
+    return str(body.get("status", "")).lower() == "pending" and bool(body.get("job_id"))
+
+
+def has_garble(value: Any) -> bool:
+    if isinstance(value, str):
+        return GARBLE in value
+    if isinstance(value, dict):
+        return any(has_garble(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_garble(v) for v in value)
+    return False
+
+
+def retry_after_turns(result: ToolResult, default: int = 1) -> int:
+    """How many turns a rate-limited agent should wait: the server's `retry after Ns`, in turns."""
+    match = _RETRY_AFTER.search(result.text)
+    if match is None:
+        return default
+    return max(1, math.ceil(float(match.group(1)) / SECONDS_PER_TURN))
+
+
+def payload(result: ToolResult) -> Any:
+    """The structured result, else the text parsed as JSON, else `{"text": ...}`: what references read."""
+    if result.structured_content is not None:
+        return result.structured_content
+    text = result.text
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return {"text": text}
+    return value if isinstance(value, dict | list) else {"text": text}

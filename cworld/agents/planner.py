@@ -1,0 +1,93 @@
+"""The planner of the planner–actor agent (paper §4), played by the same LLM as the actor.
+
+Before execution it decomposes the task into a sub-goal graph. After each step it reads what the actor
+did, marks sub-goals complete or pending and may give corrective feedback. When the user changes the
+requirements mid-episode it revises the graph, keeping what is done. Every decision is a planner event
+on the trajectory, so a judge can score the plan and the progress tracking afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from cworld.agents.meter import Meter
+from cworld.data_model import Task
+
+PLANNER_SYSTEM = (
+    "You are the planner of a tool-using assistant. You never call tools yourself. You break the user's "
+    "task into a small graph of concrete sub-goals, track which are complete from the actor's steps, and "
+    "give short corrective feedback when the actor deviates or stalls. Answer with JSON only."
+)
+
+
+class PlannedSubGoal(BaseModel):
+    id: str
+    description: str
+    depends_on: list[str] = Field(default_factory=list)
+
+
+class SubGoalPlan(BaseModel):
+    subgoals: list[PlannedSubGoal] = Field(min_length=1)
+
+
+class ProgressUpdate(BaseModel):
+    complete: list[str] = Field(default_factory=list, description="ids of sub-goals that are now complete")
+    feedback: str = Field("", description="a short instruction for the actor, or empty")
+
+
+class Planner:
+    def __init__(self, meter: Meter) -> None:
+        self.meter = meter
+        self.subgoals: list[PlannedSubGoal] = []
+        self.done: set[str] = set()
+
+    @property
+    def pending(self) -> list[PlannedSubGoal]:
+        return [g for g in self.subgoals if g.id not in self.done]
+
+    @property
+    def all_complete(self) -> bool:
+        return bool(self.subgoals) and not self.pending
+
+    async def decompose(self, task: Task) -> dict[str, Any]:
+        prompt = f"Task:\n{task.query}\n{_constraints(task)}\nReturn {{\"subgoals\": [{{\"id\", \"description\", " \
+                 "\"depends_on\"}]}: 2 to 8 sub-goals, ids g1, g2, ..."
+        plan = await self._ask(prompt, SubGoalPlan)
+        self.subgoals, self.done = plan.subgoals, set()
+        return {"event": "plan", "subgoals": [g.model_dump() for g in self.subgoals]}
+
+    async def revise(self, message: str, turn: int) -> dict[str, Any]:
+        """The user changed the requirements: a new graph that keeps completed sub-goals complete."""
+        prompt = (f"Current sub-goals and status:\n{self.status_text()}\nThe user now says:\n{message}\n"
+                  "Return the full revised {\"subgoals\": [...]}; keep the ids of sub-goals that stay.")
+        plan = await self._ask(prompt, SubGoalPlan)
+        self.subgoals = plan.subgoals
+        self.done &= {g.id for g in self.subgoals}
+        return {"event": "replan", "turn": turn, "subgoals": [g.model_dump() for g in self.subgoals]}
+
+    async def update(self, steps: list[str], turn: int) -> tuple[dict[str, Any], str]:
+        """Mark progress after a step; returns the event and the feedback for the actor (may be empty)."""
+        prompt = (f"Sub-goals and status:\n{self.status_text()}\nThe actor's steps so far (latest last):\n"
+                  + "\n".join(steps[-8:])
+                  + "\nReturn {\"complete\": [ids complete now, including earlier ones], \"feedback\": \"...\"}.")
+        update = await self._ask(prompt, ProgressUpdate)
+        known = {g.id for g in self.subgoals}
+        self.done |= {g for g in update.complete if g in known}
+        statuses = {g.id: ("complete" if g.id in self.done else "pending") for g in self.subgoals}
+        return {"event": "update", "turn": turn, "status": statuses, "feedback": update.feedback}, update.feedback
+
+    def status_text(self) -> str:
+        return "\n".join(f"- {g.id} [{'complete' if g.id in self.done else 'pending'}] {g.description}"
+                         for g in self.subgoals)
+
+    async def _ask(self, prompt: str, schema: type[BaseModel]) -> Any:
+        messages = [{"role": "system", "content": PLANNER_SYSTEM}, {"role": "user", "content": prompt}]
+        return await self.meter.complete_json(messages, schema)
+
+
+def _constraints(task: Task) -> str:
+    if not task.constraints:
+        return ""
+    return "Constraints:\n" + "\n".join(f"- {c.description}" for c in task.constraints)

@@ -1,0 +1,138 @@
+"""`{{step_id.path.to.field}}` references in gold-plan arguments, resolved from earlier results.
+
+A gold plan (`Task.gold_plan`) cannot know the ids a live world will hand out, so a step names them
+by where they come from: `{{find.contacts.0.contact_id}}` is field `contact_id` of the first item of
+`contacts` in the structured result of step `find`. A list item may also be picked by content:
+`{{find.contacts[name=Omar Hussain].contact_id}}` (first item whose field equals the value, ignoring
+case) or `[name~omar]` (whose field contains it); a plan written that way survives a tool that returns
+the same items in another order or among more. A string that is exactly one reference takes the
+referenced value as is (a list stays a list, a number a number); a reference inside longer text is
+replaced by the value's text. Lists and dicts are resolved item by item.
+
+Task synthesis uses the same resolver to verify a plan by executing it; scripted agents use it to
+follow one. A reference that cannot be resolved raises `UnresolvedReference`, which says which step
+and which part of the path failed, so an agent can decide to look again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+REFERENCE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)((?:\.[^.{}\[\]\s]+|\[[^\]{}]*\])*)\s*\}\}")
+_PART = re.compile(r"\.([^.\[\]]+)|\[([^\]]*)\]")
+_SELECTOR = re.compile(r"^\s*([^=~]+?)\s*([=~])\s*(.*?)\s*$")
+
+
+class UnresolvedReference(LookupError):
+    """A reference to a step that has no result yet, or to a path its result does not hold."""
+
+    def __init__(self, step_id: str, path: str, reason: str) -> None:
+        super().__init__(f"{{{{{step_id}{path}}}}}: {reason}")
+        self.step_id = step_id
+        self.path = path
+        self.reason = reason
+
+
+def references(value: Any) -> list[tuple[str, str]]:
+    """Every (step id, dotted path) referenced anywhere in `value`, in order of appearance."""
+    if isinstance(value, str):
+        return [(m.group(1), m.group(2)) for m in REFERENCE.finditer(value)]
+    if isinstance(value, Mapping):
+        return [ref for item in value.values() for ref in references(item)]
+    if isinstance(value, list | tuple):
+        return [ref for item in value for ref in references(item)]
+    return []
+
+
+def referenced_steps(value: Any) -> list[str]:
+    """The step ids `value` depends on, each once."""
+    return list(dict.fromkeys(step for step, _ in references(value)))
+
+
+def resolve(value: Any, results: Mapping[str, Any], *, strict: bool = True) -> Any:
+    """`value` with every reference replaced from `results` (step id -> structured result).
+
+    `strict=False` leaves a reference it cannot resolve as written, instead of raising: what a careless
+    caller would send."""
+    if isinstance(value, str):
+        return _resolve_text(value, results, strict)
+    if isinstance(value, Mapping):
+        return {key: resolve(item, results, strict=strict) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [resolve(item, results, strict=strict) for item in value]
+    return value
+
+
+def lookup(results: Mapping[str, Any], step_id: str, path: str) -> Any:
+    """The value at `path` (`.a.0.b`) in the result of `step_id`."""
+    if step_id not in results:
+        raise UnresolvedReference(step_id, path, "that step has no result yet")
+    node = results[step_id]
+    walked = ""
+    for match in _PART.finditer(path):
+        walked += match.group(0)
+        if match.group(1) is not None:
+            node = _child(node, match.group(1), step_id, walked)
+        else:
+            node = _select(node, match.group(2), step_id, walked)
+    return node
+
+
+def _child(node: Any, part: str, step_id: str, walked: str) -> Any:
+    if isinstance(node, Mapping):
+        if part in node:
+            return node[part]
+        raise UnresolvedReference(step_id, walked, "no such field")
+    if isinstance(node, list) and re.fullmatch(r"-?\d+", part):
+        return _index(node, int(part), step_id, walked)
+    raise UnresolvedReference(step_id, walked, f"cannot step into a {type(node).__name__}")
+
+
+def _index(node: list[Any], index: int, step_id: str, walked: str) -> Any:
+    if -len(node) <= index < len(node):
+        return node[index]
+    raise UnresolvedReference(step_id, walked, f"index out of range (the list has {len(node)} items)")
+
+
+def _select(node: Any, selector: str, step_id: str, walked: str) -> Any:
+    """`[3]` by position, `[field=value]` the first item whose field equals value, `[field~value]` contains it."""
+    if not isinstance(node, list):
+        raise UnresolvedReference(step_id, walked, f"a selector needs a list, found a {type(node).__name__}")
+    if re.fullmatch(r"\s*-?\d+\s*", selector):
+        return _index(node, int(selector), step_id, walked)
+    match = _SELECTOR.match(selector)
+    if match is None:
+        raise UnresolvedReference(step_id, walked, "a selector is [n], [field=value] or [field~value]")
+    field, op, wanted = match.group(1), match.group(2), match.group(3).lower()
+    for item in node:
+        if isinstance(item, Mapping) and field in item and item[field] is not None:
+            have = str(item[field]).lower()
+            if have == wanted or (op == "~" and wanted in have):
+                return item
+    raise UnresolvedReference(step_id, walked, "no item matches")
+
+
+def _resolve_text(text: str, results: Mapping[str, Any], strict: bool) -> Any:
+    whole = REFERENCE.fullmatch(text)
+    if whole:
+        return _lookup_or_keep(results, whole, strict, as_text=False)
+    return REFERENCE.sub(lambda m: _lookup_or_keep(results, m, strict, as_text=True), text)
+
+
+def _lookup_or_keep(results: Mapping[str, Any], match: re.Match[str], strict: bool, *, as_text: bool) -> Any:
+    try:
+        value = lookup(results, match.group(1), match.group(2))
+    except UnresolvedReference:
+        if strict:
+            raise
+        return match.group(0)
+    return _as_text(value) if as_text else value
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,49 @@
+"""Synthesized mode: the World Engine predicts every response from the tool, the arguments and the log.
+
+One `SessionLog` per episode is the engine's memory of the simulated world. The engine answers tool
+faults as error results; an engine whose model is down raises a `CworldError` (ModelError/InfraError),
+which becomes an `infra` result here: the runner retries the episode, the agent is never blamed.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.protocol import SessionLog, WorldEngine
+from cworld.errors import CworldError
+
+
+class EngineBackend:
+    mode = "synthesized"
+
+    def __init__(self, engine: WorldEngine) -> None:
+        self.engine = engine
+        self.session: SessionLog | None = None
+
+    async def open(self, seed: int) -> None:
+        self.session = SessionLog(seed=seed)
+
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
+        if self.session is None:
+            return ToolResult.error("not_found", f"not_found: the episode is not open; cannot call {tool.id}")
+        started = time.perf_counter()
+        try:
+            result = await self.engine.respond(tool, arguments, self.session)
+        except CworldError as exc:
+            return ToolResult.error("infra", f"world engine '{self.engine.name}' failed: {exc}", source="engine")
+        self.session.record(tool.id, arguments, result)
+        result.meta.setdefault("source", "engine")
+        result.meta.setdefault("latency_ms", round((time.perf_counter() - started) * 1000.0, 3))
+        return result
+
+    async def end_state(self) -> dict[str, Any] | None:
+        """The simulated world's state when the engine keeps one (the schema engine does)."""
+        world_state = getattr(self.engine, "world_state", None)
+        if self.session is None or world_state is None:
+            return None
+        return dict(world_state(self.session))
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,107 @@
+"""What ids look like: from the card (`id_format`), or learned from a tool's own examples.
+
+A simulated world is only believable when its ids look like the real tool's: `mail_0007` for the mail
+sandbox, `SKU-1042` for the shop, `42` for a GitHub issue, a 40-hex sha for git. Cards give a default;
+a tool's parameter descriptions often show one ("message id, e.g. mail_0007"), and that wins.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+from dataclasses import dataclass
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards import EntityType
+
+#: "e.g. mail_0007", "such as SKU-1042", "like C_0003": an example id in a description.
+_EXAMPLE = re.compile(r"(?:e\.g\.|such as|like|for example|example:)\s*[:,]?\s*['\"`]?([A-Za-z][\w-]*?\d+|\d+)\b")
+_TRAILING_DIGITS = re.compile(r"^(.*?)(\d+)$")
+
+
+@dataclass(frozen=True)
+class IdFormat:
+    """`template` uses {prefix}, {n} / {n:04d}, {sha}, {hex8}, {uuid}; see docs/category-cards.md."""
+
+    template: str
+    prefix: str
+
+    def make(self, n: int, rng: random.Random) -> str:
+        return self.template.format(
+            prefix=self.prefix,
+            n=n,
+            sha="".join(rng.choice("0123456789abcdef") for _ in range(40)),
+            hex8="".join(rng.choice("0123456789abcdef") for _ in range(8)),
+            uuid=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+        )
+
+    @property
+    def numeric(self) -> bool:
+        """Ids that are plain integers (GitHub issue numbers, SQL row ids)."""
+        return self.template == "{n}"
+
+    def regex(self) -> re.Pattern[str]:
+        """Matches ids of this format: used to spot an id among a call's arguments."""
+        parts = re.split(r"(\{[^}]+\})", self.template)
+        out = []
+        for part in parts:
+            if part == "{prefix}":
+                out.append(re.escape(self.prefix))
+            elif part.startswith("{n"):
+                out.append(r"(?P<n>\d+)")
+            elif part == "{sha}":
+                out.append(r"[0-9a-f]{7,40}")
+            elif part == "{hex8}":
+                out.append(r"[0-9a-f]{8}")
+            elif part == "{uuid}":
+                out.append(r"[0-9a-f-]{36}")
+            else:
+                out.append(re.escape(part))
+        return re.compile("^" + "".join(out) + "$")
+
+    def number_of(self, value: str) -> int | None:
+        """The sequence number inside an id of this format, so new ids continue after it."""
+        match = self.regex().match(value) if "{n" in self.template else None
+        return int(match.group("n")) if match else None
+
+
+def card_format(entity: EntityType) -> IdFormat:
+    return IdFormat(entity.id_format, entity.id_prefix)
+
+
+def learned_format(example: str) -> IdFormat | None:
+    """`mail_0007` -> `{prefix}_{n:04d}` with prefix `mail`; `SKU-1042` -> `{prefix}-{n:04d}`; `42` -> `{n}`."""
+    if example.isdigit():
+        return IdFormat("{n}", "")
+    match = _TRAILING_DIGITS.match(example)
+    if not match or not match.group(1):
+        return None
+    head, digits = match.group(1), match.group(2)
+    sep = head[-1] if head[-1] in "_-" else ""
+    prefix = head[:-1] if sep else head
+    if not prefix or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", prefix):
+        return None
+    width = f":0{len(digits)}d" if len(digits) > 1 and digits.startswith("0") or len(digits) >= 3 else ""
+    return IdFormat(f"{{prefix}}{sep}{{n{width}}}", prefix)
+
+
+def hinted_formats(tool: ToolSpec) -> dict[str, IdFormat]:
+    """Parameter stem -> format, for `*_id` parameters whose description shows an example id."""
+    out: dict[str, IdFormat] = {}
+    for name, prop in (tool.input_schema.get("properties") or {}).items():
+        if not isinstance(prop, dict) or not re.search(r"(^|_)ids?$", name):
+            continue
+        example = _EXAMPLE.search(str(prop.get("description", "")))
+        learned = learned_format(example.group(1)) if example else None
+        if learned is not None:
+            out[re.sub(r"_?ids?$", "", name)] = learned
+    return out
+
+
+def format_for(entity: EntityType, hints: dict[str, IdFormat]) -> IdFormat:
+    """A hint whose parameter stem ends with the entity name (`from_account` -> account) beats the card."""
+    for stem, fmt in hints.items():
+        if stem == entity.name or stem.endswith(f"_{entity.name}"):
+            return fmt
+    return card_format(entity)

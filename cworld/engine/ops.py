@@ -1,0 +1,256 @@
+"""What each kind of operation does to a collection of the simulated world: list, get, create, ...
+
+Handlers are small and generic; the card decides the entity, its key and its messages. Batch calls are
+understood (a create with a list of objects, a get/delete with a list of keys), because real tools use
+them (the memory server's create_entities, the file system's read_multiple_files).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+from cworld.engine.cards import CategoryCard
+from cworld.engine.world import Collection, Outcome, id_keys, new_record
+
+QUERY_ARGS = ("query", "q", "search", "keyword", "keywords", "term", "pattern", "text_query")
+PAGE_ARGS = ("page", "page_size", "per_page", "limit", "offset", "max_results", "cursor", "count", "max_count",
+             "start_index", "max_length", "sort", "sort_by", "order", "direction")
+RENAME_ARGS = ("destination", "new_path", "new_name", "to_path")
+SOURCE_ARGS = ("source", "src", "from_path", "old_path")
+_SQL = re.compile(r"^\s*(select|with|insert|update|delete|create|drop|alter|pragma)\b", re.IGNORECASE)
+#: Arguments that bound a time window, and the record fields that hold a record's time.
+AFTER_ARGS = ("start_date", "from_date", "after", "since", "date_from", "start_time", "time_min")
+BEFORE_ARGS = ("end_date", "to_date", "before", "until", "date_to", "end_time", "time_max")
+TIME_FIELDS = ("start", "starts_at", "date", "ts", "at", "departs_at", "created_at", "placed_at", "published_at", "due")
+Handler = Callable[[Collection, CategoryCard, dict[str, Any], random.Random], Outcome]
+
+
+def apply(coll: Collection, card: CategoryCard, op: str, args: dict[str, Any], rng: random.Random) -> Outcome:
+    return _HANDLERS.get(op, _action)(coll, card, args, rng)
+
+
+# --- finding the record a call is about ------------------------------------------------------------
+def find_key(coll: Collection, args: dict[str, Any]) -> str | None:
+    """The key the call names: under a key name (`message_id`, `path`, `issue_number`), else any string
+    argument in the id format, else any string argument that is an existing key."""
+    entity = coll.entity
+    for name in (*id_keys(entity), entity.name, *SOURCE_ARGS):
+        value = args.get(name)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+            return str(value)
+    pattern = coll.fmt.regex() if entity.key_field == "id" else None
+    for value in args.values():
+        if isinstance(value, str) and (value in coll.records or (pattern is not None and pattern.match(value))):
+            return value
+    return None
+
+
+def find_keys(coll: Collection, args: dict[str, Any]) -> list[str] | None:
+    """Keys of a batch call (`message_ids`, `paths`, `names`, `entityNames`), or None."""
+    entity = coll.entity
+    names = (f"{entity.name}_ids", f"{entity.key_field}s", "ids", f"{entity.name}Names", f"{entity.name}_names")
+    for name in names:
+        value = args.get(name)
+        if isinstance(value, list) and value and all(isinstance(v, str | int) for v in value):
+            return [str(v) for v in value]
+    return None
+
+
+def _explicit_id(args: dict[str, Any]) -> str | None:
+    """An id the call names under another name (`draft_id` for a message): it must exist to be changed."""
+    for name, value in args.items():
+        if re.search(r"(^|_)id$", name) and isinstance(value, str | int) and not isinstance(value, bool):
+            return str(value)
+    return None
+
+
+def not_found(card: CategoryCard, coll: Collection, key: str) -> Outcome:
+    failure = card.failure("not_found")
+    template = failure.message if failure else "No {entity} with id '{id}'."
+    text = template.replace("{id}", key).replace("{entity}", coll.entity.name.replace("_", " "))
+    return Outcome(error_class="not_found", message=text.replace("{field}", coll.key_field))
+
+
+def _record_fields(coll: Collection, args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments that describe the record (paging, the record's own id and nested batches left out)."""
+    skip = set(PAGE_ARGS) | {k for k in id_keys(coll.entity) if k != coll.key_field} | set(RENAME_ARGS)
+    return {k: v for k, v in args.items() if k not in skip and v is not None and not _is_batch(v)}
+
+
+def _is_batch(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _lookup(coll: Collection, key: str, rng: random.Random) -> dict[str, Any] | None:
+    """The record for a key; in an open world (time zones, web pages) an unknown key is made up on read."""
+    if key in coll.records:
+        return coll.records[key]
+    if not coll.entity.open_world:
+        return None
+    given = {coll.key_field: int(key) if key.isdigit() and coll.key_field != "id" else key}
+    coll.put(new_record(coll, rng, given))
+    return coll.records[key]
+
+
+# --- reading -----------------------------------------------------------------------------------------
+def _in_window(record: dict[str, Any], args: dict[str, Any]) -> bool:
+    """Dates compare as ISO text: a record is in the window when its time is within the bounds given."""
+    moment = next((str(record[f]) for f in TIME_FIELDS if isinstance(record.get(f), str) and record[f][:2] == "20"), None)
+    if moment is None:
+        return True
+    after = next((str(args[k]) for k in AFTER_ARGS if isinstance(args.get(k), str)), None)
+    before = next((str(args[k]) for k in BEFORE_ARGS if isinstance(args.get(k), str)), None)
+    if after and moment[: len(after)] < after:
+        return False
+    return not (before and moment[: len(before)] > before)
+
+
+def _matches(record: dict[str, Any], args: dict[str, Any]) -> bool:
+    if not _in_window(record, args):
+        return False
+    for key, value in args.items():
+        if key in PAGE_ARGS or key in AFTER_ARGS or key in BEFORE_ARGS or value in (None, "", []) or isinstance(value, dict | list):
+            continue
+        if key in QUERY_ARGS and isinstance(value, str) and _SQL.match(value):
+            continue  # SQL is a statement to run, not words to look for
+        if isinstance(value, str) and value.startswith("/") and str(record.get(key, "")).startswith("/"):
+            if not str(record[key]).startswith(value.rstrip("/") + "/") and record[key] != value:
+                return False
+            continue
+        if key in QUERY_ARGS:
+            haystack = " ".join(str(v) for v in record.values()).lower()
+            words = [w for w in re.split(r"[\s*?]+", str(value).lower()) if w]
+            if not all(w in haystack for w in words):
+                return False
+        elif key in record and not isinstance(record[key], dict | list) and str(record[key]).lower() != str(value).lower():
+            return False
+    return True
+
+
+def _page(items: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
+    size = next((args[k] for k in ("page_size", "per_page", "limit", "max_results", "count", "max_count")
+                 if isinstance(args.get(k), int) and not isinstance(args.get(k), bool)), 20)
+    size = max(1, min(int(size), 100))
+    page = args.get("page") if isinstance(args.get("page"), int) and args["page"] > 0 else 1
+    start = args["offset"] if isinstance(args.get("offset"), int) and args["offset"] >= 0 else (page - 1) * size
+    chunk = [dict(r) for r in items[start : start + size]]
+    return {"items": chunk, "total": len(items), "page": page, "page_size": size, "has_more": start + size < len(items)}
+
+
+def _list(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    items = [r for r in reversed(coll.records.values()) if _matches(r, args)]  # newest first
+    query = next((args[k] for k in QUERY_ARGS if isinstance(args.get(k), str) and args[k].strip()), None)
+    if not items and query and coll.entity.open_world:
+        items = _made_up_matches(coll, query, rng)
+    return Outcome(payload=_page(items, args), many=True)
+
+
+def _made_up_matches(coll: Collection, query: str, rng: random.Random) -> list[dict[str, Any]]:
+    """An open world always has something on the query: a few records that mention it."""
+    text_fields = [f for f, kind in coll.entity.fields.items() if kind in ("title", "text", "string", "name")]
+    made = []
+    topic = query.strip().capitalize()
+    for _ in range(3):
+        record = new_record(coll, rng)
+        for position, name in enumerate(text_fields[:2]):
+            record[name] = f"{topic} - {record[name]}" if position == 0 else f"{topic}: {record[name]}"
+        coll.put(record)
+        made.append(record)
+    return made
+
+
+def _get(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    keys = find_keys(coll, args)
+    if keys is not None:
+        found = [r for r in (_lookup(coll, k, rng) for k in keys) if r is not None]
+        return Outcome(payload={"items": [dict(r) for r in found], "total": len(found)}, many=True)
+    key = find_key(coll, args)
+    if key is None:
+        listed = _list(coll, card, args, rng)
+        listed.payload = {**_echo(args), **listed.payload}
+        return listed
+    record = _lookup(coll, key, rng)
+    return Outcome(payload=dict(record)) if record is not None else not_found(card, coll, key)
+
+
+def _echo(args: dict[str, Any]) -> dict[str, Any]:
+    """A stateless computation's inputs, which its answer usually repeats (value, from_unit, to_unit)."""
+    return {k: v for k, v in args.items() if k not in PAGE_ARGS and not isinstance(v, dict)}
+
+
+# --- writing -----------------------------------------------------------------------------------------
+def _create(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    batch = next((v for v in args.values() if _is_batch(v)), None)
+    if batch is not None:
+        made = [_create_one(coll, {**_record_fields(coll, args), **item}, rng) for item in batch]
+        return Outcome(payload={"items": made, "total": len(made)}, many=True)
+    given = _record_fields(coll, args)
+    named = find_key(coll, args) if coll.key_field != "id" else None
+    if named is not None and coll.key_field not in given:
+        given[coll.key_field] = int(named) if coll.entity.fields.get(coll.key_field) == "int" and named.isdigit() else named
+    return Outcome(payload=_create_one(coll, given, rng))
+
+
+def _create_one(coll: Collection, given: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A new record; a natural key that exists already (a path written twice) updates that record."""
+    key = given.get(coll.key_field) if coll.key_field != "id" else None
+    if key is not None and str(key) in coll.records:
+        coll.records[str(key)].update(given)
+        return dict(coll.records[str(key)])
+    record = new_record(coll, rng, {k: v for k, v in given.items() if k != "id"})
+    coll.put(record)
+    return dict(record)
+
+
+def _update(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    """A change to the named record; with no key named (set_status, git_reset), to the current one."""
+    key = find_key(coll, args) or _explicit_id(args)
+    if key is None and coll.records:
+        key = next(iter(coll.records))
+    record = _lookup(coll, key, rng) if key is not None else None
+    if key is None or record is None:
+        return not_found(card, coll, key or "?")
+    record.update(_record_fields(coll, {k: v for k, v in args.items() if k != coll.key_field}))
+    target = next((args[k] for k in RENAME_ARGS if isinstance(args.get(k), str)), None)
+    if target and coll.key_field != "id" and target not in coll.records:
+        del coll.records[key]
+        record[coll.key_field] = target
+        coll.put(record)
+    return Outcome(payload={**dict(record), "previous": key} if target else dict(record))
+
+
+def _delete(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    batch = next((v for v in args.values() if _is_batch(v)), None)
+    keys = find_keys(coll, args) if batch is None else [k for k in (find_key(coll, i) for i in batch) if k]
+    if keys is not None:
+        gone = [coll.records.pop(k) for k in keys if k in coll.records]
+        return Outcome(payload=_deleted(coll, gone[0] if gone else {}, len(gone)))
+    key = find_key(coll, args)
+    if key is None or key not in coll.records:
+        return not_found(card, coll, key or "?")
+    return Outcome(payload=_deleted(coll, coll.records.pop(key), 1))
+
+
+def _deleted(coll: Collection, record: dict[str, Any], count: int) -> dict[str, Any]:
+    label = coll.entity.name.replace("_", " ")
+    return {**record, "deleted": True, "ok": True, "success": True, "status": "deleted", "count": count,
+            "message": f"{count} {label}(s) deleted successfully"}
+
+
+def _action(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    key = find_key(coll, args)
+    if key is not None:
+        record = _lookup(coll, key, rng)
+        if record is None:
+            return not_found(card, coll, key)
+        record.update({k: v for k, v in _record_fields(coll, args).items() if k in record and k != coll.key_field})
+        return Outcome(payload={**dict(record), "ok": True, "success": True, "status": "completed"})
+    return Outcome(payload={**_echo(args), "ok": True, "success": True, "status": "completed"})
+
+
+_HANDLERS: dict[str, Handler] = {
+    "list": _list, "search": _list, "get": _get, "create": _create, "update": _update, "delete": _delete,
+}

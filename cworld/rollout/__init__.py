@@ -1,0 +1,32 @@
+"""Rollouts: the episode loop (agent -> controller -> observation), trajectories, and the runner.
+
+    ctx = RolloutContext(env, workspace, environment_tools(workspace))
+    report = await Runner(tasks, RunConfig(agent="scripted:oracle", mode="live"), ctx, out_dir).run()
+"""
+
+from cworld.rollout.episode import DEFAULT_MAX_TURNS, Episode, EpisodeInfraError, episode_id
+from cworld.rollout.loop import RolloutContext, TaskWorld, build_episode, run_episode
+from cworld.rollout.runner import RunConfig, Runner, RunReport
+from cworld.rollout.store import TRAJECTORIES_FILE, TrajectoryStore, cut_torn_tail
+from cworld.rollout.summary import SummaryRow, render, state_matches, summarize
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "TRAJECTORIES_FILE",
+    "Episode",
+    "EpisodeInfraError",
+    "RolloutContext",
+    "RunConfig",
+    "RunReport",
+    "Runner",
+    "SummaryRow",
+    "TaskWorld",
+    "TrajectoryStore",
+    "build_episode",
+    "cut_torn_tail",
+    "episode_id",
+    "render",
+    "run_episode",
+    "state_matches",
+    "summarize",
+]

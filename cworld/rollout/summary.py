@@ -1,0 +1,101 @@
+"""The table printed at the end of `cworld run`: one row per (agent, mode, policy).
+
+Besides how episodes ended, the row shows how often the end state matched the task's ground truth
+(the state diff of `cworld.sandbox.statediff`, for live/hybrid episodes of tasks that carry one): a
+quick check, not the judge. Judging proper is `cworld judge`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from cworld.data_model import Trajectory
+
+
+@dataclass
+class SummaryRow:
+    agent: str
+    mode: str
+    policy: str
+    episodes: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    tool_calls: int = 0
+    faults: int = 0
+    state_checked: int = 0
+    state_matched: int = 0
+
+    def add(self, trajectory: Trajectory, matched: bool | None) -> None:
+        self.episodes += 1
+        self.statuses[trajectory.status] += 1
+        self.tool_calls += len(trajectory.tool_steps)
+        self.faults += sum(1 for i in trajectory.interventions if i.params.get("phase") == "fire")
+        if matched is not None:
+            self.state_checked += 1
+            self.state_matched += int(matched)
+
+    @property
+    def state_rate(self) -> float | None:
+        return self.state_matched / self.state_checked if self.state_checked else None
+
+
+def summarize(trajectories: Iterable[Trajectory], *, check_state: bool = True) -> list[SummaryRow]:
+    rows: dict[tuple[str, str, str], SummaryRow] = defaultdict(lambda: SummaryRow("", "", ""))
+    for t in trajectories:
+        key = (t.agent, t.mode, t.policy)
+        if key not in rows:
+            rows[key] = SummaryRow(*key)
+        rows[key].add(t, state_matches(t) if check_state else None)
+    return [rows[k] for k in sorted(rows)]
+
+
+def state_matches(trajectory: Trajectory) -> bool | None:
+    """Did the episode reach the task's ground-truth end state? None when that cannot be told."""
+    task = trajectory.task
+    if task is None or task.ground_truth is None or trajectory.end_state is None or trajectory.mode == "synthesized":
+        return None
+    from cworld.sandbox.statediff import diff_states
+
+    end = {k: v for k, v in trajectory.end_state.items() if not k.startswith("_")}
+    return diff_states(_initial_state(task.initial_state_seed), task.ground_truth, end, config=_config()).success
+
+
+@cache
+def _initial_state(seed: int) -> dict[str, Any]:
+    from cworld.sandbox.framework import SandboxSession
+
+    return SandboxSession(seed).snapshot()
+
+
+@cache
+def _config() -> Any:
+    from cworld.sandbox.catalog import stateful_apps
+    from cworld.sandbox.statediff import config_for_apps
+
+    return config_for_apps(stateful_apps())
+
+
+def render(rows: list[SummaryRow], console: Console | None = None, title: str = "run summary") -> None:
+    table = Table(title=title)
+    for name in ("agent", "mode", "policy", "episodes", "completed", "gave up", "other", "infra",
+                 "tool calls/ep", "faults/ep", "state match"):
+        table.add_column(name, justify="left" if name in ("agent", "mode", "policy") else "right")
+    for row in rows:
+        table.add_row(*_cells(row))
+    (console or Console()).print(table)
+
+
+def _cells(row: SummaryRow) -> list[str]:
+    n = max(1, row.episodes)
+    other = row.episodes - row.statuses["completed"] - row.statuses["gave_up"] - row.statuses["infra_error"]
+    rate = row.state_rate
+    state = "-" if rate is None else f"{rate:.0%} ({row.state_matched}/{row.state_checked})"
+    return [row.agent, row.mode, row.policy, str(row.episodes), str(row.statuses["completed"]),
+            str(row.statuses["gave_up"]), str(other), str(row.statuses["infra_error"]),
+            f"{row.tool_calls / n:.1f}", f"{row.faults / n:.1f}", state]
