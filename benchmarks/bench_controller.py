@@ -8,8 +8,8 @@ Run: `python benchmarks/bench_controller.py [calls] [rounds]`. The same read-onl
 - `controller/armed`: every fault kind planned but not yet due (the injector checks each call);
 - `controller/default`: the `default` policy after its faults have fired (lasting effects still checked).
 
-Variants run interleaved for several rounds and the median round is reported, so a busy machine moves
-all of them alike. Overhead = (variant - direct) / direct.
+Variants run interleaved call by call for several rounds and the median round is reported, so a busy
+machine slows all of them alike. Overhead = (variant - direct) / direct.
 """
 
 from __future__ import annotations
@@ -48,11 +48,16 @@ async def _controller(policy: str | Policy, ws: Path) -> StateController:
     return c
 
 
-async def _time(fn: Callable[[int], Awaitable[Any]], calls: int) -> float:
-    started = time.perf_counter()
+async def _round(variants: dict[str, Callable[[int], Awaitable[Any]]], calls: int, offset: int) -> dict[str, float]:
+    """One round, variants interleaved call by call, so load from elsewhere hits each of them alike."""
+    spent = dict.fromkeys(variants, 0.0)
+    clock = time.perf_counter
     for i in range(calls):
-        await fn(i)
-    return (time.perf_counter() - started) / calls * 1e6
+        for name, fn in variants.items():
+            started = clock()
+            await fn(offset + i)
+            spent[name] += clock() - started
+    return {name: total / calls * 1e6 for name, total in spent.items()}
 
 
 async def _variants(ws: Path) -> dict[str, Callable[[int], Awaitable[Any]]]:
@@ -80,12 +85,11 @@ async def _variants(ws: Path) -> dict[str, Callable[[int], Awaitable[Any]]]:
 
 async def measure(calls: int, rounds: int, ws: Path) -> dict[str, Any]:
     variants = await _variants(ws)
-    for fn in variants.values():
-        await _time(fn, max(10, calls // 10))  # warm-up
+    await _round(variants, max(10, calls // 10), 0)  # warm-up
     samples: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, fn in variants.items():
-            samples[name].append(await _time(fn, calls))
+    for r in range(rounds):
+        for name, us in (await _round(variants, calls, (r + 1) * calls)).items():
+            samples[name].append(us)
     per_call = {name: statistics.median(values) for name, values in samples.items()}
     direct = per_call["direct"]
     return {

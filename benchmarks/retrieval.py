@@ -3,8 +3,8 @@ and without prerequisites, and the recall of the gold prerequisite tools.
 
     python benchmarks/retrieval.py [--tools FILE] [--queries FILE] [--model SPEC] [--sweep] [--json]
 
-Tools: `--tools` (JSON list or JSONL of ToolSpec), else the workspace index's `tools.jsonl` (what
-`cworld registry build` indexed), else the sandbox apps' tools + the real servers' published tool lists
+Tools: `--tools` (JSON list or JSONL of ToolSpec), else the workspace's `registry/tools.jsonl` (what
+`cworld registry build` listed and indexed), else the sandbox apps' tools + the real servers' published tool lists
 (tests/fixtures/real_tools.json) + the schema-only catalogs of registry/servers.yaml. `--sweep` tunes
 fusion and BM25 field weights on one half of the queries (split by a hash of the text) and reports the
 other half, so a setting is never chosen on the queries it is judged on.
@@ -82,7 +82,7 @@ def default_tools() -> tuple[list[ToolSpec], str]:
 def load_tools(tools_arg: str | None) -> tuple[list[ToolSpec], str]:
     if tools_arg:
         return read_tool_file(Path(tools_arg)), tools_arg
-    built = Path(os.environ.get("CWORLD_WORKSPACE", ".cworld")) / "index" / "tools.jsonl"
+    built = Path(os.environ.get("CWORLD_WORKSPACE", ".cworld")) / "registry" / "tools.jsonl"
     if built.is_file():
         return read_tool_file(built), str(built)
     return default_tools()
@@ -166,33 +166,34 @@ def split(queries: list[QualityQuery]) -> tuple[list[QualityQuery], list[Quality
 
 
 def sweep(index: ToolIndex, queries: list[QualityQuery]) -> dict[str, Any]:
-    """Fusion settings and BM25 field weights, each chosen on dev (Recall@5, then MRR) and scored on test."""
+    """BM25 field weights x fusion settings, chosen jointly on dev (hybrid Recall@5, then MRR), scored on test."""
     dev, test = split(queries)
-    fusions = [FusionParams(kind="weighted", dense_weight=w / 10) for w in range(2, 9)]
-    fusions += [FusionParams(kind="rrf", dense_weight=w / 10, rrf_k=rk) for w in (4, 5, 6) for rk in (10, 30, 60)]
-    shipped_bm25 = index.bm25
+    fusions = [FusionParams(kind="weighted", dense_weight=w / 10) for w in range(3, 9)]
+    fusions += [FusionParams(kind="rrf", dense_weight=w / 10, rrf_k=rk) for w in (5, 6) for rk in (10, 60)]
+    shipped_bm25, shipped_fusion = index.bm25, index.fusion
 
     def score(qs: list[QualityQuery], method: str) -> dict[str, float]:
         return retrieval_metrics(ranked_ids(index, qs, method), qs, KS)
 
     rows = []
-    for fusion in fusions:
-        index.fusion = fusion
-        rows.append({"fusion": fusion.to_json(), "dev": score(dev, "hybrid"), "test": score(test, "hybrid")})
-    index.fusion = FusionParams()
-    bm25_rows = []
-    for name_w in (1.0, 2.0, 3.0, 4.0):
+    for name_w in (1.0, 2.0, 3.0):
         for params_w in (0.25, 0.5, 1.0):
             weights = {**FIELD_WEIGHTS, "name": name_w, "params": params_w}
             index.bm25 = BM25Index.build([d.fields for d in index.docs], BM25Params(field_weights=weights))
-            bm25_rows.append({"field_weights": weights, "dev": score(dev, "bm25"), "test": score(test, "bm25"),
-                              "hybrid_dev": score(dev, "hybrid"), "hybrid_test": score(test, "hybrid")})
-    index.bm25 = shipped_bm25
-    key = lambda r, part="dev": (r[part]["recall@5"], r[part]["mrr"])  # noqa: E731
-    return {"dev_queries": len(dev), "test_queries": len(test),
-            "fusion": sorted(rows, key=key, reverse=True), "bm25": sorted(bm25_rows, key=key, reverse=True),
-            "shipped": {"fusion": FusionParams().to_json(), "bm25": FIELD_WEIGHTS,
-                        "dev": score(dev, "hybrid"), "test": score(test, "hybrid")}}
+            bm25_dev, bm25_test = score(dev, "bm25"), score(test, "bm25")
+            for fusion in fusions:
+                index.fusion = fusion
+                rows.append({"field_weights": weights, "fusion": fusion.to_json(), "bm25_dev": bm25_dev,
+                             "bm25_test": bm25_test, "dev": score(dev, "hybrid"), "test": score(test, "hybrid")})
+    index.bm25, index.fusion = shipped_bm25, shipped_fusion
+    shipped = {"dev": score(dev, "hybrid"), "test": score(test, "hybrid"), "fusion": shipped_fusion.to_json(),
+               "field_weights": shipped_bm25.params.field_weights}
+    key = lambda r: (r["dev"]["recall@5"], r["dev"]["mrr"])  # noqa: E731
+    bm25_key = lambda r: (r["bm25_dev"]["recall@5"], r["bm25_dev"]["mrr"])  # noqa: E731
+    best_bm25 = max(rows, key=bm25_key)["field_weights"]  # stage 1: BM25 on its own
+    staged = max((r for r in rows if r["field_weights"] == best_bm25), key=key)  # stage 2: the fusion
+    return {"dev_queries": len(dev), "test_queries": len(test), "configs": sorted(rows, key=key, reverse=True),
+            "two_stage": staged, "shipped": shipped}
 
 
 # --- printing ---------------------------------------------------------------------------------------------------
@@ -221,21 +222,22 @@ def print_report(info: dict[str, Any], results: dict[str, Any]) -> None:
               f"   ({row['avg_tools_shown_with']:.1f} tools shown)")
 
 
+def _label(row: dict[str, Any]) -> str:
+    f, w = row["fusion"], row["field_weights"]
+    fusion = f"{f['kind']} w={f['dense_weight']}" + (f" k={f['rrf_k']:.0f}" if f["kind"] == "rrf" else "")
+    return f"name={w['name']} params={w['params']:<4} {fusion}"
+
+
 def print_sweep(result: dict[str, Any]) -> None:
-    print(f"\nsweep: tuned on {result['dev_queries']} dev queries, judged on {result['test_queries']} test queries")
-    print("  fusion (best 5 on dev):       dev R@5/MRR    test R@5/MRR")
-    for row in result["fusion"][:5]:
-        f = row["fusion"]
-        label = f"{f['kind']} w={f['dense_weight']}" + (f" k={f['rrf_k']:.0f}" if f["kind"] == "rrf" else "")
-        print(f"    {label:<28} {row['dev']['recall@5']:.3f}/{row['dev']['mrr']:.3f}   "
-              f"{row['test']['recall@5']:.3f}/{row['test']['mrr']:.3f}")
-    print("  BM25 field weights (best 5 on dev, BM25 alone):   dev R@5/MRR   test R@5/MRR   hybrid test R@5")
-    for row in result["bm25"][:5]:
-        w = row["field_weights"]
-        print(f"    name={w['name']} params={w['params']:<5}                  {row['dev']['recall@5']:.3f}/{row['dev']['mrr']:.3f}"
-              f"   {row['test']['recall@5']:.3f}/{row['test']['mrr']:.3f}   {row['hybrid_test']['recall@5']:.3f}")
-    s = result["shipped"]
-    print(f"  shipped hybrid: dev {s['dev']['recall@5']:.3f}/{s['dev']['mrr']:.3f}  test {s['test']['recall@5']:.3f}/{s['test']['mrr']:.3f}")
+    print(f"\nsweep: chosen on {result['dev_queries']} dev queries, judged on {result['test_queries']} test queries")
+    print(f"  {'BM25 field weights + fusion (best 8 on dev)':<44} dev R@5/MRR    test R@5/MRR   (BM25 alone: test R@5)")
+    for row in result["configs"][:8]:
+        print(f"  {_label(row):<44} {row['dev']['recall@5']:.3f}/{row['dev']['mrr']:.3f}   "
+              f"{row['test']['recall@5']:.3f}/{row['test']['mrr']:.3f}   ({row['bm25_test']['recall@5']:.3f})")
+    for title, s in (("two-stage choice", result["two_stage"]), ("shipped", result["shipped"])):
+        print(f"  {title + ': ' + _label(s):<44} {s['dev']['recall@5']:.3f}/{s['dev']['mrr']:.3f}   "
+              f"{s['test']['recall@5']:.3f}/{s['test']['mrr']:.3f}")
+    print("  (two-stage: BM25 field weights chosen on dev by BM25 alone, then the fusion on dev given them)")
 
 
 def main(argv: list[str] | None = None) -> int:

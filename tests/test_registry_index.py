@@ -315,7 +315,7 @@ def test_cli_search_prints_hits_and_prerequisites(tmp_path: Path, search_cli, mo
     ws = tmp_path / "ws"
     monkeypatch.setenv("CWORLD_WORKSPACE", str(ws))
     declared = [Prerequisite("mail/search_contacts", "mail/send_email", "produces", via="contact_id")]
-    build_search_index(TOOLS, ws / "index", embedder=HashEmbedder(64), declared=declared)
+    build_search_index(TOOLS, ws / "registry" / "index", embedder=HashEmbedder(64), declared=declared)
     runner = CliRunner()
     result = runner.invoke(search_cli, ["search", "send an email to Ana", "-k", "2", "--with-prereqs", "--json"])
     assert result.exit_code == 0, result.output

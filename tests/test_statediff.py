@@ -536,3 +536,23 @@ def test_result_round_trips_as_json() -> None:
 def test_bad_config_raises_config_error(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ConfigError, match="state diff"):
         StateDiffConfig(**kwargs)
+
+
+def test_apps_declare_their_clock_stamped_paths() -> None:
+    from cworld.sandbox.apps.mail import MailApp
+    from cworld.sandbox.framework.session import SandboxSession
+    from cworld.sandbox.statediff import config_for_apps
+
+    session = SandboxSession(seed=4, apps=[MailApp])
+    initial = session.snapshot()
+    contact = sorted(initial["mail"]["contacts"])[0]
+    session.tick()
+    session.app("mail").send_email(to=[contact], subject="Hello", body="See you at ten.")  # type: ignore[attr-defined]
+    expected = session.snapshot()
+    session.reset()
+    for _ in range(3):  # the agent works longer: its send time differs
+        session.tick()
+    session.app("mail").send_email(to=[contact], subject="Hello", body="See you at ten.")  # type: ignore[attr-defined]
+    actual = session.snapshot()
+    assert not diff_states(initial, expected, actual).success
+    assert diff_states(initial, expected, actual, config=config_for_apps([MailApp])).success

@@ -78,6 +78,60 @@ def retry_after_turns(result: ToolResult, default: int = 1) -> int:
     return max(1, math.ceil(float(match.group(1)) / SECONDS_PER_TURN))
 
 
+def salvage(result: ToolResult) -> Any:
+    """What can still be read from a truncated JSON answer: the complete fields before the cut."""
+    text = result.text
+    cut = text.rfind(TRUNCATION_MARKER)
+    if cut >= 0:
+        text = text[:cut].rstrip().removesuffix("...")
+    value = _close_json(text)
+    return value if isinstance(value, dict | list) else payload(result)
+
+
+def _close_json(text: str) -> Any:
+    """Parse a JSON prefix by dropping the incomplete tail and closing what is still open."""
+    stack: list[str] = []
+    in_string = escaped = False
+    safe = 0
+    for i, ch in enumerate(text):
+        if in_string:
+            escaped = not escaped and ch == "\\"
+            in_string = escaped or ch != '"'
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+            safe = i + 1
+        elif ch == ",":
+            safe = i
+    for end in (len(text), safe):
+        candidate = text[:end].rstrip().rstrip(",")
+        try:
+            return json.loads(candidate + "".join(reversed(_open_after(candidate))))
+        except (json.JSONDecodeError, ValueError):
+            continue
+    return None
+
+
+def _open_after(text: str) -> list[str]:
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            escaped = not escaped and ch == "\\"
+            in_string = escaped or ch != '"'
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    return stack
+
+
 def payload(result: ToolResult) -> Any:
     """The structured result, else the text parsed as JSON, else `{"text": ...}`: what references read."""
     if result.structured_content is not None:

@@ -4,7 +4,7 @@ A gold plan (`Task.gold_plan`) cannot know the ids a live world will hand out, s
 by where they come from: `{{find.contacts.0.contact_id}}` is field `contact_id` of the first item of
 `contacts` in the structured result of step `find`. A list item may also be picked by content:
 `{{find.contacts[name=Omar Hussain].contact_id}}` (first item whose field equals the value, ignoring
-case) or `[name~omar]` (whose field contains it); a plan written that way survives a tool that returns
+case) or `[name~omar]` (whose field contains it), conditions joined by `&`; a plan written that way survives a tool that returns
 the same items in another order or among more. A string that is exactly one reference takes the
 referenced value as is (a list stays a list, a number a number); a reference inside longer text is
 replaced by the value's text. Lists and dicts are resolved item by item.
@@ -98,21 +98,27 @@ def _index(node: list[Any], index: int, step_id: str, walked: str) -> Any:
 
 
 def _select(node: Any, selector: str, step_id: str, walked: str) -> Any:
-    """`[3]` by position, `[field=value]` the first item whose field equals value, `[field~value]` contains it."""
+    """`[3]` by position; `[field=value]` the first item whose field equals value, `[field~value]` whose
+    field contains it; conditions joined with `&` must all hold."""
     if not isinstance(node, list):
         raise UnresolvedReference(step_id, walked, f"a selector needs a list, found a {type(node).__name__}")
     if re.fullmatch(r"\s*-?\d+\s*", selector):
         return _index(node, int(selector), step_id, walked)
-    match = _SELECTOR.match(selector)
-    if match is None:
+    conditions = [_SELECTOR.match(part) for part in selector.split("&")]
+    if not all(conditions):
         raise UnresolvedReference(step_id, walked, "a selector is [n], [field=value] or [field~value]")
-    field, op, wanted = match.group(1), match.group(2), match.group(3).lower()
     for item in node:
-        if isinstance(item, Mapping) and field in item and item[field] is not None:
-            have = str(item[field]).lower()
-            if have == wanted or (op == "~" and wanted in have):
-                return item
+        if isinstance(item, Mapping) and all(_holds(item, c) for c in conditions):  # type: ignore[arg-type]
+            return item
     raise UnresolvedReference(step_id, walked, "no item matches")
+
+
+def _holds(item: Mapping[str, Any], condition: re.Match[str]) -> bool:
+    field, op, wanted = condition.group(1), condition.group(2), condition.group(3).lower()
+    if item.get(field) is None:
+        return False
+    have = str(item[field]).lower()
+    return have == wanted or (op == "~" and wanted in have)
 
 
 def _resolve_text(text: str, results: Mapping[str, Any], strict: bool) -> Any:

@@ -28,7 +28,7 @@ from typing import Literal
 
 from cworld.agents.answer import compose_final
 from cworld.agents.base import Action, Observation
-from cworld.agents.observe import has_garble, payload, retry_after_turns, verdict
+from cworld.agents.observe import has_garble, payload, retry_after_turns, salvage, verdict
 from cworld.agents.references import UnresolvedReference, lookup, referenced_steps, references, resolve
 from cworld.agents.toolbox import Toolbox
 from cworld.controller.alternatives import similar_tools
@@ -147,16 +147,18 @@ class ScriptedAgent:
             return
         seen = verdict(result)
         if seen == "ok" or (seen in ("pending", "truncated", "corrupted") and not self.skills.look):
-            self._accept(call, result)
-        elif seen in ("pending", "truncated", "corrupted"):
+            self._accept(call, payload(result))
+        elif seen == "pending" or (seen in ("truncated", "corrupted") and self._reads(call.step)):
             self._ask_again(call)
+        elif seen in ("truncated", "corrupted"):
+            self._accept(call, salvage(result))  # a write took effect: sending it again would repeat it
         elif not self.skills.retry:
             self._give_up(f"{call.tool} failed: {result.text.splitlines()[0] if result.text else seen}")
         else:
             self._recover(call, result, seen)
 
-    def _accept(self, call: _Call, result: ToolResult) -> None:
-        self.results[call.step.id] = payload(result)
+    def _accept(self, call: _Call, value: object) -> None:
+        self.results[call.step.id] = value
         self.attempts = 0
         if call.purpose == "detour":
             self.detours.pop(0)
@@ -232,8 +234,8 @@ class ScriptedAgent:
         producer = self._bad_input(step)
         if producer is None:
             return resolve(step.arguments, self.results)  # type: ignore[no-any-return]
-        if self.looks >= self.skills.max_looks or producer not in self.by_id:
-            self._give_up(f"step {step.id}: its input from step {producer} stayed unusable")
+        if self.looks >= self.skills.max_looks or producer not in self.by_id or not self._reads(self.by_id[producer]):
+            self._give_up(f"step {step.id}: its input from step {producer} is unusable")
         else:
             self.looks += 1
             self.detours.insert(0, producer)

@@ -39,7 +39,7 @@ def _print_table(query: str, hits: list, method: str, with_prereqs: bool) -> Non
 @click.option("--method", type=click.Choice(["dense", "bm25", "hybrid"]), default=None,
               help="Ranking method (default: the one the index measured best at build time).")
 @click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Index folder (default: the workspace's index).")
+              help="Index folder (default: <workspace>/registry/index).")
 @json_option
 @click.pass_context
 def command(ctx: click.Context, query: str, k: int, with_prereqs: bool, method: str | None,
@@ -47,7 +47,7 @@ def command(ctx: click.Context, query: str, k: int, with_prereqs: bool, method: 
     """Rank the registry's tools for QUERY, an intent in plain words ("reply to the last email from Ana")."""
     from cworld.registry.search import SearchService
 
-    folder = index_dir or workspace(ctx).path("index", create=False)
+    folder = index_dir or workspace(ctx).path("registry", "index", create=False)
     service = SearchService.load(folder)
     used = method or service.default_method
     hits = service.search(query, k=k, method=used, with_prereqs=with_prereqs)  # type: ignore[arg-type]

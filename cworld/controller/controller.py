@@ -184,7 +184,7 @@ class StateController:
         raw = await self.backend.call(ctx.tool, ctx.arguments)
         ctx.raw = raw
         if self._remember:
-            self.memory.remember(ctx.tool.id, ctx.arguments, raw)
+            self.memory.remember(ctx.tool, ctx.arguments, raw)
         return raw
 
     def _deliver(self, planned: PlannedFault, turn: int) -> tuple[str, Constraint, Intervention]:

@@ -33,8 +33,8 @@ _NAME_HINTS: tuple[tuple[re.Pattern[str], Any], ...] = (
 #: What a parameter's description says about its format: checked before the name, and stronger than a
 #: value harvested from another answer.
 FORMAT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"YYYY-MM-DD[T ]HH:MM"), "datetime"),
-    (re.compile(r"YYYY-MM-DD"), "date"),
+    (re.compile(r"YYYY-MM-DD[T ]HH:MM|ISO ?8601 date/?time|date/time", re.IGNORECASE), "datetime"),
+    (re.compile(r"YYYY-MM-DD|ISO ?8601", re.IGNORECASE), "date"),
     (re.compile(r"\bHH:MM"), "time"),
     (re.compile(r"\bIANA\b|time ?zone", re.IGNORECASE), "Europe/Paris"),
     (re.compile(r"\bJSON\b"), '{"name": "example", "items": [1, 2, 3]}'),
@@ -48,10 +48,12 @@ _DESCRIPTION_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 #: "e.g. 'km'", "such as LIS", "for example: 3": an example the description itself offers.
-_EXAMPLE = re.compile(
-    r"(?:e\.g\.|for example|such as|example:)\s*[:,]?\s*(?:'([^']+)'|\"([^\"]+)\"|`([^`]+)`|([\w.+/-]+))",
-    re.IGNORECASE,
+_EXAMPLE_LEAD = r"(?:e\.g\.|for example|such as|example:)"
+#: A quoted example a few words after the lead ("e.g. a card number '4539 ...'"), else the next bare word.
+_QUOTED_EXAMPLE = re.compile(
+    _EXAMPLE_LEAD + r"[^'\"`;.]{0,40}?(?:'([^']+)'|\"([^\"]+)\"|`([^`]+)`)", re.IGNORECASE
 )
+_BARE_EXAMPLE = re.compile(_EXAMPLE_LEAD + r"\s*[:,]?\s*([\w.+/-]+)", re.IGNORECASE)
 
 _FORMATS: dict[str, str] = {
     "date": "date",
@@ -68,6 +70,8 @@ _FORMATS: dict[str, str] = {
 _PATTERN_CANDIDATES = ("example", "abc", "ABC", "a1", "123", "1", "2026-01-15", "AB-123", "main", "x")
 _BIG_INT_NAMES = re.compile(r"max|limit|len|chars|size|width|count|top", re.IGNORECASE)
 
+#: The far end of a pair (an edge's target, a flow's sink) gets another value than the near end.
+_SECOND_NAMES = re.compile(r"target|sink|dest|(^|_)to$|(^|_)end$", re.IGNORECASE)
 _PAST_NAMES = re.compile(r"birth|dob|born", re.IGNORECASE)
 _END_NAMES = re.compile(r"out$|end|until|return|(^|_)to$", re.IGNORECASE)
 
@@ -130,7 +134,8 @@ class ArgGenerator:
         if value is None:
             lowered = name.lower()
             value = "datetime" if "datetime" in lowered else "date" if "date" in lowered else None
-            value = value or next((v for pat, v in _NAME_HINTS if pat.search(lowered)), "example")
+            value = value or next((v for pat, v in _NAME_HINTS if pat.search(lowered)), None)
+            value = value or ("example-2" if _SECOND_NAMES.search(lowered) else "example")
         value = self._moment(value, name)
         pattern = schema.get("pattern")
         if pattern and not _matches(pattern, value):
@@ -211,11 +216,11 @@ def _guess_type(schema: dict[str, Any]) -> str:
 
 
 def described_example(description: str) -> str | None:
-    match = _EXAMPLE.search(description)
-    if match is None:
-        return None
-    quoted = match.group(1) or match.group(2) or match.group(3)
-    return quoted or match.group(4).rstrip(".,;:)")
+    quoted = _QUOTED_EXAMPLE.search(description)
+    if quoted is not None:
+        return next(g for g in quoted.groups() if g)
+    bare = _BARE_EXAMPLE.search(description)
+    return bare.group(1).rstrip(".,;:)") if bare is not None else None
 
 
 def _matches(pattern: str, value: str) -> bool:

@@ -73,12 +73,18 @@ def _initial_state(seed: int) -> dict[str, Any]:
     return SandboxSession(seed).snapshot()
 
 
+CLOCK_STAMPS: tuple[str, ...] = ("at", "ts", "confirmed_until", "last_read")
+"""Fields the apps stamp from the virtual clock but do not (yet) declare volatile. Every call moves the clock,
+so an agent that retried once writes later stamps than the gold plan did: not a difference in outcome."""
+
+
 @cache
 def _config() -> Any:
     from cworld.sandbox.catalog import stateful_apps
     from cworld.sandbox.statediff import config_for_apps
 
-    return config_for_apps(stateful_apps())
+    base = config_for_apps(stateful_apps())
+    return base.model_copy(update={"volatile_keys": tuple(dict.fromkeys(base.volatile_keys + CLOCK_STAMPS))})
 
 
 def render(rows: list[SummaryRow], console: Console | None = None, title: str = "run summary") -> None:

@@ -197,9 +197,9 @@ class StaleFault(_StateFault):
         return is_read(ctx.tool) and super().eligible(ctx)
 
     def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
-        if not self._acts_on(raw) or raw.structured_content is None:
-            return None
         memory = self.env.memory
+        if not self._acts_on(raw) or raw.structured_content is None or not memory.may_be_stale():
+            return None
         earlier = memory.earlier_result(ctx.tool.id, ctx.arguments, raw)
         if earlier is not None:
             self.mark_fired(ctx, "served the previous answer to this call", view="call")

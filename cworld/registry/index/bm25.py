@@ -25,8 +25,10 @@ from cworld.registry.index.text import tokenize
 BM25_MATRIX_FILE = "bm25_tf.npz"
 BM25_VOCAB_FILE = "bm25_vocab.json"
 
-#: Measured on the quality set (benchmarks/retrieval.py --sweep): the name says most about what a tool does.
-FIELD_WEIGHTS: dict[str, float] = {"name": 3.0, "description": 1.0, "params": 0.5, "server": 1.0}
+#: Chosen on the dev half of the quality set (benchmarks/retrieval.py --sweep, BM25 alone): parameter
+#: text is down-weighted (long schemas repeat words that say little); the name needs no boost, since
+#: descriptions restate it.
+FIELD_WEIGHTS: dict[str, float] = {"name": 1.0, "description": 1.0, "params": 0.25, "server": 1.0}
 
 
 @dataclass(frozen=True)

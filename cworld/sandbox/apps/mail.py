@@ -103,6 +103,7 @@ def _newest_first(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 class MailApp(SandboxApp):
     name = "mail"
+    volatile_paths = ("messages.*.date",)
     title = "Mail"
     description = "Your email: read, search, draft, send, reply, forward and file messages; manage contacts."
     category = "email"

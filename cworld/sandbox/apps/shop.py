@@ -70,6 +70,7 @@ def _edges() -> tuple[Prerequisite, ...]:
 
 class ShopApp(ShopOrders):
     name = "shop"
+    volatile_paths = ("auth**",)
     title = "Shop"
     description = "Online store: search the catalog, fill a cart, apply coupons, check out, track, cancel and return orders."
     category = "shopping"

@@ -64,6 +64,7 @@ def _edges() -> tuple[Prerequisite, ...]:
 
 class TravelApp(TravelBookings):
     name = "travel"
+    volatile_paths = ("quotes**",)
     title = "Travel"
     description = ("Book trips: resolve airports, search flights and hotels, manage traveller profiles, book, "
                    "choose seats, view the itinerary and cancel with fees.")
