@@ -4,7 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.cworld-installed
-SERVERS_STAMP := .cworld/servers/.installed
+SYSTEM_STAMP := $(VENV)/.system-packages
+SERVERS_STAMP := .cworld/servers/.cworld-installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
@@ -12,7 +13,7 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: setup test demo lint bench clean servers
 
-setup: $(STAMP)
+setup: $(STAMP) $(SYSTEM_STAMP) $(SERVERS_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,8 +22,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-servers: $(STAMP)
+$(SYSTEM_STAMP): $(STAMP)
+	bash scripts/ensure_system_packages.sh
+	touch $(SYSTEM_STAMP)
+
+# Real MCP servers (npm packages and per-server venvs) into the default workspace; idempotent.
+$(SERVERS_STAMP): $(STAMP) registry/servers.yaml
 	$(VENV)/bin/cworld servers install
+	touch $(SERVERS_STAMP)
+
+servers: $(SERVERS_STAMP)
 
 test: setup
 	$(PY) -m pytest

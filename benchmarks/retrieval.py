@@ -4,7 +4,7 @@ and without prerequisites, and the recall of the gold prerequisite tools.
     python benchmarks/retrieval.py [--tools FILE] [--queries FILE] [--model SPEC] [--sweep] [--json]
 
 Tools: `--tools` (JSON list or JSONL of ToolSpec), else the workspace's `registry/tools.jsonl` (what
-`cworld registry build` listed and indexed), else the sandbox apps' tools + the real servers' published tool lists
+`cworld registry build` listed and indexed), else (or with `--tools default`) the sandbox apps' tools + the real servers' published tool lists
 (tests/fixtures/real_tools.json) + the schema-only catalogs of registry/servers.yaml. `--sweep` tunes
 fusion and BM25 field weights on one half of the queries (split by a hash of the text) and reports the
 other half, so a setting is never chosen on the queries it is judged on.
@@ -80,6 +80,8 @@ def default_tools() -> tuple[list[ToolSpec], str]:
 
 
 def load_tools(tools_arg: str | None) -> tuple[list[ToolSpec], str]:
+    if tools_arg == "default":
+        return default_tools()
     if tools_arg:
         return read_tool_file(Path(tools_arg)), tools_arg
     built = Path(os.environ.get("CWORLD_WORKSPACE", ".cworld")) / "registry" / "tools.jsonl"
@@ -242,7 +244,8 @@ def print_sweep(result: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tools", help="JSON/JSONL file of ToolSpecs to search (default: see module doc)")
+    parser.add_argument("--tools", help="JSON/JSONL file of ToolSpecs to search, or 'default' for the sandbox "
+                        "apps + real servers' fixture + catalogs (default: the workspace's list when built)")
     parser.add_argument("--queries", default=str(QUERIES), help="quality set (JSONL)")
     parser.add_argument("--model", default=None, help="embedder spec: minilm (default), hash[:DIM], or a model folder")
     parser.add_argument("--sweep", action="store_true", help="tune fusion / BM25 weights on a dev half, report the test half")
@@ -251,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     tools, source = load_tools(args.tools)
+    if not tools:
+        parser.error(f"no tools in {source}")
     all_queries = load_queries(Path(args.queries))
     queries = applicable(all_queries, {t.id for t in tools})
     embedder = resolve_embedder(args.model)

@@ -243,6 +243,24 @@ def test_embedder_resolution() -> None:
     assert isinstance(default, FlagEmbedder) and default.pooling == "mean" and default.kind == "flag"
 
 
+def test_a_local_model_folder_is_recognised_by_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    m3 = tmp_path / "bge-m3"
+    m3.mkdir()
+    (m3 / "config.json").write_text("{}")
+    (m3 / "colbert_linear.pt").write_bytes(b"")
+    monkeypatch.setenv("CWORLD_EMBED_MODEL", str(m3))
+    found = resolve_embedder()
+    assert isinstance(found, FlagEmbedder) and found.kind == "m3" and found.name == "bge-m3:bge-m3"
+    mean = tmp_path / "st-model"
+    (mean / "1_Pooling").mkdir(parents=True)
+    (mean / "config.json").write_text("{}")
+    (mean / "1_Pooling" / "config.json").write_text('{"pooling_mode_mean_tokens": true}')
+    local = resolve_embedder(str(mean))
+    assert isinstance(local, FlagEmbedder) and (local.kind, local.pooling) == ("flag", "mean")
+    with pytest.raises(ConfigError, match="no config.json"):
+        resolve_embedder(str(tmp_path))
+
+
 @pytest.fixture(scope="module")
 def minilm() -> FlagEmbedder:
     embedder = resolve_embedder("minilm")

@@ -109,3 +109,22 @@ def _default_specs() -> list[ServerSpec]:
     from cworld.registry.manifest import load_manifest
 
     return load_manifest(Environment.resolve())
+
+
+def test_cli_install_and_status(installed, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from cworld.cli import main
+
+    cache, statuses = installed
+    monkeypatch.setitem(main.COMMANDS, "servers", "servers")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "servers").symlink_to(cache)
+    base = ["--workspace", str(tmp_path / "ws")]
+    result = CliRunner().invoke(main.cli, [*base, "servers", "install", "--only", "time", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [(o["server"], o["status"]) for o in json.loads(result.stdout)] == [("time", "skipped")]
+    shown = CliRunner().invoke(main.cli, [*base, "servers", "status", "--json"])
+    assert json.loads(shown.stdout) == statuses
+    bad = CliRunner().invoke(main.cli, [*base, "servers", "install", "--only", "nope"])
+    assert bad.exit_code != 0 and "no installable server ['nope']" in str(bad.exception)

@@ -188,3 +188,21 @@ def test_resolve_derives_launch_from_install(tmp_path):
     assert needed_services(ServerSpec(id="p", kind="real", command="x", args=["{postgres_url}"])) == [
         "postgres"
     ]
+
+
+def test_services_start_on_first_use_and_stop_for_good():
+    import httpx
+
+    from cworld.registry.services import Services, ServiceUnavailable
+
+    services = Services()
+    url = services.url("pages")
+    assert url.startswith("http://127.0.0.1:") and services.url("pages") == url
+    assert "Harbor Lights" in httpx.get(f"{url}/index.html", timeout=5).text
+    with pytest.raises(ServiceUnavailable, match="unknown local service"):
+        services.url("redis")
+    services.close()
+    with pytest.raises(ServiceUnavailable, match="already stopped"):
+        services.url("pages")
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{url}/index.html", timeout=5)

@@ -23,7 +23,10 @@ from cworld.registry.serve import RegistryService, build_mcp_server
 from cworld.registry.testing import default_specs, ensure_real_servers, make_environment
 
 #: Runs the CLI with `serve` registered, whether or not cworld.cli.main lists it yet.
-BOOT = "import sys; from cworld.cli import main as m; m.COMMANDS.setdefault('serve', 'serve'); m.main(sys.argv[1:])"
+BOOT = (
+    "import sys; from cworld.cli import main as m; "
+    "m.COMMANDS.setdefault('serve', 'serve'); m.main(sys.argv[1:])"
+)
 QUERY = "convert a length from kilometers to miles"
 SANDBOX_CALL = {
     "server": "units",

@@ -17,6 +17,10 @@ COMMANDS: dict[str, str] = {
     "init": "init",
     "doctor": "doctor",
     "sandbox": "sandbox",
+    "servers": "servers",
+    "registry": "registry",
+    "search": "search",
+    "serve": "serve",
 }
 
 

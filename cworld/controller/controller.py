@@ -22,7 +22,7 @@ from cworld.controller.backend import Backend
 from cworld.controller.faults import FaultEnv
 from cworld.controller.injector import FaultInjector
 from cworld.controller.memory import CallMemory
-from cworld.controller.middleware import CallContext, Middleware, chain
+from cworld.controller.middleware import CallContext, CallNext, Middleware, chain
 from cworld.controller.planning import (
     FaultSchedule,
     PlannedFault,
@@ -122,10 +122,19 @@ class StateController:
 
     # --- calls -----------------------------------------------------------------------------------
     async def call(self, tool: ToolSpec, arguments: dict[str, Any], *, turn: int) -> CallOutcome:
-        """One tool call through the chain; faults are results, never exceptions."""
+        """One tool call through the chain; faults are results, never exceptions.
+
+        When nothing intervened, `observation` is the very result in `raw` (neither is copied: treat both
+        as read-only)."""
+        started = time.perf_counter()
+        if self._handler is None:  # no steps at all: straight to the backend
+            self._calls += 1
+            raw = await self.backend.call(tool, arguments)
+            if raw.is_error and raw.is_infra_error:
+                self.infra_errors.append(raw)
+            return CallOutcome(raw, raw, [], (time.perf_counter() - started) * 1000.0)
         ctx = CallContext(tool=tool, arguments=arguments, turn=turn, index=self._calls)
         self._calls += 1
-        started = time.perf_counter()
         observation = await self._handler(ctx)
         outcome = CallOutcome(ctx.raw, observation, ctx.interventions, (time.perf_counter() - started) * 1000.0)
         if ctx.interventions:
@@ -178,7 +187,7 @@ class StateController:
         if not self.injector.idle:
             steps.append(self.injector)
         self._remember = self.injector.needs_memory
-        self._handler = chain(steps, self._backend_call)
+        self._handler: CallNext | None = chain(steps, self._backend_call) if steps else None
 
     async def _backend_call(self, ctx: CallContext) -> ToolResult:
         raw = await self.backend.call(ctx.tool, ctx.arguments)

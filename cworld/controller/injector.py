@@ -26,6 +26,7 @@ class FaultInjector:
             self.faults.append(fault)
             self._armed.append((item.turn, fault))
         self._active: list[Fault] = []
+        self._next_turn = min((t for t, _ in self._armed), default=0)
 
     @property
     def needs_memory(self) -> bool:
@@ -36,14 +37,15 @@ class FaultInjector:
         return not self._armed and not self._active
 
     async def __call__(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        if self.idle:
+        if self._active:
+            for fault in self._active:
+                result = await fault.intercept(ctx, call_next)
+                if result is not None:
+                    self._prune()
+                    return result
+            self._prune()
+        if not self._armed or ctx.turn < self._next_turn:
             return await call_next(ctx)
-        for fault in self._active:
-            result = await fault.intercept(ctx, call_next)
-            if result is not None:
-                self._prune()
-                return result
-        self._prune()
         due = [f for turn, f in self._armed if turn <= ctx.turn and f.eligible(ctx)]
         if not due:
             return await call_next(ctx)
@@ -68,6 +70,7 @@ class FaultInjector:
     def _settle(self, fault: Fault) -> None:
         if fault.fired:
             self._armed = [(t, f) for t, f in self._armed if f is not fault]
+            self._next_turn = min((t for t, _ in self._armed), default=0)
             if not fault.finished:
                 self._active.append(fault)
 

@@ -40,9 +40,10 @@ def _copy(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Seen:
-    key: str
+    tool_id: str
+    arguments: dict[str, Any]
     result: ToolResult
     writes: int
     """How many writes had succeeded when this result was seen."""
@@ -62,7 +63,7 @@ class CallMemory:
         if not tool.is_read_only:
             self.writes += 1
         if result.structured_content is not None and len(self.history) < MAX_RESULTS:
-            self.history.append(Seen(call_key(tool.id, arguments), result, self.writes))
+            self.history.append(Seen(tool.id, arguments, result, self.writes))
 
     def may_be_stale(self) -> bool:
         """True once something was seen before the latest write: only then can an answer be out of date."""
@@ -96,7 +97,7 @@ class CallMemory:
         while self._indexed < len(self.history) and self.history[self._indexed].result is not current:
             seen = self.history[self._indexed]
             self._indexed += 1
-            versions = self._calls.setdefault(seen.key, [])
+            versions = self._calls.setdefault(call_key(seen.tool_id, seen.arguments), [])
             if versions and versions[-1].structured_content == seen.result.structured_content:
                 continue
             versions.append(seen.result)

@@ -52,12 +52,19 @@ def chain(steps: Sequence[Middleware], innermost: CallNext) -> CallNext:
     """Compose once: the first step is the outermost. Built at open, so a call pays no composition cost."""
     handler = innermost
     for step in reversed(steps):
-        handler = _bind(step, handler)
+        handler = _Bound(step, handler)
     return handler
 
 
-def _bind(step: Middleware, call_next: CallNext) -> CallNext:
-    async def handler(ctx: CallContext) -> ToolResult:
-        return await step(ctx, call_next)
+class _Bound:
+    """A step with its `call_next` filled in. Not a coroutine itself: calling it returns the step's own
+    awaitable, so each step costs one coroutine frame, not two."""
 
-    return handler
+    __slots__ = ("call_next", "step")
+
+    def __init__(self, step: Middleware, call_next: CallNext) -> None:
+        self.step = step
+        self.call_next = call_next
+
+    def __call__(self, ctx: CallContext) -> Awaitable[ToolResult]:
+        return self.step(ctx, self.call_next)

@@ -23,6 +23,11 @@ class DimensionScore(BaseModel):
     score: float | None = Field(None, description="median of parsed scores; None = unscored")
     passed: bool | None = Field(None, description="majority vote on pass/fail; None = unscored")
     split: bool = Field(False, description="the majority was not unanimous")
+    note: str = Field("", description="why the dimension is unscored, when it is")
+
+    @property
+    def unscored(self) -> bool:
+        return self.score is None and self.passed is None
 
 
 class Score(Versioned):
@@ -30,11 +35,16 @@ class Score(Versioned):
     task_id: str
     agent: str
     mode: str
+    policy: str = "none"
     seed: int = 0
+    status: str = Field("", description="the episode's status (an infra_error episode is never held against the agent)")
     metrics: dict[str, float | None] = Field(default_factory=dict)
     constraints: dict[str, bool | None] = Field(default_factory=dict, description="constraint id -> verified")
     dimensions: dict[str, DimensionScore] = Field(default_factory=dict)
     overall: float | None = None
+    overall_basis: str = Field("", description="'verifiable+judges', 'verifiable only' (judges unscored) or ''")
     success: bool | None = None
+    judges: list[str] = Field(default_factory=list, description="the judge models asked; empty = offline")
+    personas: dict[str, float | None] = Field(default_factory=dict, description="persona -> 0-1, from the logs")
     judge_usage: dict[str, Usage] = Field(default_factory=dict)
     details: dict[str, Any] = Field(default_factory=dict)

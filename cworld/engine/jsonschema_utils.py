@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 import jsonschema
@@ -34,16 +36,36 @@ def inline_refs(schema: dict[str, Any], _root: dict[str, Any] | None = None, _de
     return out
 
 
+@lru_cache(maxsize=2048)
+def _validator(schema_text: str) -> Any:
+    """One checked validator per distinct schema: checking a schema costs far more than using it."""
+    schema = json.loads(schema_text)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def schema_problem(schema: dict[str, Any]) -> str | None:
+    """None when `schema` is a valid JSON Schema, else why not, in one line."""
+    try:
+        _validator(json.dumps(schema, sort_keys=True, default=str))
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        return f"{where}: {exc.message}"
+    return None
+
+
 def validation_error(schema: dict[str, Any], value: Any) -> str | None:
     """None when `value` validates against `schema`, else the first error in one line."""
     try:
-        jsonschema.validate(value, schema)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        return f"{where}: {exc.message}"
+        validator = _validator(json.dumps(schema, sort_keys=True, default=str))
     except jsonschema.SchemaError as exc:
         return f"invalid schema: {exc.message}"
-    return None
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    return f"{where}: {error.message}"
 
 
 def key_paths(value: Any, prefix: str = "") -> dict[str, str]:

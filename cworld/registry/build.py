@@ -122,29 +122,27 @@ async def _check_all(
             before = previous.server(spec.id) if previous else None
             timeout = timeout_s if timeout_s is not None else spec.timeout_s
             budget = timeout * (BUDGET_CALLS + (len(before.tools) if before else 30))
+            check = check_server(
+                env, spec, ctx, timeout_s=timeout, previous=before, force=force, hooks=progress.hooks
+            )
             started = time.perf_counter()
             try:
-                outcome = await asyncio.wait_for(
-                    check_server(
-                        env, spec, ctx, timeout_s=timeout, previous=before, force=force, hooks=progress.hooks
-                    ),
-                    budget,
-                )
+                outcome = await asyncio.wait_for(check, budget)
             except TimeoutError:
-                reason = f"validation did not finish within its budget of {budget:.0f}s; cut off"
-                outcome = ServerOutcome(
-                    ServerValidation(
-                        server=spec.id,
-                        kind=spec.kind,
-                        started=False,
-                        reason=reason,
-                        total_ms=round((time.perf_counter() - started) * 1000, 1),
-                    )
-                )
+                outcome = _cut_off(spec, budget, started)
             progress.server_done(outcome.validation)
             return outcome
 
     return list(await asyncio.gather(*(one(s) for s in specs)))
+
+
+def _cut_off(spec: ServerSpec, budget: float, started: float) -> ServerOutcome:
+    """The result for a server whose whole check outlasted its budget (each call has its own timeout too)."""
+    reason = f"validation did not finish within its budget of {budget:.0f}s; cut off"
+    elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+    return ServerOutcome(
+        ServerValidation(server=spec.id, kind=spec.kind, started=False, reason=reason, total_ms=elapsed_ms)
+    )
 
 
 def _merge(

@@ -63,11 +63,12 @@ def content_hash(spec: ServerSpec, tools: list[ToolSpec], code: str = "") -> str
 
 
 def source_digest(*folders: Path) -> str:
-    """A digest of every .py file in the folders: a sandbox app's package and the framework it runs on."""
+    """A digest of every file in the folders (caches aside): a sandbox app's package, the framework it runs
+    on and the knowledge base its state is sampled from."""
     digest = hashlib.sha256()
     for folder in folders:
-        for path in sorted(folder.rglob("*.py")):
-            digest.update(path.name.encode())
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(str(path.relative_to(folder)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -195,7 +196,8 @@ async def check_sandbox(
         for e in app_prerequisites(app_cls)
         if e.before.startswith(f"{app_cls.name}/") and e.after.startswith(f"{app_cls.name}/")
     ]
-    code = source_digest(Path(inspect.getfile(app_cls)).parent, Path(inspect.getfile(SandboxSession)).parent)
+    framework = Path(inspect.getfile(SandboxSession)).parent
+    code = source_digest(Path(inspect.getfile(app_cls)).parent, framework, framework.parent / "kb")
     async with _connection(spec, timeout_s, server=build_server(session, app_cls.name)) as conn:
         return await _run_live(
             conn,

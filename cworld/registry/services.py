@@ -197,10 +197,13 @@ class Services:
         self._pages: PageServer | None = None
         self._postgres: PostgresCluster | None = None
         self._failed: dict[str, str] = {}
+        self._closed = False
 
     def url(self, name: str) -> str:
         """The service's base URL, starting it if needed; ServiceUnavailable if it cannot run here."""
         with self._lock:
+            if self._closed:  # a late starter must not leave a cluster running after the run ended
+                raise ServiceUnavailable(f"{name}: the run's services are already stopped")
             if name in self._failed:
                 raise ServiceUnavailable(self._failed[name])
             try:
@@ -220,6 +223,7 @@ class Services:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._pages is not None:
                 self._pages.stop()
                 self._pages = None

@@ -56,14 +56,23 @@ def summarize(trajectories: Iterable[Trajectory], *, check_state: bool = True) -
 
 
 def state_matches(trajectory: Trajectory) -> bool | None:
-    """Did the episode reach the task's ground-truth end state? None when that cannot be told."""
+    """Did the episode reach the task's ground-truth end state? None when that cannot be told.
+
+    Apps whose end state equals the ground truth exactly are settled without a diff; only the others go
+    through the state diff (the expensive part), app by app."""
     task = trajectory.task
     if task is None or task.ground_truth is None or trajectory.end_state is None or trajectory.mode == "synthesized":
         return None
     from cworld.sandbox.statediff import diff_states
 
+    initial, truth = _initial_state(task.initial_state_seed), task.ground_truth
     end = {k: v for k, v in trajectory.end_state.items() if not k.startswith("_")}
-    return diff_states(_initial_state(task.initial_state_seed), task.ground_truth, end, config=_config()).success
+    apps = sorted(set(initial) | set(truth) | set(end))
+    unsettled = [a for a in apps if end.get(a) != truth.get(a)]
+    if not unsettled:
+        return True
+    pick = lambda state: {a: state[a] for a in unsettled if a in state}  # noqa: E731
+    return diff_states(pick(initial), pick(truth), pick(end), config=_config()).success
 
 
 @cache

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -27,21 +28,26 @@ class EmbeddingCache:
         self.path = path
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path) if path else ":memory:", timeout=30)
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
+        # One connection shared by the threads of a server (`cworld serve` searches from worker threads).
+        self._db = sqlite3.connect(str(path) if path else ":memory:", timeout=30, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
 
     def get(self, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, dim, blob in self._db.execute(f"SELECT key, dim, vec FROM vectors WHERE key IN ({marks})", chunk):
-                found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(f"SELECT key, dim, vec FROM vectors WHERE key IN ({marks})", chunk)
+                for key, dim, blob in rows:
+                    found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
         return found
 
     def put(self, keys: list[str], vectors: np.ndarray) -> None:
         rows = [(k, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for k, v in zip(keys, vectors, strict=True)]
-        with self._db:
+        with self._lock, self._db:
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
 
     def close(self) -> None:

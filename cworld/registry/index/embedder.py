@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,6 +23,7 @@ from cworld.errors import ConfigError, MissingDependency
 
 ENV_VAR = "CWORLD_EMBED_MODEL"
 DEFAULT_SPEC = "minilm"
+_LOAD_LOCK = threading.Lock()
 MINILM_NAME = "all-MiniLM-L6-v2"
 
 
@@ -118,20 +120,23 @@ class FlagEmbedder:
         self.max_length = int(_read_json(path / "sentence_bert_config.json").get("max_seq_length", 512))
 
     def _load(self) -> Any:
-        if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            try:
-                from FlagEmbedding import BGEM3FlagModel, FlagModel
-            except ImportError as exc:
-                raise MissingDependency(f"dense search needs FlagEmbedding ({exc}); pip install FlagEmbedding") from None
-            if self.kind == "m3":
-                self._model = BGEM3FlagModel(str(self.path), use_fp16=False, normalize_embeddings=True)
-            else:
-                self._model = FlagModel(
-                    str(self.path), pooling_method=self.pooling, use_fp16=False, normalize_embeddings=True,
-                    query_max_length=self.max_length, passage_max_length=self.max_length,
-                )
+        with _LOAD_LOCK:  # two first queries at once (a server's threads) load the model once
+            if self._model is None:
+                self._model = self._make_model()
         return self._model
+
+    def _make_model(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        try:
+            from FlagEmbedding import BGEM3FlagModel, FlagModel
+        except ImportError as exc:
+            raise MissingDependency(f"dense search needs FlagEmbedding ({exc}); pip install FlagEmbedding") from None
+        if self.kind == "m3":
+            return BGEM3FlagModel(str(self.path), use_fp16=False, normalize_embeddings=True)
+        return FlagModel(
+            str(self.path), pooling_method=self.pooling, use_fp16=False, normalize_embeddings=True,
+            query_max_length=self.max_length, passage_max_length=self.max_length,
+        )
 
     def _encode(self, texts: list[str], queries: bool) -> np.ndarray:
         if not texts:

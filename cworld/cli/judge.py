@@ -1,0 +1,93 @@
+"""`cworld judge [RUN] [--judges m1,m2,m3]`: score a run's episodes into `<run>/scores.jsonl`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+
+from cworld.cli.common import environment, workspace
+from cworld.environment import Workspace
+
+if TYPE_CHECKING:
+    from cworld.data_model import ToolSpec
+    from cworld.judges import JudgeRunReport, JudgeSetup
+    from cworld.llm import Gateway
+
+
+def _split(value: str | None) -> list[str]:
+    return [m.strip() for m in (value or "").split(",") if m.strip()]
+
+
+@click.command("judge")
+@click.argument("run", required=False, type=click.Path(path_type=Path))
+@click.option("--judges", "judges_opt", default=None, metavar="M1,M2,M3",
+              help="Judge models (litellm strings), overriding the configured judge role.")
+@click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64),
+              help="Episodes judged at once.")
+@click.option("--max-repairs", default=1, show_default=True, type=click.IntRange(0, 5),
+              help="Times an unparseable judge answer is sent back before the vote counts as unscored.")
+@click.option("--force", is_flag=True, help="Judge every episode again (cached judge answers are reused).")
+@click.option("--offline", is_flag=True, help="Verifiable metrics only, even when judges are configured.")
+@click.pass_context
+def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concurrency: int, max_repairs: int,
+            force: bool, offline: bool) -> None:
+    """Score every episode of RUN (default: the workspace's latest run): verifiable metrics always, LLM
+    judges when configured. Resumes: episodes already scored with the same judges are skipped."""
+    from cworld.judges import JudgeContent, JudgeSetup, judge_run, resolve_run
+
+    ws = workspace(ctx)
+    run_dir = resolve_run(run, ws)
+    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(ws), max_repairs=max_repairs)
+    gateway = None if offline else _gateway(ws, _split(judges_opt), setup)
+    if offline:
+        setup.offline_reason = "judges turned off with --offline"
+    console = Console(stderr=True)
+    try:
+        report = asyncio.run(judge_run(run_dir, setup, resume=not force, concurrency=concurrency))
+    finally:
+        if gateway is not None:
+            gateway.close()
+    _print(report, setup, console)
+
+
+def _tools(ws: Workspace) -> dict[str, ToolSpec]:
+    from cworld.controller.tools import environment_tools
+
+    return environment_tools(ws)
+
+
+def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | None:
+    """A gateway with the judge models set on `setup`; None (offline) when no judge is configured."""
+    from cworld.config import ModelConfig, load_models
+    from cworld.llm import Gateway
+
+    models = load_models(ws.root)
+    if names:
+        configured = {m.model: m for m in models.judge}
+        api_base = next((m.api_base for m in models.judge if m.api_base), None)
+        models.judge = [configured.get(n) or ModelConfig(model=n, api_base=api_base) for n in names]
+    if not models.judge:
+        return None
+    gateway = Gateway.from_workspace(ws, models)
+    setup.gateway, setup.judges = gateway, list(models.judge)
+    return gateway
+
+
+def _print(r: JudgeRunReport, setup: JudgeSetup, console: Console) -> None:
+    console.print(f"judged {r.judged} of {r.episodes} episode(s) in {r.run} ({r.skipped} already scored) "
+                  f"-> {r.scores_path}")
+    if not setup.online:
+        console.print(f"[yellow]judge dimensions unscored: {setup.offline_reason}; "
+                      "overall scores use the verifiable metrics only[/yellow]")
+        return
+    console.print("judges: " + ", ".join(r.judges))
+    for model, usage in r.usage.items():
+        console.print(f"  {model}: {usage.calls} call(s), {usage.prompt_tokens}+{usage.completion_tokens} tokens, "
+                      f"${usage.cost_usd:.4f}, {usage.cache_hits} cache hit(s)")
+    if r.unscored_dimensions:
+        counts = ", ".join(f"{d}: {n}" for d, n in sorted(r.unscored_dimensions.items()))
+        console.print(f"[yellow]unscored dimensions (no usable judge answer): {counts}[/yellow]")

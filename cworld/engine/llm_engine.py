@@ -1,0 +1,211 @@
+"""The LLM engine: a model predicts each response from the card, the tool, the session and examples.
+
+Every call goes through `cworld.llm` with role `engine`, temperature 0 and a seed derived from the
+session's seed and digest, so the gateway's cache key covers (model, tool, canonical arguments, session):
+a rerun is identical and free. The model answers in a JSON envelope; the result must validate against
+the tool's output schema (or the card's pattern). An invalid answer is repaired (the problem is shown to
+the model), then retried afresh, then the schema engine answers instead. Every fallback is counted in
+`stats` and visible in the result's meta (`fallback: true`, `fallback_reason`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.assign import CardIndex
+from cworld.engine.cards import CategoryCard
+from cworld.engine.context import condense
+from cworld.engine.jsonschema_utils import validation_error
+from cworld.engine.operations import entity_for, operation_kind
+from cworld.engine.patterns import ResponsePattern, response_pattern
+from cworld.engine.prompts import (
+    PromptTemplate,
+    bounded,
+    card_text,
+    data_json,
+    demonstrations_text,
+    envelope_schema,
+    envelope_text,
+    escape_data,
+    tool_text,
+)
+from cworld.engine.protocol import SessionLog
+from cworld.engine.schema_engine import SchemaEngine
+from cworld.errors import ModelError
+from cworld.llm import Gateway, extract_json
+from cworld.seeding import derive_seed
+
+log = logging.getLogger("cworld.engine")
+ResponseFormat = Literal["auto", "schema", "json", "none"]
+
+
+@dataclass
+class EngineStats:
+    """What the engine did over its lifetime: how often the model was right, repaired, or replaced."""
+
+    calls: int = 0
+    model_calls: int = 0
+    cache_hits: int = 0
+    valid_first_try: int = 0
+    repaired: int = 0
+    retried: int = 0
+    fallbacks: int = 0
+    fallback_reasons: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**{k: v for k, v in vars(self).items() if k != "fallback_reasons"},
+                "fallback_reasons": dict(self.fallback_reasons)}
+
+
+@dataclass
+class _Attempt:
+    result: ToolResult | None = None
+    problem: str = "no answer"
+    model: str = ""
+    cached: bool = False
+
+
+class LLMEngine:
+    name = "llm"
+
+    def __init__(
+        self,
+        cards: dict[str, CategoryCard],
+        gateway: Gateway,
+        *,
+        cards_dir: Path,
+        tools: Iterable[ToolSpec] = (),
+        max_repairs: int = 1,
+        retries: int = 1,
+        budget_tokens: int = 1500,
+        response_format: ResponseFormat = "auto",
+        max_tokens: int | None = 1200,
+    ) -> None:
+        """Raises ConfigError (set CWORLD_ENGINE_MODEL ...) when no model serves the `engine` role."""
+        self.gateway = gateway
+        self.model = gateway.resolve("engine")
+        self.index = CardIndex(cards)
+        self.template = PromptTemplate.load(cards_dir)
+        self.fallback = SchemaEngine(cards, tools)
+        self.max_repairs, self.retries = max_repairs, retries
+        self.budget_tokens, self.max_tokens = budget_tokens, max_tokens
+        self.response_format = response_format
+        self.stats = EngineStats()
+
+    def register(self, tools: Iterable[ToolSpec]) -> None:
+        self.fallback.register(tools)
+
+    async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
+        self.stats.calls += 1
+        self.fallback.register([tool])
+        problem = validation_error(tool.input_schema, arguments) if tool.input_schema else None
+        if problem:  # the schema decides this one; no need to ask a model
+            message = f"invalid_args: {tool.name}: {problem}. Check the tool's input schema and call again."
+            return ToolResult.error("invalid_args", message, source="engine", engine=self.name)
+        card = self.index.card_for(tool)
+        op, entity = operation_kind(tool), entity_for(tool, card)
+        pattern = response_pattern(tool, card, op, entity)
+        messages = self._messages(tool, arguments, session, card, op, pattern)
+        last = _Attempt()
+        for attempt in range(self.retries + 1):
+            try:
+                last = await self._converse(messages, pattern, self._seed(tool, session, attempt))
+            except ModelError as exc:
+                return await self._fall_back(tool, arguments, session, f"model error: {exc}")
+            if last.result is not None:
+                self.stats.retried += attempt > 0
+                last.result.meta.update(attempts=attempt + 1, model=last.model, cached=last.cached)
+                return last.result
+        return await self._fall_back(tool, arguments, session, f"invalid response: {last.problem}")
+
+    # --- one conversation: ask, then repair -------------------------------------------------------
+    async def _converse(self, messages: list[dict[str, Any]], pattern: ResponsePattern, seed: int) -> _Attempt:
+        convo = list(messages)
+        attempt = _Attempt()
+        for repair in range(self.max_repairs + 1):
+            completion = await self.gateway.complete(
+                "engine", convo, temperature=0.0, seed=seed, max_tokens=self.max_tokens,
+                response_format=self._format(pattern), metadata={"purpose": "world-engine"},
+            )  # fmt: skip
+            self.stats.model_calls += 1
+            self.stats.cache_hits += completion.cached
+            attempt = _Attempt(model=completion.model, cached=completion.cached)
+            attempt.result, attempt.problem = parse_envelope(completion.text, pattern)
+            if attempt.result is not None:
+                self.stats.valid_first_try += repair == 0
+                self.stats.repaired += repair > 0
+                attempt.result.meta.update(source="engine", engine=self.name, repairs=repair)
+                return attempt
+            convo = [*convo, completion.as_message(), {"role": "user", "content": _repair_prompt(attempt.problem)}]
+        return attempt
+
+    async def _fall_back(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog, reason: str) -> ToolResult:
+        self.stats.fallbacks += 1
+        self.stats.fallback_reasons[reason.split(":", 1)[0]] += 1
+        log.info("engine fallback for %s: %s", tool.id, reason)
+        result = await self.fallback.respond(tool, arguments, session)
+        result.meta.update(fallback=True, fallback_reason=reason[:300], requested_engine=self.name)
+        return result
+
+    # --- the request --------------------------------------------------------------------------------
+    def _messages(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog, card: CategoryCard,
+                  op: str, pattern: ResponsePattern) -> list[dict[str, Any]]:
+        condensed = condense(session, arguments, self.budget_tokens)
+        entity = entity_for(tool, card)
+        values = {
+            "card": card_text(card, op, entity), "tool": tool_text(tool), "operation": op,
+            "response_schema": _schema_text(pattern), "envelope": envelope_text(),
+            "demonstrations": demonstrations_text(card), "session": escape_data(condensed.text),
+            "session_note": condensed.note, "arguments": data_json(arguments),
+        }
+        return self.template.render(values)
+
+    def _seed(self, tool: ToolSpec, session: SessionLog, attempt: int) -> int:
+        """Part of the request, so of the cache key: the session digest makes each history its own entry."""
+        return derive_seed(session.seed, f"engine:{tool.id}:{session.digest()}:{attempt}") % (2**31)
+
+    def _format(self, pattern: ResponsePattern) -> dict[str, Any] | None:
+        mode = self.response_format
+        if mode == "auto":
+            mode = "schema" if self.model.api_base else ("json" if self.gateway.supports_json_mode(self.model.model) else "none")
+        if mode == "schema":
+            return {"type": "json_object", "schema": bounded(envelope_schema(pattern.schema))}
+        return {"type": "json_object"} if mode == "json" else None
+
+
+def _schema_text(pattern: ResponsePattern) -> str:
+    if pattern.kind == "text":
+        return "a JSON string holding the service's plain-text answer, formatted like: " + json.dumps(pattern.template)
+    return json.dumps(pattern.schema, ensure_ascii=False)
+
+
+def _repair_prompt(problem: str) -> str:
+    return f"Your reply could not be used: {problem}. Reply again with only the corrected JSON envelope."
+
+
+def parse_envelope(text: str, pattern: ResponsePattern) -> tuple[ToolResult | None, str]:
+    """(result, "") for a usable reply, else (None, the problem in one line, for the repair turn)."""
+    try:
+        reply = extract_json(text)
+    except ValueError as exc:
+        return None, str(exc)
+    status = reply.get("status") if isinstance(reply, dict) else None
+    if status not in ("ok", "error"):
+        return None, 'the reply must be a JSON object with "status": "ok" or "error"'
+    branch = envelope_schema(pattern.schema)["anyOf"][0 if status == "ok" else 1]
+    problem = validation_error(branch, reply)
+    if problem:
+        return None, f"{problem[:300]}"
+    if status == "error":
+        return ToolResult.error(reply["error_class"], reply["message"]), ""
+    result = reply["result"]
+    if pattern.kind == "text":
+        return ToolResult.ok(None, text=result), ""
+    return ToolResult.ok(result if isinstance(result, dict) else {"result": result}), ""

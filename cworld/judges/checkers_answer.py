@@ -1,0 +1,125 @@
+"""Constraint checkers that read the final answer: length, required phrases, patterns, format."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from cworld.judges.constraints import CheckContext, Verdict, as_list, checker
+
+_BULLET = re.compile(r"^\s*(?:[-*\u2022+])\s+\S")
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s+\S")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"\S+", text))
+
+
+def _flags(v: dict[str, Any]) -> int:
+    return 0 if v.get("case_sensitive") else re.IGNORECASE
+
+
+@checker("final_answer_max_words", "max_words")
+def _max_words(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    return bool(ctx.answer.strip()) and _words(ctx.answer) <= int(v["value"])
+
+
+@checker("final_answer_min_words", "min_words")
+def _min_words(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    return _words(ctx.answer) >= int(v["value"])
+
+
+@checker("final_answer_max_chars", "max_chars")
+def _max_chars(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    return bool(ctx.answer.strip()) and len(ctx.answer) <= int(v["value"])
+
+
+@checker("final_answer_contains", "contains")
+def _contains(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    """Every phrase in `value` (a string or a list) appears; case-insensitive unless `case_sensitive`."""
+    phrases = as_list(v.get("value", v.get("values")))
+    if not phrases:
+        return None
+    answer = ctx.answer if v.get("case_sensitive") else ctx.answer.lower()
+    wanted = phrases if v.get("case_sensitive") else [p.lower() for p in phrases]
+    hits = [p in answer for p in wanted]
+    return any(hits) if v.get("mode") == "any" else all(hits)
+
+
+@checker("final_answer_not_contains", "not_contains")
+def _not_contains(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    phrases = as_list(v.get("value", v.get("values")))
+    if not phrases:
+        return None
+    answer = ctx.answer if v.get("case_sensitive") else ctx.answer.lower()
+    return not any((p if v.get("case_sensitive") else p.lower()) in answer for p in phrases)
+
+
+@checker("final_answer_regex", "regex")
+def _regex(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    return re.search(str(v["value"]), ctx.answer, _flags(v) | re.MULTILINE) is not None
+
+
+@checker("final_answer_starts_with", "starts_with")
+def _starts_with(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    text, prefix = ctx.answer.lstrip(), str(v["value"])
+    return text.startswith(prefix) if v.get("case_sensitive") else text.lower().startswith(prefix.lower())
+
+
+@checker("final_answer_ends_with", "ends_with")
+def _ends_with(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    """The last non-empty line starts with `value` (e.g. a closing 'SUMMARY:' line) or the text ends with it."""
+    lines = [line.strip() for line in ctx.answer.splitlines() if line.strip()]
+    if not lines:
+        return False
+    value = str(v["value"])
+    last, text = (lines[-1], ctx.answer.rstrip()) if v.get("case_sensitive") else (lines[-1].lower(),
+                                                                                   ctx.answer.rstrip().lower())
+    value = value if v.get("case_sensitive") else value.lower()
+    return last.startswith(value) or text.endswith(value)
+
+
+@checker("final_answer_format", "format")
+def _format(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    """`value`: bullets | numbered | json | table | lines:N (exactly N non-empty lines)."""
+    fmt = str(v["value"]).lower()
+    lines = [line for line in ctx.answer.splitlines() if line.strip()]
+    if not lines:
+        return False
+    if fmt in ("bullets", "bulleted", "bullet_list", "list"):
+        return _share(lines, _BULLET) >= _min_share(v)
+    if fmt in ("numbered", "numbered_list", "ordered_list"):
+        return _share(lines, _NUMBERED) >= _min_share(v)
+    if fmt in ("json", "json_object"):
+        return _is_json(ctx.answer)
+    if fmt in ("table", "markdown_table"):
+        return _has_table(lines)
+    if fmt.startswith("lines:"):
+        return len(lines) == int(fmt.split(":", 1)[1])
+    return None
+
+
+def _min_share(v: dict[str, Any]) -> float:
+    """Share of non-empty lines that must be list items: a one-line lead-in ('Here is what I did:') is fine."""
+    return float(v.get("min_share", 0.6))
+
+
+def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
+    return sum(1 for line in lines if pattern.match(line)) / len(lines)
+
+
+def _is_json(text: str) -> bool:
+    body = text.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)```", body, re.DOTALL)
+    try:
+        json.loads(fenced.group(1) if fenced else body)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _has_table(lines: list[str]) -> bool:
+    return any(_TABLE_ROW.match(a) and _TABLE_RULE.match(b) for a, b in zip(lines, lines[1:], strict=False))

@@ -1,0 +1,155 @@
+"""Verifiable metrics (paper §2.4 and the metric definitions after its Limitations): computed from the
+trajectory alone, cheap, reproducible, free of judge noise. Every rate is a fraction in [0, 1], or
+None when it has no denominator (no failures means no recovery rate, not a perfect one).
+
+Infrastructure failures are left out of every count: they are never the agent's fault.
+Definitions, with the choices the paper leaves open, are in `docs/reward.md`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from cworld.data_model import Step, Task, Trajectory
+from cworld.judges.calls import CALL_CLASSES, CallRecord
+
+_REF = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)\.")
+
+
+def agent_calls(calls: list[CallRecord]) -> list[CallRecord]:
+    return [c for c in calls if not c.infra]
+
+
+def ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def call_statistics(calls: list[CallRecord]) -> dict[str, float | None]:
+    """ComplexMCP table 2: valid / execution failures / syntactic errors, plus injected and infra."""
+    counts = Counter(c.outcome for c in calls)
+    return {f"calls_{name}": float(counts.get(name, 0)) for name in CALL_CLASSES}
+
+
+def schema_compliance(calls: list[CallRecord]) -> float | None:
+    """Share of the agent's calls that fit their tool's input schema (calls to unknown schemas left out;
+    a call to a tool that does not exist is non-compliant)."""
+    judged = [c for c in agent_calls(calls) if c.schema_ok is not None]
+    return ratio(sum(1 for c in judged if c.schema_ok), len(judged))
+
+
+def recovery_rate(calls: list[CallRecord]) -> float | None:
+    """P(the call at t+1 succeeds | the call at t failed), over the agent's tool calls in order.
+    A failure with no next call (the agent stopped) counts as not recovered."""
+    seq = agent_calls(calls)
+    failures = [i for i, c in enumerate(seq) if c.failed]
+    recovered = sum(1 for i in failures if i + 1 < len(seq) and not seq[i + 1].failed)
+    return ratio(recovered, len(failures))
+
+
+def flexibility(trajectory: Trajectory, calls: list[CallRecord]) -> float | None:
+    """P(an alternative plan | an injected error): after a controller fault made a call fail, the agent's
+    next action is a search or a different call (another tool or other arguments), not the same call
+    again and not the end of the episode."""
+    injected = [c for c in agent_calls(calls) if c.injected and c.failed]
+    adapted = sum(1 for c in injected if _adapts(trajectory.steps, c))
+    return ratio(adapted, len(injected))
+
+
+def _adapts(steps: list[Step], call: CallRecord) -> bool:
+    following = (s for s in steps[call.step.index + 1:] if s.kind in ("tool", "search", "final"))
+    nxt = next(following, None)
+    if nxt is None or nxt.kind == "final":
+        return False
+    if nxt.kind == "search":
+        return True
+    assert nxt.tool_call is not None
+    return (nxt.tool_call.tool, nxt.tool_call.arguments) != (call.tool, call.arguments)
+
+
+@dataclass(frozen=True)
+class OrderResult:
+    satisfied: int
+    assessable: int
+    violations: list[str]
+
+    @property
+    def rate(self) -> float | None:
+        return ratio(self.satisfied, self.assessable)
+
+
+def dependency_edges(task: Task) -> list[tuple[frozenset[str], frozenset[str], str]]:
+    """(prerequisite tools, dependent tools, label) from the sub-goal graph, else from the gold plan's
+    `{{step.field}}` references."""
+    if task.subgoals:
+        tools = _subgoal_tools(task)
+        return [(tools[d], tools[g.id], f"{d}->{g.id}") for g in task.subgoals for d in g.depends_on
+                if tools.get(d) and tools.get(g.id)]
+    by_id = {p.id: p for p in task.gold_plan}
+    edges = []
+    for step in task.gold_plan:
+        for ref in sorted(_references(step.arguments) & by_id.keys()):
+            edges.append((frozenset({by_id[ref].tool}), frozenset({step.tool}), f"{ref}->{step.id}"))
+    return edges
+
+
+def _subgoal_tools(task: Task) -> dict[str, frozenset[str]]:
+    tools = {g.id: set(g.tools) for g in task.subgoals}
+    for step in task.gold_plan:
+        if step.subgoal in tools:
+            tools[step.subgoal].add(step.tool)
+    return {k: frozenset(v) for k, v in tools.items()}
+
+
+def _references(value: object) -> set[str]:
+    if isinstance(value, str):
+        return set(_REF.findall(value))
+    if isinstance(value, dict):
+        return set().union(*(_references(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_references(v) for v in value)) if value else set()
+    return set()
+
+
+def order_constraints(task: Task | None, calls: list[CallRecord]) -> OrderResult:
+    """Each dependency edge whose dependent step ran is satisfied when a prerequisite tool first
+    succeeded before the dependent tool first succeeded; a dependent that ran without its
+    prerequisite ever succeeding is a violation. Edges whose dependent never ran are not assessable."""
+    if task is None:
+        return OrderResult(0, 0, [])
+    ok = [c for c in agent_calls(calls) if not c.failed]
+    first: dict[str, int] = {}
+    for c in ok:
+        first.setdefault(c.tool, c.position)
+    satisfied, assessable, violations = 0, 0, []
+    for before, after, label in dependency_edges(task):
+        t_after = min((first[t] for t in after if t in first), default=None)
+        if t_after is None:
+            continue
+        assessable += 1
+        t_before = min((first[t] for t in before if t in first), default=None)
+        if t_before is not None and t_before < t_after:
+            satisfied += 1
+        else:
+            violations.append(label)
+    return OrderResult(satisfied, assessable, violations)
+
+
+def information_diversity(task: Task | None, calls: list[CallRecord]) -> tuple[int, float | None]:
+    """(distinct servers that answered successfully, share of the task's servers among them)."""
+    used = {c.server for c in agent_calls(calls) if not c.failed}
+    needed = set(task.servers) if task is not None else set()
+    return len(used), ratio(len(used & needed), len(needed))
+
+
+def efficiency(trajectory: Trajectory, calls: list[CallRecord]) -> dict[str, float | None]:
+    """Raw counts (turns, calls, searches) and a 0-1 conciseness: gold-plan length / calls made (capped)."""
+    n_calls = len(agent_calls(calls))
+    gold = len(trajectory.task.gold_plan) if trajectory.task is not None else 0
+    return {
+        "turns": float(max((s.turn for s in trajectory.steps), default=0)),
+        "tool_calls": float(n_calls),
+        "searches": float(sum(1 for s in trajectory.steps if s.kind == "search")),
+        "efficiency": min(1.0, gold / n_calls) if gold and n_calls else None,
+    }

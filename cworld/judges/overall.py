@@ -1,0 +1,47 @@
+"""The overall score of one episode (0-10) from `judges/weights.yaml` (documented in docs/reward.md).
+
+Each part is put on 0-1 (verifiable rates are fractions; judge scores are divided by 10), parts with
+no value for the episode drop out, and the rest are averaged by weight. With every judge dimension
+unscored the overall is the verifiable part alone, and the basis says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cworld.data_model import DimensionScore
+from cworld.judges.content import Weights
+
+BASIS_ALL = "verifiable+judges"
+BASIS_VERIFIABLE = "verifiable only"
+
+
+@dataclass(frozen=True)
+class Overall:
+    score: float | None
+    basis: str
+    parts: dict[str, float]
+    """part -> its 0-1 value, for the parts that counted."""
+
+
+def verifiable_parts(metrics: dict[str, float | None]) -> dict[str, float | None]:
+    """The 0-1 verifiable parts the weights may name; `R_b_complement` is derived from R_b."""
+    parts = dict(metrics)
+    r_b = metrics.get("R_b")
+    parts["R_b_complement"] = None if r_b is None else 1.0 - min(1.0, r_b)
+    return parts
+
+
+def overall(metrics: dict[str, float | None], dimensions: dict[str, DimensionScore], weights: Weights) -> Overall:
+    available = verifiable_parts(metrics)
+    parts = {k: float(v) for k, w in weights.verifiable.items() if w > 0 and (v := available.get(k)) is not None}
+    judged = {k: d.score / 10.0 for k, d in dimensions.items()
+              if d.score is not None and weights.judges.get(k, 0) > 0}
+    basis = BASIS_ALL if judged else BASIS_VERIFIABLE
+    weighted = [(v, weights.verifiable[k]) for k, v in parts.items()]
+    weighted += [(v, weights.judges[k]) for k, v in judged.items()]
+    total = sum(w for _, w in weighted)
+    if not total:
+        return Overall(None, "", {})
+    score = 10.0 * sum(v * w for v, w in weighted) / total
+    return Overall(round(score, 4), basis, {**parts, **{f"judge:{k}": v for k, v in judged.items()}})

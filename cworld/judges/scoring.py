@@ -1,0 +1,86 @@
+"""One trajectory -> one `Score`: verifiable rewards always, the judge ensemble when judges are set.
+
+An episode that ended in an infrastructure failure is recorded but never scored against the agent:
+no metrics, no verdict, no overall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cworld.config import ModelConfig
+from cworld.data_model import DimensionScore, Score, ToolSpec, Trajectory
+from cworld.judges.condense import evidence
+from cworld.judges.content import JudgeContent
+from cworld.judges.ensemble import judge_episode, unscored_dimensions
+from cworld.judges.overall import overall
+from cworld.judges.verifiable import VerifiableResult, verifiable_scores
+from cworld.llm import Gateway
+from cworld.report.redact import Redactor
+
+OFFLINE_REASON = "no judge model configured (set CWORLD_JUDGE_MODELS or pass --judges)"
+
+
+@dataclass
+class JudgeSetup:
+    content: JudgeContent
+    tools: Mapping[str, ToolSpec]
+    gateway: Gateway | None = None
+    judges: list[ModelConfig] = field(default_factory=list)
+    redactor: Redactor = field(default_factory=Redactor.from_env)
+    max_repairs: int = 1
+    offline_reason: str = OFFLINE_REASON
+
+    @property
+    def online(self) -> bool:
+        return self.gateway is not None and bool(self.judges)
+
+    @property
+    def judge_names(self) -> list[str]:
+        return [j.model for j in self.judges] if self.online else []
+
+
+def base_score(trajectory: Trajectory) -> Score:
+    return Score(episode_id=trajectory.episode_id, task_id=trajectory.task_id, agent=trajectory.agent,
+                 mode=trajectory.mode, policy=trajectory.policy, seed=trajectory.seed, status=trajectory.status)
+
+
+async def score_trajectory(trajectory: Trajectory, setup: JudgeSetup) -> Score:
+    score = base_score(trajectory)
+    score.judges = setup.judge_names
+    if trajectory.status == "infra_error":
+        score.details = {"note": "infrastructure failure: not scored against the agent"}
+        return score
+    result = verifiable_scores(trajectory, setup.tools)
+    if setup.online:
+        assert setup.gateway is not None
+        pieces = evidence(trajectory, setup.redactor)
+        dims, usage = await judge_episode(setup.gateway, setup.judges, setup.content, trajectory, pieces,
+                                          max_repairs=setup.max_repairs)
+        score.judge_usage = usage
+    else:
+        dims = unscored_dimensions(setup.content, trajectory, setup.offline_reason)
+    return _complete(score, result, dims, setup.content)
+
+
+def _complete(score: Score, result: VerifiableResult, dims: dict[str, DimensionScore],
+              content: JudgeContent) -> Score:
+    score.metrics, score.constraints, score.personas = result.metrics, result.constraints, result.personas
+    score.dimensions = dims
+    total = overall(result.metrics, dims, content.weights)
+    score.overall, score.overall_basis = total.score, total.basis
+    score.success = episode_success(result, dims)
+    score.details = {**result.details, "overall_parts": total.parts}
+    return score
+
+
+def episode_success(result: VerifiableResult, dims: dict[str, DimensionScore]) -> bool | None:
+    """The episode's pass/fail verdict (for pass@k): the state diff when the task has a ground truth;
+    otherwise the judges' completeness verdict with no machine-checked constraint broken; else unknown."""
+    if result.state is not None:
+        return result.state.success
+    completeness = dims.get("completeness")
+    if completeness is None or completeness.passed is None:
+        return None
+    return completeness.passed and all(v is not False for v in result.constraints.values())

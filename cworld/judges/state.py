@@ -1,0 +1,50 @@
+"""State-diff scoring (ComplexMCP §3.3) for episodes whose task carries a ground-truth end state.
+
+It applies to live and hybrid episodes on the sandbox: the initial state is rebuilt from the task's
+seed, the expected state is the task's ground truth (the gold plan's end state), the actual state is
+the trajectory's end state. A synthesized episode has no real state to compare, so it gets none.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from cworld.data_model import Trajectory
+from cworld.sandbox.statediff import StateDiffConfig, StateDiffResult, config_for_apps, diff_states
+
+
+def state_diff(trajectory: Trajectory) -> StateDiffResult | None:
+    task = trajectory.task
+    if task is None or task.ground_truth is None or trajectory.end_state is None or trajectory.mode == "synthesized":
+        return None
+    actual = _public(trajectory.end_state)
+    return diff_states(initial_state(task.initial_state_seed), _public(task.ground_truth), actual, config=diff_config())
+
+
+def state_metrics(result: StateDiffResult | None) -> dict[str, float | None]:
+    if result is None:
+        return {}
+    return {"R_c": result.R_c, "R_b": result.R_b, "state_success": float(result.success)}
+
+
+def _public(state: dict[str, Any]) -> dict[str, Any]:
+    """Keys starting with `_` are bookkeeping of the backend (e.g. `_clock`), not world state."""
+    return {k: v for k, v in state.items() if not k.startswith("_")}
+
+
+@cache
+def initial_state(seed: int) -> dict[str, Any]:
+    from cworld.sandbox.framework import SandboxSession
+
+    return SandboxSession(seed).snapshot()
+
+
+@cache
+def diff_config() -> StateDiffConfig:
+    """The apps' declared volatile paths plus the clock stamps the rollout summary also ignores."""
+    from cworld.rollout.summary import CLOCK_STAMPS
+    from cworld.sandbox.catalog import stateful_apps
+
+    base = config_for_apps(stateful_apps())
+    return base.model_copy(update={"volatile_keys": tuple(dict.fromkeys(base.volatile_keys + CLOCK_STAMPS))})
