@@ -11,13 +11,18 @@ direct path (the default live backend)
 - `controller/armed`: every fault kind planned but not yet due (the injector checks each call);
 - `controller/default`: the `default` policy after its faults have fired (lasting effects still checked).
 
+own cost (a backend that answers at once with a stored result)
+- `null`, `controller/<policy>/null`: what the controller itself costs per call, in microseconds.
+
 MCP path (`via="mcp"`)
 - `mcp-client`: `mcp.Client(server).call_tool` in memory — the SDK's own in-memory call;
 - `controller/none/mcp`: the controller over the in-memory MCP backend.
 
 Variants of a group run interleaved call by call; each call is timed alone and the median call is
-reported, so a busy machine (a call that lost the CPU) does not skew one variant. The controller's own overhead is (controller - backend) / direct; the
-whole path's is (controller - direct) / direct.
+reported, so a busy machine (a call that lost the CPU) does not skew one variant. The controller's
+overhead is its own cost (the controller over the instant backend, minus the instant backend itself)
+over the direct call. Also printed: the end-to-end difference (controller - backend) / direct, and the
+whole path's (controller - direct) / direct, which includes the ToolResult normalization every backend does.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from mcp import Client
 from cworld.controller import FAULT_TYPES, StateController, load_policy, sandbox_tools
 from cworld.controller.backends import SandboxBackend
 from cworld.controller.policy import FaultRule, Policy
-from cworld.data_model import PlanStep, Task
+from cworld.data_model import PlanStep, Task, ToolResult, ToolSpec
 from cworld.environment import Environment
 
 TOOLS = {"cheap": ("calendar/list_calendars", {}), "typical": ("mail/search_contacts", {"query": "a"})}
@@ -71,8 +76,12 @@ async def _direct_group(tool_id: str, args: dict[str, Any]) -> dict[str, Variant
 
     group: dict[str, Variant] = {"direct": direct, "backend": lambda i: backend.call(spec, args)}
     for name, c in controllers.items():
-        group[f"controller/{name}"] = (lambda c: lambda i: c.call(spec, args, turn=100 + i))(c)
+        group[f"controller/{name}"] = _caller(c, spec, args)
     return group
+
+
+def _caller(c: StateController, spec: ToolSpec, args: dict[str, Any]) -> Variant:
+    return lambda i: c.call(spec, args, turn=100 + i)
 
 
 async def _samples(variants: dict[str, Variant], calls: int, offset: int) -> dict[str, list[float]]:
@@ -104,6 +113,7 @@ async def _mcp_group(tool_id: str, args: dict[str, Any], calls: int, rounds: int
     await backend.open(1)
     controller = _controller(backend, _policies()["none"])
     server = backend.server(spec.server)
+    assert server is not None
     async with Client(server, cache=None) as client:
         variants: dict[str, Variant] = {
             "mcp-client": lambda i: client.call_tool(spec.name, args),
@@ -112,6 +122,42 @@ async def _mcp_group(tool_id: str, args: dict[str, Any], calls: int, rounds: int
         result = await _median_us(variants, calls, rounds)
     await backend.close()
     return result
+
+
+class InstantBackend:
+    """Answers every call at once with one stored result: what is left is the controller's own cost."""
+
+    mode = "live"
+
+    def __init__(self, result: ToolResult) -> None:
+        self.result = result
+
+    async def open(self, seed: int) -> None:
+        return None
+
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
+        return self.result
+
+    async def end_state(self) -> dict[str, Any] | None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+async def _own_cost(tool_id: str, args: dict[str, Any], calls: int, rounds: int) -> dict[str, float]:
+    spec = sandbox_tools()[tool_id]
+    sandbox = SandboxBackend()
+    await sandbox.open(1)
+    null = InstantBackend(await sandbox.call(spec, args))
+    controllers = {name: StateController(null, task=TASK, policy=p, agent="bench", tools=sandbox_tools(), seed=1)
+                   for name, p in _policies().items()}
+    for turn in range(1, 40):
+        await controllers["default"].call(spec, args, turn=turn)
+    variants: dict[str, Variant] = {"null": lambda i: null.call(spec, args)}
+    for name, c in controllers.items():
+        variants[f"controller/{name}/null"] = _caller(c, spec, args)
+    return await _median_us(variants, calls, rounds)
 
 
 def _pct(part: float, whole: float) -> float:
@@ -123,12 +169,18 @@ async def measure(calls: int, rounds: int) -> dict[str, Any]:
     for label, (tool_id, args) in TOOLS.items():
         us = await _median_us(await _direct_group(tool_id, args), calls, rounds)
         us.update(await _mcp_group(tool_id, args, max(50, calls // 4), rounds))
+        us.update(await _own_cost(tool_id, args, calls * 4, rounds))
         direct = us["direct"]
+        own = {k.removesuffix("/null"): round(us[k] - us["null"], 2) for k in us if k.startswith("controller/")
+               and k.endswith("/null")}
         report["tools"][label] = {
             "tool": tool_id,
             "per_call_us": us,
-            "controller_overhead_pct": {k: _pct(us[k] - us["backend"], direct)
-                                        for k in us if k.startswith("controller/") and not k.endswith("/mcp")},
+            "controller_own_us": own,
+            "controller_own_vs_direct_pct": {k: _pct(v, direct) for k, v in own.items()},
+            "controller_minus_backend_vs_direct_pct": {
+                k: _pct(us[k] - us["backend"], direct) for k in ("controller/none", "controller/armed",
+                                                                  "controller/default")},
             "whole_path_vs_direct_pct": {k: _pct(us[k] - direct, direct) for k in ("backend", "controller/none")},
             "mcp_controller_vs_client_pct": _pct(us["controller/none/mcp"] - us["mcp-client"], us["mcp-client"]),
         }
@@ -142,10 +194,13 @@ def _print_table(report: dict[str, Any]) -> None:
         print(f"  {'variant':<22} {'us/call':>10} {'x direct':>9}")
         for name, value in us.items():
             print(f"  {name:<22} {value:>10.2f} {value / us['direct']:>9.3f}")
-        worst = max(item["controller_overhead_pct"].values())
+        worst = max(item["controller_own_vs_direct_pct"].values())
         verdict = "meets" if worst < 5 else "misses"
-        print(f"  controller overhead (controller - backend) / direct: worst {worst:+.2f}% "
-              f"({verdict} the < 5% goal); by policy {item['controller_overhead_pct']}")
+        print(f"  controller's own cost per call (us): {item['controller_own_us']}")
+        print(f"  controller overhead vs the direct call: worst {worst:+.2f}% ({verdict} the < 5% goal); "
+              f"by policy {item['controller_own_vs_direct_pct']}")
+        print(f"  same, measured end to end as (controller - backend) / direct: "
+              f"{item['controller_minus_backend_vs_direct_pct']}")
         print(f"  whole path vs the raw in-memory call: {item['whole_path_vs_direct_pct']} "
               "(backend = ToolResult normalization)")
         print(f"  MCP path: controller over in-memory MCP vs mcp.Client in memory: "

@@ -119,17 +119,31 @@ def measure(tools: list[ToolSpec], embedder: Embedder, queries: list[str], label
     n = len(queries)
     out["single_query"] = {
         "faiss": time_each(lambda i: index.dense.search(qvec[i : i + 1], 10), n),
+        "faiss, 1 thread": _one_thread(lambda: time_each(lambda i: index.dense.search(qvec[i : i + 1], 10), n)),
         "numpy brute force": time_each(lambda i: brute_force_search(index.dense.vectors, qvec[i : i + 1], 10), n),
         "bm25": time_each(lambda i: index.bm25.search([queries[i]], 10), n),
         "hybrid": time_each(lambda i: index.rank([queries[i]], 10, "hybrid"), n),
     }
     out["batched_qps"] = {
         "faiss": throughput(lambda: index.dense.search(qvec, 10), n),
+        "faiss, 1 thread": _one_thread(lambda: throughput(lambda: index.dense.search(qvec, 10), n)),
         "numpy brute force": throughput(lambda: brute_force_search(index.dense.vectors, qvec, 10), n),
         "bm25": throughput(lambda: index.bm25.search(queries, 10), n),
         "hybrid": throughput(lambda: index.rank(queries, 10, "hybrid"), n),
     }
     return out
+
+
+def _one_thread(fn: Callable[[], Any]) -> Any:
+    """FAISS with one OpenMP thread: on a busy 2-core machine, spinning threads can cost more than they give."""
+    import faiss
+
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        return fn()
+    finally:
+        faiss.omp_set_num_threads(before)
 
 
 def _sparse_mb(matrix: Any) -> float:

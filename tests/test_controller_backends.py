@@ -116,6 +116,29 @@ async def test_an_engine_that_is_down_is_an_infra_error_not_the_agents() -> None
     assert out.infra and out.observation.error_class == "infra" and c.infra_errors == [out.observation]
 
 
+class FallingBackEngine:
+    """Answers like the LLM engine does when it had to fall back to the schema engine."""
+
+    name = "llm"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
+        return ToolResult.ok({"id": "lead_1"}, source="engine", fallback=True, fallback_reason=self.reason)
+
+
+async def test_engine_model_down_is_infra_but_an_unusable_answer_is_not() -> None:
+    outcomes = []
+    for reason in ("model error: APIConnectionError: connection refused", "invalid response: not JSON"):
+        backend = EngineBackend(FallingBackEngine(reason))
+        await backend.open(1)
+        outcomes.append(await backend.call(CATALOG_TOOL, {"name": "Ana"}))
+    down, unusable = outcomes
+    assert down.is_infra_error and "model error" in down.text
+    assert not unusable.is_error and unusable.structured_content == {"id": "lead_1"}
+
+
 async def test_hybrid_routes_live_tools_live_and_schema_only_tools_to_the_engine(tmp_path: Path) -> None:
     c = build_controller(TASK, mode="hybrid", policy="none", seed=3, agent="a", env=ENV,
                          workspace=Workspace(tmp_path), tools=TOOLS)
@@ -147,6 +170,7 @@ async def test_real_server_killed_mid_episode_is_infra_and_episodes_get_fresh_sc
         restarts, infra_seen = real.connections["toy"].restarts, list(c.infra_errors)
         await c.open(2)
         second = await c.call(echo, {"text": "episode two"}, turn=1)
+        second_scratch_ok = real.scratch_root is not None and (real.scratch_root / "toy" / "notes.txt").is_file()
     finally:
         await c.close()
     assert crashed.infra and crashed.observation.error_class == "server_crash" and crashed.interventions == []
@@ -154,4 +178,5 @@ async def test_real_server_killed_mid_episode_is_infra_and_episodes_get_fresh_sc
     assert restarts == 1 and "[truncated:" in again.observation.text  # the deferred fault fired on a good call
     assert c.infra_errors == [] and not second.observation.is_error  # a new episode starts clean
     assert first_scratch is not None and real.scratch_root is not None and first_scratch != real.scratch_root
-    assert first_scratch.name.endswith("-s1") and (real.scratch_root / "toy" / "notes.txt").is_file()
+    assert "-s1-" in first_scratch.name and not first_scratch.exists()  # removed when its episode closed
+    assert second_scratch_ok

@@ -142,13 +142,14 @@ async def test_arguments_are_data_not_instructions(tmp_path: Path) -> None:
         result = await engine.respond(MAIL["search_messages"], {"query": INJECTION}, SessionLog(seed=5))
     assert seen and json.loads(seen[0].replace("<\\/", "</"))["query"] == INJECTION
     assert result.meta["fallback"] is True and "pwned" not in result.text
+    assert result.meta["fallback_reason"].startswith("invalid response")  # not a failed assertion above
     assert valid_for(MAIL["search_messages"], result)
 
 
 async def test_an_injection_does_not_change_a_correct_answer(tmp_path: Path) -> None:
     """With the injection in the arguments the engine sends the same instructions as without it."""
     captured: list[list[dict[str, Any]]] = []
-    answer = ok({"page": 1, "page_size": 20, "total": 0, "has_more": False, "messages": []})
+    answer = ok({"page": 1, "page_size": 20, "total": 0, "has_more": False, "messages": [], "unread_in_folder": 2})
 
     def model(messages: list[dict[str, Any]], tools: Any) -> str:
         captured.append(messages)
@@ -158,7 +159,7 @@ async def test_an_injection_does_not_change_a_correct_answer(tmp_path: Path) -> 
         engine = engine_for("eng_same", tmp_path)
         plain = await engine.respond(MAIL["search_messages"], {"query": "invoice"}, SessionLog(seed=6))
         injected = await engine.respond(MAIL["search_messages"], {"query": INJECTION}, SessionLog(seed=6))
-    assert plain.structured_content == injected.structured_content
+    assert "fallback" not in plain.meta and plain.structured_content == injected.structured_content
     assert captured[0][0] == captured[1][0]  # identical system message
     strip = lambda m: re.sub(r"<arguments>.*</arguments>", "", m[1]["content"], flags=re.DOTALL)  # noqa: E731
     assert strip(captured[0]) == strip(captured[1])

@@ -168,3 +168,18 @@ def test_unconnectable_specs_raise_a_clear_error() -> None:
         target_from_spec(ServerSpec(id="x", kind="real"))
     with pytest.raises(NotConnectableError, match="needs a url"):
         target_from_spec(ServerSpec(id="x", kind="real", transport="http"))
+
+
+def test_declared_error_class_in_meta_wins_over_text():
+    import mcp_types as types
+
+    from cworld.mcp.normalize import from_call_result
+
+    result = types.CallToolResult(
+        content=[types.TextContent(type="text", text="not_found: no contact named 'Jon'; search first")],
+        is_error=True,
+        _meta={"cworld": {"error_class": "not_found"}},
+    )
+    assert from_call_result(result, 1.0).error_class == "not_found"
+    result.meta = {"cworld": {"error_class": "bogus"}}
+    assert from_call_result(result, 1.0).error_class == classify_error_text(result.content[0].text)

@@ -22,6 +22,7 @@ Their designed order under the `default` policy is oracle > noisy-0.1 > no-repla
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -46,8 +47,9 @@ class Skills:
     look: bool = True
     replan: bool = True
     noise: float = 0.0
-    max_attempts: int = 6
-    """Tries of one step before giving up (transient errors, pending results, re-logins)."""
+    max_attempts: int = 10
+    """Tries of one step before giving up (transient errors, pending results, re-logins): several faults
+    may land on the same step, so this is generous."""
     max_looks: int = 3
     """Re-reads of a step's inputs before giving up."""
     max_backoff_turns: int = 4
@@ -105,6 +107,9 @@ class ScriptedAgent:
         self.substitutes: dict[str, str] = {}
         self.gone: set[str] = set()
         self.searched: set[str] = set()
+        self.reads: dict[str, tuple[object, int]] = {}
+        self.writes = 0
+        self.repeat_of: str | None = None
         self.constraints: list[Constraint] = [c.model_copy(deep=True) for c in task.constraints]
         self.inflight: _Call | None = None
         self.repeat: _Call | None = None
@@ -146,7 +151,9 @@ class ScriptedAgent:
         if call.purpose == "unlock":
             return
         seen = verdict(result)
-        if seen == "ok" or (seen in ("pending", "truncated", "corrupted") and not self.skills.look):
+        if seen == "ok" and self.skills.look and self._looks_stale(call, result):
+            self._ask_again(call)
+        elif seen == "ok" or (seen in ("pending", "truncated", "corrupted") and not self.skills.look):
             self._accept(call, payload(result))
         elif seen == "pending" or (seen in ("truncated", "corrupted") and self._reads(call.step)):
             self._ask_again(call)
@@ -157,9 +164,24 @@ class ScriptedAgent:
         else:
             self._recover(call, result, seen)
 
+    def _looks_stale(self, call: _Call, result: ToolResult) -> bool:
+        """A read that repeats an earlier one word for word although the agent changed things since then:
+        probably a lagging replica, so it is worth one more look (a second identical answer is believed)."""
+        key = json.dumps([call.tool, call.arguments], sort_keys=True, default=str)
+        seen_before = self.reads.get(key)
+        self.reads[key] = (result.structured_content, self.writes)
+        if not self._reads(call.step) or seen_before is None or self.repeat_of == key:
+            self.repeat_of = None
+            return False
+        earlier, writes_then = seen_before
+        self.repeat_of = key if earlier == result.structured_content and writes_then < self.writes else None
+        return self.repeat_of is not None
+
     def _accept(self, call: _Call, value: object) -> None:
         self.results[call.step.id] = value
         self.attempts = 0
+        if not self._reads(call.step):
+            self.writes += 1
         if call.purpose == "detour":
             self.detours.pop(0)
         else:
@@ -234,7 +256,7 @@ class ScriptedAgent:
         producer = self._bad_input(step)
         if producer is None:
             return resolve(step.arguments, self.results)  # type: ignore[no-any-return]
-        if self.looks >= self.skills.max_looks or producer not in self.by_id or not self._reads(self.by_id[producer]):
+        if self.looks >= self.skills.max_looks or producer not in self.by_id or not self._repeatable(producer):
             self._give_up(f"step {step.id}: its input from step {producer} is unusable")
         else:
             self.looks += 1
@@ -324,6 +346,11 @@ class ScriptedAgent:
     def _is_login(self, tool_id: str) -> bool:
         spec = self.toolbox.spec(tool_id)
         return spec is not None and is_login(spec)
+
+    def _repeatable(self, step_id: str) -> bool:
+        """Steps safe to run again for a fresh result: reads, and logins (a new login only renews the session)."""
+        step = self.by_id[step_id]
+        return self._reads(step) or self._is_login(self.substitutes.get(step.tool, step.tool))
 
     def _reads(self, step: PlanStep) -> bool:
         spec = self.toolbox.spec(self.substitutes.get(step.tool, step.tool))

@@ -9,12 +9,13 @@ retrieval index, when one exists. Either returns `ToolSpec`s, best first.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from cworld.data_model import ToolSpec
 from cworld.environment import Workspace
+from cworld.errors import UsageError
 
 if TYPE_CHECKING:
     from cworld.registry.index.bm25 import BM25Index
@@ -22,6 +23,19 @@ if TYPE_CHECKING:
 
 class ToolSearch(Protocol):
     async def search(self, query: str, k: int) -> list[ToolSpec]: ...
+
+
+class LazySearch:
+    """Builds the real searcher on the first search: runs whose agents never search pay nothing."""
+
+    def __init__(self, factory: Callable[[], ToolSearch]) -> None:
+        self._factory = factory
+        self._searcher: ToolSearch | None = None
+
+    async def search(self, query: str, k: int) -> list[ToolSpec]:
+        if self._searcher is None:
+            self._searcher = self._factory()
+        return await self._searcher.search(query, k)
 
 
 class BM25Search:
@@ -86,8 +100,10 @@ def registry_index_folder(workspace: Workspace) -> Path | None:
 
 def default_search(tools: Mapping[str, ToolSpec], workspace: Workspace | None = None,
                    prefer_registry: bool = False) -> ToolSearch:
-    """BM25 over `tools`; the registry index instead when asked for and built."""
-    folder = registry_index_folder(workspace) if (workspace is not None and prefer_registry) else None
-    if folder is not None:
-        return RegistrySearch(folder, tools)
-    return BM25Search(sorted(tools.values(), key=lambda t: t.id))
+    """BM25 over `tools`; the registry index instead when asked for (it must have been built)."""
+    if not prefer_registry:
+        return BM25Search(sorted(tools.values(), key=lambda t: t.id))
+    folder = registry_index_folder(workspace) if workspace is not None else None
+    if folder is None:
+        raise UsageError("no registry index in the workspace; run `cworld registry build` or drop --registry-search")
+    return RegistrySearch(folder, tools)

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from cworld.agents.search import BM25Search, ToolSearch
+from cworld.agents.search import BM25Search, LazySearch, ToolSearch
 from cworld.data_model import Task, ToolSpec
 from cworld.errors import UsageError
 from cworld.seeding import derive_rng
@@ -59,7 +59,7 @@ class Toolbox:
         self.task = task
         self.access = access if isinstance(access, AccessMode) else AccessMode.parse(access)
         self.seed = seed
-        self.searcher = searcher or BM25Search(sorted(self.all.values(), key=lambda t: t.id))
+        self.searcher = searcher or LazySearch(lambda: BM25Search(sorted(self.all.values(), key=lambda t: t.id)))
         self.distractors = distractors
         self._callable: dict[str, ToolSpec] = {}
         self.prepared = False

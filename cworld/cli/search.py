@@ -17,19 +17,23 @@ def _first_line(text: str, limit: int = 90) -> str:
 
 
 def _print_table(query: str, hits: list, method: str, with_prereqs: bool) -> None:
-    table = Table(title=f"{query!r} ({method})", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("tool", no_wrap=True, style="bold")
-    table.add_column("score", justify="right")
-    table.add_column("description", overflow="ellipsis", max_width=60)
-    if with_prereqs:
-        table.add_column("run first", style="cyan", no_wrap=True)
+    """One row per hit; with prerequisites, the tools to run first are listed under the hit's id."""
+    cells = []
     for hit in hits:
-        row = [str(hit.rank), hit.tool_id, f"{hit.score:.3f}", _first_line(hit.tool.description)]
-        if with_prereqs:
-            row.append("\n".join(f"{p.tool_id} ({p.via or p.kind})" for p in hit.prerequisites) or "-")
-        table.add_row(*row)
-    Console().print(table)
+        lines = [hit.tool_id] + [f"  <- {p.tool_id} ({p.via or p.kind})" for p in hit.prerequisites if with_prereqs]
+        cells.append(lines)
+    widest = max((len(line) for lines in cells for line in lines), default=4)
+    console = Console()
+    room = max(console.width - widest - len(str(len(hits))) - 5 - 13, 10)  # what the other columns leave
+    table = Table(title=f"{query!r} ({method})", title_justify="left")
+    table.add_column("#", justify="right", min_width=len(str(len(hits))))
+    table.add_column("tool" + (" / run first" if with_prereqs else ""), no_wrap=True, min_width=widest)
+    table.add_column("score", justify="right", min_width=5)
+    table.add_column("description", no_wrap=True, overflow="ellipsis", max_width=room)
+    for hit, lines in zip(hits, cells, strict=True):
+        cell = f"[bold]{lines[0]}[/bold]" + "".join(f"\n[cyan]{line}[/cyan]" for line in lines[1:])
+        table.add_row(str(hit.rank), cell, f"{hit.score:.3f}", _first_line(hit.tool.description))
+    console.print(table)
 
 
 @click.command("search")

@@ -127,9 +127,11 @@ class StateController:
         When nothing intervened, `observation` is the very result in `raw` (neither is copied: treat both
         as read-only)."""
         started = time.perf_counter()
-        if self._handler is None:  # no steps at all: straight to the backend
+        if self._plain and self.injector.quiet(turn):  # nothing can intervene: straight to the backend
             self._calls += 1
             raw = await self.backend.call(tool, arguments)
+            if self._remember:
+                self.memory.remember(tool, arguments, raw)
             if raw.is_error and raw.is_infra_error:
                 self.infra_errors.append(raw)
             return CallOutcome(raw, raw, [], (time.perf_counter() - started) * 1000.0)
@@ -183,11 +185,9 @@ class StateController:
         self._constraint_queue = list(self.schedule.constraint_faults)
         self.memory = CallMemory()
         self.injector = FaultInjector(self.schedule, FaultEnv(tools=self.tools, memory=self.memory, seed=self.seed))
-        steps: list[Middleware] = [*self.extra_middlewares]
-        if not self.injector.idle:
-            steps.append(self.injector)
+        self._plain = not self.extra_middlewares
         self._remember = self.injector.needs_memory
-        self._handler: CallNext | None = chain(steps, self._backend_call) if steps else None
+        self._handler: CallNext = chain([*self.extra_middlewares, self.injector], self._backend_call)
 
     async def _backend_call(self, ctx: CallContext) -> ToolResult:
         raw = await self.backend.call(ctx.tool, ctx.arguments)

@@ -2,19 +2,17 @@
 
 - live: sandbox apps in process (one seeded session per episode) and real servers through a per-episode
   `ServerPool` with fresh scratch space;
-- synthesized: the World Engine — the LLM engine when the `engine` role is configured (and the module
-  is present), else the deterministic schema engine over the environment's category cards;
+- synthesized: the World Engine — the one given (`engine=`), else the LLM engine when the `engine` role
+  is configured, else the deterministic schema engine over the environment's category cards;
 - hybrid: live where a tool is live, the engine for schema-only tools.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from cworld.controller.backend import Backend
 from cworld.controller.backends import (
@@ -35,9 +33,11 @@ from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
 
+if TYPE_CHECKING:
+    from cworld.llm import Gateway
+
 Mode = Literal["live", "synthesized", "hybrid"]
 MODES: tuple[str, ...] = ("live", "synthesized", "hybrid")
-LLM_ENGINE_MODULE = "cworld.engine.llm_engine"
 
 
 @cache
@@ -45,16 +45,25 @@ def _cards(folder: Path) -> dict[str, CategoryCard]:
     return load_cards(folder)
 
 
-def default_engine(env: Environment, workspace: Workspace) -> WorldEngine:
-    """The LLM engine when the `engine` role has a model, else the schema engine (offline, deterministic)."""
+def default_engine(env: Environment, workspace: Workspace, tools: Iterable[ToolSpec] = (),
+                   gateway: Gateway | None = None) -> WorldEngine:
+    """The LLM engine when the `engine` role has a model, else the schema engine (offline, deterministic).
+
+    `tools` are registered with the engine (it learns their id formats and can replay a session log). A run
+    should build one engine and pass it to every `build_controller` (`engine=`): the LLM engine's cache and
+    usage then cover the whole run, and nothing is rebuilt per episode.
+    """
     from cworld.config import load_models
     from cworld.engine.schema_engine import SchemaEngine
 
     cards = _cards(env.category_cards)
-    if load_models(workspace.root).configured("engine") and importlib.util.find_spec(LLM_ENGINE_MODULE):
-        module = importlib.import_module(LLM_ENGINE_MODULE)
-        return module.build_engine(env=env, workspace=workspace, cards=cards)  # type: ignore[no-any-return]
-    return SchemaEngine(cards)
+    if gateway is not None or load_models(workspace.root).configured("engine"):
+        from cworld.engine.llm_engine import LLMEngine
+        from cworld.llm import Gateway
+
+        gateway = gateway or Gateway.from_workspace(workspace)
+        return LLMEngine(cards, gateway, cards_dir=env.category_cards, tools=tools)
+    return SchemaEngine(cards, tools)
 
 
 def _real_specs(env: Environment) -> dict[str, object]:
@@ -73,14 +82,14 @@ def build_backend(mode: str, *, env: Environment, workspace: Workspace, tools: M
     if mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
     if mode == "synthesized":
-        return EngineBackend(engine or default_engine(env, workspace))
+        return EngineBackend(engine or default_engine(env, workspace, tools.values()))
     real = None
     if _needs_real(tools):
         real = RealServerBackend(_real_specs(env), workspace, episode=episode, resources=resources)  # type: ignore[arg-type]
     live = LiveBackend(SandboxBackend(via=via), real)
     if mode == "live":
         return live
-    return HybridBackend(live, EngineBackend(engine or default_engine(env, workspace)))
+    return HybridBackend(live, EngineBackend(engine or default_engine(env, workspace, tools.values())))
 
 
 def build_controller(

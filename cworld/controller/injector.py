@@ -26,6 +26,7 @@ class FaultInjector:
             self.faults.append(fault)
             self._armed.append((item.turn, fault))
         self._active: list[Fault] = []
+        self._eligibility: dict[tuple[int, str], bool] = {}
         self._next_turn = min((t for t, _ in self._armed), default=0)
 
     @property
@@ -35,6 +36,14 @@ class FaultInjector:
     @property
     def idle(self) -> bool:
         return not self._armed and not self._active
+
+    def quiet(self, turn: int) -> bool:
+        """Nothing can happen to a call at `turn`: no lasting effect, no fault due yet. The controller then
+        skips the chain altogether (the common case, and the one whose cost matters)."""
+        if self._active:
+            return False
+        return not self._armed or turn < self._next_turn or not any(
+            t <= turn and f.ready() for t, f in self._armed)
 
     async def __call__(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
         if self._active:
@@ -46,7 +55,7 @@ class FaultInjector:
             self._prune()
         if not self._armed or ctx.turn < self._next_turn:
             return await call_next(ctx)
-        due = [f for turn, f in self._armed if turn <= ctx.turn and f.eligible(ctx)]
+        due = [f for turn, f in self._armed if turn <= ctx.turn and self._eligible(f, ctx) and f.ready()]
         if not due:
             return await call_next(ctx)
         before = next((f for f in due if not f.needs_result), None)
@@ -55,6 +64,14 @@ class FaultInjector:
             self._settle(before)
             return result
         return self._after(ctx, await call_next(ctx), due)
+
+    def _eligible(self, fault: Fault, ctx: CallContext) -> bool:
+        """`eligible` depends on the tool alone (see `Fault.eligible`), so it is asked once per tool."""
+        key = (id(fault), ctx.tool.id)
+        answer = self._eligibility.get(key)
+        if answer is None:
+            answer = self._eligibility[key] = fault.eligible(ctx)
+        return answer
 
     def _after(self, ctx: CallContext, raw: ToolResult, due: list[Fault]) -> ToolResult:
         """The first due fault that finds something to act on in the result rewrites it."""

@@ -12,8 +12,7 @@ succeeded after the first remembered answer (before that, there is no older trut
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cworld.data_model import ToolResult, ToolSpec
 
@@ -40,8 +39,7 @@ def _copy(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
+class Seen(NamedTuple):
     tool_id: str
     arguments: dict[str, Any]
     result: ToolResult

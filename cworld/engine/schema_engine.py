@@ -48,12 +48,14 @@ class SchemaEngine:
         self.index = CardIndex(cards)
         self._tools: dict[str, ToolSpec] = {}
         self._hints: dict[str, dict[str, IdFormat]] = {}
+        self._patterns: dict[str, ResponsePattern] = {}
         self.register(tools)
 
     def register(self, tools: Iterable[ToolSpec]) -> None:
         """Tools the engine may see in a session log (to replay it) and learn id formats from."""
         for tool in tools:
             self._tools[tool.id] = tool
+            self._patterns.pop(tool.id, None)
             self._hints.setdefault(tool.server, {}).update(hinted_formats(tool))
 
     async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
@@ -113,7 +115,9 @@ class SchemaEngine:
             return ToolResult.error(outcome.error_class, outcome.message, source="engine", engine=self.name)  # type: ignore[arg-type]
         if recorded is not None:
             _absorb_recorded(coll, op, outcome, recorded)
-        pattern = response_pattern(tool, card, op, entity)
+        pattern = self._patterns.get(tool.id)
+        if pattern is None:
+            pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
         ids = lambda stem: world.keys(tool.server, card, stem, hints)  # noqa: E731
         result = self._shaped(pattern, outcome, coll, card, op, Shaper(rng, _aliases(coll), ids))
         absorb(coll, result.structured_content)
@@ -131,9 +135,10 @@ class SchemaEngine:
             text = render_text(template[0], template[1], outcome.payload, many)
             return ToolResult.ok({text_prop: text}, text=text, source="engine", engine=self.name)
         value = shaper.fill(pattern.schema, outcome.payload)
-        if validation_error(pattern.schema, value) is not None:
-            value = shaper.make(pattern.schema)
         valid = validation_error(pattern.schema, value) is None
+        if not valid:  # the payload did not fit (an odd schema): a value made from the schema alone
+            value = shaper.make(pattern.schema)
+            valid = validation_error(pattern.schema, value) is None
         structured = value if isinstance(value, dict) else {"result": value}
         meta = {"source": "engine", "engine": self.name, "schema_valid": valid}
         if not pattern.from_output_schema:

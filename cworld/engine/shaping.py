@@ -75,12 +75,18 @@ class Shaper:
     def _object_from_text(self, schema: dict[str, Any], text: str, depth: int) -> dict[str, Any]:
         """`sender: "a@b.example"` into `{name, email}`: the string lands in the property it looks like."""
         made = self.make(schema, depth=depth + 1)
-        if isinstance(made, dict):
-            target = "email" if "@" in text else "name"
-            for prop in schema.get("properties", {}):
-                if target in prop.lower():
-                    made[prop] = text
-                    break
+        if not isinstance(made, dict):
+            return made
+        props = list(schema.get("properties", {}))
+        email_prop = next((p for p in props if "email" in p.lower()), None)
+        name_prop = next((p for p in props if "name" in p.lower()), None)
+        if "@" in text and email_prop:
+            made[email_prop] = text
+            local = [w.capitalize() for w in re.findall(r"[A-Za-z]+", text.split("@", 1)[0])]
+            if name_prop and local and isinstance(made.get(name_prop), str):
+                made[name_prop] = " ".join(local)
+        elif name_prop:
+            made[name_prop] = text
         return made
 
     def _coerce(self, schema: dict[str, Any], types: set[str], value: Any, name: str) -> Any:

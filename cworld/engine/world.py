@@ -115,9 +115,19 @@ def _ordered_times(values: dict[str, Any], rng: random.Random) -> dict[str, Any]
     return values
 
 
+def _matching_email(entity: EntityType, values: dict[str, Any]) -> dict[str, Any]:
+    """A person's email is made from their name (ava.chen@northwind.example), not drawn separately."""
+    name = next((values[f] for f, kind in entity.fields.items() if kind == "name" and isinstance(values.get(f), str)), None)
+    email_field = next((f for f, kind in entity.fields.items() if kind == "email"), None)
+    if name and email_field and isinstance(values.get(email_field), str) and "@" in values[email_field]:
+        local = ".".join(part.lower() for part in re.findall(r"[A-Za-z]+", name)[:2])
+        values[email_field] = f"{local}@{values[email_field].split('@', 1)[1]}" if local else values[email_field]
+    return values
+
+
 def new_record(coll: Collection, rng: random.Random, given: dict[str, Any] | None = None) -> dict[str, Any]:
     """A record with generated fields, overridden by `given`, and a key in the collection's format."""
-    made = _ordered_times(_linked(coll, fresh_fields(coll.entity, rng), rng), rng)
+    made = _matching_email(coll.entity, _ordered_times(_linked(coll, fresh_fields(coll.entity, rng), rng), rng))
     record = {**made, **(given or {})}
     if coll.key_field == "id":
         record = {"id": record.get("id") or coll.new_key(rng), **{k: v for k, v in record.items() if k != "id"}}

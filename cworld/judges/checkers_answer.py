@@ -19,70 +19,56 @@ def _words(text: str) -> int:
 
 
 def _flags(v: dict[str, Any]) -> int:
-    return 0 if v.get("case_sensitive") else re.IGNORECASE
+    return 0 if v.get("case_sensitive", True) else re.IGNORECASE
 
 
-@checker("final_answer_max_words", "max_words")
+@checker("final_answer_max_words")
 def _max_words(v: dict[str, Any], ctx: CheckContext) -> Verdict:
     return bool(ctx.answer.strip()) and _words(ctx.answer) <= int(v["value"])
 
 
-@checker("final_answer_min_words", "min_words")
+@checker("final_answer_min_words")
 def _min_words(v: dict[str, Any], ctx: CheckContext) -> Verdict:
     return _words(ctx.answer) >= int(v["value"])
 
 
-@checker("final_answer_max_chars", "max_chars")
-def _max_chars(v: dict[str, Any], ctx: CheckContext) -> Verdict:
-    return bool(ctx.answer.strip()) and len(ctx.answer) <= int(v["value"])
-
-
-@checker("final_answer_contains", "contains")
+@checker("final_answer_contains")
 def _contains(v: dict[str, Any], ctx: CheckContext) -> Verdict:
-    """Every phrase in `value` (a string or a list) appears; case-insensitive unless `case_sensitive`."""
-    phrases = as_list(v.get("value", v.get("values")))
+    """`value` (a string, or a list: all of them) appears verbatim; `case_sensitive: false` relaxes case."""
+    phrases = as_list(v.get("value"))
     if not phrases:
         return None
-    answer = ctx.answer if v.get("case_sensitive") else ctx.answer.lower()
-    wanted = phrases if v.get("case_sensitive") else [p.lower() for p in phrases]
-    hits = [p in answer for p in wanted]
-    return any(hits) if v.get("mode") == "any" else all(hits)
+    return all(_found(p, ctx.answer, v) for p in phrases)
 
 
-@checker("final_answer_not_contains", "not_contains")
+@checker("final_answer_mentions")
+def _mentions(v: dict[str, Any], ctx: CheckContext) -> Verdict:
+    """Every string in `value` appears in the final answer, case-insensitive (facts the answer must report)."""
+    wanted = as_list(v.get("value"))
+    if not wanted:
+        return None
+    answer = " ".join(ctx.answer.lower().split())
+    return all(" ".join(w.lower().split()) in answer for w in wanted)
+
+
+@checker("final_answer_not_contains")
 def _not_contains(v: dict[str, Any], ctx: CheckContext) -> Verdict:
-    phrases = as_list(v.get("value", v.get("values")))
+    phrases = as_list(v.get("value"))
     if not phrases:
         return None
-    answer = ctx.answer if v.get("case_sensitive") else ctx.answer.lower()
-    return not any((p if v.get("case_sensitive") else p.lower()) in answer for p in phrases)
+    return not any(_found(p, ctx.answer, v) for p in phrases)
 
 
-@checker("final_answer_regex", "regex")
+def _found(phrase: str, answer: str, v: dict[str, Any]) -> bool:
+    return phrase in answer if v.get("case_sensitive", True) else phrase.lower() in answer.lower()
+
+
+@checker("final_answer_regex")
 def _regex(v: dict[str, Any], ctx: CheckContext) -> Verdict:
     return re.search(str(v["value"]), ctx.answer, _flags(v) | re.MULTILINE) is not None
 
 
-@checker("final_answer_starts_with", "starts_with")
-def _starts_with(v: dict[str, Any], ctx: CheckContext) -> Verdict:
-    text, prefix = ctx.answer.lstrip(), str(v["value"])
-    return text.startswith(prefix) if v.get("case_sensitive") else text.lower().startswith(prefix.lower())
-
-
-@checker("final_answer_ends_with", "ends_with")
-def _ends_with(v: dict[str, Any], ctx: CheckContext) -> Verdict:
-    """The last non-empty line starts with `value` (e.g. a closing 'SUMMARY:' line) or the text ends with it."""
-    lines = [line.strip() for line in ctx.answer.splitlines() if line.strip()]
-    if not lines:
-        return False
-    value = str(v["value"])
-    last, text = (lines[-1], ctx.answer.rstrip()) if v.get("case_sensitive") else (lines[-1].lower(),
-                                                                                   ctx.answer.rstrip().lower())
-    value = value if v.get("case_sensitive") else value.lower()
-    return last.startswith(value) or text.endswith(value)
-
-
-@checker("final_answer_format", "format")
+@checker("final_answer_format")
 def _format(v: dict[str, Any], ctx: CheckContext) -> Verdict:
     """`value`: bullets | numbered | json | table | lines:N (exactly N non-empty lines)."""
     fmt = str(v["value"]).lower()
@@ -103,8 +89,9 @@ def _format(v: dict[str, Any], ctx: CheckContext) -> Verdict:
 
 
 def _min_share(v: dict[str, Any]) -> float:
-    """Share of non-empty lines that must be list items: a one-line lead-in ('Here is what I did:') is fine."""
-    return float(v.get("min_share", 0.6))
+    """Share of non-empty lines that must be list items: all of them (task_synth/constraints.yaml) unless
+    the form sets `min_share` (e.g. 0.6 to allow a lead-in line)."""
+    return float(v.get("min_share", 1.0))
 
 
 def _share(lines: list[str], pattern: re.Pattern[str]) -> float:

@@ -106,17 +106,5 @@ def tool_matches(tool: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(tool, pattern) or fnmatch.fnmatchcase(name, pattern)
 
 
-def is_destructive(call: CallRecord, tools: Mapping[str, ToolSpec]) -> bool:
-    """The tool's own annotation when it has one; else its name's verb (delete, cancel, remove, ...)."""
-    spec = tools.get(call.tool)
-    if spec is not None and spec.annotations.destructive_hint is not None:
-        return bool(spec.annotations.destructive_hint)
-    name = call.tool.split("/", 1)[-1].lower()
-    return name.split("_", 1)[0] in DESTRUCTIVE_VERBS
-
-
-DESTRUCTIVE_VERBS = frozenset({"delete", "remove", "cancel", "archive", "drop", "purge", "destroy", "revoke", "clear"})
-
-
 # Registration: the checker modules add themselves to CHECKERS when imported.
-from cworld.judges import checkers_answer, checkers_calls  # noqa: E402, F401
+from cworld.judges import checkers_answer, checkers_args, checkers_calls  # noqa: E402, F401

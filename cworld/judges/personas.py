@@ -20,22 +20,11 @@ from statistics import fmean
 
 from cworld.data_model import ToolSpec, Trajectory
 from cworld.judges.calls import CallRecord
-from cworld.judges.constraints import is_destructive
 from cworld.judges.metrics import OrderResult, agent_calls, ratio
+from cworld.judges.toolkind import is_destructive, is_read_only
 from cworld.sandbox.statediff import StateDiffResult
 
 PERSONAS: tuple[str, ...] = ("diligence", "prudence", "grit", "introspection", "strategic")
-READ_VERBS = frozenset({"get", "list", "search", "read", "find", "fetch", "view", "show", "lookup", "query",
-                        "describe", "check", "count", "browse"})
-
-
-def is_read_only(call: CallRecord, tools: Mapping[str, ToolSpec]) -> bool:
-    spec = tools.get(call.tool)
-    if spec is not None and spec.annotations.read_only_hint is not None:
-        return bool(spec.annotations.read_only_hint)
-    return call.tool.split("/", 1)[-1].lower().split("_", 1)[0] in READ_VERBS
-
-
 def _mean(values: list[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return fmean(present) if present else None

@@ -47,21 +47,33 @@ def base_score(trajectory: Trajectory) -> Score:
 
 
 async def score_trajectory(trajectory: Trajectory, setup: JudgeSetup) -> Score:
-    score = base_score(trajectory)
-    score.judges = setup.judge_names
+    if not setup.online or trajectory.status == "infra_error":
+        return score_offline(trajectory, setup)
+    assert setup.gateway is not None
+    score = _start(trajectory, setup)
+    result = verifiable_scores(trajectory, setup.tools)
+    pieces = evidence(trajectory, setup.redactor)
+    dims, usage = await judge_episode(setup.gateway, setup.judges, setup.content, trajectory, pieces,
+                                      max_repairs=setup.max_repairs)
+    score.judge_usage = usage
+    return _complete(score, result, dims, setup.content)
+
+
+def score_offline(trajectory: Trajectory, setup: JudgeSetup) -> Score:
+    """Verifiable rewards only; the judge dimensions that apply are listed as unscored, with the reason."""
+    score = _start(trajectory, setup)
     if trajectory.status == "infra_error":
         score.details = {"note": "infrastructure failure: not scored against the agent"}
         return score
     result = verifiable_scores(trajectory, setup.tools)
-    if setup.online:
-        assert setup.gateway is not None
-        pieces = evidence(trajectory, setup.redactor)
-        dims, usage = await judge_episode(setup.gateway, setup.judges, setup.content, trajectory, pieces,
-                                          max_repairs=setup.max_repairs)
-        score.judge_usage = usage
-    else:
-        dims = unscored_dimensions(setup.content, trajectory, setup.offline_reason)
+    dims = unscored_dimensions(setup.content, trajectory, setup.offline_reason)
     return _complete(score, result, dims, setup.content)
+
+
+def _start(trajectory: Trajectory, setup: JudgeSetup) -> Score:
+    score = base_score(trajectory)
+    score.judges = setup.judge_names
+    return score
 
 
 def _complete(score: Score, result: VerifiableResult, dims: dict[str, DimensionScore],

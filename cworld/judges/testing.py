@@ -11,9 +11,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from cworld.data_model import Constraint, Intervention, Step, Task, ToolCall, ToolResult, Trajectory
+from cworld.data_model import (
+    Constraint,
+    Intervention,
+    PlanStep,
+    Step,
+    SubGoal,
+    Task,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+    append_jsonl,
+)
 from cworld.data_model.tools import ErrorClass
 from cworld.data_model.trajectory import EpisodeStatus, FaultLevel
 
@@ -116,3 +128,48 @@ class TrajectoryBuilder:
             status=self.status, steps=self.steps, planner_events=self.planner_events,
             constraints_final=self.constraints, final_answer=self.final_answer, end_state=self.end_state,
         )
+
+
+def write_run(folder: Path, trajectories: list[Trajectory]) -> Path:
+    """A run folder as `cworld run` leaves it: `trajectories.jsonl`, one episode per line."""
+    append_jsonl(folder / "trajectories.jsonl", trajectories)
+    return folder
+
+
+def sample_task(n: int) -> Task:
+    """A small sandbox-like task: find a message, find a contact, forward (sub-goal graph, gold plan)."""
+    return Task(
+        id=f"task-{n}", query=f"Forward message #{n} to Deborah and confirm.", tools=[
+            "mail/search_messages", "mail/search_contacts", "mail/forward_message"],
+        constraints=[Constraint(id="c-budget", type="tool_count", description="At most 6 tool calls.",
+                                verification={"kind": "max_calls", "value": 6})],
+        subgoals=[SubGoal(id="g1", description="find the message", tools=["mail/search_messages"]),
+                  SubGoal(id="g2", description="find Deborah", tools=["mail/search_contacts"]),
+                  SubGoal(id="g3", description="forward", depends_on=["g1", "g2"], tools=["mail/forward_message"])],
+        gold_plan=[PlanStep(id="a", tool="mail/search_messages", arguments={"query": f"#{n}"}),
+                   PlanStep(id="b", tool="mail/search_contacts", arguments={"query": "Deborah"}),
+                   PlanStep(id="c", tool="mail/forward_message", arguments={"message_id": "{{a.id}}", "to": "{{b.id}}"})],
+    )
+
+
+def sample_episode(task: Task, agent: str, seed: int, *, skilled: bool, secret: str = "") -> Trajectory:
+    """A careful agent (`skilled`) follows the plan and recovers from the injected fault; a careless one
+    forwards first, repeats the faulted call and ignores a mid-episode format change."""
+    late = Constraint(id="c-summary", type="response_content", description="End with a line starting 'SUMMARY:'.",
+                      verification={"kind": "final_answer_contains", "value": "SUMMARY:"})
+    b = TrajectoryBuilder(task, agent=agent, seed=seed, episode_id=f"{task.id}-{agent}-{seed}")
+    if skilled:
+        b.call("mail/search_messages", {"query": task.query[:20]}, result={"id": "m1", "note": secret})
+        b.call("mail/search_contacts", {"query": "Deborah"}, result={"id": "p1"})
+        b.user("Please end with a line starting 'SUMMARY:'.", late)
+        b.call("mail/forward_message", {"message_id": "m1", "to": "p1"}, injected="timeout")
+        b.call("mail/forward_message", {"message_id": "m1", "to": "p1", "note": "fyi"}, result={"ok": True})
+        return b.final("Forwarded message m1 to Deborah (p1).\nSUMMARY: forwarded.").build()
+    b.call("mail/forward_message", {"message_id": "m?", "to": "Deborah"}, error="not_found")
+    b.call("mail/search_messages", {"query": task.query[:20], "tag": 3}, result={"id": "m1"})
+    b.user("Please end with a line starting 'SUMMARY:'.", late)
+    b.call("mail/forward_message", {"message_id": "m1", "to": "Deborah"}, injected="timeout")
+    b.call("mail/forward_message", {"message_id": "m1", "to": "Deborah"}, injected="timeout")
+    if seed % 2:
+        b.call("mail/forward_message", {"message_id": "m1", "to": "Deborah"}, result={"ok": True})
+    return b.final(f"Done, I think. {secret}").build()

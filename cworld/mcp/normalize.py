@@ -9,7 +9,7 @@ error, some only say "fetch failed"), so classification reads the error text as 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 import httpx2
@@ -81,9 +81,16 @@ def from_call_result(result: types.CallToolResult, latency_ms: float, **meta: An
         structured = {"result": structured}
     out = ToolResult(content=content, structured_content=structured, is_error=bool(result.is_error))
     if out.is_error:
-        out.error_class = classify_error_text(out.text)
+        out.error_class = declared_error_class(result) or classify_error_text(out.text)
     out.meta.update(latency_ms=round(latency_ms, 3), source="live", **meta)
     return out
+
+
+def declared_error_class(result: types.CallToolResult) -> ErrorClass | None:
+    """The class a server states in `_meta.cworld.error_class` (our sandbox does); trusted over the text."""
+    meta = result.meta or {}
+    declared = (meta.get("cworld") or {}).get("error_class") if isinstance(meta, dict) else None
+    return declared if declared in get_args(ErrorClass) else None  # type: ignore[return-value]
 
 
 def error_class_for_mcp_error(err: MCPError) -> ErrorClass:

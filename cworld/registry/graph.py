@@ -293,6 +293,10 @@ def _edge_order(graph: nx.DiGraph, before: str, after: str) -> tuple[int, int, s
     return (data.get("kind") != "requires", data.get("origin") != "declared", before)
 
 
+def _ordered_predecessors(graph: nx.DiGraph, after: str) -> list[str]:
+    return sorted(graph.predecessors(after), key=lambda before: _edge_order(graph, before, after))
+
+
 def prerequisites(graph: nx.DiGraph, tool_id: str, depth: int = MAX_DEPTH, limit: int = MAX_PREREQS) -> list[PrereqRef]:
     """Tools that must or can run before `tool_id`, nearest first: at each distance `requires` edges before
     `produces` edges, declared before inferred; at most `limit`, at most `depth` steps back."""
@@ -304,7 +308,7 @@ def prerequisites(graph: nx.DiGraph, tool_id: str, depth: int = MAX_DEPTH, limit
     for level in range(1, depth + 1):
         next_frontier = []
         for after in frontier:
-            for before in sorted(graph.predecessors(after), key=lambda b, a=after: _edge_order(graph, b, a)):
+            for before in _ordered_predecessors(graph, after):
                 if before in seen:
                     continue
                 seen.add(before)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.agents.base import Agent
-from cworld.agents.search import ToolSearch, default_search
+from cworld.agents.search import LazySearch, ToolSearch, default_search
 from cworld.agents.toolbox import Toolbox
-from cworld.controller import Backend, build_controller
+from cworld.controller import Backend, Middleware, Policy, build_controller, default_engine, load_policy
 from cworld.data_model import Task, ToolResult, ToolSpec, Trajectory
 from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
@@ -55,19 +55,37 @@ class RolloutContext:
     searcher: ToolSearch | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     distractors: int = 10
-    extra: dict[str, Any] = field(default_factory=dict)
+    registry_search: bool = False
+    """search_tools asks the built registry index (dense + BM25 + dependency graph) instead of BM25 in process."""
+    middlewares: list[Middleware] = field(default_factory=list)
+    """Extra controller steps for every episode (outermost first), e.g. logging or a test's crash injector."""
+    policies: dict[str, Policy] = field(default_factory=dict)
+
+    def policy(self, name: str) -> Policy:
+        """Loaded once per run (a policy file is parsed and validated on load)."""
+        if name not in self.policies:
+            self.policies[name] = load_policy(self.env, name)
+        return self.policies[name]
+
+    def world_engine(self, mode: str) -> WorldEngine | None:
+        """One World Engine for the whole run (synthesized and hybrid modes), built on first need."""
+        if mode != "live" and self.engine is None:
+            self.engine = default_engine(self.env, self.workspace, self.tools.values())
+        return self.engine
 
     def search(self) -> ToolSearch:
+        """One searcher for the run, built on the first search (BM25 over the tools takes a moment)."""
         if self.searcher is None:
-            self.searcher = default_search(self.tools, self.workspace)
+            self.searcher = LazySearch(lambda: default_search(self.tools, self.workspace, self.registry_search))
         return self.searcher
 
 
 def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str, seed: int,
                   ctx: RolloutContext) -> Episode:
     """A fresh episode: its own controller (faults planned for this seed) and toolbox."""
-    controller = build_controller(task, mode=mode, policy=policy, seed=seed, agent=agent, env=ctx.env,
-                                  workspace=ctx.workspace, tools=ctx.tools, engine=ctx.engine)
+    controller = build_controller(task, mode=mode, policy=ctx.policy(policy), seed=seed, agent=agent, env=ctx.env,
+                                  workspace=ctx.workspace, tools=ctx.tools, engine=ctx.world_engine(mode),
+                                  middlewares=ctx.middlewares)
     controller.backend = TaskWorld(controller.backend, task.initial_state_seed)
     toolbox = Toolbox(ctx.tools, task, access, seed=seed, searcher=ctx.search(), distractors=ctx.distractors)
     return Episode(task, controller, toolbox, agent=agent, mode=mode, policy=policy, seed=seed,

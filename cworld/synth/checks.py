@@ -53,9 +53,17 @@ class CheckReport:
         return {"passed": self.passed, "issues": [i.as_dict() for i in self.issues], "metrics": self.metrics}
 
 
+def stem(word: str) -> str:
+    """A light suffix strip, enough to match "posting" with "post" and "booked" with "book"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
 def content_words(text: str) -> set[str]:
     words = re.findall(r"[a-z0-9]+", text.lower())
-    return {w.rstrip("s") for w in words if len(w) > 2 and w not in STOPWORDS}
+    return {stem(w) for w in words if len(w) > 2 and w not in STOPWORDS}
 
 
 def run_checks(draft: Draft, candidates: list[str], universe: ToolUniverse, taxonomy: Taxonomy,
@@ -220,7 +228,7 @@ def _graph_agreement(draft: Draft, universe: ToolUniverse, goals: dict[str, Any]
         if data.get("kind") == "requires" and a in first and b in first and first[b] < first[a]:
             report.add("structure", "graph_order", f"{a} must run before {b} (tool dependency graph)")
         ga, gb = home.get(a), home.get(b)
-        if ga and gb and ga != gb and ga in dag and gb in dag and nx.has_path(dag, gb, ga):
+        if data.get("kind") == "requires" and ga and gb and ga != gb and ga in dag and gb in dag and nx.has_path(dag, gb, ga):
             report.add("structure", "graph_subgoals", f"sub-goal {gb} (uses {b}) comes before {ga} (uses {a}), "
                        f"but {a} runs before {b} in the tool dependency graph")
 

@@ -1,14 +1,18 @@
 """The real-server half of live mode: MCP servers from the manifest, with fresh scratch space per episode.
 
 A server whose launch names `{scratch}` (a folder, a git repository, a SQLite file) gets its own copy
-under `<workspace>/scratch/episodes/<episode>/`, so one episode's writes never leak into the next; such
-servers are started per episode through their own `ServerPool`. A crash mid-call comes back from the
+under `<workspace>/scratch/episodes/<task-agent-mode-policy>-s<seed>-p<pid>-<n>/`, so one episode's writes
+never leak into the next or into a concurrent one; the servers are started per episode through the
+episode's own `ServerPool`, and the scratch folder is removed when the episode closes (`keep_scratch`
+keeps it for inspection). A crash mid-call comes back from the
 connection as a `server_crash` result: an infrastructure error, retried by the runner, never the agent's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 import re
 import shutil
 from collections.abc import Mapping
@@ -37,6 +41,10 @@ class LiveResources:
         self.services.close()
 
 
+_OPENED = itertools.count(1)
+"""Numbers episodes opened in this process: two concurrent episodes never share a scratch folder."""
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:120] or "episode"
 
@@ -45,11 +53,12 @@ class RealServerBackend:
     mode = "live"
 
     def __init__(self, specs: Mapping[str, ServerSpec], workspace: Workspace, *, episode: str = "episode",
-                 resources: LiveResources | None = None, max_restarts: int = 2) -> None:
+                 resources: LiveResources | None = None, max_restarts: int = 2, keep_scratch: bool = False) -> None:
         self.specs = dict(specs)
         self.workspace = workspace
         self.episode = _safe(episode)
         self.max_restarts = max_restarts
+        self.keep_scratch = keep_scratch
         self._given = resources
         self.resources = resources or LiveResources()
         self.pool: ServerPool | None = None
@@ -61,9 +70,9 @@ class RealServerBackend:
         self._ctx: LaunchContext | None = None
 
     async def open(self, seed: int) -> None:
-        await self._close_pool()
-        self.scratch_root = self.workspace.scratch / "episodes" / f"{self.episode}-s{seed}"
-        shutil.rmtree(self.scratch_root, ignore_errors=True)
+        await self.close()
+        unique = f"{self.episode}-s{seed}-p{os.getpid()}-{next(_OPENED)}"
+        self.scratch_root = self.workspace.scratch / "episodes" / unique
         if self._given is None:
             self.resources = LiveResources()
         self._ctx = LaunchContext(self.workspace.root, self.workspace.servers, self.scratch_root,
@@ -108,6 +117,8 @@ class RealServerBackend:
 
     async def close(self) -> None:
         await self._close_pool()
+        if self.scratch_root is not None and not self.keep_scratch:
+            await asyncio.to_thread(shutil.rmtree, self.scratch_root, True)
         if self._given is None:
             await asyncio.to_thread(self.resources.close)
 

@@ -1,8 +1,11 @@
 """Synthesized mode: the World Engine predicts every response from the tool, the arguments and the log.
 
 One `SessionLog` per episode is the engine's memory of the simulated world. The engine answers tool
-faults as error results; an engine whose model is down raises a `CworldError` (ModelError/InfraError),
-which becomes an `infra` result here: the runner retries the episode, the agent is never blamed.
+faults as error results. An engine whose model is down is an infrastructure failure, never the agent's:
+an engine that raises a `CworldError` (ModelError/InfraError), or the LLM engine falling back to the
+schema engine because of a model error (`meta.fallback_reason` "model error: ..."), becomes an `infra`
+result here, so the runner retries the episode instead of scoring a half-simulated one. Fallbacks for an
+invalid answer (the model is up, its answer was unusable) stay results: that is the engine's fidelity.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from cworld.errors import CworldError
 class EngineBackend:
     mode = "synthesized"
 
-    def __init__(self, engine: WorldEngine) -> None:
+    def __init__(self, engine: WorldEngine, *, model_down_is_infra: bool = True) -> None:
         self.engine = engine
+        self.model_down_is_infra = model_down_is_infra
         self.session: SessionLog | None = None
 
     async def open(self, seed: int) -> None:
@@ -33,6 +37,9 @@ class EngineBackend:
             result = await self.engine.respond(tool, arguments, self.session)
         except CworldError as exc:
             return ToolResult.error("infra", f"world engine '{self.engine.name}' failed: {exc}", source="engine")
+        reason = str(result.meta.get("fallback_reason", ""))
+        if self.model_down_is_infra and result.meta.get("fallback") and reason.startswith("model error"):
+            return ToolResult.error("infra", f"world engine '{self.engine.name}': {reason}", source="engine")
         self.session.record(tool.id, arguments, result)
         result.meta.setdefault("source", "engine")
         result.meta.setdefault("latency_ms", round((time.perf_counter() - started) * 1000.0, 3))

@@ -1,9 +1,10 @@
 """The fault template: a small class with a pydantic `Params` model, registered by its `kind`.
 
 A fault is planned (its parameters and target fixed per task, policy and seed), then armed in one
-episode. When its turn has come and a call is eligible, `trigger` fires it on that call; a fault whose
-effect lasts (a deprecated tool, a rate-limit window, an expired session, a pending result) stays
-active and `intercept` sees every later call until it is `finished`. Faults never raise and never
+episode. When its turn has come, it is `ready` and a call is `eligible`, it fires on that call: `trigger`
+for faults that act instead of the backend, `transform` for faults that rewrite the backend's result. A
+fault whose effect lasts (a deprecated tool, a rate-limit window, an expired session, a pending result)
+stays active and `intercept` sees every later call until it is `finished`. Faults never raise and never
 draw from the sandbox's random streams: their own randomness comes from `self.rng`.
 """
 
@@ -93,11 +94,17 @@ class Fault:
 
     # --- one episode ------------------------------------------------------------------------------
     def eligible(self, ctx: CallContext) -> bool:
-        """May this call carry the fault? Decided from the call alone, never from the world's state."""
+        """May this call carry the fault? Decided from the tool alone (the injector caches the answer per
+        tool), never from the arguments, the results or the world's state."""
         target = self.planned.target
         if target is not None and ctx.tool.id != target:
             return False
         return tool_matches(ctx.tool, self.planned.categories, self.planned.tools)
+
+    def ready(self) -> bool:
+        """Can the fault act at all at this point of the episode (e.g. a stale read needs an earlier write)?
+        Cheap and call-independent; while no due fault is ready, calls skip the chain."""
+        return True
 
     async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
         """Fire on this call (faults that act before the backend). Call `self.mark_fired` when it applied."""

@@ -196,9 +196,12 @@ class StaleFault(_StateFault):
     def eligible(self, ctx: CallContext) -> bool:
         return is_read(ctx.tool) and super().eligible(ctx)
 
+    def ready(self) -> bool:
+        return self.env.memory.may_be_stale()
+
     def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
         memory = self.env.memory
-        if not self._acts_on(raw) or raw.structured_content is None or not memory.may_be_stale():
+        if not self._acts_on(raw) or raw.structured_content is None:
             return None
         earlier = memory.earlier_result(ctx.tool.id, ctx.arguments, raw)
         if earlier is not None:

@@ -13,7 +13,7 @@ the rows of its own terms):
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,9 +38,9 @@ class BM25Params:
     field_weights: dict[str, float] = field(default_factory=lambda: dict(FIELD_WEIGHTS))
 
 
-def weighted_counts(fields: dict[str, str], weights: dict[str, float]) -> Counter[str]:
+def weighted_counts(fields: dict[str, str], weights: dict[str, float]) -> dict[str, float]:
     """A document's term frequencies, each field's counts scaled by its weight."""
-    counts: Counter[str] = Counter()
+    counts: dict[str, float] = defaultdict(float)
     for name, text in fields.items():
         weight = weights.get(name, 1.0)
         if weight <= 0:

@@ -1,0 +1,45 @@
+"""`cworld report RUN... [--out DIR]`: the leaderboard (terminal + leaderboard.md) and report.html."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markdown import Markdown
+
+from cworld.cli.common import environment, workspace
+from cworld.environment import Workspace
+
+
+def default_out(runs: list[Path], ws: Workspace) -> Path:
+    """One run: `<run>/report`; several: a new folder under `<workspace>/reports/`."""
+    if len(runs) == 1:
+        return runs[0] / "report"
+    return ws.path("reports") / time.strftime("report-%Y%m%d-%H%M%S")
+
+
+@click.command("report")
+@click.argument("runs", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder (default: RUN/report, or WORKSPACE/reports/... for several runs).")
+@click.option("--quiet", is_flag=True, help="Do not print the leaderboard; only the file paths.")
+@click.pass_context
+def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet: bool) -> None:
+    """Leaderboard and self-contained HTML report over RUNS (default: the workspace's latest run).
+    Runs never judged are scored here with the verifiable metrics only, and the report says so."""
+    from cworld.controller.tools import environment_tools
+    from cworld.judges import JudgeContent, resolve_run
+    from cworld.report import build_report
+
+    ws = workspace(ctx)
+    folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
+    target = out or default_out(folders, ws)
+    result = build_report(folders, target, content=JudgeContent.from_environment(environment(ctx)),
+                          tools=environment_tools(ws))
+    console = Console()
+    if not quiet:
+        console.print(Markdown(result.markdown))
+    click.echo(f"leaderboard: {result.markdown_path}")
+    click.echo(f"report:      {result.html_path}")

@@ -1,0 +1,93 @@
+"""`cworld run`: roll out one agent over a task file, in live, synthesized or hybrid mode."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from cworld.cli.common import environment, workspace
+
+if TYPE_CHECKING:
+    from cworld.environment import Workspace
+    from cworld.rollout import RunReport
+
+MODES = ("live", "synthesized", "hybrid")
+
+
+@click.command("run")
+@click.option("--tasks", "tasks_file", type=click.Path(dir_okay=False), help="Tasks JSONL (default: the workspace's latest).")
+@click.option("--mode", type=click.Choice(MODES), default="live", show_default=True)
+@click.option("--agent", required=True, help="scripted:oracle|no-retry|no-look|no-replan|noisy-P, or a model string.")
+@click.option("--policy", default="default", show_default=True, help="Fault policy in controller/policies/.")
+@click.option("--seeds", type=int, default=1, show_default=True, help="Episodes per task, seeds 0..N-1.")
+@click.option("--concurrency", type=int, default=4, show_default=True, help="Episodes at once.")
+@click.option("--out", type=click.Path(file_okay=False), help="Run folder (default: a new one in the workspace).")
+@click.option("--resume", is_flag=True, help="Continue the run in --out (default: the latest run), skipping finished episodes.")
+@click.option("--access", help="Tool access: search, full or rag-K (default: search for LLM agents, full for scripted).")
+@click.option("--style", type=click.Choice(["planner", "react"]), help="LLM agent loop (default: planner).")
+@click.option("--max-turns", type=int, default=30, show_default=True)
+@click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True, help="Seconds per episode.")
+@click.option("--infra-retries", type=int, default=2, show_default=True, help="Restarts of an episode whose infrastructure failed.")
+@click.option("--limit", type=int, help="Only the first N tasks.")
+@click.option("--registry-search", is_flag=True, help="search_tools uses the built registry index, not in-process BM25.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_context
+def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, policy: str, seeds: int,
+            concurrency: int, out: str | None, resume: bool, access: str | None, style: str | None, max_turns: int,
+            timeout_s: float, infra_retries: int, limit: int | None, registry_search: bool, no_progress: bool,
+            as_json: bool) -> None:
+    """Run AGENT on every task (x seeds); trajectories go to OUT/trajectories.jsonl as episodes end."""
+    from cworld.agents import agent_label, scripted_skills
+    from cworld.agents.search import registry_index_folder
+    from cworld.controller import environment_tools
+    from cworld.data_model import Task, read_jsonl
+    from cworld.errors import UsageError
+    from cworld.rollout import RolloutContext, RunConfig, Runner, render
+
+    env, ws = environment(ctx), workspace(ctx)
+    config = RunConfig(agent=agent, mode=mode, policy=policy, seeds=seeds, concurrency=concurrency, access=access,
+                       style=style, max_turns=max_turns, timeout_s=timeout_s, infra_retries=infra_retries,
+                       resume=resume, progress=not no_progress and not as_json)
+    if agent.startswith("scripted:"):
+        scripted_skills(agent)
+    agent_label(agent, access, style)
+    tasks = read_jsonl(Path(tasks_file) if tasks_file else ws.latest("tasks"), Task)[: limit or None]
+    if not tasks:
+        raise UsageError("the tasks file holds no tasks; create some with `cworld synth` or pass --tasks FILE")
+    if registry_search and registry_index_folder(ws) is None:
+        raise UsageError("no registry index in the workspace; run `cworld registry build` or drop --registry-search")
+    rollout = RolloutContext(env, ws, environment_tools(ws), registry_search=registry_search)
+    rollout.policy(policy)
+    folder = _run_folder(ws, out, resume)
+    report = asyncio.run(Runner(tasks, config, rollout, folder).run())
+    if as_json:
+        click.echo(json.dumps(_report_json(report), indent=2))
+        return
+    render(report.rows)
+    click.echo(f"{report.ran} episode(s) run, {report.skipped} already done; trajectories in "
+               f"{folder / 'trajectories.jsonl'}")
+
+
+def _run_folder(ws: Workspace, out: str | None, resume: bool) -> Path:
+    """--out, else the latest run when resuming, else a new run folder; marked as the latest run."""
+    if out:
+        folder = Path(out).expanduser().resolve()
+        ws.mark_latest("run", folder)
+        return folder
+    if resume:
+        return ws.latest("run")
+    return ws.new_run_dir()
+
+
+def _report_json(report: RunReport) -> dict[str, Any]:
+    rows = [{"agent": r.agent, "mode": r.mode, "policy": r.policy, "episodes": r.episodes,
+             "statuses": dict(r.statuses), "tool_calls": r.tool_calls, "faults": r.faults,
+             "state_matched": r.state_matched, "state_checked": r.state_checked}
+            for r in report.rows]
+    return {"out": str(report.out), "planned": report.planned, "skipped": report.skipped,
+            "ran": report.ran, "statuses": dict(report.statuses), "rows": rows}

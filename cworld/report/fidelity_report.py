@@ -1,0 +1,136 @@
+"""The fidelity report: live vs synthesized rankings, per-task agreement, per-tool divergence, and any
+run against reference scores. Built from run folders; runs never judged are scored on the spot with the
+verifiable metrics (in memory, as `cworld report` does).
+
+    report = build_fidelity(live=Path(a), synth=Path(b), tools=tools, content=content)
+    save_fidelity(report, out_dir)          # fidelity.json + fidelity.html, each written whole
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cworld.data_model import Trajectory, ToolSpec
+from cworld.environment import Workspace
+from cworld.errors import UsageError
+from cworld.judges.content import JudgeContent
+from cworld.report.fidelity import BOOTSTRAP, LEVEL, RankComparison, compare_rankings
+from cworld.report.fidelity_calls import CallDivergence, call_divergence
+from cworld.report.fidelity_tables import ScoreTable, table_from_csv, table_from_scores
+from cworld.report.runs import RunData, load_run
+
+JSON_FILE = "fidelity.json"
+HTML_FILE = "fidelity.html"
+
+
+@dataclass
+class Side:
+    name: str
+    path: Path
+    mode: str
+    trajectories: list[Trajectory]
+    table: ScoreTable
+    scored_on_the_fly: int
+
+
+@dataclass
+class FidelityReport:
+    metric: str
+    sides: list[Side]
+    comparison: RankComparison | None = None
+    references: list[RankComparison] = field(default_factory=list)
+    calls: CallDivergence | None = None
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric, "created": self.created,
+            "runs": [{"name": s.name, "path": str(s.path), "mode": s.mode, "episodes": len(s.trajectories),
+                      "agents": s.table.agents, "scored_on_the_fly": s.scored_on_the_fly} for s in self.sides],
+            "ranking": comparison_dict(self.comparison) if self.comparison else None,
+            "references": [comparison_dict(r) for r in self.references],
+            "tools": asdict(self.calls) if self.calls else None,
+        }
+
+
+def comparison_dict(c: RankComparison) -> dict[str, Any]:
+    return {"a": c.name_a, "b": c.name_b, "agents": [asdict(r) for r in c.agents],
+            "spearman": c.spearman.as_dict(), "kendall": c.kendall.as_dict(), "tasks": len(c.tasks),
+            "bootstrap": c.bootstrap, "level": c.level, "mean_task_agreement": c.mean_task_agreement,
+            "per_task": [asdict(t) for t in c.per_task], "notes": c.notes}
+
+
+def build_fidelity(*, live: Path | None, synth: Path | None, tools: Mapping[str, ToolSpec], content: JudgeContent,
+                   metric: str = "overall", reference: Path | None = None, bootstrap: int = BOOTSTRAP,
+                   level: float = LEVEL, seed: int = 0) -> FidelityReport:
+    if reference is None and (live is None or synth is None):
+        raise UsageError("give --live RUN and --synth RUN (or one run with --reference FILE.csv)")
+    taken: set[str] = set()
+    sides = [_side(name, path, metric, tools, content, taken)
+             for name, path in (("live", live), ("synthesized", synth)) if path is not None]
+    report = FidelityReport(metric, sides)
+    if len(sides) == 2:
+        report.comparison = compare_rankings(sides[0].table, sides[1].table, bootstrap=bootstrap, level=level,
+                                             seed=seed)
+        report.calls = call_divergence(sides[0].trajectories, sides[1].trajectories, tools)
+    if reference is not None:
+        ref = table_from_csv(reference)
+        report.references = [compare_rankings(s.table, ref, bootstrap=bootstrap, level=level, seed=seed)
+                             for s in sides]
+    return report
+
+
+def _side(name: str, path: Path, metric: str, tools: Mapping[str, ToolSpec], content: JudgeContent,
+          taken: set[str]) -> Side:
+    data = load_run(path, content, tools, taken)
+    taken.add(data.name)
+    if not data.episodes:
+        raise UsageError(f"{data.path} holds no episodes; run `cworld run` into it first")
+    mode, episodes = _mode(data, "live" if name == "live" else "synthesized")
+    table = table_from_scores(name, ((e.trajectory, e.score) for e in episodes), metric, str(data.path))
+    if not table.values:
+        raise UsageError(f"no episode of {data.path} has a value for metric {metric!r}; use overall, success "
+                         f"or a metric of scores.jsonl ({', '.join(_metric_names(data)) or 'none found'})")
+    return Side(name, data.path, mode, [e.trajectory for e in episodes], table, data.scored_on_the_fly)
+
+
+def _mode(data: RunData, preferred: str) -> tuple[str, list[Any]]:
+    """A run holding one mode is taken whole; one holding several gives the side its own mode."""
+    modes = sorted({e.trajectory.mode for e in data.episodes})
+    if len(modes) == 1:
+        return modes[0], data.episodes
+    if preferred not in modes:
+        raise UsageError(f"{data.path} holds modes {', '.join(modes)} but no {preferred} episodes; "
+                         f"give a run with {preferred} episodes")
+    return preferred, [e for e in data.episodes if e.trajectory.mode == preferred]
+
+
+def _metric_names(data: RunData) -> list[str]:
+    return sorted({k for e in data.episodes for k, v in e.score.metrics.items() if v is not None})
+
+
+def save_fidelity(report: FidelityReport, out: Path, workspace: Workspace | None = None) -> tuple[Path, Path]:
+    """fidelity.json and fidelity.html in `out` (each written whole); marks the json as the latest."""
+    from cworld.report.fidelity_html import fidelity_page
+
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, html_path = out / JSON_FILE, out / HTML_FILE
+    data = report.to_dict()
+    write_text_atomic(json_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_text_atomic(html_path, fidelity_page(data))
+    if workspace is not None:
+        workspace.mark_latest("fidelity", json_path)
+    return json_path, html_path
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Readers (and a later `cworld report`) never see half a file."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,70 @@
+"""Verification by execution: a task over live sandbox tools must be solved by its own gold plan.
+
+The plan runs in a fresh session of the task's world seed with no faults. It must finish without an
+error; the final answer a scripted oracle would give (the resolved answer hints, shaped by the answer
+constraints) together with the calls must satisfy every verifiable constraint; then the end state is
+the task's ground truth. A task that uses any tool not runnable in the sandbox (schema-only catalogs,
+real servers) is not executed and is marked `verifiable: false`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cworld.agents.answer import compose_final
+from cworld.agents.references import resolve
+from cworld.synth.constraint_eval import evaluate
+from cworld.synth.draft import Draft
+from cworld.synth.plan_exec import ExecutionTrace, execute_plan
+from cworld.synth.toolset import ToolUniverse
+
+
+@dataclass
+class Verification:
+    verifiable: bool
+    ok: bool
+    reason: str = ""
+    trace: ExecutionTrace | None = None
+    answer: str = ""
+    constraints: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ground_truth(self) -> dict[str, Any] | None:
+        return self.trace.end_state if self.ok and self.trace is not None else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """What provenance keeps: the outcome and per-constraint verdicts, not the whole end state."""
+        calls = len(self.trace.calls) if self.trace else 0
+        return {"verifiable": self.verifiable, "ok": self.ok, "reason": self.reason, "calls": calls,
+                "constraints": self.constraints}
+
+
+def verify_draft(draft: Draft, universe: ToolUniverse, world_seed: int) -> Verification:
+    outside = [t for t in draft.tools if not universe.executable(t)]
+    if outside:
+        return Verification(False, True, f"not executed: {outside} cannot run in the sandbox")
+    if not draft.gold_plan:
+        return Verification(True, False, "every tool is live but there is no gold plan to execute")
+    trace = execute_plan(draft.gold_plan, world_seed)
+    if not trace.ok:
+        return Verification(True, False, f"gold plan failed: {trace.failure}", trace)
+    answer = gold_answer(draft, trace)
+    verdicts = [_verdict(c, trace, answer, universe) for c in draft.constraints]
+    broken = [v for v in verdicts if v["passed"] is False]
+    if broken:
+        why = "; ".join(f"{v['id']} ({v['detail']})" for v in broken)
+        return Verification(True, False, f"gold plan breaks its own constraints: {why}", trace, answer, verdicts)
+    return Verification(True, True, "gold plan executed and met every verifiable constraint", trace, answer, verdicts)
+
+
+def gold_answer(draft: Draft, trace: ExecutionTrace) -> str:
+    """The final answer an oracle following the plan gives (see `cworld.agents.scripted`)."""
+    lines = [str(resolve(h, trace.results, strict=False)) for h in draft.final_answer_hints]
+    summary = "completed " + ", ".join(draft.plan_tools())
+    return compose_final(lines, draft.constraints, summary)
+
+
+def _verdict(constraint: Any, trace: ExecutionTrace, answer: str, universe: ToolUniverse) -> dict[str, Any]:
+    passed, detail = evaluate(constraint, trace.calls, answer, universe.tools)
+    return {"id": constraint.id, "type": constraint.type, "passed": passed, "detail": detail}
