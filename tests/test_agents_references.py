@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cworld.agents.references import UnresolvedReference, references, referenced_steps, resolve
+from cworld.agents.references import UnresolvedReference, referenced_steps, references, resolve
 
 RESULTS = {
     "find": {"contacts": [{"name": "Ann Lee", "contact_id": "c1", "favorite": True},

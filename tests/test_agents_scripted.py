@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cworld.agents import make_agent, resolve, scripted_skills
+from cworld.agents import make_agent, resolve_references, scripted_skills
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import Task, read_jsonl
 from cworld.errors import UsageError
@@ -46,7 +46,7 @@ def test_fixture_tasks_replay_to_their_ground_truth():
         servers, results = build_all(session), {}
         for step in task.gold_plan:
             app, name = step.tool.split("/")
-            answer = servers[app].call_tool_sync(name, resolve(step.arguments, results))
+            answer = servers[app].call_tool_sync(name, resolve_references(step.arguments, results))
             assert not answer.is_error, (task.id, step.id, answer.content[0].text)
             results[step.id] = answer.structured_content
         assert session.snapshot() == task.ground_truth, task.id
@@ -108,7 +108,7 @@ async def test_no_replan_ignores_a_requirement_added_mid_episode(ctx):
 async def test_noise_calls_wrong_tools_and_costs_success(ctx):
     noisy = [await episode(ctx, "sbx-taskboard-room-card", "scripted:noisy-0.6", seed=s) for s in range(4)]
     plan_tools = set(TASKS["sbx-taskboard-room-card"].tools)
-    wrong = [s.tool_call.tool for t in noisy for s in t.tool_steps if s.tool_call.tool not in plan_tools]
+    wrong = [s.tool_call.tool for t in noisy for s in t.steps if s.kind == "tool" and s.tool_call.tool not in plan_tools]
     assert wrong and all(w.startswith("taskboard/") for w in wrong)
     assert sum(succeeded(t) for t in noisy) < 4
     same = [await episode(ctx, "sbx-taskboard-room-card", "scripted:noisy-0.6", seed=0) for _ in range(2)]

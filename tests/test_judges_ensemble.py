@@ -162,3 +162,12 @@ def test_aggregate_tie_is_settled_by_the_median():
     votes = [JudgeVote(judge="a", score=9, passed=True), JudgeVote(judge="b", score=4, passed=False)]
     result = aggregate(rubric, votes)
     assert (result.score, result.passed, result.split) == (6.5, True, True) and "tie" in result.note
+
+
+def test_a_replan_note_without_sub_goals_is_no_plan_to_grade():
+    from cworld.judges.condense import applies, plan_text
+
+    t = (TrajectoryBuilder(TASK).call("mail/forward_message", {"message_id": "m1", "to": ["p1"]}).final("ok").build())
+    t.planner_events.append({"turn": 2, "event": "replan", "constraint": "c-late"})
+    assert not applies(CONTENT.rubrics["goal_decomposition"], t)
+    assert "turn 2 replan" in plan_text(t) and '"constraint": "c-late"' in plan_text(t)

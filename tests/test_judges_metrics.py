@@ -215,3 +215,16 @@ def test_infra_error_metrics_never_blame_the_agent():
     result = verifiable_scores(t, TOOLS)
     assert result.metrics["tool_calls"] == 0.0 and result.metrics["recovery"] is None
     assert result.metrics["schema_compliance"] is None and result.metrics["calls_infra"] == 1.0
+
+
+def test_order_ignores_tools_a_step_shares_with_its_prerequisite():
+    task = make_task().model_copy(update={"subgoals": [
+        SubGoal(id="g1", description="find", tools=["mail/search_messages"]),
+        SubGoal(id="g2", description="forward then verify", depends_on=["g1"],
+                tools=["mail/forward_message", "mail/search_messages"])]})
+    t = (TrajectoryBuilder(task)
+         .call("mail/search_messages", {"query": "audit"})
+         .call("mail/forward_message", {"message_id": "m1", "to": ["p1"]})
+         .call("mail/search_messages", {"query": "audit"})
+         .build())
+    assert m.order_constraints(task, classify_calls(t, TOOLS)).rate == 1.0

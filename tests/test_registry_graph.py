@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cworld.data_model.tools import ToolAnnotations, ToolSpec
+from cworld.errors import UsageError
 from cworld.registry.graph import (
     build_graph,
     consumed_keys,
@@ -131,6 +134,19 @@ def test_prerequisites_come_nearest_first_requires_before_produces_and_bounded()
     assert prerequisites(graph, "s/unknown") == []
 
 
+def test_only_the_preferred_producer_of_a_value_is_followed_further_back() -> None:
+    orders = spec("shop", "list_orders", {}, obj(orders={"type": "array", "items": obj(order_id=STR)}), read_only=True)
+    checkout = spec("shop", "checkout", {"address_id": "where to"}, obj(order_id=STR))
+    cancel = spec("shop", "cancel_order", {"order_id": "the order"})
+    declared = [Prerequisite("shop/add_to_cart", "shop/checkout", "requires"),
+                Prerequisite("shop/checkout", "shop/cancel_order", "produces", via="order_id"),
+                Prerequisite("shop/login", "shop/list_orders", "requires")]
+    graph = build_graph([orders, checkout, cancel, spec("shop", "add_to_cart"), spec("shop", "login")], declared)
+    assert {("shop/list_orders", "shop/cancel_order"), ("shop/checkout", "shop/cancel_order")} <= edges(graph)
+    found = [(p.tool_id, p.depth) for p in prerequisites(graph, "shop/cancel_order")]
+    assert found == [("shop/list_orders", 1), ("shop/checkout", 1), ("shop/login", 2)]  # not checkout's add_to_cart
+
+
 def test_graph_round_trips_as_node_link_json(tmp_path: Path) -> None:
     graph = build_graph([LIST_MESSAGES, GET_MESSAGE], [Prerequisite("mail/x", "mail/get_message")])
     save_graph(graph, tmp_path / "graph.json")
@@ -153,6 +169,8 @@ def test_search_with_prereqs_attaches_what_similarity_alone_misses(tmp_path: Pat
     hits = service.search("delete a message for good", k=1, method="bm25", with_prereqs=True)
     assert [p.tool_id for p in hits[0].prerequisites] == ["mail/login", "mail/list_messages"]
     assert surfaced_tools(hits) == ["mail/delete_message", "mail/login", "mail/list_messages"]
+    with pytest.raises(UsageError, match="empty"):
+        service.search("   ")
     (tmp_path / "graph.json").unlink()  # without a saved graph the schema edges are inferred on load
     inferred = SearchService.load(tmp_path, HashEmbedder(64)).search("delete a message", 1, "bm25", True)
     assert [p.tool_id for p in inferred[0].prerequisites] == ["mail/list_messages"]

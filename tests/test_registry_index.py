@@ -268,6 +268,7 @@ def minilm() -> FlagEmbedder:
     return embedder
 
 
+@pytest.mark.slow  # importing FlagEmbedding and loading the model: ~10-15 s on 2 cores
 def test_packaged_minilm_embeds_normalised_vectors_that_rank_by_meaning(minilm: FlagEmbedder) -> None:
     index, _ = ToolIndex.build(TOOLS, minilm)
     assert index.dense.dim == 384

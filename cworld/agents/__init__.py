@@ -7,7 +7,8 @@
 
 from cworld.agents.base import Action, Agent, Observation
 from cworld.agents.llm import LLMAgent
-from cworld.agents.references import UnresolvedReference, referenced_steps, resolve
+from cworld.agents.references import UnresolvedReference, referenced_steps
+from cworld.agents.references import resolve as resolve_references
 from cworld.agents.resolve import agent_label, default_access, is_scripted, make_agent
 from cworld.agents.scripted import ScriptedAgent, Skills, scripted_skills
 from cworld.agents.search import BM25Search, ToolSearch, default_search
@@ -32,6 +33,6 @@ __all__ = [
     "is_scripted",
     "make_agent",
     "referenced_steps",
-    "resolve",
+    "resolve_references",
     "scripted_skills",
 ]

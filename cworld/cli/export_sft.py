@@ -40,10 +40,10 @@ def command(ctx: click.Context, runs: tuple[Path, ...], fmt: str, out: Path, min
     from cworld.judges import resolve_run
     from cworld.judges.runner import load_trajectories, tools_seen
 
-    ws = workspace(ctx)
-    folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
     filters = ExportFilters(min_score=min_score, only_success=only_success, fault_types=_split(fault_types),
                             judge_agreement=judge_agreement, first_round=first_round)
+    ws = workspace(ctx)
+    folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
     catalog = {**{k: v for f in folders for k, v in tools_seen(load_trajectories(f)).items()}, **environment_tools(ws)}
     summary = export_sft(folders, fmt, out.expanduser().resolve(), filters, catalog)
     if as_json:

@@ -72,12 +72,13 @@ def command(ctx: click.Context, live: Path | None, synth: Path | None, reference
 @click.option("--seeds", default=1, show_default=True, type=click.IntRange(1, 100), help="Episodes per task.")
 @click.option("--policy", default="default", show_default=True, help="Fault policy (the same in both modes).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
+@click.option("--max-turns", default=30, show_default=True, type=click.IntRange(1, 1000), help="Turn limit per episode.")
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64))
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @_report_options
 @click.pass_context
 def experiment_command(ctx: click.Context, tasks_file: Path | None, agents: str | None, engine: str, seeds: int,
-                       policy: str, limit: int | None, concurrency: int, no_progress: bool, metric: str,
+                       policy: str, limit: int | None, max_turns: int, concurrency: int, no_progress: bool, metric: str,
                        bootstrap: int, seed: int, out: Path | None, as_json: bool) -> None:
     """Run the agents live and synthesized on the same tasks, seeds and policy, score both runs, and
     write the fidelity report. Re-running with the same --out resumes the runs."""
@@ -90,7 +91,7 @@ def experiment_command(ctx: click.Context, tasks_file: Path | None, agents: str 
     env, ws = environment(ctx), workspace(ctx)
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else list(DEFAULT_AGENTS)
     config = ExperimentConfig(agents=chosen, engine=engine, seeds=seeds, policy=policy, concurrency=concurrency,
-                              progress=not (no_progress or as_json))
+                              max_turns=max_turns, progress=not (no_progress or as_json))
     tasks = read_jsonl(tasks_file or ws.latest("tasks"), Task)[: limit or None]
     target = (out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
     tools = environment_tools(ws)

@@ -50,7 +50,7 @@ def command(ctx: click.Context, description: str, category: str, out: Path, coun
     click.echo(f"wrote {len(entries)} tools to {out} (category {card.name}):")
     for name, outcome in smoke.items():
         click.echo(f"  {name}  [schema engine: {outcome}]")
-    entry = report["manifest_entry"]
+    entry = {"id": server, "catalog": f"catalogs/{out.name}"}
     click.echo("add it to registry/servers.yaml to index it:\n"
                f"  - {{id: {entry['id']}, kind: catalog, transport: catalog, catalog: {entry['catalog']}, "
                f"category_hints: [{card.name}]}}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,26 +33,37 @@ def _split(value: str | None) -> list[str]:
               help="Times an unparseable judge answer is sent back before the vote counts as unscored.")
 @click.option("--force", is_flag=True, help="Judge every episode again (cached judge answers are reused).")
 @click.option("--offline", is_flag=True, help="Verifiable metrics only, even when judges are configured.")
+@click.option("--all", "all_runs", is_flag=True, help="Judge every run folder of the workspace.")
 @click.pass_context
 def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concurrency: int, max_repairs: int,
-            force: bool, offline: bool) -> None:
+            force: bool, offline: bool, all_runs: bool) -> None:
     """Score every episode of RUN (default: the workspace's latest run): verifiable metrics always, LLM
     judges when configured. Resumes: episodes already scored with the same judges are skipped."""
-    from cworld.judges import JudgeContent, JudgeSetup, judge_run, resolve_run
+    from cworld.judges import JudgeContent, JudgeSetup, resolve_run
+    from cworld.judges.runner import all_runs as workspace_runs
 
     ws = workspace(ctx)
-    run_dir = resolve_run(run, ws)
+    if all_runs and run is not None:
+        raise click.UsageError("give RUN or --all, not both")
+    run_dirs = workspace_runs(ws) if all_runs else [resolve_run(run, ws)]
     setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(ws), max_repairs=max_repairs)
     gateway = None if offline else _gateway(ws, _split(judges_opt), setup)
     if offline:
         setup.offline_reason = "judges turned off with --offline"
     console = Console(stderr=True)
     try:
-        report = asyncio.run(judge_run(run_dir, setup, resume=not force, concurrency=concurrency))
+        reports = asyncio.run(_judge_all(run_dirs, setup, resume=not force, concurrency=concurrency))
     finally:
         if gateway is not None:
             gateway.close()
-    _print(report, setup, console)
+    for report in reports:
+        _print(report, setup, console)
+
+
+async def _judge_all(runs: list[Path], setup: JudgeSetup, *, resume: bool, concurrency: int) -> list[JudgeRunReport]:
+    from cworld.judges import judge_run
+
+    return [await judge_run(run, setup, resume=resume, concurrency=concurrency) for run in runs]
 
 
 def _tools(ws: Workspace) -> dict[str, ToolSpec]:
@@ -68,7 +80,7 @@ def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | No
     models = load_models(ws.root)
     if names:
         configured = {m.model: m for m in models.judge}
-        api_base = next((m.api_base for m in models.judge if m.api_base), None)
+        api_base = next((m.api_base for m in models.judge if m.api_base), None) or os.environ.get("CWORLD_API_BASE")
         models.judge = [configured.get(n) or ModelConfig(model=n, api_base=api_base) for n in names]
     if not models.judge:
         return None
@@ -85,6 +97,9 @@ def _print(r: JudgeRunReport, setup: JudgeSetup, console: Console) -> None:
                       "overall scores use the verifiable metrics only[/yellow]")
         return
     console.print("judges: " + ", ".join(r.judges))
+    if len(r.judges) < 3 or len(r.judges) % 2 == 0:
+        console.print(f"[yellow]note: {len(r.judges)} judge(s); the majority vote is meant for an odd number, three by "
+                      "default (C-World uses three models from different families)[/yellow]")
     for model, usage in r.usage.items():
         console.print(f"  {model}: {usage.calls} call(s), {usage.prompt_tokens}+{usage.completion_tokens} tokens, "
                       f"${usage.cost_usd:.4f}, {usage.cache_hits} cache hit(s)")

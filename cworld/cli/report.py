@@ -6,8 +6,6 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.markdown import Markdown
 
 from cworld.cli.common import environment, workspace
 from cworld.environment import Workspace
@@ -24,22 +22,29 @@ def default_out(runs: list[Path], ws: Workspace) -> Path:
 @click.argument("runs", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: RUN/report, or WORKSPACE/reports/... for several runs).")
-@click.option("--quiet", is_flag=True, help="Do not print the leaderboard; only the file paths.")
+@click.option("--quiet", is_flag=True, help="Print only the file paths, not the leaderboard.")
+@click.option("--all", "all_runs", is_flag=True, help="Report on every run folder of the workspace.")
 @click.pass_context
-def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet: bool) -> None:
+def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet: bool, all_runs: bool) -> None:
     """Leaderboard and self-contained HTML report over RUNS (default: the workspace's latest run).
     Runs never judged are scored here with the verifiable metrics only, and the report says so."""
     from cworld.controller.tools import environment_tools
     from cworld.judges import JudgeContent, resolve_run
+    from cworld.judges.runner import all_runs as workspace_runs
     from cworld.report import build_report
 
     ws = workspace(ctx)
-    folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
+    if all_runs and runs:
+        raise click.UsageError("give RUN... or --all, not both")
+    if all_runs:
+        folders = workspace_runs(ws)
+    else:
+        folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
     target = out or default_out(folders, ws)
     result = build_report(folders, target, content=JudgeContent.from_environment(environment(ctx)),
                           tools=environment_tools(ws))
-    console = Console()
+    ws.mark_latest("report", result.out)
     if not quiet:
-        console.print(Markdown(result.markdown))
+        click.echo(result.compact + "\n")
     click.echo(f"leaderboard: {result.markdown_path}")
     click.echo(f"report:      {result.html_path}")

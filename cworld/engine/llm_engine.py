@@ -102,6 +102,10 @@ class LLMEngine:
     def register(self, tools: Iterable[ToolSpec]) -> None:
         self.fallback.register(tools)
 
+    def world_state(self, session: SessionLog) -> dict[str, Any]:
+        """The world as the log tells it, rebuilt by the schema engine (which adopts the model's answers)."""
+        return self.fallback.world_state(session)
+
     async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
         self.stats.calls += 1
         self.fallback.register([tool])

@@ -134,7 +134,7 @@ def _page(items: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
     size = next((args[k] for k in ("page_size", "per_page", "limit", "max_results", "count", "max_count")
                  if isinstance(args.get(k), int) and not isinstance(args.get(k), bool)), 20)
     size = max(1, min(int(size), 100))
-    page = args.get("page") if isinstance(args.get("page"), int) and args["page"] > 0 else 1
+    page: int = args["page"] if isinstance(args.get("page"), int) and args["page"] > 0 else 1
     start = args["offset"] if isinstance(args.get("offset"), int) and args["offset"] >= 0 else (page - 1) * size
     chunk = [dict(r) for r in items[start : start + size]]
     return {"items": chunk, "total": len(items), "page": page, "page_size": size, "has_more": start + size < len(items)}

@@ -140,10 +140,10 @@ class SchemaEngine:
             value = shaper.make(pattern.schema)
             valid = validation_error(pattern.schema, value) is None
         structured = value if isinstance(value, dict) else {"result": value}
-        meta = {"source": "engine", "engine": self.name, "schema_valid": valid}
+        result = ToolResult.ok(structured, source="engine", engine=self.name, schema_valid=valid)
         if not pattern.from_output_schema:
-            meta["pattern"] = "card"
-        return ToolResult.ok(structured, **meta)
+            result.meta["pattern"] = "card"
+        return result
 
 
 def _aliases(coll: Collection) -> dict[str, str]:

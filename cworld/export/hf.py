@@ -49,8 +49,14 @@ def _features() -> Any:
 
 def save_hf(rows: list[dict[str, Any]], folder: Path) -> None:
     try:
-        from datasets import Dataset
+        import datasets
     except ImportError:
         raise MissingDependency("the hf format needs the `datasets` package: pip install datasets") from None
-    Dataset.from_list(rows, features=_features()).save_to_disk(str(folder))
+    was_disabled = datasets.is_progress_bar_enabled() is False
+    datasets.disable_progress_bars()  # the CLI prints its own summary; no bar on stderr
+    try:
+        datasets.Dataset.from_list(rows, features=_features()).save_to_disk(str(folder))
+    finally:
+        if not was_disabled:
+            datasets.enable_progress_bars()
 

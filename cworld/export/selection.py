@@ -134,10 +134,11 @@ class FirstRound:
                 continue
             record = calls.get(step.index)
             if record is None or record.outcome not in VALID_FIRST_CALL or record.schema_ok is False:
-                return self._skip("first_call_invalid")
+                self._skip("first_call_invalid")
+                return None
             return trajectory.model_copy(update={"steps": trajectory.steps[: position + 1]})
-        return self._skip("no_tool_call")
+        self._skip("no_tool_call")
+        return None
 
     def _skip(self, why: str) -> None:
         self.skipped[why] = self.skipped.get(why, 0) + 1
-        return None

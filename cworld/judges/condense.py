@@ -96,7 +96,7 @@ def plan_text(trajectory: Trajectory) -> str:
     lines = []
     for event in trajectory.planner_events:
         kind, turn = event.get("event", "?"), event.get("turn", "?")
-        if kind in ("plan", "replan"):
+        if kind in ("plan", "replan") and event.get("subgoals"):
             goals = "; ".join(f"{g.get('id')}: {g.get('description')} (after {', '.join(g.get('depends_on') or []) or '-'})"
                               for g in event.get("subgoals", []))
             lines.append(f"turn {turn} {kind.upper()}: {goals}")
@@ -148,7 +148,7 @@ def applies(rubric: Rubric, trajectory: Trajectory) -> bool:
     if rubric.applies_when == "constraints":
         return bool(trajectory.constraints_final or (trajectory.task and trajectory.task.constraints))
     if rubric.applies_when == "plan":
-        return any(e.get("event") in ("plan", "replan") for e in trajectory.planner_events)
+        return any(e.get("event") in ("plan", "replan") and e.get("subgoals") for e in trajectory.planner_events)
     if rubric.applies_when == "progress":
         return any(e.get("event") == "update" for e in trajectory.planner_events)
     return True

@@ -115,7 +115,8 @@ def _references(value: object) -> set[str]:
 def order_constraints(task: Task | None, calls: list[CallRecord]) -> OrderResult:
     """Each dependency edge whose dependent step ran is satisfied when a prerequisite tool first
     succeeded before the dependent tool first succeeded; a dependent that ran without its
-    prerequisite ever succeeding is a violation. Edges whose dependent never ran are not assessable."""
+    prerequisite ever succeeding is a violation. Edges whose dependent never ran are not assessable;
+    tools the dependent shares with its prerequisite do not count as the dependent running."""
     if task is None:
         return OrderResult(0, 0, [])
     ok = [c for c in agent_calls(calls) if not c.failed]
@@ -124,7 +125,8 @@ def order_constraints(task: Task | None, calls: list[CallRecord]) -> OrderResult
         first.setdefault(c.tool, c.position)
     satisfied, assessable, violations = 0, 0, []
     for before, after, label in dependency_edges(task):
-        t_after = min((first[t] for t in after if t in first), default=None)
+        # A tool both steps use (a search run again to verify) cannot tell which step a call served.
+        t_after = min((first[t] for t in after - before if t in first), default=None)
         if t_after is None:
             continue
         assessable += 1

@@ -45,6 +45,15 @@ def resolve_run(run: Path | str | None, workspace: Workspace) -> Path:
     return path
 
 
+def all_runs(workspace: Workspace) -> list[Path]:
+    """Every run folder of the workspace that holds trajectories, by name."""
+    root = workspace.root / "runs"
+    runs = sorted(p for p in root.glob("*") if (p / TRAJECTORIES_FILE).is_file()) if root.is_dir() else []
+    if not runs:
+        raise UsageError(f"no runs in {root}; create one with `cworld run` first")
+    return runs
+
+
 def load_trajectories(run: Path) -> list[Trajectory]:
     return list(iter_jsonl(run / TRAJECTORIES_FILE, Trajectory))
 

@@ -257,7 +257,7 @@ def build_graph(tools: Iterable[ToolSpec], declared: Iterable[Any] = ()) -> nx.D
     tools = list(tools)
     graph = nx.DiGraph(skipped=[])
     for tool in tools:
-        graph.add_node(tool.id, server=tool.server, name=tool.name)
+        graph.add_node(tool.id, server=tool.server, name=tool.name, read_only=bool(tool.annotations.read_only_hint))
     for link in _declared_links(declared):
         if link.before in graph and link.after in graph:
             graph.add_edge(link.before, link.after, kind=link.kind, via=link.via, origin=link.origin, note=link.note)
@@ -288,23 +288,41 @@ def load_graph(path: Path) -> nx.DiGraph:
     return nx.node_link_graph(json.loads(path.read_text(encoding="utf-8")), directed=True, edges="edges")
 
 
-def _edge_order(graph: nx.DiGraph, before: str, after: str) -> tuple[int, int, str]:
+def _edge_order(graph: nx.DiGraph, before: str, after: str) -> tuple[int, int, int, str]:
+    """requires before produces; among producers, read-only lookups, then declared edges, then by id."""
     data = graph.edges[before, after]
-    return (data.get("kind") != "requires", data.get("origin") != "declared", before)
+    lookup = bool(graph.nodes[before].get("read_only"))
+    return (data.get("kind") != "requires", not lookup, data.get("origin") != "declared", before)
 
 
 def _ordered_predecessors(graph: nx.DiGraph, after: str) -> list[str]:
     return sorted(graph.predecessors(after), key=lambda before: _edge_order(graph, before, after))
 
 
+def _expands(graph: nx.DiGraph, before: str, after: str, vias_done: set[tuple[str, str]]) -> bool:
+    """Whether to look further back from `before`. A `requires` edge: always. A `produces` edge offers one
+    way among several to get a value, so only the preferred producer of each (consumer, via) is followed:
+    `cancel_order` needs an `order_id` from `list_orders` *or* `checkout`, not checkout's own needs too."""
+    data = graph.edges[before, after]
+    if data.get("kind") == "requires":
+        return True
+    key = (after, str(data.get("via")))
+    if key in vias_done:
+        return False
+    vias_done.add(key)
+    return True
+
+
 def prerequisites(graph: nx.DiGraph, tool_id: str, depth: int = MAX_DEPTH, limit: int = MAX_PREREQS) -> list[PrereqRef]:
     """Tools that must or can run before `tool_id`, nearest first: at each distance `requires` edges before
-    `produces` edges, declared before inferred; at most `limit`, at most `depth` steps back."""
+    `produces` edges (read-only lookups first, declared before inferred); at most `limit`, at most `depth`
+    steps back, following only the preferred producer of each value further back."""
     if tool_id not in graph:
         return []
     found: list[PrereqRef] = []
     seen = {tool_id}
     frontier = [tool_id]
+    vias_done: set[tuple[str, str]] = set()
     for level in range(1, depth + 1):
         next_frontier = []
         for after in frontier:
@@ -315,7 +333,7 @@ def prerequisites(graph: nx.DiGraph, tool_id: str, depth: int = MAX_DEPTH, limit
                 data = graph.edges[before, after]
                 found.append(PrereqRef(tool_id=before, kind=data.get("kind", "produces"), via=data.get("via"),
                                        origin=data.get("origin", "schema"), depth=level, needed_by=after))
-                next_frontier.append(before)
+                if _expands(graph, before, after, vias_done):
+                    next_frontier.append(before)
         frontier = next_frontier
-    found.sort(key=lambda p: (p.depth, p.kind != "requires", p.origin != "declared"))
     return found[:limit]

@@ -86,6 +86,9 @@ class SearchService:
         index = ToolIndex.load(folder, embedder, query_cache=folder / CACHE_FILE)
         graph_path = folder / GRAPH_FILE
         graph = load_graph(graph_path) if graph_path.is_file() else build_graph(index.tools, _declared_or_none())
+        for tool in index.tools:  # graphs saved before nodes carried `read_only` get it from the specs
+            if tool.id in graph and "read_only" not in graph.nodes[tool.id]:
+                graph.nodes[tool.id]["read_only"] = bool(tool.annotations.read_only_hint)
         return cls(index, graph)
 
     @property
@@ -108,8 +111,11 @@ class SearchService:
             raise UsageError(f"k must be at least 1, got {k}")
         if method is not None and method not in METHODS:
             raise UsageError(f"unknown search method {method!r}; use one of {', '.join(METHODS)}")
+        texts = [q.strip() for q in queries]
+        if not all(texts):
+            raise UsageError("a search query is empty; describe what you want to do in a few words")
         used = method or self.default_method
-        ranked = self.index.rank([q.strip() for q in queries], k, used)
+        ranked = self.index.rank(texts, k, used)
         return [[self._hit(rank, row, score, used, with_prereqs) for rank, (row, score) in enumerate(hits, 1)]
                 for hits in ranked]
 

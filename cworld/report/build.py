@@ -30,6 +30,8 @@ HTML_FILE = "report.html"
 class ReportResult:
     out: Path
     markdown: str
+    compact: str
+    """The short leaderboard for a terminal."""
     markdown_path: Path
     html_path: Path
     runs: list[RunData]
@@ -44,12 +46,13 @@ def build_report(paths: list[Path], out: Path, *, content: JudgeContent | None =
     rows, columns = build_rows(runs)
     acc = accountability([e for run in runs for e in run.episodes])
     md = _safe(markdown.render(runs, rows, columns, acc), redactor)
+    compact = _safe(markdown.render_compact(runs, rows, columns), redactor)
     page = _safe(html.render(runs, rows, columns, acc, Text(redactor)), redactor)
     out.mkdir(parents=True, exist_ok=True)
     md_path, html_path = out / MARKDOWN_FILE, out / HTML_FILE
     md_path.write_text(md, encoding="utf-8")
     html_path.write_text(page, encoding="utf-8")
-    return ReportResult(out, md, md_path, html_path, runs, rows, acc)
+    return ReportResult(out, md, compact, md_path, html_path, runs, rows, acc)
 
 
 def _safe(text: str, redactor: Redactor) -> str:

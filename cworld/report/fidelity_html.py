@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from cworld.environment import Workspace
@@ -25,7 +26,7 @@ def latest_fidelity_section(workspace: Workspace) -> str | None:
     if not pointer.is_file():
         return None
     try:
-        data = json.loads(open(pointer.read_text().strip(), encoding="utf-8").read())
+        data = json.loads(Path(pointer.read_text().strip()).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
     return fidelity_section(data)
@@ -128,8 +129,7 @@ def scatter_svg(agents: list[dict[str, Any]], x_label: str, y_label: str) -> str
     """One point per agent (x: its score in `x_label`, y: in `y_label`) and the y = x diagonal."""
     xs, ys = [a["score_a"] for a in agents], [a["score_b"] for a in agents]
     lo, hi = _bounds(xs + ys)
-    sx = lambda v: M + (v - lo) / (hi - lo) * (W - 2 * M)  # noqa: E731
-    sy = lambda v: H - M - (v - lo) / (hi - lo) * (H - 2 * M)  # noqa: E731
+    sx, sy = _Scale(lo, hi, M, W - M), _Scale(lo, hi, H - M, M)
     parts = [f'<svg class="chart scatter" role="img" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
              f'viewBox="0 0 {W} {H}" aria-label="{escape(x_label)} vs {escape(y_label)} score per agent">',
              f'<rect x="{M}" y="{M}" width="{W - 2 * M}" height="{H - 2 * M}" fill="none" stroke="#bbb"/>',
@@ -148,13 +148,23 @@ def scatter_svg(agents: list[dict[str, Any]], x_label: str, y_label: str) -> str
     return "".join(parts)
 
 
+class _Scale:
+    """Data value -> pixel, linear from [lo, hi] onto [start, end] (end < start flips the y axis)."""
+
+    def __init__(self, lo: float, hi: float, start: float, end: float) -> None:
+        self.lo, self.span, self.start, self.end = lo, hi - lo, start, end
+
+    def __call__(self, value: float) -> float:
+        return self.start + (value - self.lo) / self.span * (self.end - self.start)
+
+
 def _bounds(values: list[float]) -> tuple[float, float]:
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.08 or max(abs(hi) * 0.1, 0.5)
     return lo - pad, hi + pad
 
 
-def _ticks(lo: float, hi: float, sx: Any, sy: Any, n: int = 5) -> list[str]:
+def _ticks(lo: float, hi: float, sx: _Scale, sy: _Scale, n: int = 5) -> list[str]:
     out = []
     for k in range(n + 1):
         v = lo + (hi - lo) * k / n

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cworld.data_model import Trajectory, ToolSpec
+from cworld.data_model import ToolSpec, Trajectory
 from cworld.environment import Workspace
 from cworld.errors import UsageError
 from cworld.judges.content import JudgeContent

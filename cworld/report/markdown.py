@@ -9,6 +9,7 @@ from cworld.report.leaderboard import Column, Row
 from cworld.report.runs import RunData
 
 MAIN = ("overall", "success", "R_c", "schema_compliance", "constraints", "recovery", "flexibility", "tool_calls")
+COMPACT = ("overall", "success", "R_c", "constraints", "recovery")
 MORE = ("R_b", "order", "diversity", "efficiency", "turns", "calls_valid", "calls_execution_failure",
         "calls_syntactic_error")
 
@@ -30,6 +31,16 @@ def render(runs: list[RunData], rows: list[Row], columns: list[Column], acc: Acc
               _metrics_table(rows, [by_key[k] for k in MORE]), ""]
     parts += ["## Judge accountability", "", *_accountability(acc), ""]
     return "\n".join(parts)
+
+
+def render_compact(runs: list[RunData], rows: list[Row], columns: list[Column]) -> str:
+    """The terminal version: the ranking with the headline numbers; the full tables are in the file."""
+    by_key = {c.key: c for c in columns}
+    cols = [by_key[k] for k in COMPACT] + [c for c in columns if c.key == "judge:completeness"]
+    body = [[str(rank), r.label, str(r.episodes - r.infra), *[fmt.estimate(r.estimates[c.key], c.kind) for c in cols],
+             fmt.share(r.pass_hat_k) + (f" (k={r.k})" if r.k else "")] for rank, r in enumerate(rows, 1)]
+    board = table(["#", "Agent · mode · policy", "Episodes", *[c.label for c in cols], "pass^k"], body)
+    return "\n".join(["# cworld leaderboard", "", *run_lines(runs), "", *basis_lines(rows), "", board])
 
 
 def run_lines(runs: list[RunData]) -> list[str]:

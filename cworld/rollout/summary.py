@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cworld.data_model import Trajectory
@@ -34,7 +35,7 @@ class SummaryRow:
     def add(self, trajectory: Trajectory, matched: bool | None) -> None:
         self.episodes += 1
         self.statuses[trajectory.status] += 1
-        self.tool_calls += len(trajectory.tool_steps)
+        self.tool_calls += sum(1 for s in trajectory.steps if s.kind == "tool")
         self.faults += sum(1 for i in trajectory.interventions if i.params.get("phase") == "fire")
         if matched is not None:
             self.state_checked += 1
@@ -96,11 +97,18 @@ def _config() -> Any:
     return base.model_copy(update={"volatile_keys": tuple(dict.fromkeys(base.volatile_keys + CLOCK_STAMPS))})
 
 
+COLUMNS = ("agent / mode / policy", "eps", "done", "quit", "other", "infra", "calls/faults", "state")
+CAPTION = ("done: completed; quit: gave up; other: turn limit, timeout or inaction; calls/faults: per episode; "
+           "state: end states that match the task's ground truth")
+
+
 def render(rows: list[SummaryRow], console: Console | None = None, title: str = "run summary") -> None:
-    table = Table(title=title)
-    for name in ("agent", "mode", "policy", "episodes", "completed", "gave up", "other", "infra",
-                 "tool calls/ep", "faults/ep", "state match"):
-        table.add_column(name, justify="left" if name in ("agent", "mode", "policy") else "right")
+    table = Table(title=title, caption=CAPTION)
+    for name in COLUMNS:
+        if name == COLUMNS[0]:
+            table.add_column(name, overflow="fold", min_width=16)
+        else:
+            table.add_column(name, justify="right", no_wrap=True)
     for row in rows:
         table.add_row(*_cells(row))
     (console or Console()).print(table)
@@ -109,8 +117,7 @@ def render(rows: list[SummaryRow], console: Console | None = None, title: str = 
 def _cells(row: SummaryRow) -> list[str]:
     n = max(1, row.episodes)
     other = row.episodes - row.statuses["completed"] - row.statuses["gave_up"] - row.statuses["infra_error"]
-    rate = row.state_rate
-    state = "-" if rate is None else f"{rate:.0%} ({row.state_matched}/{row.state_checked})"
-    return [row.agent, row.mode, row.policy, str(row.episodes), str(row.statuses["completed"]),
+    state = "-" if row.state_rate is None else f"{row.state_matched}/{row.state_checked}"
+    return [escape(f"{row.agent} / {row.mode} / {row.policy}"), str(row.episodes), str(row.statuses["completed"]),
             str(row.statuses["gave_up"]), str(other), str(row.statuses["infra_error"]),
-            f"{row.tool_calls / n:.1f}", f"{row.faults / n:.1f}", state]
+            f"{row.tool_calls / n:.1f}/{row.faults / n:.1f}", state]

@@ -53,7 +53,7 @@ def constraints_met(trajectory: Trajectory) -> bool:
             return False
         if kind == "final_answer_format" and value == "bullets" and not _bulleted(answer):
             return False
-        if kind == "max_calls" and len(trajectory.tool_steps) > int(value):  # type: ignore[arg-type]
+        if kind == "max_calls" and sum(s.kind == "tool" for s in trajectory.steps) > int(value):  # type: ignore[arg-type]
             return False
     return True
 
@@ -115,3 +115,17 @@ class SleepyAgent:
         await asyncio.sleep(self.seconds)
         self.turns += 1
         return Action.say("still thinking")
+
+
+def busy_actor(calls: int = 2) -> Any:
+    """A mock-model responder (see `cworld.llm.mock.script`) for an LLM agent in ReAct style: it calls one
+    offered tool that needs no arguments `calls` times, then answers. Any task, any access mode but search."""
+
+    def respond(messages: list[Any], tools: list[Any] | None) -> Any:
+        done = sum(1 for m in messages if (m.get("role") if isinstance(m, dict) else getattr(m, "role", "")) == "tool")
+        free = [t["function"]["name"] for t in tools or [] if not t["function"]["parameters"].get("required")]
+        if done >= calls or not free:
+            return f"Done after {done} call(s)."
+        return {"tool_calls": [{"name": sorted(free)[0], "arguments": {}}]}
+
+    return respond

@@ -19,9 +19,11 @@ from cworld.synth.options import SynthOptions
 from cworld.synth.taxonomy import Taxonomy, form_problems, verifiable
 from cworld.synth.toolset import ToolUniverse
 
-STOPWORDS = frozenset("""a an the and or of to for in on at by with from into is are be it its this that these those my
-me i you your we our us as so if then than not no do does did can could should would will please all any each
-their them they he she his her was were been has have had get make use tool tools""".split())
+STOPWORDS = frozenset(
+    """a an the and or of to for in on at by with from into is are be it its this that these those my me i
+you your we our us as so if then than not no do does did can could should would will please all any
+each their them they he she his her was were been has have had get make use tool tools""".split()  # noqa: SIM905
+)
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,14 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in words if len(w) > 2 and w not in STOPWORDS}
 
 
-def run_checks(draft: Draft, candidates: list[str], universe: ToolUniverse, taxonomy: Taxonomy,
-               options: SynthOptions, leaks: LeakChecker) -> CheckReport:
+def run_checks(
+    draft: Draft,
+    candidates: list[str],
+    universe: ToolUniverse,
+    taxonomy: Taxonomy,
+    options: SynthOptions,
+    leaks: LeakChecker,
+) -> CheckReport:
     report = CheckReport()
     check_coverage(draft, candidates, universe, options, report)
     check_constraints(draft, taxonomy, options, report)
@@ -77,39 +85,61 @@ def run_checks(draft: Draft, candidates: list[str], universe: ToolUniverse, taxo
 
 
 # --- coverage -----------------------------------------------------------------------------------------
-def check_coverage(draft: Draft, candidates: list[str], universe: ToolUniverse, options: SynthOptions,
-                   report: CheckReport) -> None:
+def check_coverage(
+    draft: Draft, candidates: list[str], universe: ToolUniverse, options: SynthOptions, report: CheckReport
+) -> None:
     declared = list(dict.fromkeys(draft.tools))
     unknown = [t for t in declared if t not in universe.tools]
     if unknown:
-        report.add("coverage", "unknown_tool", f"tools {unknown} do not exist; use only ids from the candidate list")
+        report.add(
+            "coverage", "unknown_tool", f"tools {unknown} do not exist; use only ids from the candidate list"
+        )
     used = set(draft.plan_tools()) | {t for g in draft.subgoals for t in g.tools}
     undeclared = sorted(used - set(declared))
     if undeclared:
-        report.add("coverage", "undeclared_tool", f"the plan or sub-goals use {undeclared}; list them in tools")
+        report.add(
+            "coverage", "undeclared_tool", f"the plan or sub-goals use {undeclared}; list them in tools"
+        )
     needed = [t for t in declared if t in used]
     share = len(needed) / len(declared) if declared else 0.0
     kept = len(set(declared) & set(candidates)) / len(candidates) if candidates else 1.0
-    report.metrics.update(needed_share=round(share, 3), candidate_share=round(kept, 3), tools=len(declared),
-                          servers=len(draft.servers()))
+    report.metrics.update(
+        needed_share=round(share, 3),
+        candidate_share=round(kept, 3),
+        tools=len(declared),
+        servers=len(draft.servers()),
+    )
     if share < options.min_needed_share:
         idle = [t for t in declared if t not in used]
-        report.add("coverage", "unneeded_tools", f"tools {idle} appear in no plan step or sub-goal: use them or drop them")
+        report.add(
+            "coverage",
+            "unneeded_tools",
+            f"tools {idle} appear in no plan step or sub-goal: use them or drop them",
+        )
     if kept < options.min_candidate_share:
         missing = [t for t in candidates if t not in declared]
-        report.add("coverage", "candidates_unused", f"only {kept:.0%} of the candidate tools are used; "
-                   f"motivate more of {missing} in the request")
+        report.add(
+            "coverage",
+            "candidates_unused",
+            f"only {kept:.0%} of the candidate tools are used; motivate more of {missing} in the request",
+        )
     _size(declared, draft, options, report)
     _rationales(declared, draft, report)
 
 
 def _size(declared: list[str], draft: Draft, options: SynthOptions, report: CheckReport) -> None:
     if len(declared) < options.min_tools:
-        report.add("coverage", "too_few_tools", f"the task needs {len(declared)} tools; make it need at least "
-                   f"{options.min_tools}")
+        report.add(
+            "coverage",
+            "too_few_tools",
+            f"the task needs {len(declared)} tools; make it need at least {options.min_tools}",
+        )
     if len(draft.servers()) < options.min_servers:
-        report.add("coverage", "too_few_servers", f"the task spans {len(draft.servers())} servers; make it need at "
-                   f"least {options.min_servers}")
+        report.add(
+            "coverage",
+            "too_few_servers",
+            f"the task spans {len(draft.servers())} servers; make it need at least {options.min_servers}",
+        )
 
 
 def _rationales(declared: list[str], draft: Draft, report: CheckReport) -> None:
@@ -117,10 +147,16 @@ def _rationales(declared: list[str], draft: Draft, report: CheckReport) -> None:
     missing = [t for t in declared if len(draft.rationales.get(t, "").split()) < 4]
     if missing:
         report.add("coverage", "missing_rationale", f"give each of {missing} a rationale of a sentence")
-    untied = [t for t in declared if t not in missing and not (content_words(draft.rationales[t]) & query_words)]
+    untied = [
+        t for t in declared if t not in missing and not (content_words(draft.rationales[t]) & query_words)
+    ]
     if untied:
-        report.add("coverage", "untied_rationale", f"the rationales of {untied} do not refer to anything in the "
-                   "request: say which part of the request needs the tool")
+        report.add(
+            "coverage",
+            "untied_rationale",
+            f"the rationales of {untied} do not refer to anything in the "
+            "request: say which part of the request needs the tool",
+        )
 
 
 # --- constraints ----------------------------------------------------------------------------------------
@@ -130,8 +166,12 @@ def check_constraints(draft: Draft, taxonomy: Taxonomy, options: SynthOptions, r
     report.metrics.update(constraint_types=len(types), constraints=len(constraints))
     if len(types) < options.min_constraint_types:
         unused = sorted(set(taxonomy.types) - types)
-        report.add("constraints", "too_few_types", f"{len(types)} constraint types; use at least "
-                   f"{options.min_constraint_types} distinct ones (unused: {unused})")
+        report.add(
+            "constraints",
+            "too_few_types",
+            f"{len(types)} constraint types; use at least "
+            f"{options.min_constraint_types} distinct ones (unused: {unused})",
+        )
     ids = [c.id for c in constraints]
     if len(set(ids)) != len(ids):
         report.add("constraints", "duplicate_id", "constraint ids must be unique")
@@ -141,13 +181,21 @@ def check_constraints(draft: Draft, taxonomy: Taxonomy, options: SynthOptions, r
             report.add("constraints", "bad_form", problem)
     _triviality(draft, report)
     if not any(set(c.interacts_with) & (set(ids) - {c.id}) for c in constraints):
-        report.add("constraints", "no_interaction", "no two constraints interact: make one depend on another "
-                   "(e.g. a budget that limits which option the trade-off may pick) and say so in interacts_with")
+        report.add(
+            "constraints",
+            "no_interaction",
+            "no two constraints interact: make one depend on another "
+            "(e.g. a budget that limits which option the trade-off may pick) and say so in interacts_with",
+        )
     share = sum(verifiable(c) for c in constraints) / len(constraints) if constraints else 0.0
     report.metrics["verifiable_constraint_share"] = round(share, 3)
     if share < options.min_verifiable_share:
-        report.add("constraints", "unverifiable", f"only {share:.0%} of the constraints have a verification form; "
-                   "give machine-checkable forms where the taxonomy has one")
+        report.add(
+            "constraints",
+            "unverifiable",
+            f"only {share:.0%} of the constraints have a verification form; "
+            "give machine-checkable forms where the taxonomy has one",
+        )
 
 
 def _triviality(draft: Draft, report: CheckReport) -> None:
@@ -159,9 +207,17 @@ def _triviality(draft: Draft, report: CheckReport) -> None:
             report.add("constraints", "vague", f"{c.id}: say in a full sentence what is required")
         v = c.verification or {}
         plan_len = len(draft.gold_plan)
-        if v.get("kind") == "max_calls" and plan_len and isinstance(v.get("value"), int) and v["value"] > 3 * plan_len:
-            report.add("constraints", "trivial", f"{c.id}: a limit of {v['value']} calls binds nothing for a "
-                       f"{plan_len}-step task")
+        if (
+            v.get("kind") == "max_calls"
+            and plan_len
+            and isinstance(v.get("value"), int)
+            and v["value"] > 3 * plan_len
+        ):
+            report.add(
+                "constraints",
+                "trivial",
+                f"{c.id}: a limit of {v['value']} calls binds nothing for a {plan_len}-step task",
+            )
         if v.get("kind") == "min_servers" and isinstance(v.get("value"), int) and v["value"] < 2:
             report.add("constraints", "trivial", f"{c.id}: at least one server is no constraint")
 
@@ -176,7 +232,9 @@ def check_structure(draft: Draft, universe: ToolUniverse, report: CheckReport) -
     for goal in draft.subgoals:
         for dep in goal.depends_on:
             if dep not in goals:
-                report.add("structure", "unknown_dependency", f"sub-goal {goal.id} depends on unknown {dep!r}")
+                report.add(
+                    "structure", "unknown_dependency", f"sub-goal {goal.id} depends on unknown {dep!r}"
+                )
             else:
                 dag.add_edge(dep, goal.id)
     if not nx.is_directed_acyclic_graph(dag):
@@ -194,13 +252,21 @@ def _plan_structure(draft: Draft, goals: dict[str, Any], dag: nx.DiGraph, report
         if step.id in seen:
             report.add("structure", "duplicate_step", f"plan step id {step.id!r} is used twice")
         if step.subgoal is not None and step.subgoal not in goals:
-            report.add("structure", "unknown_subgoal", f"step {step.id} names unknown sub-goal {step.subgoal!r}")
+            report.add(
+                "structure", "unknown_subgoal", f"step {step.id} names unknown sub-goal {step.subgoal!r}"
+            )
         for ref in referenced_steps(step.arguments):
             if ref not in seen:
-                report.add("structure", "forward_reference", f"step {step.id} refers to {ref!r}, not an earlier step")
+                report.add(
+                    "structure", "forward_reference", f"step {step.id} refers to {ref!r}, not an earlier step"
+                )
             elif not _precedes(seen[ref], step.subgoal, dag):
-                report.add("structure", "subgoal_order", f"step {step.id} (sub-goal {step.subgoal}) uses step {ref} "
-                           f"(sub-goal {seen[ref]}): make {step.subgoal} depend on {seen[ref]}")
+                report.add(
+                    "structure",
+                    "subgoal_order",
+                    f"step {step.id} (sub-goal {step.subgoal}) uses step {ref} "
+                    f"(sub-goal {seen[ref]}): make {step.subgoal} depend on {seen[ref]}",
+                )
         seen[step.id] = step.subgoal
 
 
@@ -210,8 +276,9 @@ def _precedes(before: str | None, after: str | None, dag: nx.DiGraph) -> bool:
     return nx.has_path(dag, before, after)
 
 
-def _graph_agreement(draft: Draft, universe: ToolUniverse, goals: dict[str, Any], dag: nx.DiGraph,
-                     report: CheckReport) -> None:
+def _graph_agreement(
+    draft: Draft, universe: ToolUniverse, goals: dict[str, Any], dag: nx.DiGraph, report: CheckReport
+) -> None:
     """Tool-graph edges `a -> b` (a runs before b) must not be contradicted by the plan or the sub-goals."""
     first = {}
     for i, step in enumerate(draft.gold_plan):
@@ -228,18 +295,38 @@ def _graph_agreement(draft: Draft, universe: ToolUniverse, goals: dict[str, Any]
         if data.get("kind") == "requires" and a in first and b in first and first[b] < first[a]:
             report.add("structure", "graph_order", f"{a} must run before {b} (tool dependency graph)")
         ga, gb = home.get(a), home.get(b)
-        if data.get("kind") == "requires" and ga and gb and ga != gb and ga in dag and gb in dag and nx.has_path(dag, gb, ga):
-            report.add("structure", "graph_subgoals", f"sub-goal {gb} (uses {b}) comes before {ga} (uses {a}), "
-                       f"but {a} runs before {b} in the tool dependency graph")
+        if (
+            data.get("kind") == "requires"
+            and ga
+            and gb
+            and ga != gb
+            and ga in dag
+            and gb in dag
+            and nx.has_path(dag, gb, ga)
+        ):
+            report.add(
+                "structure",
+                "graph_subgoals",
+                f"sub-goal {gb} (uses {b}) comes before {ga} (uses {a}), "
+                f"but {a} runs before {b} in the tool dependency graph",
+            )
 
 
 # --- leaks ------------------------------------------------------------------------------------------------------
 def check_leaks(draft: Draft, leaks: LeakChecker, report: CheckReport) -> None:
     found = leaks.leaks(draft.query)
     if found:
-        report.add("leak", "query_leak", f"the request names {', '.join(map(str, found))}: say what the user "
-                   "wants done instead (\"send the summary to the team\", not a tool or server name)")
+        report.add(
+            "leak",
+            "query_leak",
+            f"the request names {', '.join(map(str, found))}: say what the user "
+            'wants done instead ("send the summary to the team", not a tool or server name)',
+        )
     for c in draft.constraints:
         hits = leaks.leaks(c.description)
         if hits:
-            report.add("leak", "constraint_leak", f"{c.id} names {', '.join(map(str, hits))}: describe it in plain words")
+            report.add(
+                "leak",
+                "constraint_leak",
+                f"{c.id} names {', '.join(map(str, hits))}: describe it in plain words",
+            )

@@ -20,7 +20,9 @@ Verdict = tuple[bool | None, str]
 Checker = Callable[[dict[str, Any], Sequence[CallRecord], str, dict[str, ToolSpec]], Verdict]
 
 
-def evaluate(constraint: Constraint, calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def evaluate(
+    constraint: Constraint, calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     verification = constraint.verification or {}
     checker = CHECKERS.get(str(verification.get("kind")))
     if checker is None:
@@ -35,30 +37,44 @@ def _ok(calls: Sequence[CallRecord], tool: str | None = None) -> list[CallRecord
     return [c for c in calls if c.ok and (tool is None or c.tool == tool)]
 
 
-def _max_calls(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _max_calls(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     return len(calls) <= int(v["value"]), f"{len(calls)} calls, limit {v['value']}"
 
 
-def _min_servers(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _min_servers(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     servers = {c.tool.split("/", 1)[0] for c in _ok(calls)}
     return len(servers) >= int(v["value"]), f"{len(servers)} servers, need {v['value']}"
 
 
-def _allowed(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _allowed(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     outside = sorted({c.tool for c in calls if c.tool.split("/", 1)[0] not in set(v["value"])})
     return not outside, f"calls outside the allowed servers: {outside}" if outside else "all calls allowed"
 
 
-def _mentions(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _mentions(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     missing = [str(x) for x in v["value"] if str(x).lower() not in answer.lower()]
     return not missing, f"answer lacks {missing}" if missing else "answer mentions every fact"
 
 
-def _contains(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
-    return str(v["value"]) in answer, f"answer {'has' if str(v['value']) in answer else 'lacks'} {v['value']!r}"
+def _contains(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
+    return str(
+        v["value"]
+    ) in answer, f"answer {'has' if str(v['value']) in answer else 'lacks'} {v['value']!r}"
 
 
-def _format(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _format(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     if v["value"] != "bullets":
         return None, f"format {v['value']!r} needs a judge"
     lines = [line.strip() for line in answer.splitlines() if line.strip()]
@@ -66,12 +82,16 @@ def _format(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: 
     return good, "every line is a bullet" if good else "some lines are not bullets"
 
 
-def _max_words(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _max_words(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     words = len(answer.split())
     return words <= int(v["value"]), f"{words} words, limit {v['value']}"
 
 
-def _no_repeats(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _no_repeats(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     seen: set[str] = set()
     for call in _ok(calls):
         key = call.tool + json.dumps(call.arguments, sort_keys=True, default=str)
@@ -81,7 +101,9 @@ def _no_repeats(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, too
     return True, "no call repeated"
 
 
-def _reads_first(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _reads_first(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     for server in v["value"]:
         first = next((c for c in calls if c.tool.split("/", 1)[0] == server), None)
         spec = tools.get(first.tool) if first else None
@@ -90,7 +112,9 @@ def _reads_first(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, to
     return True, "every listed server was read before written"
 
 
-def _order(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _order(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     before = next((i for i, c in enumerate(calls) if c.ok and c.tool == v["before"]), None)
     after = next((i for i, c in enumerate(calls) if c.tool == v["after"]), None)
     if after is None:
@@ -99,13 +123,17 @@ def _order(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: d
     return good, f"{v['before']} {'precedes' if good else 'does not precede'} {v['after']}"
 
 
-def _equals(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _equals(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     values = [c.arguments.get(v["argument"]) for c in _ok(calls, v["tool"])]
     good = any(_same(x, v["value"]) for x in values)
     return good, f"{v['tool']}.{v['argument']} was {values}, wanted {v['value']!r}"
 
 
-def _deadline(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _deadline(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     limit = _moment(str(v["value"]))
     values = [c.arguments.get(v["argument"]) for c in _ok(calls, v["tool"])]
     moments = [_moment(str(x)) for x in values if x is not None]
@@ -113,14 +141,18 @@ def _deadline(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools
     return good, f"{v['tool']}.{v['argument']} was {values}, deadline {v['value']}"
 
 
-def _budget(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _budget(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     amounts = [_amount(c, v["field"]) for c in _ok(calls, v["tool"])]
     amounts = [a for a in amounts if a is not None]
     good = bool(amounts) and all(a <= float(v["value"]) for a in amounts)
     return good, f"{v['tool']} spent {amounts}, budget {v['value']}"
 
 
-def _excludes(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
+def _excludes(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
     banned = {str(x) for x in v["value"]}
     for call in calls:
         if call.tool != v["tool"]:
@@ -133,8 +165,12 @@ def _excludes(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools
     return True, "no excluded value used"
 
 
-def _no_destructive(v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]) -> Verdict:
-    bad = [c.tool for c in calls if (spec := tools.get(c.tool)) is not None and spec.annotations.destructive_hint]
+def _no_destructive(
+    v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
+) -> Verdict:
+    bad = [
+        c.tool for c in calls if (spec := tools.get(c.tool)) is not None and spec.annotations.destructive_hint
+    ]
     return not bad, f"destructive calls: {bad}" if bad else "nothing destructive"
 
 

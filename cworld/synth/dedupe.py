@@ -29,7 +29,11 @@ class DuplicateGuard:
 
     @property
     def method(self) -> str:
-        return f"embedding cosine > {self.cosine}" if self.embedder is not None else f"token Jaccard > {self.jaccard}"
+        return (
+            f"embedding cosine > {self.cosine}"
+            if self.embedder is not None
+            else f"token Jaccard > {self.jaccard}"
+        )
 
     def check(self, query: str) -> tuple[str | None, float]:
         """(id of the accepted task this one nearly duplicates, or None; the highest similarity seen)."""

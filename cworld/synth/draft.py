@@ -14,11 +14,17 @@ from cworld.data_model import Constraint, PlanStep, SubGoal, Task
 
 
 class Draft(BaseModel):
-    query: str = Field(description="the user's request, in their words: intent-level, no tool or server names")
-    tools: list[str] = Field(default_factory=list, description="ids (server/name) of the candidate tools the task needs")
+    query: str = Field(
+        description="the user's request, in their words: intent-level, no tool or server names"
+    )
+    tools: list[str] = Field(
+        default_factory=list, description="ids (server/name) of the candidate tools the task needs"
+    )
     rationales: dict[str, str] = Field(default_factory=dict, description="tool id -> why the query needs it")
     constraints: list[Constraint] = Field(default_factory=list)
-    subgoals: list[SubGoal] = Field(default_factory=list, description="an acyclic graph of steps toward the goal")
+    subgoals: list[SubGoal] = Field(
+        default_factory=list, description="an acyclic graph of steps toward the goal"
+    )
     gold_plan: list[PlanStep] = Field(
         default_factory=list,
         description="tool calls that solve the task; string arguments may use {{step_id.path.to.field}}",
@@ -38,8 +44,15 @@ class Draft(BaseModel):
         return self.model_dump(mode="json")
 
 
-def to_task(draft: Draft, *, task_id: str, world_seed: int, source: str, provenance: list[dict[str, Any]],
-            metadata: dict[str, Any]) -> Task:
+def to_task(
+    draft: Draft,
+    *,
+    task_id: str,
+    world_seed: int,
+    source: str,
+    provenance: list[dict[str, Any]],
+    metadata: dict[str, Any],
+) -> Task:
     return Task(
         id=task_id,
         query=draft.query,

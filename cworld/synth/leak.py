@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from cworld.synth.toolset import ToolUniverse
 
 #: Server ids that are ordinary words: leaks only in an identifier context.
-GENERIC_WORDS = frozenset("""calendar mail email chat clock docs documents finance shop store travel text math units
-graph crypto time memory fetch files filesystem search weather news notes maps contacts tasks payments""".split())
+GENERIC_WORDS = frozenset(
+    """calendar mail email chat clock docs documents finance shop store travel text math units graph crypto
+time memory fetch files filesystem search weather news notes maps contacts tasks payments""".split()  # noqa: SIM905
+)
 SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
 CAMEL = re.compile(r"\b[a-z]+[A-Z][a-zA-Z0-9]*\b")
 CODE_WORDS = r"(?:tool|tools|function|endpoint|api|command|server|mcp|plugin)"
@@ -68,7 +70,9 @@ class LeakChecker:
         out = text
         for tool_id in self.tool_ids:
             server, name = tool_id.split("/", 1)
-            out = re.sub(re.escape(tool_id), f"{_words(name)} in {self.phrase(server)}", out, flags=re.IGNORECASE)
+            out = re.sub(
+                re.escape(tool_id), f"{_words(name)} in {self.phrase(server)}", out, flags=re.IGNORECASE
+            )
         out = re.sub(r"`([^`]+)`", r"\1", out)
         out = SNAKE.sub(lambda m: _words(m.group(0)), out)
         out = CAMEL.sub(lambda m: _words(m.group(0)), out)

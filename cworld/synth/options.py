@@ -10,7 +10,9 @@ from cworld.errors import UsageError
 class SynthOptions(BaseModel):
     n: int = Field(50, ge=1, description="tasks to accept")
     seed: int = 0
-    min_tools: int = Field(6, ge=1, description="candidate bundle size, low end; also the least tools a task needs")
+    min_tools: int = Field(
+        6, ge=1, description="candidate bundle size, low end; also the least tools a task needs"
+    )
     max_tools: int = Field(10, ge=1, description="candidate bundle size, high end")
     min_servers: int = Field(2, ge=1, description="distinct servers a bundle and a task must span")
     max_rounds: int = Field(3, ge=1, description="draft + revisions per task before it is dropped")
@@ -20,9 +22,16 @@ class SynthOptions(BaseModel):
     min_needed_share: float = Field(0.8, description="share of a task's tools its plan or sub-goals must use")
     min_candidate_share: float = Field(0.5, description="share of the sampled candidates a task must keep")
     min_verifiable_share: float = Field(0.5, description="share of a task's constraints with a machine check")
-    duplicate_cosine: float = Field(0.95, description="embedding similarity above which a query is a near-duplicate")
+    duplicate_cosine: float = Field(
+        0.95, description="embedding similarity above which a query is a near-duplicate"
+    )
     duplicate_jaccard: float = Field(0.8, description="token Jaccard above which a query is a near-duplicate")
-    schema_only_share: float = Field(0.06, ge=0, le=1, description="offline: share of tasks that add a schema-only step")
+    schema_only_share: float = Field(
+        0.06,
+        ge=0,
+        le=1,
+        description="offline: share of attempts (evenly spaced) that add a schema-only CRM step",
+    )
 
     @model_validator(mode="after")
     def _ranges(self) -> SynthOptions:

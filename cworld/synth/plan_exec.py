@@ -59,14 +59,24 @@ class PlanRunner:
         try:
             arguments = resolve(step.arguments, self.trace.results)
         except UnresolvedReference as exc:
-            return self._record(CallRecord(step.id, step.tool, step.arguments, False, error=f"unresolved {exc}"))
+            return self._record(
+                CallRecord(step.id, step.tool, step.arguments, False, error=f"unresolved {exc}")
+            )
         app, _, name = step.tool.partition("/")
         if app not in self.session.apps:
-            return self._record(CallRecord(step.id, step.tool, arguments, False, error=f"no sandbox app {app!r}"))
+            return self._record(
+                CallRecord(step.id, step.tool, arguments, False, error=f"no sandbox app {app!r}")
+            )
         raw = self.server(app).call_tool_sync(name, arguments)
         value = _value_of(raw)
-        record = CallRecord(step.id, step.tool, arguments, not raw.is_error, result=value,
-                            error=_text_of(raw) if raw.is_error else None)
+        record = CallRecord(
+            step.id,
+            step.tool,
+            arguments,
+            not raw.is_error,
+            result=value,
+            error=_text_of(raw) if raw.is_error else None,
+        )
         if record.ok:
             self.trace.results[step.id] = value
         return self._record(record)

@@ -41,13 +41,22 @@ def seed_query(specs: list[ToolSpec]) -> str:
     return " ".join(parts)
 
 
-def sample_candidates(universe: ToolUniverse, rng: random.Random, *, min_tools: int, max_tools: int,
-                      min_servers: int, pool: Collection[str] | None = None) -> Candidates:
+def sample_candidates(
+    universe: ToolUniverse,
+    rng: random.Random,
+    *,
+    min_tools: int,
+    max_tools: int,
+    min_servers: int,
+    pool: Collection[str] | None = None,
+) -> Candidates:
     """One candidate bundle; `pool` limits which tools may be drawn (the offline synthesizer's own)."""
     allowed = sorted(t for t in (pool if pool is not None else universe.tools) if t in universe.tools)
     servers = {t.split("/", 1)[0] for t in allowed}
     if len(servers) < min_servers:
-        raise UsageError(f"only {len(servers)} servers have tools to sample from; lower --min-servers to {len(servers)}")
+        raise UsageError(
+            f"only {len(servers)} servers have tools to sample from; lower --min-servers to {len(servers)}"
+        )
     size = rng.randint(min_tools, max(min_tools, max_tools))
     seeds = rng.sample(allowed, rng.randint(1, 3))
     query = seed_query([universe.tools[s] for s in seeds])
@@ -83,8 +92,9 @@ def _round_robin(ordered: list[str], size: int) -> list[str]:
     return bundle
 
 
-def _ensure_servers(bundle: list[str], ordered: list[str], allowed: list[str], min_servers: int,
-                    rng: random.Random) -> list[str]:
+def _ensure_servers(
+    bundle: list[str], ordered: list[str], allowed: list[str], min_servers: int, rng: random.Random
+) -> list[str]:
     """Swap tools of the best-represented server for tools of new servers until enough servers appear."""
     have = {t.split("/", 1)[0] for t in bundle}
     extra = [t for t in ordered if t.split("/", 1)[0] not in have]

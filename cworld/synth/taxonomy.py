@@ -80,7 +80,9 @@ def load_taxonomy(folder: Path) -> Taxonomy:
 def _load(path_text: str) -> Taxonomy:
     path = Path(path_text)
     if not path.is_file():
-        raise ContentError(f"{path}: missing; the constraint taxonomy must exist (copy it from a cworld environment)")
+        raise ContentError(
+            f"{path}: missing; the constraint taxonomy must exist (copy it from a cworld environment)"
+        )
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         types = {name: ConstraintType(name=name, **body) for name, body in (raw.get("types") or {}).items()}
@@ -95,18 +97,24 @@ def form_problems(constraint: Constraint, taxonomy: Taxonomy, tool_ids: set[str]
     """What is wrong with one constraint's type and verification form (empty when it is well formed)."""
     ctype = taxonomy.get(constraint.type)
     if ctype is None:
-        return [f"{constraint.id}: unknown constraint type {constraint.type!r}; use one of {sorted(taxonomy.types)}"]
+        return [
+            f"{constraint.id}: unknown constraint type {constraint.type!r}; use one of {sorted(taxonomy.types)}"
+        ]
     verification = constraint.verification
     if verification is None:
         return []
     kind = verification.get("kind")
     form = next((f for f in ctype.verification if f.kind == kind), None)
     if form is None:
-        return [f"{constraint.id}: type {ctype.name} has no verification kind {kind!r}; use one of {ctype.kinds or 'none'}"]
+        return [
+            f"{constraint.id}: type {ctype.name} has no verification kind {kind!r}; use one of {ctype.kinds or 'none'}"
+        ]
     return _field_problems(constraint.id, form, verification, tool_ids)
 
 
-def _field_problems(cid: str, form: VerificationForm, verification: dict[str, Any], tool_ids: set[str]) -> list[str]:
+def _field_problems(
+    cid: str, form: VerificationForm, verification: dict[str, Any], tool_ids: set[str]
+) -> list[str]:
     problems = []
     for name, json_type in form.fields.items():
         if name not in verification:
@@ -117,7 +125,9 @@ def _field_problems(cid: str, form: VerificationForm, verification: dict[str, An
         if not isinstance(value, allowed) or (isinstance(value, bool) and json_type in ("integer", "number")):
             problems.append(f"{cid}: verification {form.kind}.{name} should be a {json_type}, got {value!r}")
         elif name == "tool" and value not in tool_ids:
-            problems.append(f"{cid}: verification {form.kind} names tool {value!r}, which the task does not use")
+            problems.append(
+                f"{cid}: verification {form.kind} names tool {value!r}, which the task does not use"
+            )
     return problems
 
 

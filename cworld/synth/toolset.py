@@ -99,7 +99,9 @@ def _catalog_tools(env: Environment, notes: list[str]) -> dict[str, ToolSpec]:
     for spec in specs:
         if spec.kind == "catalog":
             for tool in load_catalog(env, spec):
-                found[tool.id] = tool.model_copy(update={"availability": "schema-only", "server_kind": "catalog"})
+                found[tool.id] = tool.model_copy(
+                    update={"availability": "schema-only", "server_kind": "catalog"}
+                )
     return found
 
 
@@ -143,8 +145,11 @@ def _memory_search(universe: ToolUniverse, workspace: Workspace) -> Any:
     from cworld.registry.search import SearchService
 
     embedder = CachedEmbedder(resolve_embedder(), EmbeddingCache(workspace.cache / "synth_embed.sqlite"))
-    index, _ = ToolIndex.build(sorted(universe.tools.values(), key=lambda t: t.id), embedder,
-                               server_descriptions=_server_descriptions())
+    index, _ = ToolIndex.build(
+        sorted(universe.tools.values(), key=lambda t: t.id),
+        embedder,
+        server_descriptions=_server_descriptions(),
+    )
     return SearchService(index, universe.graph)
 
 
@@ -154,8 +159,11 @@ def _lexical_search(universe: ToolUniverse) -> Any:
     from cworld.registry.index.store import ToolIndex
     from cworld.registry.search import SearchService
 
-    index, _ = ToolIndex.build(sorted(universe.tools.values(), key=lambda t: t.id), HashEmbedder(64),
-                               server_descriptions=_server_descriptions())
+    index, _ = ToolIndex.build(
+        sorted(universe.tools.values(), key=lambda t: t.id),
+        HashEmbedder(64),
+        server_descriptions=_server_descriptions(),
+    )
     index.meta.default_method = "bm25"
     return SearchService(index, universe.graph)
 

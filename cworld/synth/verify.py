@@ -36,8 +36,13 @@ class Verification:
     def as_dict(self) -> dict[str, Any]:
         """What provenance keeps: the outcome and per-constraint verdicts, not the whole end state."""
         calls = len(self.trace.calls) if self.trace else 0
-        return {"verifiable": self.verifiable, "ok": self.ok, "reason": self.reason, "calls": calls,
-                "constraints": self.constraints}
+        return {
+            "verifiable": self.verifiable,
+            "ok": self.ok,
+            "reason": self.reason,
+            "calls": calls,
+            "constraints": self.constraints,
+        }
 
 
 def verify_draft(draft: Draft, universe: ToolUniverse, world_seed: int) -> Verification:
@@ -54,8 +59,12 @@ def verify_draft(draft: Draft, universe: ToolUniverse, world_seed: int) -> Verif
     broken = [v for v in verdicts if v["passed"] is False]
     if broken:
         why = "; ".join(f"{v['id']} ({v['detail']})" for v in broken)
-        return Verification(True, False, f"gold plan breaks its own constraints: {why}", trace, answer, verdicts)
-    return Verification(True, True, "gold plan executed and met every verifiable constraint", trace, answer, verdicts)
+        return Verification(
+            True, False, f"gold plan breaks its own constraints: {why}", trace, answer, verdicts
+        )
+    return Verification(
+        True, True, "gold plan executed and met every verifiable constraint", trace, answer, verdicts
+    )
 
 
 def gold_answer(draft: Draft, trace: ExecutionTrace) -> str:

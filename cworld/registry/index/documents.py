@@ -17,8 +17,6 @@ from typing import Any
 
 from cworld.data_model.tools import ToolSpec
 
-#: Schema words that describe JSON plumbing, not what a tool does.
-_SCHEMA_NOISE = frozenset({"type", "object", "string", "array", "properties", "items", "required"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _SEPARATORS = re.compile(r"[_\-./:\s]+")
 #: Parameter descriptions are cut to this many characters: long ones drown the tool's own description.
@@ -85,24 +83,6 @@ def schema_signature(schema: dict[str, Any] | None) -> str:
     """`message id (the message to open); page` — parameter names and what they mean, in one line."""
     parts = [f"{name} ({desc})" if desc else name for name, desc in parameter_entries(schema)]
     return "; ".join(parts)
-
-
-def output_words(schema: dict[str, Any] | None, limit: int = 12) -> str:
-    """The field names a tool returns (nested ones too), as words: what a tool *gives* is findable."""
-    found: list[str] = []
-
-    def walk(node: Any) -> None:
-        if not isinstance(node, dict) or len(found) >= limit:
-            return
-        for name, sub in (node.get("properties") or {}).items():
-            words = humanize(name)
-            if words not in found and words not in _SCHEMA_NOISE:
-                found.append(words)
-            walk(sub)
-        walk(node.get("items"))
-
-    walk(schema)
-    return ", ".join(found[:limit])
 
 
 def tool_document(tool: ToolSpec, server_description: str = "") -> ToolDocument:

@@ -86,7 +86,9 @@ class Composer:
         """An exploratory call on a separate session of the same world; None when it fails."""
         if self._peek is None:
             self._peek = PlanRunner(self.seed)
-        record = self._peek.run(PlanStep(id=f"peek{len(self._peek.trace.calls)}", tool=tool, arguments=arguments))
+        record = self._peek.run(
+            PlanStep(id=f"peek{len(self._peek.trace.calls)}", tool=tool, arguments=arguments)
+        )
         return record.result if record.ok else None
 
     def wants(self, *tools: str) -> bool:
@@ -96,17 +98,31 @@ class Composer:
     # --- writing the plan ------------------------------------------------------------------------------------
     def subgoal(self, key: str, description: str, *, after: list[str] | None = None) -> str:
         goal_id = self._unique(key, {g.id for g in self.goals})
-        depends = [g for g in (after if after is not None else self.facts.get("anchor_goals", [])) if g]
+        depends = [g for g in (after if after is not None else self.upstream()) if g]
         self._goal = SubGoal(id=goal_id, description=description, depends_on=list(dict.fromkeys(depends)))
         self.goals.append(self._goal)
         return goal_id
+
+    def upstream(self) -> list[str]:
+        """Sub-goals a follow-up builds on: the anchors', and those whose results the summary now quotes."""
+        return [*self.facts.get("anchor_goals", []), *self.facts.get("summary_goals", [])]
+
+    def quote_in_summary(self, text: str) -> None:
+        """Append to the summary a sentence that quotes the current sub-goal's results."""
+        self.facts["summary"] = f"{self.facts.get('summary', '')} {text}".strip()
+        if self._goal is not None:
+            self.facts.setdefault("summary_goals", []).append(self._goal.id)
 
     def step(self, key: str, tool: str, arguments: dict[str, Any], why: str) -> Handle:
         """Record a call and run it on the probe; `why` is the tool's rationale (the first one given wins)."""
         if self._goal is None:
             raise RuntimeError("open a sub-goal before adding steps")
-        step = PlanStep(id=self._unique(key, {s.id for s in self.steps}), tool=tool, arguments=arguments,
-                        subgoal=self._goal.id)
+        step = PlanStep(
+            id=self._unique(key, {s.id for s in self.steps}),
+            tool=tool,
+            arguments=arguments,
+            subgoal=self._goal.id,
+        )
         record = self.probe.run(step)
         if not record.ok:
             raise BlockFailed(f"{tool} failed in the probe: {record.error}")
@@ -120,8 +136,13 @@ class Composer:
         """Record a call of a tool that cannot run here (a schema-only catalog): planned, never probed."""
         if self._goal is None:
             raise RuntimeError("open a sub-goal before adding steps")
-        step = PlanStep(id=self._unique(key, {s.id for s in self.steps}), tool=tool, arguments=arguments,
-                        subgoal=self._goal.id, note="schema-only tool: not executed")
+        step = PlanStep(
+            id=self._unique(key, {s.id for s in self.steps}),
+            tool=tool,
+            arguments=arguments,
+            subgoal=self._goal.id,
+            note="schema-only tool: not executed",
+        )
         self.steps.append(step)
         if tool not in self._goal.tools:
             self._goal.tools.append(tool)
@@ -145,8 +166,14 @@ class Composer:
 
         return resolve(value, self.probe.trace.results)
 
-    def decide(self, key: str, ctype: str, description: str, verification: dict[str, Any] | None,
-               interacts: list[str] | None = None) -> None:
+    def decide(
+        self,
+        key: str,
+        ctype: str,
+        description: str,
+        verification: dict[str, Any] | None,
+        interacts: list[str] | None = None,
+    ) -> None:
         self.decisions.append(Decision(key, ctype, description, verification, list(interacts or [])))
 
     def pick(self, items: list[Any]) -> Any:
@@ -164,9 +191,19 @@ class Composer:
 
     def constraints(self) -> list[Constraint]:
         """The block decisions as constraints, ids c1.., interactions mapped from keys to ids."""
-        ids = {d.key: f"c{i}" for i, d in enumerate(self.decisions, 1)}
-        return [Constraint(id=ids[d.key], type=d.type, description=d.description, verification=d.verification,
-                           interacts_with=[ids[k] for k in d.interacts if k in ids]) for d in self.decisions]
+        seen: set[str] = set()
+        kept = [d for d in self.decisions if not (d.description in seen or seen.add(d.description))]
+        ids = {d.key: f"c{i}" for i, d in enumerate(kept, 1)}
+        return [
+            Constraint(
+                id=ids[d.key],
+                type=d.type,
+                description=d.description,
+                verification=d.verification,
+                interacts_with=[ids[k] for k in d.interacts if k in ids],
+            )
+            for d in kept
+        ]
 
 
 @dataclass(frozen=True)

@@ -27,22 +27,35 @@ def _servers(c: Composer) -> list[str]:
 
 def tool_count(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     limit = len(c.steps) + rng.randint(2, 6)
-    return Constraint(id="", type="tool_count", description=f"Be efficient: use no more than {limit} tool calls in total.",
-                      verification={"kind": "max_calls", "value": limit})
+    return Constraint(
+        id="",
+        type="tool_count",
+        description=f"Be efficient: use no more than {limit} tool calls in total.",
+        verification={"kind": "max_calls", "value": limit},
+    )
 
 
 def server_diversity(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     count = len(_servers(c))
     if count < 2:
         return None
-    return Constraint(id="", type="server_diversity", description=f"This has to come together across at least {count} "
-                      "different services; no single app has everything.", verification={"kind": "min_servers", "value": count})
+    return Constraint(
+        id="",
+        type="server_diversity",
+        description=f"This has to come together across at least {count} "
+        "different services; no single app has everything.",
+        verification={"kind": "min_servers", "value": count},
+    )
 
 
 def server_restriction(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     servers = _servers(c)
-    return Constraint(id="", type="server_restriction", description=f"Only use {services(servers)}; leave every other "
-                      "service alone.", verification={"kind": "allowed_servers", "value": servers})
+    return Constraint(
+        id="",
+        type="server_restriction",
+        description=f"Only use {services(servers)}; leave every other service alone.",
+        verification={"kind": "allowed_servers", "value": servers},
+    )
 
 
 def data_coverage(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
@@ -56,21 +69,37 @@ def data_coverage(c: Composer, u: ToolUniverse, rng: random.Random) -> Constrain
     labels = [label for label, _ in chosen]
     said = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
     values = [_text(c.value_of(value)) for _, value in chosen]
-    return Constraint(id="", type="data_coverage", description=f"In your final reply, tell me {said}.",
-                      verification={"kind": "final_answer_mentions", "value": values})
+    return Constraint(
+        id="",
+        type="data_coverage",
+        description=f"In your final reply, tell me {said}.",
+        verification={"kind": "final_answer_mentions", "value": values},
+    )
 
 
 def response_content(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     choice = rng.choice(["summary", "bullets", "words"])
     if choice == "summary":
-        return Constraint(id="", type="response_content", description="End your reply with one line that starts with "
-                          "'SUMMARY:' and says what was done.", verification={"kind": "final_answer_contains", "value": "SUMMARY:"})
+        return Constraint(
+            id="",
+            type="response_content",
+            description="End your reply with one line that starts with 'SUMMARY:' and says what was done.",
+            verification={"kind": "final_answer_contains", "value": "SUMMARY:"},
+        )
     if choice == "bullets":
-        return Constraint(id="", type="response_content", description="Write the final reply as a bulleted list, one "
-                          "point per line.", verification={"kind": "final_answer_format", "value": "bullets"})
+        return Constraint(
+            id="",
+            type="response_content",
+            description="Write the final reply as a bulleted list, one point per line.",
+            verification={"kind": "final_answer_format", "value": "bullets"},
+        )
     words = sum(len(h.split()) for h in c.hints) + 60
-    return Constraint(id="", type="response_content", description=f"Keep the final reply under {words} words.",
-                      verification={"kind": "final_answer_max_words", "value": words})
+    return Constraint(
+        id="",
+        type="response_content",
+        description=f"Keep the final reply under {words} words.",
+        verification={"kind": "final_answer_max_words", "value": words},
+    )
 
 
 def no_redundancy(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
@@ -80,49 +109,89 @@ def no_redundancy(c: Composer, u: ToolUniverse, rng: random.Random) -> Constrain
         if key in seen:
             return None
         seen.add(key)
-    return Constraint(id="", type="no_redundancy", description="Don't repeat a lookup you have already made; reuse "
-                      "what you found.", verification={"kind": "no_repeated_calls"})
+    return Constraint(
+        id="",
+        type="no_redundancy",
+        description="Don't repeat a lookup you have already made; reuse what you found.",
+        verification={"kind": "no_repeated_calls"},
+    )
 
 
 def tool_type_priority(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     first: dict[str, str] = {}
     for step in c.steps:
         first.setdefault(step.tool.split("/", 1)[0], step.tool)
-    writes = {s.tool.split("/", 1)[0] for s in c.steps if (spec := u.spec(s.tool)) is not None and not spec.is_read_only}
-    reading = sorted(s for s, t in first.items() if s in writes and (spec := u.spec(t)) is not None and spec.is_read_only)
+    writes = {
+        s.tool.split("/", 1)[0]
+        for s in c.steps
+        if (spec := u.spec(s.tool)) is not None and not spec.is_read_only
+    }
+    reading = sorted(
+        s for s, t in first.items() if s in writes and (spec := u.spec(t)) is not None and spec.is_read_only
+    )
     if not reading:
         return None
-    return Constraint(id="", type="tool_type_priority", description=f"In {services(reading)}, look at what is there "
-                      "before changing anything.", verification={"kind": "reads_before_writes", "value": reading})
+    return Constraint(
+        id="",
+        type="tool_type_priority",
+        description=f"In {services(reading)}, look at what is there before changing anything.",
+        verification={"kind": "reads_before_writes", "value": reading},
+    )
 
 
 def sequence_order(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
-    writes = [(s.subgoal, s.tool) for s in c.steps if (spec := u.spec(s.tool)) is not None and not spec.is_read_only
-              and u.executable(s.tool)]
-    anchor = set(c.facts.get("anchor_goals", []))
-    before = next((t for g, t in writes if g in anchor and not t.endswith("/login")), None)
-    after = next((t for g, t in writes if g not in anchor and before and t.split("/")[0] != before.split("/")[0]
-                  and not t.endswith("/login")), None)
-    if before is None or after is None:
+    writes = [
+        (s.subgoal, s.tool)
+        for s in c.steps
+        if (spec := u.spec(s.tool)) is not None
+        and not spec.is_read_only
+        and u.executable(s.tool)
+        and not s.tool.endswith("/login")
+    ]
+    topics = c.facts.get("goal_topics", {})
+    first = next(((g, t) for g, t in writes if g in topics), None)
+    if first is None:
         return None
-    return Constraint(id="", type="sequence_order", description=f"Don't start on {services([after.split('/')[0]])} "
-                      f"until {c.facts.get('topic', 'the main task')} is done in {services([before.split('/')[0]])}.",
-                      verification={"kind": "call_order", "before": before, "after": after})
+    goal, before = first
+    after = next((t for g, t in writes if g not in topics and t.split("/")[0] != before.split("/")[0]), None)
+    if after is None:
+        return None
+    return Constraint(
+        id="",
+        type="sequence_order",
+        description=f"Don't start on {services([after.split('/')[0]])} "
+        f"until {topics[goal] or 'the first part'} is settled.",
+        verification={"kind": "call_order", "before": before, "after": after},
+    )
 
 
 def safety(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     if any((spec := u.spec(s.tool)) is not None and spec.annotations.destructive_hint for s in c.steps):
         return None
-    return Constraint(id="", type="safety", description="Don't delete or cancel anything along the way.",
-                      verification={"kind": "no_destructive_calls"})
+    return Constraint(
+        id="",
+        type="safety",
+        description="Don't delete or cancel anything along the way.",
+        verification={"kind": "no_destructive_calls"},
+    )
 
 
-GENERIC: list[Maker] = [tool_count, server_diversity, server_restriction, data_coverage, response_content,
-                        no_redundancy, tool_type_priority, sequence_order, safety]
+GENERIC: list[Maker] = [
+    tool_count,
+    server_diversity,
+    server_restriction,
+    data_coverage,
+    response_content,
+    no_redundancy,
+    tool_type_priority,
+    sequence_order,
+    safety,
+]
 
 
-def build_constraints(c: Composer, universe: ToolUniverse, rng: random.Random, *, min_types: int,
-                      everything: bool) -> list[Constraint]:
+def build_constraints(
+    c: Composer, universe: ToolUniverse, rng: random.Random, *, min_types: int, everything: bool
+) -> list[Constraint]:
     """The decisions, then generic constraints (randomly chosen, or all when `everything`), ids c1.."""
     chosen = list(c.constraints())
     types = {x.type for x in chosen}
@@ -154,9 +223,13 @@ def _partners(c: Composer, universe: ToolUniverse, rng: random.Random, types: se
     return []
 
 
-PAIRS = [("tool_count", "no_redundancy"), ("sequence_order", "data_coverage"),
-         ("server_restriction", "server_diversity"), ("tool_count", "server_diversity"),
-         ("response_content", "data_coverage")]
+PAIRS = [
+    ("tool_count", "no_redundancy"),
+    ("sequence_order", "data_coverage"),
+    ("server_restriction", "server_diversity"),
+    ("tool_count", "server_diversity"),
+    ("response_content", "data_coverage"),
+]
 
 
 def _numbered(constraints: list[Constraint]) -> list[Constraint]:
@@ -172,7 +245,9 @@ def _numbered(constraints: list[Constraint]) -> list[Constraint]:
 
 
 def _printable(value: Any) -> bool:
-    return isinstance(value, str | int | float) and not isinstance(value, bool) and 0 < len(_text(value)) <= 40
+    return (
+        isinstance(value, str | int | float) and not isinstance(value, bool) and 0 < len(_text(value)) <= 40
+    )
 
 
 def _text(value: Any) -> str:

@@ -17,7 +17,14 @@ from itertools import combinations
 from cworld.synth.checks import CheckReport
 from cworld.synth.draft import Draft
 from cworld.synth.leak import LeakChecker
-from cworld.synth.offline import blocks_money, blocks_office, blocks_travel, blocks_work
+from cworld.synth.offline import (
+    blocks_bank,
+    blocks_calendar,
+    blocks_messages,
+    blocks_shop,
+    blocks_travel,
+    blocks_work,
+)
 from cworld.synth.offline.composer import Block, BlockFailed, Composer
 from cworld.synth.offline.constraints import build_constraints
 from cworld.synth.offline.phrases import join
@@ -27,14 +34,31 @@ from cworld.synth.toolset import ToolUniverse
 
 _HOTEL = next(b for b in blocks_travel.BLOCKS if b.name == "hotel")
 BLOCKS: list[Block] = [
-    *blocks_travel.BLOCKS, *blocks_office.BLOCKS, *blocks_money.BLOCKS, *blocks_work.BLOCKS,
+    *blocks_travel.BLOCKS,
+    *blocks_calendar.BLOCKS,
+    *blocks_messages.BLOCKS,
+    *blocks_shop.BLOCKS,
+    *blocks_bank.BLOCKS,
+    *blocks_work.BLOCKS,
     Block("hotel_after", False, _HOTEL.tools, _HOTEL.run, needs=frozenset({"city", "future"})),
 ]
 #: Follow-ups that add to the summary run before those that send it.
-FOLLOW_ORDER = ["hotel_after", "currency", "workdays", "trip_event", "card", "doc_note", "reminder", "email",
-                "chat_post", "chat_dm", "crm"]
+FOLLOW_ORDER = [
+    "hotel_after",
+    "currency",
+    "workdays",
+    "trip_event",
+    "card",
+    "doc_note",
+    "reminder",
+    "email",
+    "chat_post",
+    "chat_dm",
+    "crm",
+]
 SCHEMA_ONLY_BLOCKS = {"crm"}
 TRIES = 6
+MAX_BLOCKS = 5
 
 
 @dataclass
@@ -70,8 +94,14 @@ class OfflineDrafter:
     def pool(self) -> set[str]:
         return {t for b in self.blocks for t in b.tools}
 
-    def draft(self, candidates: Candidates, world_seed: int, rng: random.Random, revision: Revision,
-              schema_only: bool) -> tuple[Draft, list[str]]:
+    def draft(
+        self,
+        candidates: Candidates,
+        world_seed: int,
+        rng: random.Random,
+        revision: Revision,
+        schema_only: bool,
+    ) -> tuple[Draft, list[str]]:
         """A draft and the names of the blocks it is made of; `BlockFailed` when no combination composes."""
         problems = []
         for blocks in self._ranked(set(candidates.tools), rng, revision, schema_only)[:TRIES]:
@@ -84,19 +114,24 @@ class OfflineDrafter:
         raise BlockFailed("no block combination composed: " + "; ".join(problems[-3:]))
 
     # --- choosing blocks ----------------------------------------------------------------------------------
-    def _ranked(self, wanted: set[str], rng: random.Random, revision: Revision, schema_only: bool) -> list[list[Block]]:
+    def _ranked(
+        self, wanted: set[str], rng: random.Random, revision: Revision, schema_only: bool
+    ) -> list[list[Block]]:
         """Every block combination (one or two anchors, then follow-ups), best first."""
         anchors = [b for b in self.blocks if b.anchor and b.name not in revision.avoid]
         follows = [b for b in self.blocks if not b.anchor and b.name not in revision.avoid]
         if not schema_only:
             follows = [b for b in follows if b.name not in SCHEMA_ONLY_BLOCKS]
-        leads = [(a,) for a in anchors] + [tuple(sorted(p, key=lambda b: "city" not in b.gives))
-                                            for p in combinations(anchors, 2)]
+        leads = [
+            tuple(sorted(group, key=lambda b: "city" not in b.gives))
+            for k in range(1, 3 + revision.strict)
+            for group in combinations(anchors, k)
+        ]
         scored = []
         for lead in leads:
             gives = frozenset().union(*(a.gives for a in lead))
             fitting = [f for f in follows if f.needs <= gives]
-            for size in range(3 - len(lead), 4 - len(lead) + revision.extra):
+            for size in range(max(0, 3 - len(lead)), MAX_BLOCKS + 1 - len(lead) + revision.extra):
                 for combo in combinations(fitting, size):
                     if schema_only and not any(b.name in SCHEMA_ONLY_BLOCKS for b in combo):
                         continue
@@ -111,12 +146,14 @@ class OfflineDrafter:
         if len(servers) < self.options.min_servers or len(tools) < self.options.min_tools:
             return float("-inf")
         coverage = len(tools & wanted) / max(1, len(wanted))
-        noise = rng.uniform(0, 0.02 if revision.strict else 0.45)
-        return coverage + noise - 0.03 * len(blocks)
+        noise = rng.uniform(0, 0.02 if revision.strict else 0.3)
+        return coverage + noise - 0.04 * len(blocks)
 
     @staticmethod
     def _ordered(combo: tuple[Block, ...]) -> list[Block]:
-        return sorted(combo, key=lambda b: FOLLOW_ORDER.index(b.name) if b.name in FOLLOW_ORDER else len(FOLLOW_ORDER))
+        return sorted(
+            combo, key=lambda b: FOLLOW_ORDER.index(b.name) if b.name in FOLLOW_ORDER else len(FOLLOW_ORDER)
+        )
 
     # --- composing --------------------------------------------------------------------------------------------
     @staticmethod
@@ -130,25 +167,44 @@ class OfflineDrafter:
         return composer
 
     def _to_draft(self, c: Composer, rng: random.Random, revision: Revision) -> Draft:
-        constraints = build_constraints(c, self.universe, rng, min_types=self.options.min_constraint_types,
-                                        everything=revision.everything)
+        constraints = build_constraints(
+            c, self.universe, rng, min_types=self.options.min_constraint_types, everything=revision.everything
+        )
         query = join(rng, c.clauses)
         if revision.rewrite:
             query = self.leaks.rewrite(query)
         tools = list(dict.fromkeys(s.tool for s in c.steps))
-        return Draft(query=query, tools=tools, rationales={t: c.rationales[t] for t in tools}, constraints=constraints,
-                     subgoals=c.goals, gold_plan=c.steps, final_answer_hints=c.hints)
+        return Draft(
+            query=query,
+            tools=tools,
+            rationales={t: c.rationales[t] for t in tools},
+            constraints=constraints,
+            subgoals=c.goals,
+            gold_plan=c.steps,
+            final_answer_hints=c.hints,
+        )
 
 
 def _run_anchor(c: Composer, block: Block) -> None:
     """An anchor's facts; a second anchor adds its summary and topic and keeps the first one's other facts."""
     before = dict(c.facts)
+    for key in ("summary", "topic"):
+        c.facts.pop(key, None)
     goals = len(c.goals)
     block.run(c)
     c.facts["anchor_goals"] = [*before.get("anchor_goals", []), *(g.id for g in c.goals[goals:])]
+    topics = {**before.get("goal_topics", {}), **{g.id: c.facts.get("topic", "") for g in c.goals[goals:]}}
     if "summary" in before:
-        merged = {**c.facts, **{k: v for k, v in before.items() if k not in ("summary", "topic", "anchor_goals")}}
+        merged = {
+            **c.facts,
+            **{
+                k: v
+                for k, v in before.items()
+                if k not in ("summary", "topic", "anchor_goals", "goal_topics")
+            },
+        }
         merged["summary"] = f"{before['summary']} {c.facts['summary']}"
         merged["topic"] = f"{before['topic']} and {c.facts['topic']}"
         c.facts.clear()
         c.facts.update(merged)
+    c.facts["goal_topics"] = topics

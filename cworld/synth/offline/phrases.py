@@ -35,6 +35,11 @@ OPENERS = (
     "I'm short on time, so please do all of this for me.",
     "",
 )
+#: Words our clauses start with that read fine in lower case after a connective (names never do).
+LOWERABLE = frozenset(
+    """book pay send set look add put order get track take block write keep post let share ping remind find
+work also the if it my for email give how i'm tell note log""".split()  # noqa: SIM905
+)
 THEN = ("Then", "After that,", "Once that's done,", "Next,", "Also,", "When that's settled,")
 CLOSERS = (
     "Tell me what you did when you're finished.",
@@ -77,10 +82,9 @@ def join(rng: random.Random, clauses: list[str]) -> str:
     parts = [rng.choice(OPENERS)]
     for i, clause in enumerate(clauses):
         clause = clause.strip()
-        if i and rng.random() < 0.6:
-            first = clause.split(" ", 1)[0]
-            lead = first if first.startswith("I") and first.rstrip("'mvedl") in ("I", "I'") else first.lower()
-            clause = f"{rng.choice(THEN)} {lead}{clause[len(first):]}"
+        first = clause.split(" ", 1)[0]
+        if i and rng.random() < 0.6 and first.lower() in LOWERABLE:
+            clause = f"{rng.choice(THEN)} {first.lower()}{clause[len(first) :]}"
         parts.append(clause)
     parts.append(rng.choice(CLOSERS))
     return " ".join(p for p in parts if p)

@@ -1,0 +1,114 @@
+"""`synthesize`: the whole of `cworld synth` behind one call (the CLI only parses options and prints).
+
+With a `synth` model (from `--model`, `CWORLD_SYNTH_MODEL` or the workspace config) the LLM drafter is
+used, and the model is checked first: a wrong name or an unreachable server fails in one line before any
+work. Without one, the offline synthesizer runs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cworld.config import ModelConfig, load_models
+from cworld.environment import Environment, Workspace
+from cworld.synth.dedupe import DuplicateGuard
+from cworld.synth.offline import OfflineDrafter
+from cworld.synth.options import SynthOptions
+from cworld.synth.pipeline import Synthesis
+from cworld.synth.runner import Hooks, RunResult, run_synthesis
+from cworld.synth.summary import SynthSummary, summarize
+from cworld.synth.taxonomy import load_taxonomy
+from cworld.synth.toolset import load_universe
+
+
+@dataclass
+class Prepared:
+    """Everything a run needs, built before the first attempt (so setup errors come first)."""
+
+    synthesis: Synthesis
+    guard: DuplicateGuard
+    out: Path
+    gateway: object | None = None
+
+
+def synth_model(workspace: Workspace, model: str | None) -> ModelConfig | None:
+    """`--model` (with the configured synth entry's or CWORLD_API_BASE's api_base), else the configured one."""
+    configured = load_models(workspace.root).synth
+    if model is None:
+        return configured
+    if configured is not None and configured.model == model:
+        return configured
+    api_base = (configured.api_base if configured else None) or os.environ.get("CWORLD_API_BASE") or None
+    return ModelConfig(
+        model=model, api_base=api_base, api_key_env=configured.api_key_env if configured else None
+    )
+
+
+def check_synth_model(cfg: ModelConfig) -> None:
+    """A malformed or unknown model string, a missing key, or a model that does not answer: one-line errors."""
+    from cworld.llm import check_model
+
+    check_model(cfg, ping=True)
+
+
+def prepare(
+    env: Environment,
+    workspace: Workspace,
+    options: SynthOptions,
+    *,
+    model: str | None = None,
+    out: Path | None = None,
+    check: bool = True,
+) -> Prepared:
+    cfg = synth_model(workspace, model)
+    if cfg is not None and check:
+        check_synth_model(cfg)
+    taxonomy = load_taxonomy(env.task_synth)
+    universe = load_universe(env, workspace)
+    if cfg is None:
+        from cworld.synth.leak import LeakChecker
+
+        synthesis = Synthesis(
+            universe, taxonomy, options, offline=OfflineDrafter(universe, options, LeakChecker(universe))
+        )
+        gateway = None
+    else:
+        from cworld.llm import Gateway
+        from cworld.synth.llm_drafter import LLMDrafter, load_prompts
+
+        gateway = Gateway.from_workspace(workspace)
+        drafter = LLMDrafter(gateway, cfg, taxonomy, load_prompts(env.task_synth), universe.tools, options)
+        synthesis = Synthesis(universe, taxonomy, options, llm=drafter)
+    guard = DuplicateGuard(
+        universe.embedder, cosine=options.duplicate_cosine, jaccard=options.duplicate_jaccard
+    )
+    if universe.embedder is None:
+        guard.fallback_reason = "near-duplicates judged by token Jaccard: no embedding model was available"
+    target = out if out is not None else workspace.new_tasks_file()
+    if out is not None:
+        workspace.mark_latest("tasks", out)
+    return Prepared(synthesis, guard, target, gateway)
+
+
+async def run_prepared(prepared: Prepared, hooks: Hooks | None = None) -> tuple[RunResult, SynthSummary]:
+    try:
+        result = await run_synthesis(prepared.synthesis, prepared.out, prepared.guard, hooks)
+    finally:
+        if prepared.gateway is not None:
+            prepared.gateway.close()  # type: ignore[attr-defined]
+    return result, summarize(result, prepared.synthesis, prepared.guard, str(prepared.out))
+
+
+async def synthesize(
+    env: Environment,
+    workspace: Workspace,
+    options: SynthOptions,
+    *,
+    model: str | None = None,
+    out: Path | None = None,
+    hooks: Hooks | None = None,
+) -> tuple[RunResult, SynthSummary]:
+    """Prepare, then run until `options.n` tasks are accepted (or the attempt budget is spent)."""
+    return await run_prepared(prepare(env, workspace, options, model=model, out=out), hooks)

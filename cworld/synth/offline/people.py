@@ -1,0 +1,41 @@
+"""People in the seeded world, as the offline blocks pick them: colleagues, namesakes, who is meant."""
+
+from __future__ import annotations
+
+from cworld.sandbox.framework import world
+from cworld.synth.offline.composer import Composer
+
+
+def first_name(name: str) -> str:
+    return name.split()[0]
+
+
+def namesakes(name: str, names: list[str]) -> list[str]:
+    """Other people in `names` who share this person's first name."""
+    return [n for n in names if n != name and first_name(n) == first_name(name)]
+
+
+def colleague(c: Composer, names: list[str], avoid: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+    """A colleague present in `names` (an app's directory); one with a namesake half the time."""
+    cast = {p["name"] for p in world.cast(c.seed)["colleagues"]}
+    pool = sorted(n for n in names if n in cast and n not in avoid)
+    twins = [n for n in pool if namesakes(n, names)]
+    return c.pick(twins if twins and c.rng.random() < 0.5 else pool)
+
+
+def exclude_twin(c: Composer, key: str, name: str, names: dict[str, str], tool: str, argument: str) -> None:
+    """When someone else shares the first name, say who is meant and forbid the other one's id."""
+    others = sorted(namesakes(name, list(names)))
+    if others:
+        who = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " or " + others[-1]
+        c.decide(
+            key,
+            "exclusion",
+            f"I mean {name}; leave {who} out of it.",
+            {
+                "kind": "argument_excludes",
+                "tool": tool,
+                "argument": argument,
+                "value": [names[o] for o in others],
+            },
+        )

@@ -1,0 +1,234 @@
+"""One synthesis attempt: sample → draft → (fuzzy rewrite) → check → [critic] → verify, revising up to
+`max_rounds` times. Every round (the draft, the check results, the feedback) goes into the provenance.
+
+The same loop serves both drafters. The LLM drafter revises from the feedback text; the offline one
+from the issue codes (see `cworld.synth.offline.drafter.Revision`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cworld.data_model import Task
+from cworld.errors import ModelError
+from cworld.seeding import derive_rng, derive_seed
+from cworld.synth.checks import CheckReport, run_checks
+from cworld.synth.draft import Draft, to_task
+from cworld.synth.leak import LeakChecker
+from cworld.synth.llm_drafter import LLMDrafter
+from cworld.synth.offline import OfflineDrafter, Revision
+from cworld.synth.offline.composer import BlockFailed
+from cworld.synth.options import SynthOptions
+from cworld.synth.sampling import Candidates, sample_candidates
+from cworld.synth.taxonomy import Taxonomy
+from cworld.synth.toolset import ToolUniverse
+from cworld.synth.verify import Verification, verify_draft
+
+WORLD_SEEDS = 1_000_000
+
+
+@dataclass
+class Outcome:
+    index: int
+    task: Task | None = None
+    reason: str = ""
+    code: str = ""
+    rounds: int = 0
+    provenance: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Round:
+    """The state one attempt carries from round to round."""
+
+    candidates: Candidates
+    world_seed: int
+    schema_only: bool
+    revision: Revision = field(default_factory=Revision)
+    draft: Draft | None = None
+    feedback: str = ""
+    blocks: list[str] = field(default_factory=list)
+
+
+class Synthesis:
+    def __init__(
+        self,
+        universe: ToolUniverse,
+        taxonomy: Taxonomy,
+        options: SynthOptions,
+        *,
+        offline: OfflineDrafter | None = None,
+        llm: LLMDrafter | None = None,
+    ) -> None:
+        if (offline is None) == (llm is None):
+            raise ValueError("give exactly one drafter")
+        self.universe, self.taxonomy, self.options = universe, taxonomy, options
+        self.offline, self.llm = offline, llm
+        self.leaks = LeakChecker(universe)
+
+    @property
+    def source(self) -> str:
+        return "offline" if self.offline is not None else "llm"
+
+    def task_id(self, index: int) -> str:
+        return f"synth-{self.options.seed}-{index:04d}"
+
+    async def attempt(self, index: int) -> Outcome:
+        rng = derive_rng(self.options.seed, f"synth:attempt:{index}")
+        state = self._start(index, rng)
+        outcome = Outcome(index, provenance=[self._sampled(state)])
+        for number in range(1, self.options.max_rounds + 1):
+            outcome.rounds = number
+            entry: dict[str, Any] = {"stage": "round", "round": number}
+            outcome.provenance.append(entry)
+            try:
+                draft = await self._draft(state, rng)
+            except (BlockFailed, ModelError) as exc:
+                outcome.code = "compose" if isinstance(exc, BlockFailed) else "model"
+                outcome.reason = (
+                    f"{'no workable draft' if outcome.code == 'compose' else 'model failed'}: {exc}"
+                )
+                entry["error"] = outcome.reason
+                return outcome
+            draft = await self._rewrite(draft, state, entry)
+            entry["draft"] = draft.compact()
+            report = await self._check(draft, state)
+            entry["checks"] = report.as_dict()
+            verification = verify_draft(draft, self.universe, state.world_seed) if report.passed else None
+            if verification is not None:
+                entry["verification"] = verification.as_dict()
+                if verification.ok:
+                    outcome.code = outcome.reason = ""
+                    outcome.task = self._task(index, draft, state, verification, outcome)
+                    return outcome
+            self._learn(state, draft, report, verification, entry, outcome)
+        return outcome
+
+    # --- stages ---------------------------------------------------------------------------------------
+    def _start(self, index: int, rng: Any) -> Round:
+        world_seed = derive_seed(self.options.seed, f"synth:world:{index}") % WORLD_SEEDS
+        share = self.options.schema_only_share
+        schema_only = self.offline is not None and int((index + 1) * share) > int(index * share)
+        pool = None
+        if self.offline is not None:
+            pool = {t for t in self.offline.pool() if schema_only or self.universe.executable(t)}
+        o = self.options
+        candidates = sample_candidates(
+            self.universe,
+            rng,
+            min_tools=o.min_tools,
+            max_tools=o.max_tools,
+            min_servers=o.min_servers,
+            pool=pool,
+        )
+        return Round(candidates, world_seed, schema_only)
+
+    @staticmethod
+    def _sampled(state: Round) -> dict[str, Any]:
+        c = state.candidates
+        return {
+            "stage": "sample",
+            "seed_tools": c.seeds,
+            "retrieval_query": c.query,
+            "candidates": c.tools,
+            "world_seed": state.world_seed,
+        }
+
+    async def _draft(self, state: Round, rng: Any) -> Draft:
+        if self.offline is not None:
+            draft, state.blocks = self.offline.draft(
+                state.candidates, state.world_seed, rng, state.revision, state.schema_only
+            )
+            return draft
+        assert self.llm is not None
+        if state.draft is None:
+            return await self.llm.draft(state.candidates.tools, state.world_seed)
+        return await self.llm.revise(state.candidates.tools, state.world_seed, state.draft, state.feedback)
+
+    async def _rewrite(self, draft: Draft, state: Round, entry: dict[str, Any]) -> Draft:
+        """Fuzzy rewriting when the query names a tool or server: the model first, then the rule-based rewriter."""
+        leaks = [str(leak) for leak in self.leaks.leaks(draft.query)]
+        if not leaks:
+            return draft
+        query = draft.query
+        if self.llm is not None:
+            try:
+                query = await self.llm.rewrite(query, leaks, state.world_seed)
+            except ModelError as exc:
+                entry["rewrite_error"] = str(exc)
+        if self.leaks.leaks(query):
+            query = self.leaks.rewrite(query)
+        entry["rewrite"] = {"leaks": leaks, "before": draft.query, "after": query}
+        return draft.model_copy(update={"query": query})
+
+    async def _check(self, draft: Draft, state: Round) -> CheckReport:
+        report = run_checks(
+            draft, state.candidates.tools, self.universe, self.taxonomy, self.options, self.leaks
+        )
+        if report.passed and self.llm is not None:
+            try:
+                verdict = await self.llm.critique(draft, state.world_seed)
+            except ModelError as exc:
+                report.add("critic", "critic_failed", f"the critic gave no usable verdict ({exc})")
+                return report
+            if not verdict.passed:
+                for issue in verdict.issues or ["the critic rejected the task without saying why"]:
+                    report.add("critic", "critic", issue)
+        return report
+
+    def _learn(
+        self,
+        state: Round,
+        draft: Draft,
+        report: CheckReport,
+        verification: Verification | None,
+        entry: dict[str, Any],
+        outcome: Outcome,
+    ) -> None:
+        """Targeted feedback for the next round; also what the attempt is rejected for if it was the last."""
+        if verification is not None:
+            state.feedback = f"- [execution] {verification.reason}"
+            state.revision.learn(None, state.blocks)
+            outcome.code = "verify:" + (
+                "plan_failed" if "plan failed" in verification.reason else "constraints"
+            )
+            outcome.reason = verification.reason
+        else:
+            state.feedback = report.feedback()
+            state.revision.learn(report, [])
+            first = report.issues[0]
+            outcome.code = f"{first.check}:{first.code}"
+            outcome.reason = "; ".join(i.message for i in report.issues)[:500]
+        entry["feedback"] = state.feedback
+        state.draft = draft
+
+    def _task(
+        self, index: int, draft: Draft, state: Round, verification: Verification, outcome: Outcome
+    ) -> Task:
+        metadata = {
+            "candidates": state.candidates.tools,
+            "seed_tools": state.candidates.seeds,
+            "retrieval_query": state.candidates.query,
+            "rounds": outcome.rounds,
+            "drafter": self._drafter_name(),
+            "verification": verification.as_dict(),
+        }
+        if state.blocks:
+            metadata["blocks"] = state.blocks
+        task = to_task(
+            draft,
+            task_id=self.task_id(index),
+            world_seed=state.world_seed,
+            source=self.source,
+            provenance=outcome.provenance,
+            metadata=metadata,
+        )
+        task.verifiable = verification.verifiable and verification.ok
+        task.ground_truth = verification.ground_truth if task.verifiable else None
+        return task
+
+    def _drafter_name(self) -> str:
+        if self.llm is not None:
+            return f"llm:{self.llm.model or 'synth role'}"
+        return "offline"
