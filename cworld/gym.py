@@ -66,6 +66,7 @@ class CworldEnv:
             self.task = _as_task(options["task"])
         seed = next(self._seeds) if seed is None else seed
         self.trajectory = None
+        self._call_ids = itertools.count(1)
         self.episode = build_episode(self.task, agent=self.agent, access=self.access, mode=self.mode,
                                      policy=self.policy, seed=seed, ctx=self.ctx)
         first = await self.episode.start()

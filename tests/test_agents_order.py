@@ -3,7 +3,7 @@ their designed order (docs/agents-and-runs.md): oracle > noisy-0.1 > no-replan >
 
 Success = completed, the end state matches the task's ground truth, and every checkable constraint (as
 changed mid-episode) holds. 10 tasks x 5 seeds = 50 episodes per agent; everything is seeded, so the
-numbers are reproducible, and the margins (about 0.96 / 0.82 / 0.72 / 0.34 below a perfect oracle) are
+numbers are reproducible, and the margins (0.94 / 0.82 / 0.74 / 0.30 below a perfect oracle) are
 wide enough that the order is the design, not luck.
 """
 

@@ -190,6 +190,8 @@ async def test_fallback_world_agrees_with_what_the_model_said(tmp_path: Path) ->
         got = await engine.respond(MAIL["get_contact"], {"contact_id": "contact_0077"}, session)
     assert got.meta["fallback"] is True and not got.is_error
     assert (got.structured_content or {})["name"] == "Rita Quinn"
+    contacts = engine.world_state(session)["mail:email:contact"]
+    assert contacts["contact_0077"]["email"] == "rita@q.example"
 
 
 def test_no_model_means_one_clear_error(tmp_path: Path) -> None:

@@ -35,53 +35,123 @@ SECRET = "sk-plantedSECRET0123456789"
 ENV_SECRET = "envsecret-value-987654"
 
 TOOLS = {
-    "mail/search_messages": ToolSpec(server="mail", name="search_messages", description="Search mail",
-                                     input_schema={"type": "object", "properties": {"query": {"type": "string"}},
-                                                   "required": ["query"]}),
-    "mail/forward_message": ToolSpec(server="mail", name="forward_message", description="Forward a message",
-                                     input_schema={"type": "object", "properties": {
-                                         "message_id": {"type": "string"}, "to": {"type": "string"}},
-                                         "required": ["message_id", "to"], "additionalProperties": False}),
+    "mail/search_messages": ToolSpec(
+        server="mail",
+        name="search_messages",
+        description="Search mail",
+        input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    ),
+    "mail/forward_message": ToolSpec(
+        server="mail",
+        name="forward_message",
+        description="Forward a message",
+        input_schema={
+            "type": "object",
+            "properties": {"message_id": {"type": "string"}, "to": {"type": "string"}},
+            "required": ["message_id", "to"],
+            "additionalProperties": False,
+        },
+    ),
 }
-TASK = Task(id="t1", query="Forward the audit email to Deb.", tools=list(TOOLS),
-            constraints=[Constraint(id="c1", type="efficiency", description="Use at most 5 tool calls.")])
+TASK = Task(
+    id="t1",
+    query="Forward the audit email to Deb.",
+    tools=list(TOOLS),
+    constraints=[Constraint(id="c1", type="efficiency", description="Use at most 5 tool calls.")],
+)
 
 
 SAME = ToolResult()
 
 
-def step(index: int, kind: str = "tool", *, tool: str = "", args: dict | None = None, result: ToolResult | None = None,
-         raw: ToolResult | None = SAME, message: str = "", faults: tuple[str, ...] = ()) -> Step:
-    """`raw` is what the backend returned: the observation unless given (None: the backend was never reached)."""
+def step(
+    index: int,
+    kind: str = "tool",
+    *,
+    tool: str = "",
+    args: dict | None = None,
+    result: ToolResult | None = None,
+    raw: ToolResult | None = SAME,
+    message: str = "",
+    faults: tuple[str, ...] = (),
+) -> Step:
+    """`raw` is what the backend returned: the observation unless given (None: never reached)."""
     call = ToolCall(id=f"call_{index}", tool=tool, arguments=args or {}) if tool else None
     interventions = [Intervention(kind=f, level="tool", turn=index + 1, tool=tool) for f in faults]
-    return Step(index=index, turn=index + 1, kind=kind, message=message, tool_call=call, observation=result,
-                raw_result=result if raw is SAME else raw, interventions=interventions)
+    return Step(
+        index=index,
+        turn=index + 1,
+        kind=kind,
+        message=message,
+        tool_call=call,
+        observation=result,
+        raw_result=result if raw is SAME else raw,
+        interventions=interventions,
+    )
 
 
-def episode(agent: str = "scripted:oracle", *, seed: int = 0, status: str = "completed", secret: bool = False,
-            fault: bool = True) -> Trajectory:
+def episode(
+    agent: str = "scripted:oracle",
+    *,
+    seed: int = 0,
+    status: str = "completed",
+    secret: bool = False,
+    fault: bool = True,
+) -> Trajectory:
     """A search, a call hit by an injected timeout, its retry, a hallucinated tool, a user message, a
     forward and the final answer."""
-    found = ToolResult.ok({"query": "mail", "tools": [{"id": "mail/search_messages", "description": "Search mail"}]})
+    found = ToolResult.ok(
+        {"query": "mail", "tools": [{"id": "mail/search_messages", "description": "Search mail"}]}
+    )
     hit = ToolResult.ok({"messages": [{"message_id": "m1", "subject": "Audit"}]})
     timeout = ToolResult.error("timeout", "timed out after 30s")
-    echo = f"sent with Authorization: Bearer abc.def.ghi and key {SECRET} and {ENV_SECRET}" if secret else "sent"
+    echo = (
+        f"sent with Authorization: Bearer abc.def.ghi and key {SECRET} and {ENV_SECRET}" if secret else "sent"
+    )
     steps = [
         step(0, "search", tool="search_tools", args={"query": "mail", "k": 5}, result=found),
-        step(1, tool="mail/search_messages", args={"query": "audit"}, result=timeout if fault else hit,
-             raw=None if fault else hit, faults=("timeout",) if fault else ()),
+        step(
+            1,
+            tool="mail/search_messages",
+            args={"query": "audit"},
+            result=timeout if fault else hit,
+            raw=None if fault else hit,
+            faults=("timeout",) if fault else (),
+        ),
         step(2, "message", message="Waiting one turn before trying again."),
-        step(3, tool="mail/search_messages", args={"query": "audit"}, result=hit, message="Retrying the search."),
-        step(4, tool="mail/made_up", args={"x": 1}, result=ToolResult.error("not_found", "no tool 'mail/made_up'"),
-             raw=None),
+        step(
+            3,
+            tool="mail/search_messages",
+            args={"query": "audit"},
+            result=hit,
+            message="Retrying the search.",
+        ),
+        step(
+            4,
+            tool="mail/made_up",
+            args={"x": 1},
+            result=ToolResult.error("not_found", "no tool 'mail/made_up'"),
+            raw=None,
+        ),
         Step(index=5, turn=5, kind="user", message="Please CC nobody."),
-        step(6, tool="mail/forward_message", args={"message_id": "m1", "to": "deb"}, result=ToolResult.ok({"ok": True},
-             text=echo)),
+        step(
+            6,
+            tool="mail/forward_message",
+            args={"message_id": "m1", "to": "deb"},
+            result=ToolResult.ok({"ok": True}, text=echo),
+        ),
         step(7, "final", message="Forwarded the audit email to Deb."),
     ]
-    return Trajectory(episode_id=f"ep-{agent}-{seed}", task_id="t1", task=TASK, agent=agent, mode="live",
-                      seed=seed, status=status, steps=steps)  # type: ignore[arg-type]
+    return Trajectory(
+        episode_id=f"ep-{agent}-{seed}",
+        task_id="t1",
+        task=TASK,
+        agent=agent,
+        mode="live",
+        seed=seed,
+        status=status,
+        steps=steps,
+    )  # type: ignore[arg-type]
 
 
 def write_run(folder: Path, trajectories: list[Trajectory], scores: list[Score] | None = None) -> Path:
@@ -93,13 +163,26 @@ def write_run(folder: Path, trajectories: list[Trajectory], scores: list[Score] 
 
 @pytest.fixture
 def run(tmp_path: Path) -> Path:
-    return write_run(tmp_path / "run", [episode("scripted:oracle"), episode("scripted:oracle", seed=1),
-                                       episode("scripted:no-look", secret=True)])
+    return write_run(
+        tmp_path / "run",
+        [
+            episode("scripted:oracle"),
+            episode("scripted:oracle", seed=1),
+            episode("scripted:no-look", secret=True),
+        ],
+    )
 
 
 def test_names_map_tool_ids_reversibly() -> None:
     names = ToolNames()
-    ids = ["mail/search_messages", "search_tools", "a__b/c", "srv_/x", "git.hub/search.repos", "x/" + "y" * 80]
+    ids = [
+        "mail/search_messages",
+        "search_tools",
+        "a__b/c",
+        "srv_/x",
+        "git.hub/search.repos",
+        "x/" + "y" * 80,
+    ]
     for tool_id in ids:
         name = names.name(tool_id)
         assert FUNCTION_NAME.match(name), name
@@ -162,8 +245,10 @@ def test_hf_export_loads_with_datasets(run: Path, tmp_path: Path) -> None:
     assert len(ds) == 2
     row = ds[0]
     assert row["agent"] in {"scripted:oracle", "scripted:no-look"} and row["faults"] == ["timeout"]
-    record = {"messages": [{k: v for k, v in m.items() if v not in ("", [])} for m in row["messages"]],
-              "tools": json.loads(row["tools"])}
+    record = {
+        "messages": [{k: v for k, v in m.items() if v not in ("", [])} for m in row["messages"]],
+        "tools": json.loads(row["tools"]),
+    }
     for m in record["messages"]:
         if m.get("weight") == 1:
             del m["weight"]
@@ -171,8 +256,9 @@ def test_hf_export_loads_with_datasets(run: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["openai", "sharegpt", "hf"])
-def test_planted_secrets_never_reach_any_output(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                fmt: str) -> None:
+def test_planted_secrets_never_reach_any_output(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
     monkeypatch.setenv("SOME_SERVICE_TOKEN", ENV_SECRET)
     out = tmp_path / f"out-{fmt}"
     summary = export_sft([run], fmt, out, ExportFilters(), TOOLS)
@@ -184,10 +270,16 @@ def test_planted_secrets_never_reach_any_output(run: Path, tmp_path: Path, monke
 
 
 def test_filters_first_round_and_scores(tmp_path: Path) -> None:
-    trajectories = [episode("scripted:oracle"), episode("scripted:no-retry", status="gave_up"),
-                    episode("scripted:noisy-0.3", fault=False), episode("scripted:no-look", status="infra_error")]
-    scores = [Score(episode_id=t.episode_id, task_id="t1", agent=t.agent, mode="live", overall=o, success=s)
-              for t, o, s in zip(trajectories, [9.0, 3.0, 7.0, None], [True, False, True, None], strict=True)]
+    trajectories = [
+        episode("scripted:oracle"),
+        episode("scripted:no-retry", status="gave_up"),
+        episode("scripted:noisy-0.3", fault=False),
+        episode("scripted:no-look", status="infra_error"),
+    ]
+    scores = [
+        Score(episode_id=t.episode_id, task_id="t1", agent=t.agent, mode="live", overall=o, success=s)
+        for t, o, s in zip(trajectories, [9.0, 3.0, 7.0, None], [True, False, True, None], strict=True)
+    ]
     run = write_run(tmp_path / "run", trajectories, scores)
     out = tmp_path / "x.jsonl"
     s = export_sft([run], "openai", out, ExportFilters(min_score=5.0), TOOLS)
@@ -196,7 +288,8 @@ def test_filters_first_round_and_scores(tmp_path: Path) -> None:
     assert s["examples"] == 1 and s["rejected_by_filter"]["fault_types"] == 1
     s = export_sft([run], "openai", out, ExportFilters(fault_types=("none",)), TOOLS)
     assert [json.loads(line)["messages"][-1]["content"] for line in out.read_text().splitlines()] == [
-        "Forwarded the audit email to Deb."] and s["examples"] == 1
+        "Forwarded the audit email to Deb."
+    ] and s["examples"] == 1
 
 
 def test_first_round_stops_at_the_first_valid_invocation(run: Path, tmp_path: Path) -> None:
@@ -207,11 +300,17 @@ def test_first_round_stops_at_the_first_valid_invocation(run: Path, tmp_path: Pa
     roles = [m["role"] for m in record["messages"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant", "tool"]
     assert record["messages"][4]["tool_calls"][0]["function"]["name"] == "mail__search_messages"
-    assert summary["examples"] == 1 and summary["duplicates_removed"] == 2  # all three share their first round
+    assert (
+        summary["examples"] == 1 and summary["duplicates_removed"] == 2
+    )  # all three share their first round
     bad = episode("scripted:noisy-0.5")
-    bad.steps[1] = step(1, tool="mail/search_messages", args={"q": 1}, result=ToolResult.error("invalid_args", "bad"))
+    bad.steps[1] = step(
+        1, tool="mail/search_messages", args={"q": 1}, result=ToolResult.error("invalid_args", "bad")
+    )
     with pytest.raises(UsageError, match="first_call_invalid"):
-        export_sft([write_run(tmp_path / "bad", [bad])], "openai", out, ExportFilters(first_round=True), TOOLS)
+        export_sft(
+            [write_run(tmp_path / "bad", [bad])], "openai", out, ExportFilters(first_round=True), TOOLS
+        )
 
 
 def test_judge_agreement_needs_scores_and_votes(run: Path, tmp_path: Path) -> None:
@@ -242,7 +341,47 @@ def test_redactor_guard_is_the_last_line(run: Path, tmp_path: Path) -> None:
     guard = Redactor.from_env(extra=[SECRET])
     from cworld.export import sft
 
-    selection = sft.select(sft.load_runs([run], need_scores=False), "openai", ExportFilters(),
-                           sft.ConversationBuilder(TOOLS), leaky)
+    selection = sft.select(
+        sft.load_runs([run], need_scores=False),
+        "openai",
+        ExportFilters(),
+        sft.ConversationBuilder(TOOLS),
+        leaky,
+    )
     with pytest.raises(RuntimeError, match="survived redaction"):
         sft._guard(sft._payload(selection.examples, "openai"), guard)
+
+
+def test_judge_agreement_filter_reads_the_votes(tmp_path: Path) -> None:
+    from cworld.data_model import DimensionScore, JudgeVote
+    from cworld.export import judge_agreement
+
+    def votes(*passed: bool) -> DimensionScore:
+        return DimensionScore(
+            dimension="d", votes=[JudgeVote(judge=f"j{i}", passed=p) for i, p in enumerate(passed)]
+        )
+
+    split = {"completeness": votes(True, True, False), "format": votes(True, True, True)}
+    scored = {
+        "grounding": DimensionScore(
+            dimension="grounding",
+            votes=[
+                JudgeVote(judge="a", score=7),
+                JudgeVote(judge="b", score=8),
+                JudgeVote(judge="c", score=2),
+            ],
+        )
+    }
+    base = {"task_id": "t1", "agent": "x", "mode": "live"}
+    assert judge_agreement(Score(episode_id="e", dimensions=split, **base)) == pytest.approx(2 / 3)
+    assert judge_agreement(Score(episode_id="e", dimensions=scored, **base)) == pytest.approx(2 / 3)
+    assert judge_agreement(Score(episode_id="e", **base)) is None  # offline: no votes, no agreement
+    trajectories = [episode("scripted:oracle"), episode("scripted:no-look", fault=False)]
+    unanimous = {"completeness": votes(True, True, True)}
+    scores = [
+        Score(episode_id=trajectories[0].episode_id, dimensions=split, **base),
+        Score(episode_id=trajectories[1].episode_id, dimensions=unanimous, **base),
+    ]
+    run = write_run(tmp_path / "run", trajectories, scores)
+    summary = export_sft([run], "openai", tmp_path / "j.jsonl", ExportFilters(judge_agreement=1.0), TOOLS)
+    assert summary["examples"] == 1 and summary["rejected_by_filter"] == {"judge_agreement": 1}

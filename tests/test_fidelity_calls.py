@@ -5,8 +5,11 @@ from __future__ import annotations
 from cworld.data_model import Step, ToolCall, ToolResult, ToolSpec, Trajectory
 from cworld.report.fidelity_calls import call_divergence, pair_episodes, payload
 
-OUT_SCHEMA = {"type": "object", "properties": {"items": {"type": "array"}, "total": {"type": "integer"}},
-              "required": ["items", "total"]}
+OUT_SCHEMA = {
+    "type": "object",
+    "properties": {"items": {"type": "array"}, "total": {"type": "integer"}},
+    "required": ["items", "total"],
+}
 TOOLS = {
     "shop/search": ToolSpec(server="shop", name="search", category="shopping", output_schema=OUT_SCHEMA),
     "shop/buy": ToolSpec(server="shop", name="buy", category="shopping"),
@@ -15,33 +18,51 @@ TOOLS = {
 
 
 def call(i: int, tool: str, raw: ToolResult | None, args: dict | None = None) -> Step:
-    return Step(index=i, turn=i + 1, tool_call=ToolCall(id=f"c{i}", tool=tool, arguments=args or {"q": "x"}),
-                raw_result=raw, observation=raw or ToolResult.error("timeout", "injected"))
+    return Step(
+        index=i,
+        turn=i + 1,
+        tool_call=ToolCall(id=f"c{i}", tool=tool, arguments=args or {"q": "x"}),
+        raw_result=raw,
+        observation=raw or ToolResult.error("timeout", "injected"),
+    )
 
 
 def episode(mode: str, steps: list[Step], agent: str = "scripted:oracle", seed: int = 0) -> Trajectory:
-    return Trajectory(episode_id=f"{mode}-{agent}-{seed}", task_id="t1", agent=agent, mode=mode, seed=seed,  # type: ignore[arg-type]
-                      steps=steps)
+    return Trajectory(
+        episode_id=f"{mode}-{agent}-{seed}",
+        task_id="t1",
+        agent=agent,
+        mode=mode,
+        seed=seed,  # type: ignore[arg-type]
+        steps=steps,
+    )
 
 
 def test_paired_calls_are_compared_per_tool_and_category() -> None:
-    live = episode("live", [
-        call(0, "shop/search", ToolResult.ok({"items": [{"id": 1, "name": "a"}], "total": 1})),
-        call(1, "shop/buy", ToolResult.ok({"order": "o1"})),
-        call(2, "mail/send", ToolResult.ok({"sent": True})),
-        call(3, "shop/search", None),  # a fault answered: never reached the backend
-    ])
-    synth = episode("synthesized", [
-        call(0, "shop/search", ToolResult.ok({"items": [{"id": 7, "title": "b"}], "count": 1})),
-        call(1, "shop/buy", ToolResult.error("not_found", "no such item")),
-        call(2, "mail/read", ToolResult.ok({"x": 1})),  # another tool: not a pair
-        call(3, "shop/search", ToolResult.ok({"items": [], "total": 0})),
-    ])
+    live = episode(
+        "live",
+        [
+            call(0, "shop/search", ToolResult.ok({"items": [{"id": 1, "name": "a"}], "total": 1})),
+            call(1, "shop/buy", ToolResult.ok({"order": "o1"})),
+            call(2, "mail/send", ToolResult.ok({"sent": True})),
+            call(3, "shop/search", None),  # a fault answered: never reached the backend
+        ],
+    )
+    synth = episode(
+        "synthesized",
+        [
+            call(0, "shop/search", ToolResult.ok({"items": [{"id": 7, "title": "b"}], "count": 1})),
+            call(1, "shop/buy", ToolResult.error("not_found", "no such item")),
+            call(2, "mail/read", ToolResult.ok({"x": 1})),  # another tool: not a pair
+            call(3, "shop/search", ToolResult.ok({"items": [], "total": 0})),
+        ],
+    )
     result = call_divergence([live], [synth], TOOLS)
     assert (result.episodes_paired, result.calls_a, result.calls_paired) == (1, 4, 2)
     tools = {t["name"]: t for t in result.tools}
     search = tools["shop/search"]
-    # key paths: live {$, items, items[], items[].id, items[].name, total}; synth swaps name->title, total->count
+    # key paths: live {$, items, items[], items[].id, items[].name, total};
+    # synth swaps name->title and total->count: 4 shared of 8
     assert search["key_overlap"] == round(4 / 8, 4)
     assert search["schema_valid_b"] == 0.0 and search["schema_valid_a"] == 1.0  # synth lacks `total`
     assert search["error_agreement"] == 1.0 and search["outcomes"] == {"both ok": 1}
@@ -55,8 +76,11 @@ def test_paired_calls_are_compared_per_tool_and_category() -> None:
 
 def test_episodes_pair_on_agent_task_seed_and_policy() -> None:
     a = [episode("live", [], seed=0), episode("live", [], seed=1), episode("live", [], agent="x")]
-    b = [episode("synthesized", [], seed=1), episode("synthesized", [], agent="x"),
-         episode("synthesized", [], seed=0).model_copy(update={"policy": "stress"})]
+    b = [
+        episode("synthesized", [], seed=1),
+        episode("synthesized", [], agent="x"),
+        episode("synthesized", [], seed=0).model_copy(update={"policy": "stress"}),
+    ]
     pairs = pair_episodes(a, b)
     assert [(x.seed, x.agent) for x, _ in pairs] == [(1, "scripted:oracle"), (0, "x")]
 

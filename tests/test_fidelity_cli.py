@@ -29,12 +29,33 @@ def scored_run(folder: Path, mode: str, means: dict[str, float], tasks: int = 4)
         for t in range(tasks):
             ep = f"{mode}-{agent}-{t}"
             body = {"items": [1, 2], "total": 2} if mode == "live" else {"items": [], "count": 0}
-            step = Step(index=0, turn=1, tool_call=ToolCall(id="c1", tool="shop/search_products", arguments={}),
-                        raw_result=ToolResult.ok(body), observation=ToolResult.ok(body))
-            trajectories.append(Trajectory(episode_id=ep, task_id=f"t{t}", agent=agent, mode=mode,  # type: ignore[arg-type]
-                                           policy="default", steps=[step]))
-            scores.append(Score(episode_id=ep, task_id=f"t{t}", agent=agent, mode=mode, overall=mean + (t % 2) * 0.4,
-                                success=mean > 5))
+            step = Step(
+                index=0,
+                turn=1,
+                tool_call=ToolCall(id="c1", tool="shop/search_products", arguments={}),
+                raw_result=ToolResult.ok(body),
+                observation=ToolResult.ok(body),
+            )
+            trajectories.append(
+                Trajectory(
+                    episode_id=ep,
+                    task_id=f"t{t}",
+                    agent=agent,
+                    mode=mode,  # type: ignore[arg-type]
+                    policy="default",
+                    steps=[step],
+                )
+            )
+            scores.append(
+                Score(
+                    episode_id=ep,
+                    task_id=f"t{t}",
+                    agent=agent,
+                    mode=mode,
+                    overall=mean + (t % 2) * 0.4,
+                    success=mean > 5,
+                )
+            )
     write_jsonl_atomic(folder / "trajectories.jsonl", trajectories)
     write_jsonl_atomic(folder / "scores.jsonl", scores)
     return folder
@@ -51,10 +72,28 @@ def cworld(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, st
 
 
 def test_live_vs_synth_json_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    live, synth = scored_run(tmp_path / "live", "live", LIVE), scored_run(tmp_path / "synth", "synthesized", SYNTH)
+    live, synth = (
+        scored_run(tmp_path / "live", "live", LIVE),
+        scored_run(tmp_path / "synth", "synthesized", SYNTH),
+    )
     ws, out = tmp_path / "ws", tmp_path / "fid"
-    code, stdout, err = cworld(["--workspace", str(ws), "fidelity", "--live", str(live), "--synth", str(synth),
-                                "--out", str(out), "--json", "--bootstrap", "200"], capsys)
+    code, stdout, err = cworld(
+        [
+            "--workspace",
+            str(ws),
+            "fidelity",
+            "--live",
+            str(live),
+            "--synth",
+            str(synth),
+            "--out",
+            str(out),
+            "--json",
+            "--bootstrap",
+            "200",
+        ],
+        capsys,
+    )
     assert code == 0, err
     data = json.loads(stdout)
     ranking = data["ranking"]
@@ -65,7 +104,7 @@ def test_live_vs_synth_json_and_html(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert tool["name"] == "shop/search_products" and tool["calls"] == 16 and tool["key_overlap"] < 1
     assert json.loads((out / "fidelity.json").read_text())["ranking"]["spearman"] == ranking["spearman"]
     html = (out / "fidelity.html").read_text()
-    assert "<svg" in html and html.count("<circle") == 4 and "Spearman ρ = 0.800" in html
+    assert "<svg" in html and html.count('class="point"') == 4 and "Spearman ρ = 0.800" in html
     section = latest_fidelity_section(Workspace.resolve(ws))
     assert section is not None and "scatter" in section
 
@@ -74,8 +113,20 @@ def test_text_output_and_reference(tmp_path: Path, capsys: pytest.CaptureFixture
     live = scored_run(tmp_path / "live", "live", LIVE)
     ref = tmp_path / "human.csv"
     ref.write_text("agent,score\n" + "".join(f"{a},{v}\n" for a, v in LIVE.items()))
-    code, stdout, err = cworld(["fidelity", "--live", str(live), "--reference", str(ref), "--out",
-                                str(tmp_path / "o"), "--bootstrap", "100"], capsys)
+    code, stdout, err = cworld(
+        [
+            "fidelity",
+            "--live",
+            str(live),
+            "--reference",
+            str(ref),
+            "--out",
+            str(tmp_path / "o"),
+            "--bootstrap",
+            "100",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "live vs reference" in stdout and "Spearman rho = 1.000" in stdout
     assert "fidelity report:" in stdout
@@ -102,17 +153,65 @@ def test_bad_inputs_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFi
 def test_experiment_runs_both_modes_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fixture = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
     out = tmp_path / "exp"
-    args = ["--workspace", str(tmp_path / "ws"), "fidelity", "experiment", "--tasks", str(fixture), "--limit", "2",
-            "--agents", "scripted:oracle,scripted:noisy-0.5,scripted:no-retry", "--out", str(out), "--json",
-            "--bootstrap", "100"]
+    args = [
+        "--workspace",
+        str(tmp_path / "ws"),
+        "fidelity",
+        "experiment",
+        "--tasks",
+        str(fixture),
+        "--limit",
+        "2",
+        "--agents",
+        "scripted:oracle,scripted:noisy-0.5,scripted:no-retry",
+        "--out",
+        str(out),
+        "--json",
+        "--bootstrap",
+        "100",
+    ]
     code, stdout, err = cworld(args, capsys)
     assert code == 0, err
     data = json.loads(stdout)
     assert [r["mode"] for r in data["runs"]] == ["live", "synthesized"]
-    assert all(r["episodes"] == 6 and r["scored_on_the_fly"] == 0 for r in data["runs"])  # scored by the experiment
+    assert all(
+        r["episodes"] == 6 and r["scored_on_the_fly"] == 0 for r in data["runs"]
+    )  # scored by the experiment
     assert (out / "live" / "scores.jsonl").is_file() and (out / "synthesized" / "scores.jsonl").is_file()
     assert len(data["ranking"]["agents"]) == 3 and data["tools"]["episodes_paired"] == 6
     assert (out / "fidelity.html").is_file()
-    code, _, err = cworld([*args[:2], "fidelity", "experiment", "--tasks", str(fixture), "--agents", "scripted:oracle",
-                           "--out", str(tmp_path / "x")], capsys)
+    code, _, err = cworld(
+        [
+            *args[:2],
+            "fidelity",
+            "experiment",
+            "--tasks",
+            str(fixture),
+            "--agents",
+            "scripted:oracle",
+            "--out",
+            str(tmp_path / "x"),
+        ],
+        capsys,
+    )
     assert code == 2 and "at least 3 distinct agents" in err
+
+
+def test_llm_engine_without_a_model_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CWORLD_ENGINE_MODEL", raising=False)
+    fixture = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
+    args = [
+        "--workspace",
+        str(tmp_path / "ws"),
+        "fidelity",
+        "experiment",
+        "--tasks",
+        str(fixture),
+        "--engine",
+        "llm",
+    ]
+    code, _, err = cworld([*args, "--out", str(tmp_path / "e")], capsys)
+    assert code == 2 and "needs a model for the engine role" in err
+    assert not (tmp_path / "e").exists()

@@ -91,16 +91,24 @@ def test_reference_csv_per_agent_and_per_task(tmp_path: Path) -> None:
     assert c.spearman.value == pytest.approx(1.0) and c.per_task == []
     assert any("resampled on each side apart" in n for n in c.notes)
     per_task = tmp_path / "tasks.csv"
-    per_task.write_text("task_id,agent,score\n" + "".join(f"t{i},{a},{v}\n" for a, vals in LIVE.items()
-                                                          for i, v in enumerate(vals)))
-    assert compare_rankings(table("live", LIVE), table_from_csv(per_task), bootstrap=100).mean_task_agreement == 1.0
+    per_task.write_text(
+        "task_id,agent,score\n"
+        + "".join(f"t{i},{a},{v}\n" for a, vals in LIVE.items() for i, v in enumerate(vals))
+    )
+    assert (
+        compare_rankings(table("live", LIVE), table_from_csv(per_task), bootstrap=100).mean_task_agreement
+        == 1.0
+    )
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("agent,rating\na,1\n", "missing column"),
-    ("agent,score\na,high\n", "not a number"),
-    ("agent,score\n", "no scores"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("agent,rating\na,1\n", "missing column"),
+        ("agent,score\na,high\n", "not a number"),
+        ("agent,score\n", "no scores"),
+    ],
+)
 def test_bad_reference_files(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "r.csv"
     path.write_text(text)
@@ -111,8 +119,15 @@ def test_bad_reference_files(tmp_path: Path, text: str, expected: str) -> None:
 
 
 def test_metric_values() -> None:
-    score = Score(episode_id="e", task_id="t", agent="a", mode="live", overall=7.5, success=False,
-                  metrics={"R_c": 0.5, "recovery": None})
+    score = Score(
+        episode_id="e",
+        task_id="t",
+        agent="a",
+        mode="live",
+        overall=7.5,
+        success=False,
+        metrics={"R_c": 0.5, "recovery": None},
+    )
     assert metric_value(score, "overall") == 7.5
     assert metric_value(score, "success") == 0.0
     assert metric_value(score, "R_c") == 0.5

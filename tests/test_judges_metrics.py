@@ -228,3 +228,22 @@ def test_order_ignores_tools_a_step_shares_with_its_prerequisite():
          .call("mail/search_messages", {"query": "audit"})
          .build())
     assert m.order_constraints(task, classify_calls(t, TOOLS)).rate == 1.0
+
+
+def test_state_diff_scores_episodes_of_tasks_with_a_ground_truth():
+    from pathlib import Path
+
+    from cworld.data_model import read_jsonl
+    from cworld.judges.state import initial_state
+
+    task = next(t for t in read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)
+                if t.ground_truth is not None)
+    done = TrajectoryBuilder(task).with_end_state(task.ground_truth).final("done").build()
+    result = verifiable_scores(done, TOOLS)
+    assert (result.metrics["R_c"], result.metrics["R_b"], result.metrics["state_success"]) == (1.0, 0.0, 1.0)
+    idle = TrajectoryBuilder(task).with_end_state(initial_state(task.initial_state_seed)).final("nothing").build()
+    result = verifiable_scores(idle, TOOLS)
+    assert result.metrics["R_c"] == 0.0 and result.metrics["state_success"] == 0.0
+    assert result.state is not None and result.state.T > 0
+    dreamt = TrajectoryBuilder(task, mode="synthesized").with_end_state(task.ground_truth).final("done").build()
+    assert "R_c" not in verifiable_scores(dreamt, TOOLS).metrics          # no real state to compare

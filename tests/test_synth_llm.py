@@ -33,7 +33,9 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
 
 
 def _options(**extra) -> SynthOptions:
-    return SynthOptions(**{"n": 1, "seed": 7, "min_candidate_share": 0.0, "max_attempts": 1, "max_rounds": 2, **extra})
+    return SynthOptions(
+        **{"n": 1, "seed": 7, "min_candidate_share": 0.0, "max_attempts": 1, "max_rounds": 2, **extra}
+    )
 
 
 def _prepare(ws: Workspace, script: str, options: SynthOptions | None = None):
@@ -46,14 +48,22 @@ def _good(prepared, options: SynthOptions) -> Draft:
     drafter = OfflineDrafter(universe, options, prepared.synthesis.leaks)
     world = derive_seed(options.seed, "synth:world:0") % WORLD_SEEDS
     candidates = Candidates(seeds=[], query="", tools=sorted(drafter.pool())[:8])
-    draft, _ = drafter.draft(candidates, world, random.Random(1), Revision(everything=True), schema_only=False)
+    draft, _ = drafter.draft(
+        candidates, world, random.Random(1), Revision(everything=True), schema_only=False
+    )
     return draft
 
 
 def _unneeded(draft: Draft, universe) -> Draft:
-    extra = [t for t in sorted(universe.tools) if t not in draft.tools and universe.executable(t)][: len(draft.tools)]
-    return draft.model_copy(update={"tools": [*draft.tools, *extra],
-                                    "rationales": {**draft.rationales, **{t: f"needed: {draft.query[:40]}" for t in extra}}})
+    extra = [t for t in sorted(universe.tools) if t not in draft.tools and universe.executable(t)][
+        : len(draft.tools)
+    ]
+    return draft.model_copy(
+        update={
+            "tools": [*draft.tools, *extra],
+            "rationales": {**draft.rationales, **{t: f"needed: {draft.query[:40]}" for t in extra}},
+        }
+    )
 
 
 def _rounds(task) -> list[dict]:
@@ -80,7 +90,7 @@ def test_a_draft_that_fails_coverage_is_revised_and_passes(ws: Workspace) -> Non
 def test_malformed_json_is_repaired(ws: Workspace) -> None:
     prepared = _prepare(ws, "repair")
     good = _good(prepared, _options())
-    script = mock.script("repair", ["Here you go: {\"query\": \"oops\", ", good.model_dump_json(), OK])
+    script = mock.script("repair", ['Here you go: {"query": "oops", ', good.model_dump_json(), OK])
     result, summary = asyncio.run(run_prepared(prepared))
     assert summary.accepted == 1 and result.accepted[0].metadata["rounds"] == 1
     assert "could not be used" in script.calls[1].messages[-1]["content"]
@@ -101,7 +111,10 @@ def test_the_critic_can_send_a_draft_back(ws: Workspace) -> None:
     prepared = _prepare(ws, "critic")
     good = _good(prepared, _options())
     no = json.dumps({"passed": False, "issues": ["the budget should bind harder"]})
-    mock.script("critic", [good.model_dump_json(), no, good.model_dump_json(), OK])
+    again = good.model_copy(
+        update={"query": "Thanks in advance! " + good.query}
+    )  # a new request, not a cache hit
+    mock.script("critic", [good.model_dump_json(), no, again.model_dump_json(), OK])
     result, _ = asyncio.run(run_prepared(prepared))
     (task,) = result.accepted
     first, second = _rounds(task)
@@ -112,7 +125,9 @@ def test_the_critic_can_send_a_draft_back(ws: Workspace) -> None:
 def test_a_query_that_names_tools_is_rewritten(ws: Workspace) -> None:
     prepared = _prepare(ws, "rewrite")
     good = _good(prepared, _options())
-    leaky = good.model_copy(update={"query": good.query + " Use travel/book_flight and post_message for this."})
+    leaky = good.model_copy(
+        update={"query": good.query + " Use travel/book_flight and post_message for this."}
+    )
     script = mock.script("rewrite", [leaky.model_dump_json(), json.dumps({"query": good.query}), OK])
     result, _ = asyncio.run(run_prepared(prepared))
     (task,) = result.accepted
@@ -130,7 +145,9 @@ def test_model_calls_overlap_with_concurrency(ws: Workspace) -> None:
     assert len(result.rejected) == 2 and script.max_in_flight == 2
 
 
-def test_wrong_or_unreachable_model_fails_before_any_work(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wrong_or_unreachable_model_fails_before_any_work(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_work(*args, **kwargs):
         raise AssertionError("work started before the model was checked")
 

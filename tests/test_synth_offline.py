@@ -80,7 +80,9 @@ def test_same_seed_same_task(hashed) -> None:
 
 
 def test_a_task_with_a_schema_only_step_is_not_verifiable(hashed) -> None:
-    prepared = prepare(ENV, hashed, SynthOptions(n=1, seed=5, schema_only_share=1.0), out=hashed.root / "s.jsonl")
+    prepared = prepare(
+        ENV, hashed, SynthOptions(n=1, seed=5, schema_only_share=1.0), out=hashed.root / "s.jsonl"
+    )
     outcome = asyncio.run(prepared.synthesis.attempt(0))
     task = outcome.task
     assert task is not None, outcome.reason
@@ -90,24 +92,35 @@ def test_a_task_with_a_schema_only_step_is_not_verifiable(hashed) -> None:
 
 def test_revision_answers_the_feedback(hashed) -> None:
     """Round 1 mixes coverage with variety; told candidates went unused, round 2 picks blocks by coverage."""
-    prepared = prepare(ENV, hashed, SynthOptions(n=1, seed=6, min_candidate_share=0.6), out=hashed.root / "r.jsonl")
+    prepared = prepare(
+        ENV, hashed, SynthOptions(n=1, seed=6, min_candidate_share=0.6), out=hashed.root / "r.jsonl"
+    )
     outcomes = [asyncio.run(prepared.synthesis.attempt(i)) for i in range(3)]
     revised = [o for o in outcomes if o.task is not None and o.rounds > 1]
     assert revised, [o.reason for o in outcomes]
     rounds = [p for p in revised[0].provenance if p["stage"] == "round"]
     first, last = rounds[0]["checks"], rounds[-1]["checks"]
-    assert "candidates_unused" in {i["code"] for i in first["issues"]} and "candidate tools" in rounds[0]["feedback"]
+    assert (
+        "candidates_unused" in {i["code"] for i in first["issues"]}
+        and "candidate tools" in rounds[0]["feedback"]
+    )
     assert last["passed"] and last["metrics"]["candidate_share"] > first["metrics"]["candidate_share"]
     assert revised[0].task.metadata["rounds"] == len(rounds) and revised[0].code == ""
 
 
 def test_a_task_that_never_converges_is_dropped_with_its_reason(hashed) -> None:
-    prepared = prepare(ENV, hashed, SynthOptions(n=1, seed=8, min_candidate_share=1.0, max_rounds=2, max_attempts=1),
-                       out=hashed.root / "d.jsonl")
+    prepared = prepare(
+        ENV,
+        hashed,
+        SynthOptions(n=1, seed=8, min_candidate_share=1.0, max_rounds=2, max_attempts=1),
+        out=hashed.root / "d.jsonl",
+    )
     result, summary = asyncio.run(run_prepared(prepared))
     assert summary.accepted == 0 and summary.rejected == 1
     (outcome,) = result.rejected
-    assert outcome.code == "coverage:candidates_unused" and outcome.rounds == 2 and "candidate" in outcome.reason
+    assert (
+        outcome.code == "coverage:candidates_unused" and outcome.rounds == 2 and "candidate" in outcome.reason
+    )
     assert not (hashed.root / "d.jsonl").exists()
 
 

@@ -104,11 +104,12 @@ def _select(node: Any, selector: str, step_id: str, walked: str) -> Any:
         raise UnresolvedReference(step_id, walked, f"a selector needs a list, found a {type(node).__name__}")
     if re.fullmatch(r"\s*-?\d+\s*", selector):
         return _index(node, int(selector), step_id, walked)
-    conditions = [_SELECTOR.match(part) for part in selector.split("&")]
-    if not all(conditions):
+    matched = [_SELECTOR.match(part) for part in selector.split("&")]
+    conditions = [c for c in matched if c is not None]
+    if len(conditions) != len(matched):
         raise UnresolvedReference(step_id, walked, "a selector is [n], [field=value] or [field~value]")
     for item in node:
-        if isinstance(item, Mapping) and all(_holds(item, c) for c in conditions):  # type: ignore[arg-type]
+        if isinstance(item, Mapping) and all(_holds(item, c) for c in conditions):
             return item
     raise UnresolvedReference(step_id, walked, "no item matches")
 

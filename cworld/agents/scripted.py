@@ -233,14 +233,15 @@ class ScriptedAgent:
 
     # --- choosing the next call -----------------------------------------------------------------
     def _next_step(self) -> Action:
-        step, purpose = (self.by_id[self.detours[0]], "detour") if self.detours else (self.plan[self.pos], "plan")
+        purpose: Purpose = "detour" if self.detours else "plan"
+        step = self.by_id[self.detours[0]] if self.detours else self.plan[self.pos]
         arguments = self._arguments(step)
         if arguments is None:
             return self._decide()
         tool = self.substitutes.get(step.tool, step.tool)
         if tool != step.tool:
             arguments = _fit(arguments, self.toolbox.spec(tool))
-        call = _Call(step, tool, arguments, purpose)  # type: ignore[arg-type]
+        call = _Call(step, tool, arguments, purpose)
         if self.skills.noise and self.rng.random() < self.skills.noise:
             call = self._confuse(call)
         if not self.toolbox.is_callable(call.tool) and call.tool not in self.searched:

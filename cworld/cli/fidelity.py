@@ -22,16 +22,30 @@ _run_path = click.Path(path_type=Path)
 
 
 def _report_options(fn: click.decorators.FC) -> click.decorators.FC:
-    for option in reversed([
-        click.option("--metric", default="overall", show_default=True,
-                     help="Score that ranks agents: overall, success, or a metric of scores.jsonl (e.g. R_c)."),
-        click.option("--bootstrap", default=2000, show_default=True, type=click.IntRange(100, 100000),
-                     help="Bootstrap draws over tasks for the intervals."),
-        click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap."),
-        click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-                     help="Folder for fidelity.json and fidelity.html."),
-        click.option("--json", "as_json", is_flag=True, help="Print the report as JSON."),
-    ]):
+    for option in reversed(
+        [
+            click.option(
+                "--metric",
+                default="overall",
+                show_default=True,
+                help="Score that ranks agents: overall, success, or a metric of scores.jsonl (e.g. R_c).",
+            ),
+            click.option(
+                "--bootstrap",
+                default=2000,
+                show_default=True,
+                type=click.IntRange(100, 100000),
+                help="Bootstrap draws over tasks for the intervals.",
+            ),
+            click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap."),
+            click.option(
+                "--out",
+                type=click.Path(file_okay=False, path_type=Path),
+                help="Folder for fidelity.json and fidelity.html.",
+            ),
+            click.option("--json", "as_json", is_flag=True, help="Print the report as JSON."),
+        ]
+    ):
         fn = option(fn)
     return fn
 
@@ -39,12 +53,24 @@ def _report_options(fn: click.decorators.FC) -> click.decorators.FC:
 @click.group("fidelity", invoke_without_command=True)
 @click.option("--live", type=_run_path, help="Run folder with the live episodes.")
 @click.option("--synth", type=_run_path, help="Run folder with the synthesized episodes.")
-@click.option("--reference", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV of reference scores (agent,score[,task_id]) to correlate each run with.")
+@click.option(
+    "--reference",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV of reference scores (agent,score[,task_id]) to correlate each run with.",
+)
 @_report_options
 @click.pass_context
-def command(ctx: click.Context, live: Path | None, synth: Path | None, reference: Path | None, metric: str,
-            bootstrap: int, seed: int, out: Path | None, as_json: bool) -> None:
+def command(
+    ctx: click.Context,
+    live: Path | None,
+    synth: Path | None,
+    reference: Path | None,
+    metric: str,
+    bootstrap: int,
+    seed: int,
+    out: Path | None,
+    as_json: bool,
+) -> None:
     """Rank agents by METRIC in a live and a synthesized run and report Spearman's rho and Kendall's tau
     with bootstrap intervals, per-task agreement and per-tool divergence (plus an HTML page)."""
     if ctx.invoked_subcommand is not None:
@@ -57,29 +83,61 @@ def command(ctx: click.Context, live: Path | None, synth: Path | None, reference
     if live is None and synth is None and reference is None:
         raise click.UsageError("give --live RUN and --synth RUN, or run `cworld fidelity experiment`")
     runs = {k: resolve_run(v, ws) if v is not None else None for k, v in (("live", live), ("synth", synth))}
-    report = build_fidelity(live=runs["live"], synth=runs["synth"], tools=environment_tools(ws),
-                            content=JudgeContent.from_environment(environment(ctx)), metric=metric,
-                            reference=reference, bootstrap=bootstrap, seed=seed)
+    report = build_fidelity(
+        live=runs["live"],
+        synth=runs["synth"],
+        tools=environment_tools(ws),
+        content=JudgeContent.from_environment(environment(ctx)),
+        metric=metric,
+        reference=reference,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
     _finish(report, out or ws.path("reports") / time.strftime("fidelity-%Y%m%d-%H%M%S"), ws, as_json)
 
 
 @command.command("experiment")
-@click.option("--tasks", "tasks_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Tasks JSONL (default: the workspace's latest).")
+@click.option(
+    "--tasks",
+    "tasks_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Tasks JSONL (default: the workspace's latest).",
+)
 @click.option("--agents", help="Comma-separated agents (default: six graded scripted agents).")
-@click.option("--engine", type=click.Choice(["schema", "llm"]), default="schema", show_default=True,
-              help="World Engine for the synthesized run.")
+@click.option(
+    "--engine",
+    type=click.Choice(["schema", "llm"]),
+    default="schema",
+    show_default=True,
+    help="World Engine for the synthesized run.",
+)
 @click.option("--seeds", default=1, show_default=True, type=click.IntRange(1, 100), help="Episodes per task.")
 @click.option("--policy", default="default", show_default=True, help="Fault policy (the same in both modes).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
-@click.option("--max-turns", default=30, show_default=True, type=click.IntRange(1, 1000), help="Turn limit per episode.")
+@click.option(
+    "--max-turns", default=30, show_default=True, type=click.IntRange(1, 1000), help="Turn limit per episode."
+)
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64))
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @_report_options
 @click.pass_context
-def experiment_command(ctx: click.Context, tasks_file: Path | None, agents: str | None, engine: str, seeds: int,
-                       policy: str, limit: int | None, max_turns: int, concurrency: int, no_progress: bool, metric: str,
-                       bootstrap: int, seed: int, out: Path | None, as_json: bool) -> None:
+def experiment_command(
+    ctx: click.Context,
+    tasks_file: Path | None,
+    agents: str | None,
+    engine: str,
+    seeds: int,
+    policy: str,
+    limit: int | None,
+    max_turns: int,
+    concurrency: int,
+    no_progress: bool,
+    metric: str,
+    bootstrap: int,
+    seed: int,
+    out: Path | None,
+    as_json: bool,
+) -> None:
     """Run the agents live and synthesized on the same tasks, seeds and policy, score both runs, and
     write the fidelity report. Re-running with the same --out resumes the runs."""
     from cworld.controller.tools import environment_tools
@@ -90,14 +148,30 @@ def experiment_command(ctx: click.Context, tasks_file: Path | None, agents: str 
 
     env, ws = environment(ctx), workspace(ctx)
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else list(DEFAULT_AGENTS)
-    config = ExperimentConfig(agents=chosen, engine=engine, seeds=seeds, policy=policy, concurrency=concurrency,
-                              max_turns=max_turns, progress=not (no_progress or as_json))
+    config = ExperimentConfig(
+        agents=chosen,
+        engine=engine,
+        seeds=seeds,
+        policy=policy,
+        concurrency=concurrency,
+        max_turns=max_turns,
+        progress=not (no_progress or as_json),
+    )
     tasks = read_jsonl(tasks_file or ws.latest("tasks"), Task)[: limit or None]
     target = (out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
     tools = environment_tools(ws)
-    live, synth = asyncio.run(run_experiment(tasks, config, env, ws, target, tools, console=Console(stderr=True)))
-    report = build_fidelity(live=live, synth=synth, tools=tools, content=JudgeContent.from_environment(env),
-                            metric=metric, bootstrap=bootstrap, seed=seed)
+    live, synth = asyncio.run(
+        run_experiment(tasks, config, env, ws, target, tools, console=Console(stderr=True))
+    )
+    report = build_fidelity(
+        live=live,
+        synth=synth,
+        tools=tools,
+        content=JudgeContent.from_environment(env),
+        metric=metric,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
     _finish(report, target, ws, as_json)
 
 

@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "registry": "registry",
     "search": "search",
     "serve": "serve",
+    "export-sft": "export_sft",
+    "fidelity": "fidelity",
 }
 
 

@@ -72,7 +72,9 @@ def _declared_tools(tools: Any) -> tuple[set[str] | None, list[str]]:
             problems.append(f"tools[{i}]: function {name!r} declared twice")
         names.add(str(name))
         parameters = function.get("parameters")
-        if parameters is not None and (not isinstance(parameters, dict) or parameters.get("type", "object") != "object"):
+        if parameters is not None and (
+            not isinstance(parameters, dict) or parameters.get("type", "object") != "object"
+        ):
             problems.append(f"tools[{i}]: parameters must be a JSON Schema object")
         if "description" in function and not isinstance(function["description"], str):
             problems.append(f"tools[{i}]: description must be a string")
@@ -91,7 +93,9 @@ def _check_messages(messages: list[Any], declared: set[str] | None) -> list[str]
             problems.append(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
             continue
         role = message["role"]
-        problems += [f"{where}: key {k!r} not allowed on a {role} message" for k in sorted(set(message) - KEYS[role])]
+        problems += [
+            f"{where}: key {k!r} not allowed on a {role} message" for k in sorted(set(message) - KEYS[role])
+        ]
         if role == "assistant":
             problems += [f"{where}: {p}" for p in _unanswered(pending)]
             pending = {}
@@ -120,8 +124,9 @@ def _check_text(message: dict[str, Any], role: str, index: int) -> list[str]:
     return problems
 
 
-def _check_assistant(message: dict[str, Any], declared: set[str] | None, pending: dict[str, str],
-                     answered: set[str]) -> list[str]:
+def _check_assistant(
+    message: dict[str, Any], declared: set[str] | None, pending: dict[str, str], answered: set[str]
+) -> list[str]:
     problems: list[str] = []
     content, calls = message.get("content"), message.get("tool_calls")
     if content is not None and not isinstance(content, str):
@@ -137,8 +142,14 @@ def _check_assistant(message: dict[str, Any], declared: set[str] | None, pending
     return problems
 
 
-def _check_call(call: Any, declared: set[str] | None, pending: dict[str, str], answered: set[str]) -> list[str]:
-    if not isinstance(call, dict) or call.get("type") != "function" or not isinstance(call.get("function"), dict):
+def _check_call(
+    call: Any, declared: set[str] | None, pending: dict[str, str], answered: set[str]
+) -> list[str]:
+    if (
+        not isinstance(call, dict)
+        or call.get("type") != "function"
+        or not isinstance(call.get("function"), dict)
+    ):
         return ["must be {id, type: function, function: {name, arguments}}"]
     problems: list[str] = []
     call_id, name = call.get("id"), call["function"].get("name")
@@ -180,5 +191,4 @@ def _check_tool(message: dict[str, Any], pending: dict[str, str]) -> list[str]:
 
 
 def _unanswered(pending: dict[str, str]) -> list[str]:
-    return [f"tool call {cid!r} ({name}) has no tool message right after it"
-            for cid, name in pending.items()]
+    return [f"tool call {cid!r} ({name}) has no tool message right after it" for cid, name in pending.items()]

@@ -35,11 +35,15 @@ MAX_RESULT_CHARS = 6000
 UNKNOWN_TOOL = "Not a tool of this environment: calls to it fail with not_found."
 SEARCH_FUNCTION = {
     "description": "Search the tool registry for tools that can do something; returns tool names, "
-                   "descriptions and parameters. Found tools become callable.",
-    "parameters": {"type": "object", "properties": {
-        "query": {"type": "string", "description": "what the tool should do, in a few words"},
-        "k": {"type": "integer", "description": "how many tools to return (1-20)", "default": 5},
-    }, "required": ["query"]},
+    "descriptions and parameters. Found tools become callable.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "what the tool should do, in a few words"},
+            "k": {"type": "integer", "description": "how many tools to return (1-20)", "default": 5},
+        },
+        "required": ["query"],
+    },
 }
 
 
@@ -88,10 +92,23 @@ class Conversation:
         return [c.name for t in self.turns for c in t.calls]
 
     def redacted(self, redactor: Redactor) -> Conversation:
-        turns = [replace(t, content=redactor.text(t.content), calls=tuple(
-            replace(c, arguments=redactor.value(c.arguments)) for c in t.calls)) for t in self.turns]
-        return Conversation(self.episode_id, self.task_id, self.agent, self.mode, turns,
-                            redactor.value(self.tools), redactor.value(self.meta))
+        turns = [
+            replace(
+                t,
+                content=redactor.text(t.content),
+                calls=tuple(replace(c, arguments=redactor.value(c.arguments)) for c in t.calls),
+            )
+            for t in self.turns
+        ]
+        return Conversation(
+            self.episode_id,
+            self.task_id,
+            self.agent,
+            self.mode,
+            turns,
+            redactor.value(self.tools),
+            redactor.value(self.meta),
+        )
 
 
 def task_text(task: Task) -> str:
@@ -106,15 +123,19 @@ def offers_search(trajectory: Trajectory) -> bool:
     if any(s.kind == "search" for s in trajectory.steps):
         return True
     label = trajectory.agent
-    extras = label[label.index("[") + 1:-1].split(",") if label.endswith("]") and "[" in label else []
+    extras = label[label.index("[") + 1 : -1].split(",") if label.endswith("]") and "[" in label else []
     return not is_scripted(label) and not any(e == "full" or e.startswith("rag-") for e in extras)
 
 
 class ConversationBuilder:
     """Builds conversations that share one function-name table (so one export names tools one way)."""
 
-    def __init__(self, catalog: Mapping[str, ToolSpec], names: ToolNames | None = None,
-                 max_result_chars: int = MAX_RESULT_CHARS) -> None:
+    def __init__(
+        self,
+        catalog: Mapping[str, ToolSpec],
+        names: ToolNames | None = None,
+        max_result_chars: int = MAX_RESULT_CHARS,
+    ) -> None:
         self.catalog = catalog
         self.names = names or ToolNames()
         self.max_result_chars = max_result_chars
@@ -128,9 +149,15 @@ class ConversationBuilder:
         turns = [Turn("system", system), Turn("user", task_text(trajectory.task))]
         turns += _Steps(self, trajectory).turns()
         tools = self._functions(trajectory, search)
-        return Conversation(trajectory.episode_id, trajectory.task_id, trajectory.agent, trajectory.mode,
-                            turns, tools, {"status": trajectory.status, "seed": trajectory.seed,
-                                           "policy": trajectory.policy})
+        return Conversation(
+            trajectory.episode_id,
+            trajectory.task_id,
+            trajectory.agent,
+            trajectory.mode,
+            turns,
+            tools,
+            {"status": trajectory.status, "seed": trajectory.seed, "policy": trajectory.policy},
+        )
 
     # --- tools ----------------------------------------------------------------------------------
     def _functions(self, trajectory: Trajectory, search: bool) -> list[dict[str, Any]]:
@@ -148,7 +175,11 @@ class ConversationBuilder:
         spec = self.catalog.get(tool_id)
         name = self.names.name(tool_id)
         if spec is None:
-            return {"name": name, "description": UNKNOWN_TOOL, "parameters": {"type": "object", "properties": {}}}
+            return {
+                "name": name,
+                "description": UNKNOWN_TOOL,
+                "parameters": {"type": "object", "properties": {}},
+            }
         parameters = spec.input_schema or {"type": "object", "properties": {}}
         return {"name": name, "description": (spec.description or spec.name)[:1000], "parameters": parameters}
 
@@ -159,7 +190,9 @@ class ConversationBuilder:
             return "(no result)"
         text = self._search_text(result) if step.kind == "search" else result.text
         if len(text) > self.max_result_chars:
-            text = text[: self.max_result_chars] + f"\n[cut by the agent at {self.max_result_chars} characters]"
+            text = (
+                text[: self.max_result_chars] + f"\n[cut by the agent at {self.max_result_chars} characters]"
+            )
         if result.is_error:
             return f"ERROR ({result.error_class or 'error'}): {text}"
         return text or "(empty result)"
@@ -168,8 +201,11 @@ class ConversationBuilder:
         tools = (result.structured_content or {}).get("tools", []) if not result.is_error else []
         if not tools:
             return result.text
-        lines = [f"- {self.names.name(str(t['id']))}: {str(t.get('description', ''))[:200]}"
-                 for t in tools if t.get("id")]
+        lines = [
+            f"- {self.names.name(str(t['id']))}: {str(t.get('description', ''))[:200]}"
+            for t in tools
+            if t.get("id")
+        ]
         return "Found these tools; they are callable now:\n" + "\n".join(lines)
 
 
@@ -214,12 +250,25 @@ class _Steps:
         call_id = self._unique(step.tool_call.id or f"call_{step.index}")
         name = self.builder.names.name(step.tool_call.tool)
         call = Call(call_id, step.tool_call.tool, name, dict(step.tool_call.arguments))
-        self.out.append(Turn("assistant", "\n\n".join(self.pending), calls=(call,),
-                             outcome=self.outcomes.get(step.index, "search" if step.kind == "search" else "")))
+        self.out.append(
+            Turn(
+                "assistant",
+                "\n\n".join(self.pending),
+                calls=(call,),
+                outcome=self.outcomes.get(step.index, "search" if step.kind == "search" else ""),
+            )
+        )
         self.pending = []
         result = step.observation or step.raw_result
-        self.out.append(Turn("tool", self.builder.result_text(step), call_id=call_id, name=name,
-                             is_error=bool(result and result.is_error)))
+        self.out.append(
+            Turn(
+                "tool",
+                self.builder.result_text(step),
+                call_id=call_id,
+                name=name,
+                is_error=bool(result and result.is_error),
+            )
+        )
 
     def _unique(self, call_id: str) -> str:
         chosen, n = call_id, 1

@@ -21,30 +21,52 @@ from cworld.errors import MissingDependency
 
 def hf_row(record: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
     """One dataset row from an `openai` record plus the episode's metadata."""
-    messages = [{
-        "role": m["role"],
-        "content": m.get("content") or "",
-        "tool_calls": [{"id": c["id"], "type": c["type"], "function": dict(c["function"])}
-                       for c in m.get("tool_calls", [])],
-        "tool_call_id": m.get("tool_call_id", ""),
-        "weight": int(m.get("weight", 1)),
-    } for m in record["messages"]]
+    messages = [
+        {
+            "role": m["role"],
+            "content": m.get("content") or "",
+            "tool_calls": [
+                {"id": c["id"], "type": c["type"], "function": dict(c["function"])}
+                for c in m.get("tool_calls", [])
+            ],
+            "tool_call_id": m.get("tool_call_id", ""),
+            "weight": int(m.get("weight", 1)),
+        }
+        for m in record["messages"]
+    ]
     return {"messages": messages, "tools": json.dumps(record["tools"], ensure_ascii=False), **meta}
 
 
 def _features() -> Any:
     from datasets import Features, List, Value
 
-    call = {"id": Value("string"), "type": Value("string"),
-            "function": {"name": Value("string"), "arguments": Value("string")}}
-    message = {"role": Value("string"), "content": Value("string"), "tool_calls": List(call),
-               "tool_call_id": Value("string"), "weight": Value("int8")}
-    return Features({
-        "messages": List(message), "tools": Value("string"), "episode_id": Value("string"),
-        "task_id": Value("string"), "agent": Value("string"), "mode": Value("string"), "seed": Value("int64"),
-        "status": Value("string"), "overall": Value("float64"), "success": Value("bool"),
-        "faults": List(Value("string")),
-    })
+    call = {
+        "id": Value("string"),
+        "type": Value("string"),
+        "function": {"name": Value("string"), "arguments": Value("string")},
+    }
+    message = {
+        "role": Value("string"),
+        "content": Value("string"),
+        "tool_calls": List(call),
+        "tool_call_id": Value("string"),
+        "weight": Value("int8"),
+    }
+    return Features(
+        {
+            "messages": List(message),
+            "tools": Value("string"),
+            "episode_id": Value("string"),
+            "task_id": Value("string"),
+            "agent": Value("string"),
+            "mode": Value("string"),
+            "seed": Value("int64"),
+            "status": Value("string"),
+            "overall": Value("float64"),
+            "success": Value("bool"),
+            "faults": List(Value("string")),
+        }
+    )
 
 
 def save_hf(rows: list[dict[str, Any]], folder: Path) -> None:
@@ -59,4 +81,3 @@ def save_hf(rows: list[dict[str, Any]], folder: Path) -> None:
     finally:
         if not was_disabled:
             datasets.enable_progress_bars()
-

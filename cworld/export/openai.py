@@ -32,9 +32,14 @@ def _message(turn: Turn) -> dict[str, Any]:
     if turn.content:
         message["content"] = turn.content
     if turn.calls:
-        message["tool_calls"] = [{"id": c.id, "type": "function",
-                                  "function": {"name": c.name, "arguments": arguments_json(c.arguments)}}
-                                 for c in turn.calls]
+        message["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": arguments_json(c.arguments)},
+            }
+            for c in turn.calls
+        ]
     if not turn.learn:
         message["weight"] = 0
     return message

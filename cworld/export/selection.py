@@ -40,8 +40,10 @@ def load_run(run: Path, *, need_scores: bool) -> list[Episode]:
         raise UsageError(f"{run} holds no episodes; run `cworld run` into it first")
     scores = load_scores(run)
     if need_scores and not scores:
-        raise UsageError(f"{run} has no {SCORES_FILE}; score it with `cworld judge {run}` "
-                         "(--min-score, --only-success and --judge-agreement need scores)")
+        raise UsageError(
+            f"{run} has no {SCORES_FILE}; score it with `cworld judge {run}` "
+            "(--min-score, --only-success and --judge-agreement need scores)"
+        )
     return [Episode(t, scores.get(t.episode_id), run) for t in trajectories]
 
 
@@ -74,9 +76,13 @@ class ExportFilters:
         return self.min_score is not None or self.only_success or self.judge_agreement is not None
 
     def describe(self) -> dict[str, Any]:
-        return {"min_score": self.min_score, "only_success": self.only_success,
-                "fault_types": list(self.fault_types), "judge_agreement": self.judge_agreement,
-                "first_round": self.first_round}
+        return {
+            "min_score": self.min_score,
+            "only_success": self.only_success,
+            "fault_types": list(self.fault_types),
+            "judge_agreement": self.judge_agreement,
+            "first_round": self.first_round,
+        }
 
     def reason(self, episode: Episode) -> str | None:
         """The first filter `episode` fails (its name), or None when it passes them all."""
@@ -104,7 +110,9 @@ def _faced(trajectory: Trajectory, kinds: Sequence[str]) -> bool:
 def judge_agreement(score: Score) -> float | None:
     """The least agreement over dimensions judged by two or more judges: the share of pass/fail votes
     with the majority, or (no pass/fail votes) the share of scores within one point of the median."""
-    shares = [share for d in score.dimensions.values() if (share := _dimension_agreement(d.votes)) is not None]
+    shares = [
+        share for d in score.dimensions.values() if (share := _dimension_agreement(d.votes)) is not None
+    ]
     return min(shares) if shares else None
 
 

@@ -49,8 +49,15 @@ class Selection:
     duplicates: int = 0
 
 
-def export_sft(runs: Sequence[Path], fmt: str, out: Path, filters: ExportFilters,
-               catalog: Mapping[str, ToolSpec], *, redactor: Redactor | None = None) -> dict[str, Any]:
+def export_sft(
+    runs: Sequence[Path],
+    fmt: str,
+    out: Path,
+    filters: ExportFilters,
+    catalog: Mapping[str, ToolSpec],
+    *,
+    redactor: Redactor | None = None,
+) -> dict[str, Any]:
     """Write the export and its summary; returns the summary. Nothing is written when it fails."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
@@ -58,8 +65,10 @@ def export_sft(runs: Sequence[Path], fmt: str, out: Path, filters: ExportFilters
     builder = ConversationBuilder(catalog)
     selection = select(load_runs(runs, need_scores=filters.needs_scores), fmt, filters, builder, redactor)
     if not selection.examples:
-        raise UsageError(f"no example to export: {selection.episodes} episode(s) read, none kept "
-                         f"({_counts(selection.rejected + selection.skipped)}); loosen the filters")
+        raise UsageError(
+            f"no example to export: {selection.episodes} episode(s) read, none kept "
+            f"({_counts(selection.rejected + selection.skipped)}); loosen the filters"
+        )
     _check(selection.examples, fmt)
     payload = _payload(selection.examples, fmt)
     _guard(payload, redactor)
@@ -73,8 +82,13 @@ def summary_path(out: Path) -> Path:
     return out.with_name(out.name + ".summary.json")
 
 
-def select(episodes: list[Episode], fmt: str, filters: ExportFilters, builder: ConversationBuilder,
-           redactor: Redactor) -> Selection:
+def select(
+    episodes: list[Episode],
+    fmt: str,
+    filters: ExportFilters,
+    builder: ConversationBuilder,
+    redactor: Redactor,
+) -> Selection:
     selection = Selection(episodes=len(episodes))
     first_round = FirstRound()
     seen: set[str] = set()
@@ -96,8 +110,15 @@ def select(episodes: list[Episode], fmt: str, filters: ExportFilters, builder: C
     return selection
 
 
-def _example(episode: Episode, fmt: str, filters: ExportFilters, builder: ConversationBuilder,
-             redactor: Redactor, first_round: FirstRound, skipped: Counter[str]) -> Example | None:
+def _example(
+    episode: Episode,
+    fmt: str,
+    filters: ExportFilters,
+    builder: ConversationBuilder,
+    redactor: Redactor,
+    first_round: FirstRound,
+    skipped: Counter[str],
+) -> Example | None:
     trajectory = episode.trajectory
     if filters.first_round:
         cut = first_round.cut(trajectory, builder.catalog)
@@ -125,8 +146,10 @@ def _check(examples: list[Example], fmt: str) -> None:
     for example in examples:
         problems = checker(example.record)
         if problems:
-            raise RuntimeError(f"export of episode {example.episode.trajectory.episode_id} broke the {fmt} "
-                               f"format: {problems[0]}")
+            raise RuntimeError(
+                f"export of episode {example.episode.trajectory.episode_id} broke the {fmt} "
+                f"format: {problems[0]}"
+            )
 
 
 def _payload(examples: list[Example], fmt: str) -> list[Any]:
@@ -137,9 +160,17 @@ def _payload(examples: list[Example], fmt: str) -> list[Any]:
 
 def _meta(example: Example) -> dict[str, Any]:
     t, s = example.episode.trajectory, example.episode.score
-    return {"episode_id": t.episode_id, "task_id": t.task_id, "agent": t.agent, "mode": t.mode, "seed": t.seed,
-            "status": t.status, "overall": s.overall if s else None, "success": s.success if s else None,
-            "faults": sorted({i.kind for i in t.interventions})}
+    return {
+        "episode_id": t.episode_id,
+        "task_id": t.task_id,
+        "agent": t.agent,
+        "mode": t.mode,
+        "seed": t.seed,
+        "status": t.status,
+        "overall": s.overall if s else None,
+        "success": s.success if s else None,
+        "faults": sorted({i.kind for i in t.interventions}),
+    }
 
 
 def _guard(payload: list[Any], redactor: Redactor) -> None:
@@ -160,25 +191,45 @@ def _write(examples: list[Example], payload: list[Any], fmt: str, out: Path) -> 
 
 
 # --- the summary --------------------------------------------------------------------------------
-def _summary(selection: Selection, fmt: str, out: Path, runs: Sequence[Path], filters: ExportFilters,
-             builder: ConversationBuilder) -> dict[str, Any]:
+def _summary(
+    selection: Selection,
+    fmt: str,
+    out: Path,
+    runs: Sequence[Path],
+    filters: ExportFilters,
+    builder: ConversationBuilder,
+) -> dict[str, Any]:
     examples = selection.examples
     tokens = [_tokens(e.conversation) for e in examples]
     called = Counter(builder.names.tool_id(name) for e in examples for name in e.conversation.called)
     declared = {f["name"] for e in examples for f in e.conversation.tools}
     summary: dict[str, Any] = {
-        "format": fmt, "out": str(out), "runs": [str(r) for r in runs], "episodes": selection.episodes,
-        "examples": len(examples), "duplicates_removed": selection.duplicates,
-        "filters": filters.describe(), "rejected_by_filter": dict(selection.rejected),
+        "format": fmt,
+        "out": str(out),
+        "runs": [str(r) for r in runs],
+        "episodes": selection.episodes,
+        "examples": len(examples),
+        "duplicates_removed": selection.duplicates,
+        "filters": filters.describe(),
+        "rejected_by_filter": dict(selection.rejected),
         "skipped": dict(selection.skipped),
-        "tokens": {"total": sum(tokens), "mean": round(sum(tokens) / len(tokens), 1), "max": max(tokens),
-                   "tokenizer": tokenizer_name()},
-        "tools": {"declared": len(declared), "called": len(called), "calls": sum(called.values()),
-                  "top": dict(called.most_common(20))},
+        "tokens": {
+            "total": sum(tokens),
+            "mean": round(sum(tokens) / len(tokens), 1),
+            "max": max(tokens),
+            "tokenizer": tokenizer_name(),
+        },
+        "tools": {
+            "declared": len(declared),
+            "called": len(called),
+            "calls": sum(called.values()),
+            "top": dict(called.most_common(20)),
+        },
         "agents": dict(Counter(e.episode.trajectory.agent for e in examples)),
         "faults_seen": dict(Counter(i.kind for e in examples for i in e.episode.trajectory.interventions)),
-        "not_trained_turns": sum(1 for e in examples for t in e.conversation.turns
-                                 if t.role == "assistant" and not t.learn),
+        "not_trained_turns": sum(
+            1 for e in examples for t in e.conversation.turns if t.role == "assistant" and not t.learn
+        ),
         "redactions": sum(json.dumps(e.record, ensure_ascii=False).count(MASK) for e in examples),
         "function_names": {"rule": "server/name -> server__name", "hashed": builder.names.hashed},
     }

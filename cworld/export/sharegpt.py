@@ -1,7 +1,8 @@
 """The `sharegpt` format, as LLaMA-Factory reads it (`formatting: sharegpt` with a `tools` column).
 
     {"conversations": [{"from": "human", "value": "..."},
-                       {"from": "function_call", "value": "{\\"name\\": \\"mail__search_messages\\", \\"arguments\\": {...}}"},
+                       {"from": "function_call",
+                        "value": "{\\"name\\": \\"mail__search_messages\\", \\"arguments\\": {...}}"},
                        {"from": "observation", "value": "..."},
                        {"from": "gpt", "value": "final answer"}],
      "system": "...", "tools": "[{\\"name\\": ..., \\"description\\": ..., \\"parameters\\": {...}}]"}
@@ -27,8 +28,10 @@ from cworld.export.names import FUNCTION_NAME
 
 ODD = ("human", "observation")
 EVEN = ("gpt", "function_call")
-DATASET_INFO = {"formatting": "sharegpt",
-                "columns": {"messages": "conversations", "system": "system", "tools": "tools"}}
+DATASET_INFO = {
+    "formatting": "sharegpt",
+    "columns": {"messages": "conversations", "system": "system", "tools": "tools"},
+}
 
 
 def sharegpt_record(conversation: Conversation) -> dict[str, Any]:
@@ -39,7 +42,11 @@ def sharegpt_record(conversation: Conversation) -> dict[str, Any]:
             _append(turns, turn)
     while turns and turns[-1]["from"] in ODD:
         turns.pop()
-    return {"conversations": turns, "system": system, "tools": json.dumps(conversation.tools, ensure_ascii=False)}
+    return {
+        "conversations": turns,
+        "system": system,
+        "tools": json.dumps(conversation.tools, ensure_ascii=False),
+    }
 
 
 def _append(turns: list[dict[str, str]], turn: Turn) -> None:
@@ -77,8 +84,12 @@ def check_sharegpt_record(record: Any) -> list[str]:
     for i, turn in enumerate(turns):
         problems += [f"conversations[{i}]: {p}" for p in _check_turn(turn, i, names)]
         nxt = turns[i + 1] if i + 1 < len(turns) else None
-        if isinstance(turn, dict) and turn.get("from") == "function_call" and nxt is not None \
-                and nxt.get("from") != "observation":
+        if (
+            isinstance(turn, dict)
+            and turn.get("from") == "function_call"
+            and nxt is not None
+            and nxt.get("from") != "observation"
+        ):
             problems.append(f"conversations[{i}]: a function_call must be answered by an observation")
     return problems
 
@@ -90,9 +101,16 @@ def _tool_names(tools: Any) -> tuple[set[str], list[str]]:
         parsed = None
     if not isinstance(parsed, list):
         return set(), ["'tools' must be a JSON string holding a list of functions"]
-    problems = [f"tools[{i}]: needs name, description and parameters" for i, f in enumerate(parsed)
-                if not (isinstance(f, dict) and isinstance(f.get("name"), str) and "parameters" in f
-                        and isinstance(f.get("description"), str))]
+    problems = [
+        f"tools[{i}]: needs name, description and parameters"
+        for i, f in enumerate(parsed)
+        if not (
+            isinstance(f, dict)
+            and isinstance(f.get("name"), str)
+            and "parameters" in f
+            and isinstance(f.get("description"), str)
+        )
+    ]
     return {f["name"] for f in parsed if isinstance(f, dict) and isinstance(f.get("name"), str)}, problems
 
 

@@ -80,16 +80,21 @@ class RankComparison:
 def common_agents(a: ScoreTable, b: ScoreTable) -> list[str]:
     agents = sorted(set(a.agents) & set(b.agents))
     if not agents:
-        raise UsageError(f"no agent appears in both {a.name} ({', '.join(a.agents) or 'none'}) and {b.name} "
-                         f"({', '.join(b.agents) or 'none'}); run the same agents in both")
+        raise UsageError(
+            f"no agent appears in both {a.name} ({', '.join(a.agents) or 'none'}) and {b.name} "
+            f"({', '.join(b.agents) or 'none'}); run the same agents in both"
+        )
     if len(agents) < MIN_AGENTS:
-        raise UsageError(f"only {len(agents)} agent(s) in common ({', '.join(agents)}); ranking fidelity needs "
-                         f"at least {MIN_AGENTS} agents scored in both {a.name} and {b.name}")
+        raise UsageError(
+            f"only {len(agents)} agent(s) in common ({', '.join(agents)}); ranking fidelity needs "
+            f"at least {MIN_AGENTS} agents scored in both {a.name} and {b.name}"
+        )
     return agents
 
 
-def compare_rankings(a: ScoreTable, b: ScoreTable, *, bootstrap: int = BOOTSTRAP, level: float = LEVEL,
-                     seed: int = 0) -> RankComparison:
+def compare_rankings(
+    a: ScoreTable, b: ScoreTable, *, bootstrap: int = BOOTSTRAP, level: float = LEVEL, seed: int = 0
+) -> RankComparison:
     agents = common_agents(a, b)
     grid_a, grid_b, tasks, joint = _grids(a, b, agents)
     means_a, means_b = grid_a.mean(axis=1), grid_b.mean(axis=1)
@@ -101,7 +106,9 @@ def compare_rankings(a: ScoreTable, b: ScoreTable, *, bootstrap: int = BOOTSTRAP
     rows = _rows(agents, means_a, means_b)
     per_task = _per_task(grid_a, grid_b, tasks) if joint else []
     if not joint:
-        notes.append(f"{a.name} and {b.name} share no per-task scores: tasks are resampled on each side apart")
+        notes.append(
+            f"{a.name} and {b.name} share no per-task scores: tasks are resampled on each side apart"
+        )
     return RankComparison(a.name, b.name, rows, rho, tau, tasks, per_task, bootstrap, level, notes)
 
 
@@ -113,15 +120,17 @@ def _grids(a: ScoreTable, b: ScoreTable, agents: list[str]) -> tuple[np.ndarray,
         tasks_a = tasks_b = shared
     for table, tasks in ((a, tasks_a), (b, tasks_b)):
         if not tasks:
-            raise UsageError(f"no task was scored for every common agent in {table.name}; "
-                             "run each agent on the same tasks")
+            raise UsageError(
+                f"no task was scored for every common agent in {table.name}; run each agent on the same tasks"
+            )
     grid_a = np.array([[a.task_mean(ag, t) for t in tasks_a] for ag in agents], dtype=float)
     grid_b = np.array([[b.task_mean(ag, t) for t in tasks_b] for ag in agents], dtype=float)
     return grid_a, grid_b, shared or tasks_a, bool(shared)
 
 
-def _resample(grid_a: np.ndarray, grid_b: np.ndarray, joint: bool, samples: int,
-              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _resample(
+    grid_a: np.ndarray, grid_b: np.ndarray, joint: bool, samples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap agent means: arrays of shape (samples, agents)."""
     picks_a = rng.integers(0, grid_a.shape[1], size=(samples, grid_a.shape[1]))
     picks_b = picks_a if joint else rng.integers(0, grid_b.shape[1], size=(samples, grid_b.shape[1]))
@@ -163,13 +172,16 @@ def _kendall_many(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return np.array([np.nan if tau is None else tau for tau in taus], dtype=float)
 
 
-def _interval(point: tuple[float | None, float | None], samples: np.ndarray, level: float, notes: list[str],
-              label: str) -> Interval:
+def _interval(
+    point: tuple[float | None, float | None], samples: np.ndarray, level: float, notes: list[str], label: str
+) -> Interval:
     value, p_value = point
     finite = samples[np.isfinite(samples)]
     if len(finite) < len(samples):
-        notes.append(f"{len(samples) - len(finite)} of {len(samples)} bootstrap draws had a constant side "
-                     f"and no {label}")
+        notes.append(
+            f"{len(samples) - len(finite)} of {len(samples)} bootstrap draws had a constant side "
+            f"and no {label}"
+        )
     if value is None or len(finite) < 2:
         return Interval(value, None, None, p_value)
     tail = (1.0 - level) / 2.0
@@ -181,8 +193,10 @@ def _rows(agents: list[str], means_a: np.ndarray, means_b: np.ndarray) -> list[A
     from scipy.stats import rankdata
 
     ranks_a, ranks_b = rankdata(-means_a), rankdata(-means_b)
-    rows = [AgentRow(ag, float(sa), float(sb), float(ra), float(rb))
-            for ag, sa, sb, ra, rb in zip(agents, means_a, means_b, ranks_a, ranks_b, strict=True)]
+    rows = [
+        AgentRow(ag, float(sa), float(sb), float(ra), float(rb))
+        for ag, sa, sb, ra, rb in zip(agents, means_a, means_b, ranks_a, ranks_b, strict=True)
+    ]
     return sorted(rows, key=lambda r: (r.rank_a, r.agent))
 
 

@@ -70,12 +70,21 @@ class Divergence:
         self.outcomes[call.outcome] = self.outcomes.get(call.outcome, 0) + 1
 
     def summary(self) -> dict[str, Any]:
-        parts = {"error_agreement": _share(self.error_agree, self.calls), "key_overlap": _mean(self.key_overlap),
-                 "schema_valid_b": _mean(self.schema_b)}
+        parts = {
+            "error_agreement": _share(self.error_agree, self.calls),
+            "key_overlap": _mean(self.key_overlap),
+            "schema_valid_b": _mean(self.schema_b),
+        }
         known = [v for v in parts.values() if v is not None]
-        return {"name": self.name, "calls": self.calls, **parts, "schema_valid_a": _mean(self.schema_a),
-                "same_args": _share(self.same_args, self.calls), "outcomes": dict(self.outcomes),
-                "divergence": round(1.0 - sum(known) / len(known), 4) if known else None}
+        return {
+            "name": self.name,
+            "calls": self.calls,
+            **parts,
+            "schema_valid_a": _mean(self.schema_a),
+            "same_args": _share(self.same_args, self.calls),
+            "outcomes": dict(self.outcomes),
+            "divergence": round(1.0 - sum(known) / len(known), 4) if known else None,
+        }
 
 
 @dataclass
@@ -95,7 +104,9 @@ def pair_episodes(a: Iterable[Trajectory], b: Iterable[Trajectory]) -> list[tupl
     return [(t, index[key(t)]) for t in a if t.status != "infra_error" and key(t) in index]
 
 
-def call_divergence(a: Iterable[Trajectory], b: Iterable[Trajectory], tools: Mapping[str, ToolSpec]) -> CallDivergence:
+def call_divergence(
+    a: Iterable[Trajectory], b: Iterable[Trajectory], tools: Mapping[str, ToolSpec]
+) -> CallDivergence:
     by_tool: dict[str, Divergence] = {}
     by_category: dict[str, Divergence] = {}
     pairs = pair_episodes(a, b)
@@ -112,7 +123,9 @@ def call_divergence(a: Iterable[Trajectory], b: Iterable[Trajectory], tools: Map
             category = (spec.category if spec else None) or UNCATEGORIZED
             by_tool.setdefault(call.tool, Divergence(call.tool)).add(call)
             by_category.setdefault(category, Divergence(category)).add(call)
-    return CallDivergence(_ranked(by_tool.values()), _ranked(by_category.values()), len(pairs), calls_a, paired)
+    return CallDivergence(
+        _ranked(by_tool.values()), _ranked(by_category.values()), len(pairs), calls_a, paired
+    )
 
 
 def _weight(row: dict[str, Any]) -> float:
@@ -133,9 +146,15 @@ def paired_call(sa: Step, sb: Step, tools: Mapping[str, ToolSpec]) -> PairedCall
     overlap = None
     if not ra.is_error and not rb.is_error and pa is not None and pb is not None:
         overlap = _jaccard(set(key_paths(pa)), set(key_paths(pb)))
-    return PairedCall(sa.tool_call.tool, sa.tool_call.arguments == sb.tool_call.arguments,
-                      ra.is_error == rb.is_error, overlap, _schema_ok(schema, rb, pb), _schema_ok(schema, ra, pa),
-                      _outcome(ra, rb))
+    return PairedCall(
+        sa.tool_call.tool,
+        sa.tool_call.arguments == sb.tool_call.arguments,
+        ra.is_error == rb.is_error,
+        overlap,
+        _schema_ok(schema, rb, pb),
+        _schema_ok(schema, ra, pa),
+        _outcome(ra, rb),
+    )
 
 
 def payload(result: ToolResult) -> Any | None:
@@ -150,8 +169,11 @@ def payload(result: ToolResult) -> Any | None:
 
 
 def _tool_steps(trajectory: Trajectory) -> list[Step]:
-    return [s for s in trajectory.steps if s.kind == "tool" and s.tool_call is not None
-            and s.tool_call.tool != SEARCH_TOOL]
+    return [
+        s
+        for s in trajectory.steps
+        if s.kind == "tool" and s.tool_call is not None and s.tool_call.tool != SEARCH_TOOL
+    ]
 
 
 def _schema_ok(schema: dict[str, Any] | None, result: ToolResult, body: Any | None) -> bool | None:

@@ -25,8 +25,12 @@ from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
 
 DEFAULT_AGENTS: tuple[str, ...] = (
-    "scripted:oracle", "scripted:noisy-0.1", "scripted:noisy-0.3",
-    "scripted:no-replan", "scripted:no-look", "scripted:no-retry",
+    "scripted:oracle",
+    "scripted:noisy-0.1",
+    "scripted:noisy-0.3",
+    "scripted:no-replan",
+    "scripted:no-look",
+    "scripted:no-retry",
 )
 ENGINES = ("schema", "llm")
 LIVE, SYNTH = "live", "synthesized"
@@ -50,7 +54,9 @@ class ExperimentConfig:
             raise UsageError("a fidelity experiment needs at least 3 distinct agents to rank")
 
 
-def make_engine(kind: str, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec]) -> WorldEngine:
+def make_engine(
+    kind: str, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec]
+) -> WorldEngine:
     """The schema engine (offline, deterministic), or the LLM engine when the engine role has a model."""
     from cworld.config import load_models
     from cworld.engine.cards import load_cards
@@ -61,17 +67,31 @@ def make_engine(kind: str, env: Environment, workspace: Workspace, tools: Mappin
 
         return SchemaEngine(cards, tools.values())
     if not load_models(workspace.root).configured("engine"):
-        raise UsageError("--engine llm needs a model for the engine role; set CWORLD_ENGINE_MODEL "
-                         "(or models.yaml in the workspace), or use --engine schema")
+        raise UsageError(
+            "--engine llm needs a model for the engine role; set CWORLD_ENGINE_MODEL "
+            "(or models.yaml in the workspace), or use --engine schema"
+        )
     from cworld.engine.llm_engine import LLMEngine
     from cworld.llm import Gateway
 
-    return LLMEngine(cards, Gateway.from_workspace(workspace), cards_dir=env.category_cards,  # type: ignore[return-value]
-                     tools=list(tools.values()))
+    return LLMEngine(
+        cards,
+        Gateway.from_workspace(workspace),
+        cards_dir=env.category_cards,  # type: ignore[return-value]
+        tools=list(tools.values()),
+    )
 
 
-async def run_experiment(tasks: Sequence[Task], config: ExperimentConfig, env: Environment, workspace: Workspace,
-                         out: Path, tools: Mapping[str, ToolSpec], *, console: Console | None = None) -> tuple[Path, Path]:
+async def run_experiment(
+    tasks: Sequence[Task],
+    config: ExperimentConfig,
+    env: Environment,
+    workspace: Workspace,
+    out: Path,
+    tools: Mapping[str, ToolSpec],
+    *,
+    console: Console | None = None,
+) -> tuple[Path, Path]:
     """Both runs (resumable) and their scores; returns the live and synthesized run folders."""
     from cworld.agents import scripted_skills
     from cworld.rollout import RolloutContext
@@ -82,8 +102,10 @@ async def run_experiment(tasks: Sequence[Task], config: ExperimentConfig, env: E
         if agent.startswith("scripted:"):
             scripted_skills(agent)
     engine = make_engine(config.engine, env, workspace, tools)
-    contexts = {LIVE: RolloutContext(env, workspace, dict(tools)),
-                SYNTH: RolloutContext(env, workspace, dict(tools), engine=engine)}
+    contexts = {
+        LIVE: RolloutContext(env, workspace, dict(tools)),
+        SYNTH: RolloutContext(env, workspace, dict(tools), engine=engine),
+    }
     folders = {mode: out / mode for mode in contexts}
     for mode, ctx in contexts.items():
         for agent in config.agents:
@@ -92,19 +114,37 @@ async def run_experiment(tasks: Sequence[Task], config: ExperimentConfig, env: E
     return folders[LIVE], folders[SYNTH]
 
 
-async def _run(tasks: Sequence[Task], config: ExperimentConfig, agent: str, mode: str, ctx: object, folder: Path,
-               console: Console | None) -> None:
+async def _run(
+    tasks: Sequence[Task],
+    config: ExperimentConfig,
+    agent: str,
+    mode: str,
+    ctx: object,
+    folder: Path,
+    console: Console | None,
+) -> None:
     from cworld.rollout import RunConfig, Runner
 
-    run_config = RunConfig(agent=agent, mode=mode, policy=config.policy, seeds=config.seeds,
-                           concurrency=config.concurrency, max_turns=config.max_turns, timeout_s=config.timeout_s,
-                           resume=True, progress=config.progress)
+    run_config = RunConfig(
+        agent=agent,
+        mode=mode,
+        policy=config.policy,
+        seeds=config.seeds,
+        concurrency=config.concurrency,
+        max_turns=config.max_turns,
+        timeout_s=config.timeout_s,
+        resume=True,
+        progress=config.progress,
+    )
     await Runner(tasks, run_config, ctx, folder, console=console).run()  # type: ignore[arg-type]
 
 
 async def _score(folder: Path, env: Environment, tools: Mapping[str, ToolSpec]) -> None:
     from cworld.judges import JudgeContent, JudgeSetup, judge_run
 
-    setup = JudgeSetup(JudgeContent.from_environment(env), tools=tools,
-                       offline_reason="fidelity experiment: verifiable metrics only")
+    setup = JudgeSetup(
+        JudgeContent.from_environment(env),
+        tools=tools,
+        offline_reason="fidelity experiment: verifiable metrics only",
+    )
     await judge_run(folder, setup, resume=True)

@@ -4,7 +4,8 @@
 It renders from the JSON form (`fidelity.json`), so the main report can include the workspace's latest
 fidelity result without recomputing it:
 
-    section = latest_fidelity_section(workspace)     # an HTML fragment, or None when there is none
+    data = latest_fidelity(workspace)                # the JSON of the latest `cworld fidelity`, or None
+    section = fidelity_section(data)                 # <section id="fidelity">...</section>
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from cworld.environment import Workspace
 from cworld.report.svg import color
 
 W, H, M = 440, 380, 48
+LEGEND_W = 220
 DASH = "–"
 
 
-def latest_fidelity_section(workspace: Workspace) -> str | None:
+def latest_fidelity(workspace: Workspace) -> dict[str, Any] | None:
+    """The workspace's latest fidelity result (`LATEST_FIDELITY`), or None when there is none (or it is gone)."""
     pointer = workspace.root / "LATEST_FIDELITY"
     if not pointer.is_file():
         return None
@@ -29,45 +32,68 @@ def latest_fidelity_section(workspace: Workspace) -> str | None:
         data = json.loads(Path(pointer.read_text().strip()).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
-    return fidelity_section(data)
+    return data if isinstance(data, dict) else None
+
+
+def latest_fidelity_section(workspace: Workspace) -> str | None:
+    data = latest_fidelity(workspace)
+    return None if data is None else fidelity_section(data)
 
 
 def fidelity_page(data: dict[str, Any]) -> str:
-    return ("<!doctype html><html><head><meta charset='utf-8'><title>cworld fidelity</title><style>"
-            "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}"
-            "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ddd;padding:3px 8px;"
-            "text-align:left}th{background:#f4f4f4}.num{text-align:right}.note{color:#666}</style></head><body>"
-            f"{fidelity_section(data)}</body></html>\n")
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>cworld fidelity</title><style>"
+        "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}"
+        "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ddd;padding:3px 8px;"
+        "text-align:left}th{background:#f4f4f4}.num{text-align:right}.note{color:#666}</style></head><body>"
+        f"{fidelity_section(data)}</body></html>\n"
+    )
 
 
 def fidelity_section(data: dict[str, Any]) -> str:
-    parts = ["<section class='fidelity'><h2>Fidelity: synthesized vs live</h2>", _runs(data)]
+    parts = ["<section class='fidelity' id='fidelity'><h2>Fidelity: synthesized vs live</h2>", _runs(data)]
     ranking = data.get("ranking")
     if ranking:
-        parts += [_headline(ranking, data["metric"]), scatter_svg(ranking["agents"], ranking["a"], ranking["b"]),
-                  _agents_table(ranking), _tasks_table(ranking), _divergence(data.get("tools"))]
+        parts += [
+            _headline(ranking, data["metric"]),
+            scatter_svg(ranking["agents"], ranking["a"], ranking["b"]),
+            _agents_table(ranking),
+            _tasks_table(ranking),
+            _divergence(data.get("tools")),
+        ]
     for ref in data.get("references", []):
-        parts += [f"<h3>{escape(ref['a'])} vs reference</h3>", _headline(ref, data["metric"]), _agents_table(ref)]
+        parts += [
+            f"<h3>{escape(ref['a'])} vs reference</h3>",
+            _headline(ref, data["metric"]),
+            _agents_table(ref),
+        ]
     parts.append("</section>")
     return "".join(parts)
 
 
 def _runs(data: dict[str, Any]) -> str:
-    items = "".join(f"<li>{escape(r['name'])}: <code>{escape(r['path'])}</code> ({r['episodes']} episodes, "
-                    f"mode {escape(r['mode'])}{_fly(r)})</li>" for r in data.get("runs", []))
+    items = "".join(
+        f"<li>{escape(r['name'])}: <code>{escape(r['path'])}</code> ({r['episodes']} episodes, "
+        f"mode {escape(r['mode'])}{_fly(r)})</li>"
+        for r in data.get("runs", [])
+    )
     return f"<ul class='note'>{items}</ul>"
 
 
 def _fly(run: dict[str, Any]) -> str:
-    return f"; {run['scored_on_the_fly']} scored here, verifiable only" if run.get("scored_on_the_fly") else ""
+    return (
+        f"; {run['scored_on_the_fly']} scored here, verifiable only" if run.get("scored_on_the_fly") else ""
+    )
 
 
 def _headline(c: dict[str, Any], metric: str) -> str:
     level = int(round(100 * c["level"]))
-    return (f"<p><b>Spearman ρ = {_corr(c['spearman'])}</b>, Kendall τ = {_corr(c['kendall'])} "
-            f"({level}% bootstrap intervals over {c['tasks']} task(s), {c['bootstrap']} draws; "
-            f"{len(c['agents'])} agents ranked by <code>{escape(metric)}</code>).</p>"
-            + "".join(f"<p class='note'>{escape(n)}</p>" for n in c.get("notes", [])))
+    return (
+        f"<p><b>Spearman ρ = {_corr(c['spearman'])}</b>, Kendall τ = {_corr(c['kendall'])} "
+        f"({level}% bootstrap intervals over {c['tasks']} task(s), {c['bootstrap']} draws; "
+        f"{len(c['agents'])} agents ranked by <code>{escape(metric)}</code>).</p>"
+        + "".join(f"<p class='note'>{escape(n)}</p>" for n in c.get("notes", []))
+    )
 
 
 def _corr(i: dict[str, Any]) -> str:
@@ -78,11 +104,15 @@ def _corr(i: dict[str, Any]) -> str:
 
 
 def _agents_table(c: dict[str, Any]) -> str:
-    head = (f"<tr><th>agent</th><th>{escape(c['a'])}</th><th>rank</th><th>{escape(c['b'])}</th>"
-            "<th>rank</th></tr>")
-    rows = "".join(f"<tr><td>{escape(r['agent'])}</td><td class='num'>{r['score_a']:.3f}</td>"
-                   f"<td class='num'>{r['rank_a']:g}</td><td class='num'>{r['score_b']:.3f}</td>"
-                   f"<td class='num'>{r['rank_b']:g}</td></tr>" for r in c["agents"])
+    head = (
+        f"<tr><th>agent</th><th>{escape(c['a'])}</th><th>rank</th><th>{escape(c['b'])}</th><th>rank</th></tr>"
+    )
+    rows = "".join(
+        f"<tr><td>{escape(r['agent'])}</td><td class='num'>{r['score_a']:.3f}</td>"
+        f"<td class='num'>{r['rank_a']:g}</td><td class='num'>{r['score_b']:.3f}</td>"
+        f"<td class='num'>{r['rank_b']:g}</td></tr>"
+        for r in c["agents"]
+    )
     return f"<table>{head}{rows}</table>"
 
 
@@ -91,33 +121,45 @@ def _tasks_table(c: dict[str, Any], limit: int = 10) -> str:
     if not tasks:
         return ""
     mean = c.get("mean_task_agreement")
-    rows = "".join(f"<tr><td>{escape(t['task_id'])}</td><td class='num'>{100 * t['agreement']:.0f}%</td>"
-                   f"<td class='num'>{t['mean_a']:.2f}</td><td class='num'>{t['mean_b']:.2f}</td></tr>"
-                   for t in tasks[:limit])
-    return (f"<h3>Per-task agreement (mean {_pct(mean)}; least first)</h3><table><tr><th>task</th>"
-            f"<th>pairs ordered alike</th><th>{escape(c['a'])} mean</th><th>{escape(c['b'])} mean</th></tr>"
-            f"{rows}</table>")
+    rows = "".join(
+        f"<tr><td>{escape(t['task_id'])}</td><td class='num'>{100 * t['agreement']:.0f}%</td>"
+        f"<td class='num'>{t['mean_a']:.2f}</td><td class='num'>{t['mean_b']:.2f}</td></tr>"
+        for t in tasks[:limit]
+    )
+    return (
+        f"<h3>Per-task agreement (mean {_pct(mean)}; least first)</h3><table><tr><th>task</th>"
+        f"<th>pairs ordered alike</th><th>{escape(c['a'])} mean</th><th>{escape(c['b'])} mean</th></tr>"
+        f"{rows}</table>"
+    )
 
 
 def _divergence(calls: dict[str, Any] | None, limit: int = 12) -> str:
     if not calls:
         return ""
-    head = ("<tr><th>{}</th><th>paired calls</th><th>divergence</th><th>error agreement</th>"
-            "<th>key-path overlap</th><th>schema valid (synth)</th><th>schema valid (live)</th>"
-            "<th>same args</th></tr>")
-    intro = (f"<p class='note'>{calls['episodes_paired']} episode pairs; {calls['calls_paired']} of "
-             f"{calls['calls_a']} live tool calls paired with a synthesized call of the same tool.</p>")
-    return (f"<h3>Divergence by category</h3>{intro}<table>{head.format('category')}"
-            f"{_div_rows(calls['categories'])}</table><h3>Most divergent tools</h3>"
-            f"<table>{head.format('tool')}{_div_rows(calls['tools'][:limit])}</table>")
+    head = (
+        "<tr><th>{}</th><th>paired calls</th><th>divergence</th><th>error agreement</th>"
+        "<th>key-path overlap</th><th>schema valid (synth)</th><th>schema valid (live)</th>"
+        "<th>same args</th></tr>"
+    )
+    intro = (
+        f"<p class='note'>{calls['episodes_paired']} episode pairs; {calls['calls_paired']} of "
+        f"{calls['calls_a']} live tool calls paired with a synthesized call of the same tool.</p>"
+    )
+    return (
+        f"<h3>Divergence by category</h3>{intro}<table>{head.format('category')}"
+        f"{_div_rows(calls['categories'])}</table><h3>Most divergent tools</h3>"
+        f"<table>{head.format('tool')}{_div_rows(calls['tools'][:limit])}</table>"
+    )
 
 
 def _div_rows(rows: list[dict[str, Any]]) -> str:
-    return "".join(f"<tr><td>{escape(r['name'])}</td><td class='num'>{r['calls']}</td>"
-                   f"<td class='num'>{_pct(r['divergence'])}</td><td class='num'>{_pct(r['error_agreement'])}</td>"
-                   f"<td class='num'>{_pct(r['key_overlap'])}</td><td class='num'>{_pct(r['schema_valid_b'])}</td>"
-                   f"<td class='num'>{_pct(r['schema_valid_a'])}</td><td class='num'>{_pct(r['same_args'])}</td></tr>"
-                   for r in rows)
+    return "".join(
+        f"<tr><td>{escape(r['name'])}</td><td class='num'>{r['calls']}</td>"
+        f"<td class='num'>{_pct(r['divergence'])}</td><td class='num'>{_pct(r['error_agreement'])}</td>"
+        f"<td class='num'>{_pct(r['key_overlap'])}</td><td class='num'>{_pct(r['schema_valid_b'])}</td>"
+        f"<td class='num'>{_pct(r['schema_valid_a'])}</td><td class='num'>{_pct(r['same_args'])}</td></tr>"
+        for r in rows
+    )
 
 
 def _pct(v: float | None) -> str:
@@ -130,22 +172,46 @@ def scatter_svg(agents: list[dict[str, Any]], x_label: str, y_label: str) -> str
     xs, ys = [a["score_a"] for a in agents], [a["score_b"] for a in agents]
     lo, hi = _bounds(xs + ys)
     sx, sy = _Scale(lo, hi, M, W - M), _Scale(lo, hi, H - M, M)
-    parts = [f'<svg class="chart scatter" role="img" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-             f'viewBox="0 0 {W} {H}" aria-label="{escape(x_label)} vs {escape(y_label)} score per agent">',
-             f'<rect x="{M}" y="{M}" width="{W - 2 * M}" height="{H - 2 * M}" fill="none" stroke="#bbb"/>',
-             f'<line x1="{sx(lo):.1f}" y1="{sy(lo):.1f}" x2="{sx(hi):.1f}" y2="{sy(hi):.1f}" stroke="#999" '
-             'stroke-dasharray="4 3"/>']
+    parts = [
+        f'<svg class="chart scatter" role="img" xmlns="http://www.w3.org/2000/svg" width="{W + LEGEND_W}" '
+        f'height="{H}" viewBox="0 0 {W + LEGEND_W} {H}" '
+        f'aria-label="{escape(x_label)} vs {escape(y_label)} score per agent">',
+        f'<rect x="{M}" y="{M}" width="{W - 2 * M}" height="{H - 2 * M}" fill="none" stroke="#bbb"/>',
+        f'<line x1="{sx(lo):.1f}" y1="{sy(lo):.1f}" x2="{sx(hi):.1f}" y2="{sy(hi):.1f}" stroke="#999" '
+        'stroke-dasharray="4 3"/>',
+    ]
     parts += _ticks(lo, hi, sx, sy)
     parts.append(_label(W / 2, H - 10, f"{x_label} score", anchor="middle"))
-    parts.append(f'<text x="14" y="{H / 2:.1f}" font-size="12" text-anchor="middle" '
-                 f'transform="rotate(-90 14 {H / 2:.1f})">{escape(y_label)} score</text>')
+    parts.append(
+        f'<text x="14" y="{H / 2:.1f}" font-size="12" text-anchor="middle" '
+        f'transform="rotate(-90 14 {H / 2:.1f})">{escape(y_label)} score</text>'
+    )
+    placed: list[tuple[float, float, float]] = []
     for i, agent in enumerate(agents):
         x, y = sx(agent["score_a"]), sy(agent["score_b"])
         tip = f"{agent['agent']}: {agent['score_a']:.3f} vs {agent['score_b']:.3f}"
-        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{color(i)}"><title>{escape(tip)}</title></circle>')
-        parts.append(_label(x + 7, y - 6, _short(agent["agent"]), size=10))
+        parts.append(
+            f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{color(i)}">'
+            f"<title>{escape(tip)}</title></circle>"
+        )
+        name = _short(agent["agent"])
+        parts.append(_label(x + 7, _free_y(x + 7, y - 6, 6.0 * len(name), placed), name, size=10))
+        parts += _legend_row(i, agent["agent"])
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _legend_row(i: int, name: str) -> list[str]:
+    y = M + 6 + 18 * i
+    return [f'<circle cx="{W + 8}" cy="{y}" r="5" fill="{color(i)}"/>', _label(W + 18, y + 4, name, size=11)]
+
+
+def _free_y(x: float, y: float, width: float, placed: list[tuple[float, float, float]]) -> float:
+    """A baseline for a label at (x, y) that does not overlap the labels already placed (moved down)."""
+    while any(abs(y - py) < 11 and x < px + pw and px < x + width for px, py, pw in placed):
+        y += 11
+    placed.append((x, y, width))
+    return y
 
 
 class _Scale:

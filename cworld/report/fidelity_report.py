@@ -22,7 +22,7 @@ from cworld.errors import UsageError
 from cworld.judges.content import JudgeContent
 from cworld.report.fidelity import BOOTSTRAP, LEVEL, RankComparison, compare_rankings
 from cworld.report.fidelity_calls import CallDivergence, call_divergence
-from cworld.report.fidelity_tables import ScoreTable, table_from_csv, table_from_scores
+from cworld.report.fidelity_tables import ScoreTable, metric_value, table_from_csv, table_from_scores
 from cworld.report.runs import RunData, load_run
 
 JSON_FILE = "fidelity.json"
@@ -50,9 +50,19 @@ class FidelityReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "metric": self.metric, "created": self.created,
-            "runs": [{"name": s.name, "path": str(s.path), "mode": s.mode, "episodes": len(s.trajectories),
-                      "agents": s.table.agents, "scored_on_the_fly": s.scored_on_the_fly} for s in self.sides],
+            "metric": self.metric,
+            "created": self.created,
+            "runs": [
+                {
+                    "name": s.name,
+                    "path": str(s.path),
+                    "mode": s.mode,
+                    "episodes": len(s.trajectories),
+                    "agents": s.table.agents,
+                    "scored_on_the_fly": s.scored_on_the_fly,
+                }
+                for s in self.sides
+            ],
             "ranking": comparison_dict(self.comparison) if self.comparison else None,
             "references": [comparison_dict(r) for r in self.references],
             "tools": asdict(self.calls) if self.calls else None,
@@ -60,34 +70,58 @@ class FidelityReport:
 
 
 def comparison_dict(c: RankComparison) -> dict[str, Any]:
-    return {"a": c.name_a, "b": c.name_b, "agents": [asdict(r) for r in c.agents],
-            "spearman": c.spearman.as_dict(), "kendall": c.kendall.as_dict(), "tasks": len(c.tasks),
-            "bootstrap": c.bootstrap, "level": c.level, "mean_task_agreement": c.mean_task_agreement,
-            "per_task": [asdict(t) for t in c.per_task], "notes": c.notes}
+    return {
+        "a": c.name_a,
+        "b": c.name_b,
+        "agents": [asdict(r) for r in c.agents],
+        "spearman": c.spearman.as_dict(),
+        "kendall": c.kendall.as_dict(),
+        "tasks": len(c.tasks),
+        "bootstrap": c.bootstrap,
+        "level": c.level,
+        "mean_task_agreement": c.mean_task_agreement,
+        "per_task": [asdict(t) for t in c.per_task],
+        "notes": c.notes,
+    }
 
 
-def build_fidelity(*, live: Path | None, synth: Path | None, tools: Mapping[str, ToolSpec], content: JudgeContent,
-                   metric: str = "overall", reference: Path | None = None, bootstrap: int = BOOTSTRAP,
-                   level: float = LEVEL, seed: int = 0) -> FidelityReport:
+def build_fidelity(
+    *,
+    live: Path | None,
+    synth: Path | None,
+    tools: Mapping[str, ToolSpec],
+    content: JudgeContent,
+    metric: str = "overall",
+    reference: Path | None = None,
+    bootstrap: int = BOOTSTRAP,
+    level: float = LEVEL,
+    seed: int = 0,
+) -> FidelityReport:
     if reference is None and (live is None or synth is None):
         raise UsageError("give --live RUN and --synth RUN (or one run with --reference FILE.csv)")
     taken: set[str] = set()
-    sides = [_side(name, path, metric, tools, content, taken)
-             for name, path in (("live", live), ("synthesized", synth)) if path is not None]
+    sides = [
+        _side(name, path, metric, tools, content, taken)
+        for name, path in (("live", live), ("synthesized", synth))
+        if path is not None
+    ]
     report = FidelityReport(metric, sides)
     if len(sides) == 2:
-        report.comparison = compare_rankings(sides[0].table, sides[1].table, bootstrap=bootstrap, level=level,
-                                             seed=seed)
+        report.comparison = compare_rankings(
+            sides[0].table, sides[1].table, bootstrap=bootstrap, level=level, seed=seed
+        )
         report.calls = call_divergence(sides[0].trajectories, sides[1].trajectories, tools)
     if reference is not None:
         ref = table_from_csv(reference)
-        report.references = [compare_rankings(s.table, ref, bootstrap=bootstrap, level=level, seed=seed)
-                             for s in sides]
+        report.references = [
+            compare_rankings(s.table, ref, bootstrap=bootstrap, level=level, seed=seed) for s in sides
+        ]
     return report
 
 
-def _side(name: str, path: Path, metric: str, tools: Mapping[str, ToolSpec], content: JudgeContent,
-          taken: set[str]) -> Side:
+def _side(
+    name: str, path: Path, metric: str, tools: Mapping[str, ToolSpec], content: JudgeContent, taken: set[str]
+) -> Side:
     data = load_run(path, content, tools, taken)
     taken.add(data.name)
     if not data.episodes:
@@ -95,8 +129,10 @@ def _side(name: str, path: Path, metric: str, tools: Mapping[str, ToolSpec], con
     mode, episodes = _mode(data, "live" if name == "live" else "synthesized")
     table = table_from_scores(name, ((e.trajectory, e.score) for e in episodes), metric, str(data.path))
     if not table.values:
-        raise UsageError(f"no episode of {data.path} has a value for metric {metric!r}; use overall, success "
-                         f"or a metric of scores.jsonl ({', '.join(_metric_names(data)) or 'none found'})")
+        raise UsageError(
+            f"no episode of {data.path} has a value for metric {metric!r}; this run has: "
+            f"{', '.join(_metric_names(data)) or 'no scored metric'}"
+        )
     return Side(name, data.path, mode, [e.trajectory for e in episodes], table, data.scored_on_the_fly)
 
 
@@ -106,13 +142,20 @@ def _mode(data: RunData, preferred: str) -> tuple[str, list[Any]]:
     if len(modes) == 1:
         return modes[0], data.episodes
     if preferred not in modes:
-        raise UsageError(f"{data.path} holds modes {', '.join(modes)} but no {preferred} episodes; "
-                         f"give a run with {preferred} episodes")
+        raise UsageError(
+            f"{data.path} holds modes {', '.join(modes)} but no {preferred} episodes; "
+            f"give a run with {preferred} episodes"
+        )
     return preferred, [e for e in data.episodes if e.trajectory.mode == preferred]
 
 
 def _metric_names(data: RunData) -> list[str]:
-    return sorted({k for e in data.episodes for k, v in e.score.metrics.items() if v is not None})
+    """The metrics with a value in at least one episode: what --metric can rank by in this run."""
+    names = {k for e in data.episodes for k, v in e.score.metrics.items() if v is not None}
+    names |= {
+        k for k in ("overall", "success") if any(metric_value(e.score, k) is not None for e in data.episodes)
+    }
+    return sorted(names)
 
 
 def save_fidelity(report: FidelityReport, out: Path, workspace: Workspace | None = None) -> tuple[Path, Path]:

@@ -63,7 +63,9 @@ def metric_value(score: Score, metric: str) -> float | None:
     return None if value is None else float(value)
 
 
-def table_from_scores(name: str, pairs: Iterable[tuple[Trajectory, Score]], metric: str, source: str = "") -> ScoreTable:
+def table_from_scores(
+    name: str, pairs: Iterable[tuple[Trajectory, Score]], metric: str, source: str = ""
+) -> ScoreTable:
     table = ScoreTable(name, source=source)
     for trajectory, score in pairs:
         if trajectory.status == "infra_error":
@@ -83,8 +85,10 @@ def table_from_csv(path: Path) -> ScoreTable:
         columns = {c.strip().lower(): c for c in reader.fieldnames or []}
         missing = [c for c in ("agent", "score") if c not in columns]
         if missing:
-            raise UsageError(f"{path}: missing column(s) {', '.join(missing)}; the header needs agent,score "
-                             "and may have task_id")
+            raise UsageError(
+                f"{path}: missing column(s) {', '.join(missing)}; the header needs agent,score "
+                "and may have task_id"
+            )
         task_col = columns.get("task_id") or columns.get("task")
         table = ScoreTable("reference", source=str(path))
         for lineno, row in enumerate(reader, 2):
@@ -94,8 +98,14 @@ def table_from_csv(path: Path) -> ScoreTable:
     return table
 
 
-def _add_row(table: ScoreTable, row: dict[str, str], columns: dict[str, str], task_col: str | None,
-             path: Path, lineno: int) -> None:
+def _add_row(
+    table: ScoreTable,
+    row: dict[str, str],
+    columns: dict[str, str],
+    task_col: str | None,
+    path: Path,
+    lineno: int,
+) -> None:
     agent = (row.get(columns["agent"]) or "").strip()
     raw = (row.get(columns["score"]) or "").strip()
     if not agent and not raw:

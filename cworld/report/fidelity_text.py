@@ -25,9 +25,12 @@ def render_fidelity(data: dict[str, Any], console: Console, *, top: int = 8) -> 
 
 
 def headline(c: dict[str, Any], metric: str) -> str:
-    return (f"[bold]{c['a']} vs {c['b']}[/bold] ({len(c['agents'])} agents, {c['tasks']} tasks, metric {metric}): "
-            f"Spearman rho = {interval(c['spearman'])}, Kendall tau = {interval(c['kendall'])} "
-            f"({int(round(100 * c['level']))}% bootstrap over tasks)")
+    return (
+        f"[bold]{c['a']} vs {c['b']}[/bold] "
+        f"({len(c['agents'])} agents, {c['tasks']} tasks, metric {metric}): "
+        f"Spearman rho = {interval(c['spearman'])}, Kendall tau = {interval(c['kendall'])} "
+        f"({int(round(100 * c['level']))}% bootstrap over tasks)"
+    )
 
 
 def interval(i: dict[str, Any]) -> str:
@@ -40,7 +43,9 @@ def interval(i: dict[str, Any]) -> str:
 def _agents(c: dict[str, Any], console: Console) -> None:
     table = Table("agent", c["a"], "rank", c["b"], "rank")
     for r in c["agents"]:
-        table.add_row(r["agent"], f"{r['score_a']:.3f}", f"{r['rank_a']:g}", f"{r['score_b']:.3f}", f"{r['rank_b']:g}")
+        table.add_row(
+            r["agent"], f"{r['score_a']:.3f}", f"{r['rank_a']:g}", f"{r['score_b']:.3f}", f"{r['rank_b']:g}"
+        )
     console.print(table)
 
 
@@ -53,8 +58,13 @@ def _tasks(c: dict[str, Any], console: Console, top: int) -> None:
     tasks = c.get("per_task") or []
     if not tasks:
         return
-    table = Table("task", "pairs ordered alike", f"{c['a']} mean", f"{c['b']} mean",
-                  title=f"per-task agreement: mean {pct(c.get('mean_task_agreement'))} (least first)")
+    table = Table(
+        "task",
+        "pairs ordered alike",
+        f"{c['a']} mean",
+        f"{c['b']} mean",
+        title=f"per-task agreement: mean {pct(c.get('mean_task_agreement'))} (least first)",
+    )
     for t in tasks[:top]:
         table.add_row(t["task_id"], pct(t["agreement"]), f"{t['mean_a']:.2f}", f"{t['mean_b']:.2f}")
     console.print(table)
@@ -63,15 +73,34 @@ def _tasks(c: dict[str, Any], console: Console, top: int) -> None:
 def _divergence(calls: dict[str, Any] | None, console: Console, top: int) -> None:
     if not calls:
         return
-    console.print(f"{calls['calls_paired']} of {calls['calls_a']} live tool calls paired with a synthesized call "
-                  f"of the same tool ({calls['episodes_paired']} episode pairs); a = live, b = synthesized; "
-                  "keys = key-path overlap")
+    console.print(
+        f"{calls['calls_paired']} of {calls['calls_a']} live tool calls paired with a synthesized call "
+        f"of the same tool ({calls['episodes_paired']} episode pairs); a = live, b = synthesized; "
+        "keys = key-path overlap"
+    )
     for key, title in (("categories", "divergence by category"), ("tools", "most divergent tools")):
-        table = Table(key[:-1] if key == "tools" else "category", "calls", "diverg.", "err agree", "keys",
-                      "schema b", "schema a", "same args", title=title)
+        table = Table(
+            key[:-1] if key == "tools" else "category",
+            "calls",
+            "diverg.",
+            "err agree",
+            "keys",
+            "schema b",
+            "schema a",
+            "same args",
+            title=title,
+        )
         for r in calls[key][:top]:
-            table.add_row(r["name"], str(r["calls"]), pct(r["divergence"]), pct(r["error_agreement"]),
-                          pct(r["key_overlap"]), pct(r["schema_valid_b"]), pct(r["schema_valid_a"]), pct(r["same_args"]))
+            table.add_row(
+                r["name"],
+                str(r["calls"]),
+                pct(r["divergence"]),
+                pct(r["error_agreement"]),
+                pct(r["key_overlap"]),
+                pct(r["schema_valid_b"]),
+                pct(r["schema_valid_a"]),
+                pct(r["same_args"]),
+            )
         console.print(table)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cworld.agents.base import Agent
+from cworld.agents.base import Agent, Observation
 from cworld.agents.search import LazySearch, ToolSearch, default_search
 from cworld.agents.toolbox import Toolbox
 from cworld.controller import Backend, Middleware, Policy, build_controller, default_engine, load_policy
@@ -55,6 +55,9 @@ class RolloutContext:
     searcher: ToolSearch | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     distractors: int = 10
+    via: str = "direct"
+    """How live sandbox calls travel: `direct` (the server's own call cycle, in process) or `mcp` (an in-memory
+    MCP client per app: the real protocol path)."""
     registry_search: bool = False
     """search_tools asks the built registry index (dense + BM25 + dependency graph) instead of BM25 in process."""
     middlewares: list[Middleware] = field(default_factory=list)
@@ -85,7 +88,7 @@ def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str
     """A fresh episode: its own controller (faults planned for this seed) and toolbox."""
     controller = build_controller(task, mode=mode, policy=ctx.policy(policy), seed=seed, agent=agent, env=ctx.env,
                                   workspace=ctx.workspace, tools=ctx.tools, engine=ctx.world_engine(mode),
-                                  middlewares=ctx.middlewares)
+                                  middlewares=ctx.middlewares, via=ctx.via)  # type: ignore[arg-type]
     controller.backend = TaskWorld(controller.backend, task.initial_state_seed)
     toolbox = Toolbox(ctx.tools, task, access, seed=seed, searcher=ctx.search(), distractors=ctx.distractors)
     return Episode(task, controller, toolbox, agent=agent, mode=mode, policy=policy, seed=seed,
@@ -96,7 +99,7 @@ async def run_episode(agent: Agent, episode: Episode) -> Trajectory:
     """Drive `agent` until it answers, gives up or hits the turn limit. On an exception (infrastructure,
     a timeout's cancellation) the controller is closed and the exception goes up to the runner."""
     try:
-        observation = await episode.start()
+        observation: Observation | None = await episode.start()
         await agent.reset(episode.task, episode.toolbox, seed=episode.seed)
         while observation is not None:
             observation = await episode.apply(await agent.act(observation))

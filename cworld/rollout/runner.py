@@ -54,6 +54,8 @@ class RunConfig:
     infra_retries: int = 2
     resume: bool = False
     progress: bool = True
+    summarize: bool = True
+    """Read the whole run back at the end for the summary rows (a benchmark may skip it)."""
 
     def __post_init__(self) -> None:
         for name in ("seeds", "concurrency", "max_turns"):
@@ -106,7 +108,7 @@ class Runner:
                 raise _first(failures) from None
             finally:
                 self._close_gateway()
-        rows = summarize(self.store)
+        rows = summarize(self.store) if self.config.summarize else []
         return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows)
 
     # --- one episode ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from cworld.data_model import Trajectory, append_jsonl, iter_jsonl
 from cworld.errors import UsageError
@@ -24,7 +25,8 @@ class TrajectoryStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / TRAJECTORIES_FILE
-        self._lock = asyncio.Lock()
+        self._pending: list[tuple[Trajectory, asyncio.Future[None]]] = []
+        self._writer: asyncio.Task[None] | None = None
 
     def open(self, *, resume: bool) -> set[str]:
         """Prepare for appending; the episode ids already on record (empty for a fresh run)."""
@@ -47,9 +49,26 @@ class TrajectoryStore:
         return ids
 
     async def append(self, trajectory: Trajectory) -> None:
-        """One line, flushed and fsynced before returning; appends never interleave."""
-        async with self._lock:
-            await asyncio.to_thread(append_jsonl, self.path, [trajectory])
+        """One line, flushed and fsynced before this returns. Episodes that end while a write is under way
+        are written together next, with one fsync (a group commit): many concurrent episodes do not queue
+        behind one fsync each."""
+        done = asyncio.get_running_loop().create_future()
+        self._pending.append((trajectory, done))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._drain())
+        await done
+
+    async def _drain(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            try:
+                await asyncio.to_thread(append_jsonl, self.path, [t for t, _ in batch])
+            except Exception as exc:  # the disk failed: every waiting episode learns it
+                for _, done in batch:
+                    done.set_exception(exc)
+            else:
+                for _, done in batch:
+                    done.set_result(None)
 
     def __iter__(self) -> Iterator[Trajectory]:
         if not self.path.is_file():
@@ -86,13 +105,13 @@ def cut_torn_tail(path: Path) -> int:
         return size - keep
 
 
-def _last_newline(fh: object, size: int, block: int = 65536) -> int:
+def _last_newline(fh: BinaryIO, size: int, block: int = 65536) -> int:
     """The offset of the last b'\\n' (-1 when there is none), reading backwards in blocks."""
     end = size
     while end > 0:
         start = max(0, end - block)
-        fh.seek(start)  # type: ignore[attr-defined]
-        chunk = fh.read(end - start)  # type: ignore[attr-defined]
+        fh.seek(start)
+        chunk = fh.read(end - start)
         found = chunk.rfind(b"\n")
         if found >= 0:
             return start + found

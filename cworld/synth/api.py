@@ -34,7 +34,9 @@ class Prepared:
 
 
 def synth_model(workspace: Workspace, model: str | None) -> ModelConfig | None:
-    """`--model` (with the configured synth entry's or CWORLD_API_BASE's api_base), else the configured one."""
+    """`--model` (with the configured synth entry's or CWORLD_API_BASE's api_base), else the configured
+    one.
+    """
     configured = load_models(workspace.root).synth
     if model is None:
         return configured
@@ -47,7 +49,9 @@ def synth_model(workspace: Workspace, model: str | None) -> ModelConfig | None:
 
 
 def check_synth_model(cfg: ModelConfig) -> None:
-    """A malformed or unknown model string, a missing key, or a model that does not answer: one-line errors."""
+    """A malformed or unknown model string, a missing key, or a model that does not answer: one-line
+    errors.
+    """
     from cworld.llm import check_model
 
     check_model(cfg, ping=True)

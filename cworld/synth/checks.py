@@ -20,9 +20,10 @@ from cworld.synth.taxonomy import Taxonomy, form_problems, verifiable
 from cworld.synth.toolset import ToolUniverse
 
 STOPWORDS = frozenset(
-    """a an the and or of to for in on at by with from into is are be it its this that these those my me i
-you your we our us as so if then than not no do does did can could should would will please all any
-each their them they he she his her was were been has have had get make use tool tools""".split()  # noqa: SIM905
+    """a an the and or of to for in on at by with from into is are be it its this that these those my
+me i you your we our us as so if then than not no do does did can could should would will please
+all any each their them they he she his her was were been has have had get make use tool tools
+""".split()  # noqa: SIM905
 )
 
 
@@ -222,7 +223,7 @@ def _triviality(draft: Draft, report: CheckReport) -> None:
             report.add("constraints", "trivial", f"{c.id}: at least one server is no constraint")
 
 
-# --- structure ---------------------------------------------------------------------------------------------------
+# --- structure ----------------------------------------------------------------------------------------------
 def check_structure(draft: Draft, universe: ToolUniverse, report: CheckReport) -> None:
     goals = {g.id: g for g in draft.subgoals}
     if len(goals) != len(draft.subgoals):
@@ -312,7 +313,7 @@ def _graph_agreement(
             )
 
 
-# --- leaks ------------------------------------------------------------------------------------------------------
+# --- leaks --------------------------------------------------------------------------------------------------
 def check_leaks(draft: Draft, leaks: LeakChecker, report: CheckReport) -> None:
     found = leaks.leaks(draft.query)
     if found:

@@ -22,8 +22,9 @@ from cworld.synth.toolset import ToolUniverse
 
 #: Server ids that are ordinary words: leaks only in an identifier context.
 GENERIC_WORDS = frozenset(
-    """calendar mail email chat clock docs documents finance shop store travel text math units graph crypto
-time memory fetch files filesystem search weather news notes maps contacts tasks payments""".split()  # noqa: SIM905
+    """calendar mail email chat clock docs documents finance shop store travel text math units graph
+crypto time memory fetch files filesystem search weather news notes maps contacts tasks payments
+""".split()  # noqa: SIM905
 )
 SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
 CAMEL = re.compile(r"\b[a-z]+[A-Z][a-zA-Z0-9]*\b")
@@ -103,12 +104,15 @@ def _server_named(found: str, servers: list[str]) -> str:
 
 
 def _code_pattern(names: list[str]) -> re.Pattern[str] | None:
-    """`name` as code: in backticks, called with `(`, after use/call/run, before tool/api/server, or `name/`."""
+    """`name` as code: in backticks, called with `(`, after use/call/run, before tool/api/server, or
+    `name/`.
+    """
     if not names:
         return None
     alt = "|".join(re.escape(n) for n in names)
     return re.compile(
-        rf"`(?P<name>{alt})`|\b(?P<name2>{alt})\s*\(|\b(?:use|call|run|invoke)\s+(?:the\s+)?(?P<name3>{alt})\b"
+        rf"`(?P<name>{alt})`|\b(?P<name2>{alt})\s*\("
+        rf"|\b(?:use|call|run|invoke)\s+(?:the\s+)?(?P<name3>{alt})\b"
         rf"|\b(?P<name4>{alt})\s+{CODE_WORDS}\b|\b(?P<name5>{alt})/\w",
         flags=re.IGNORECASE,
     )

@@ -1,4 +1,5 @@
-"""The LLM path: draft, revise from feedback, critique and fuzzy-rewrite, all through the gateway (role `synth`).
+"""The LLM path: draft, revise from feedback, critique and fuzzy-rewrite, all through the gateway (role
+`synth`).
 
 Prompts are environment content (`task_synth/prompts/*.md`, `$name` placeholders); replies are parsed
 and repaired by `Gateway.complete_json`, so a model that returns malformed JSON is shown its error and
@@ -14,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from cworld.config import ModelConfig
 from cworld.data_model import ToolSpec
 from cworld.errors import ContentError
 from cworld.llm import Gateway
@@ -67,7 +69,7 @@ class LLMDrafter:
     def __init__(
         self,
         gateway: Gateway,
-        model: str | None,
+        model: ModelConfig | str | None,
         taxonomy: Taxonomy,
         prompts: dict[str, Template],
         tools: dict[str, ToolSpec],

@@ -85,7 +85,10 @@ class Synthesis:
             try:
                 draft = await self._draft(state, rng)
             except (BlockFailed, ModelError) as exc:
-                outcome.code = "compose" if isinstance(exc, BlockFailed) else "model"
+                internal = str(exc).startswith("internal error")
+                outcome.code = (
+                    ("internal" if internal else "compose") if isinstance(exc, BlockFailed) else "model"
+                )
                 outcome.reason = (
                     f"{'no workable draft' if outcome.code == 'compose' else 'model failed'}: {exc}"
                 )
@@ -147,7 +150,9 @@ class Synthesis:
         return await self.llm.revise(state.candidates.tools, state.world_seed, state.draft, state.feedback)
 
     async def _rewrite(self, draft: Draft, state: Round, entry: dict[str, Any]) -> Draft:
-        """Fuzzy rewriting when the query names a tool or server: the model first, then the rule-based rewriter."""
+        """Fuzzy rewriting when the query names a tool or server: the model first, then the rule-based
+        rewriter.
+        """
         leaks = [str(leak) for leak in self.leaks.leaks(draft.query)]
         if not leaks:
             return draft
@@ -230,5 +235,6 @@ class Synthesis:
 
     def _drafter_name(self) -> str:
         if self.llm is not None:
-            return f"llm:{self.llm.model or 'synth role'}"
+            model = getattr(self.llm.model, "model", self.llm.model)
+            return f"llm:{model or 'synth role'}"
         return "offline"

@@ -162,14 +162,17 @@ def render_lines(s: SynthSummary) -> list[str]:
             for code, n in s.rejected_by_reason.items()
         ),
         f"rounds per task: mean {mean_of(s.rounds)} (max {s.rounds.get('max', 0)})",
-        f"tools per task: mean {mean_of(s.tools_per_task)} (min {s.tools_per_task.get('min', 0)}); servers per task: "
+        f"tools per task: mean {mean_of(s.tools_per_task)} (min {s.tools_per_task.get('min', 0)}); servers "
+        "per task: "
         f"mean {mean_of(s.servers_per_task)} (min {s.servers_per_task.get('min', 0)})",
         f"constraint types per task: mean {mean_of(s.constraint_types_per_task)} "
         f"(min {s.constraint_types_per_task.get('min', 0)}); types: "
         + ", ".join(f"{k} {v}" for k, v in s.constraint_types.items()),
-        f"checks passed on re-check: {s.passing_checks}/{s.accepted}; queries naming a tool or server: {s.leaking_queries}",
+        f"checks passed on re-check: {s.passing_checks}/{s.accepted}; queries naming a tool or server: "
+        f"{s.leaking_queries}",
         f"verifiable: {s.verifiable}/{s.accepted} ({s.verifiable_share:.0%}); gold plans re-executed: "
-        f"{s.gold_plans_replayed}/{s.verifiable}, end state equal to the ground truth: {s.ground_truth_matches}/{s.verifiable}",
+        f"{s.gold_plans_replayed}/{s.verifiable}, end state equal to the ground truth: "
+        f"{s.ground_truth_matches}/{s.verifiable}",
         f"near-duplicates ({s.duplicate_method}): {s.near_duplicate_pairs} pairs; highest pair similarity "
         f"{s.max_pair_similarity}",
         *(f"note: {n}" for n in s.notes),

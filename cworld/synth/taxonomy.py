@@ -98,7 +98,8 @@ def form_problems(constraint: Constraint, taxonomy: Taxonomy, tool_ids: set[str]
     ctype = taxonomy.get(constraint.type)
     if ctype is None:
         return [
-            f"{constraint.id}: unknown constraint type {constraint.type!r}; use one of {sorted(taxonomy.types)}"
+            f"{constraint.id}: unknown constraint type {constraint.type!r}; use one of "
+            f"{sorted(taxonomy.types)}"
         ]
     verification = constraint.verification
     if verification is None:
@@ -107,7 +108,8 @@ def form_problems(constraint: Constraint, taxonomy: Taxonomy, tool_ids: set[str]
     form = next((f for f in ctype.verification if f.kind == kind), None)
     if form is None:
         return [
-            f"{constraint.id}: type {ctype.name} has no verification kind {kind!r}; use one of {ctype.kinds or 'none'}"
+            f"{constraint.id}: type {ctype.name} has no verification kind {kind!r}; use one of "
+            f"{ctype.kinds or 'none'}"
         ]
     return _field_problems(constraint.id, form, verification, tool_ids)
 

@@ -40,12 +40,15 @@ def _docs(st: dict[str, Any]) -> str:
 def _shop(st: dict[str, Any]) -> str:
     account = st["account"]
     cats = sorted({p["category"] for p in st["catalog"].values()})
-    return f"login {account['email']} / {account['password']}; categories: {', '.join(cats)}; products: {_names(st['catalog'])}"
+    products = _names(st["catalog"])
+    login = f"login {account['email']} / {account['password']}"
+    return f"{login}; categories: {', '.join(cats)}; products: {products}"
 
 
 def _finance(st: dict[str, Any]) -> str:
     c = st["customer"]
-    return f"customer id {c['customer_id']}, PIN {c['pin']}; payees: {_names(st['payees'])}; watchlists: {_names(st['watchlists'])}"
+    payees, watchlists = _names(st["payees"]), _names(st["watchlists"])
+    return f"customer id {c['customer_id']}, PIN {c['pin']}; payees: {payees}; watchlists: {watchlists}"
 
 
 def _taskboard(st: dict[str, Any]) -> str:

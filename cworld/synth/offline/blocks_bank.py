@@ -85,9 +85,11 @@ def transfer(c: Composer) -> None:
         ["from_checking"],
     )
     c.say(
-        f"Pay {payee['name']} {money(amount)} for the {memo} (bank login: customer {customer['customer_id']}, "
+        f"Pay {payee['name']} {money(amount)} for the {memo} (bank login: customer "
+        f"{customer['customer_id']}, "
         f"PIN {customer['pin']}), and make sure the transfer is confirmed.",
-        f"Send {money(amount)} to {payee['name']} for the {memo}; my bank customer id is {customer['customer_id']} "
+        f"Send {money(amount)} to {payee['name']} for the {memo}; my bank customer id is "
+        f"{customer['customer_id']} "
         f"and the PIN is {customer['pin']}. It only counts once it's confirmed.",
     )
     c.hint(f"Transfer {sent.ref('transfer_id')} of {money(amount)} to {payee['name']} is confirmed.")
@@ -96,7 +98,8 @@ def transfer(c: Composer) -> None:
         topic=f"the {memo} payment",
         amount=(sent.ref("amount"), amount, "the payment"),
         when=c.today.isoformat(),
-        summary=f"I sent {payee['name']} {money(amount)} for the {memo} (transfer {sent.ref('transfer_id')}).",
+        summary=f"I sent {payee['name']} {money(amount)} for the {memo} "
+        f"(transfer {sent.ref('transfer_id')}).",
     )
 
 
@@ -139,12 +142,16 @@ def stock(c: Composer) -> None:
     customer = c.state["finance"]["customer"]
     c.say(
         f"Look up how {company} has moved over the last {days} trading days, and add it to my "
-        f"'{watchlists[watch]['name']}' watchlist (bank customer {customer['customer_id']}, PIN {customer['pin']}).",
-        f"I'm curious about {company}: how much has it changed over the past {days} trading days? Put it on my "
-        f"'{watchlists[watch]['name']}' watchlist too; customer id {customer['customer_id']}, PIN {customer['pin']}.",
+        f"'{watchlists[watch]['name']}' watchlist (bank customer {customer['customer_id']}, PIN "
+        f"{customer['pin']}).",
+        f"I'm curious about {company}: how much has it changed over the past {days} trading days? Put it on "
+        "my "
+        f"'{watchlists[watch]['name']}' watchlist too; customer id {customer['customer_id']}, PIN "
+        f"{customer['pin']}.",
     )
     c.hint(
-        f"{company} ({ticker}) trades at {quote.ref('price')}; change over {days} days: {change.ref('percent')}%."
+        f"{company} ({ticker}) trades at {quote.ref('price')}; change over {days} days: "
+        f"{change.ref('percent')}%."
     )
     c.report("the ticker symbol", symbol)
     c.report("the percentage change", change.ref("percent"))

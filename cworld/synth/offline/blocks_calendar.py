@@ -1,4 +1,5 @@
-"""Calendar and clock blocks: schedule a meeting (free slots, a room, a namesake to leave out), block a trip in
+"""Calendar and clock blocks: schedule a meeting (free slots, a room, a namesake to leave out), block a
+trip in
 the calendar, set a reminder in local time."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from cworld.synth.offline.people import colleague, exclude_twin, first_name, nam
 from cworld.synth.offline.phrases import day
 
 CAL, CLOCK = "calendar/", "clock/"
+MAX_EVENT_HOURS = 12
 
 
 def _workday(c: Composer, lo: int, hi: int) -> date:
@@ -32,8 +34,14 @@ def meeting(c: Composer) -> None:
                 avoid=set(guests) | {n for g in guests for n in namesakes(g, list(directory))},
             )
         )
-    when, minutes, video = _workday(c, 1, 9), c.rng.choice([30, 45, 60]), c.rng.random() < 0.5
-    slot, room = _slot_with_room(c, [directory[g] for g in guests], when, minutes, video)
+    minutes, video = c.rng.choice([30, 45, 60]), c.rng.random() < 0.5
+    try:
+        when, slot, room = _day_with_room(c, [directory[g] for g in guests], minutes, video)
+    except BlockFailed:
+        if len(guests) == 1:
+            raise
+        guests = guests[:1]  # two colleagues in far-apart time zones may share no working hours
+        when, slot, room = _day_with_room(c, [directory[g] for g in guests], minutes, video)
     topic = c.pick(world.cast(c.seed)["topics"])
     title = topic["meeting"]
     c.subgoal("schedule_meeting", f"Schedule '{title}' with {', '.join(guests)}")
@@ -95,8 +103,10 @@ def meeting(c: Composer) -> None:
     )
     exclude_twin(c, "guest_twin", guests[0], directory, CAL + "create_event", "attendee_ids")
     c.say(
-        f"Set up a {minutes}-minute '{title}' meeting with {' and '.join(guests)} on {day(when)}, with {need}.",
-        f"I need {minutes} minutes with {' and '.join(guests)} on {day(when)} about {topic['agenda'].lower()}; "
+        f"Set up a {minutes}-minute '{title}' meeting with {' and '.join(guests)} on {day(when)}, with "
+        f"{need}.",
+        f"I need {minutes} minutes with {' and '.join(guests)} on {day(when)} about "
+        f"{topic['agenda'].lower()}; "
         f"book it with {need}.",
     )
     c.hint(f"'{title}' is booked from {event.ref('start')} to {event.ref('end')} in room {room['name']}.")
@@ -109,6 +119,19 @@ def meeting(c: Composer) -> None:
         window=(event.ref("start"), event.ref("end"), slot[0], slot[1]),
         summary=f"'{title}' is on {day(when)}, {slot[0][11:16]}-{slot[1][11:16]} UTC, in {room['name']}.",
     )
+
+
+def _day_with_room(c: Composer, person_ids: list[str], minutes: int, video: bool) -> tuple[date, Any, Any]:
+    """The first of a few candidate workdays with a common free slot and a fitting room."""
+    start = _workday(c, 1, 9)
+    for offset in range(0, 7):
+        when = start + timedelta(days=offset)
+        if when.weekday() < 5:
+            try:
+                return (when, *_slot_with_room(c, person_ids, when, minutes, video))
+            except BlockFailed:
+                continue
+    raise BlockFailed(f"no common free slot with a room in the week from {start}")
 
 
 def _slot_with_room(
@@ -132,6 +155,10 @@ def _slot_with_room(
 
 def trip_event(c: Composer) -> None:
     start_ref, end_ref, start, end = c.facts["window"]
+    if datetime.fromisoformat(end.replace("Z", "+00:00")) - datetime.fromisoformat(
+        start.replace("Z", "+00:00")
+    ) > timedelta(hours=MAX_EVENT_HOURS):
+        raise BlockFailed(f"the trip lasts over {MAX_EVENT_HOURS} hours, longer than a calendar event may")
     title = f"Travel: {c.facts['topic']}"
     c.subgoal("block_calendar", "Block the travel time in the calendar")
     event = c.step(

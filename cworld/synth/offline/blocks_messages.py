@@ -48,6 +48,9 @@ def chat_post(c: Composer) -> None:
         for ch in c.state["chat"]["channels"].values()
         if not ch["archived"] and not ch["private"] and ch["name"] not in ("general", "random")
     ]
+    outside = [ch for ch in channels if c.state["chat"]["me"] not in ch["members"]]
+    if outside and CHAT + "join_channel" in c.wanted:
+        channels = outside  # the candidates include joining a channel: pick one I am not in yet
     channel = c.pick(sorted(channels, key=lambda ch: ch["id"]))
     banned = [ch["id"] for ch in c.state["chat"]["channels"].values() if ch["name"] in ("general", "random")]
     token, login = _login(c)
@@ -171,8 +174,10 @@ def doc_note(c: Composer) -> None:
     )
     exclude_twin(c, "doc_twin", who, directory, DOCS + "share_document", "person_id")
     c.say(
-        f"Write it up in a document in my {folder} folder and share it with {who} ({'can edit' if role == 'editor' else 'read only'}).",
-        f"Keep a note of it in a new document under {folder}, shared with {who} as {'an editor' if role == 'editor' else 'a viewer'}.",
+        f"Write it up in a document in my {folder} folder and share it with {who} "
+        f"({'can edit' if role == 'editor' else 'read only'}).",
+        f"Keep a note of it in a new document under {folder}, shared with {who} as "
+        f"{'an editor' if role == 'editor' else 'a viewer'}.",
     )
 
 

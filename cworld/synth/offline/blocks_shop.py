@@ -1,4 +1,5 @@
-"""Shop block: buy one product by a rating/price trade-off within budget, cleaning up a messy cart (stale lines,
+"""Shop block: buy one product by a rating/price trade-off within budget, cleaning up a messy cart
+(stale lines,
 an expired coupon, an expired card) on the way."""
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ SHOP = "shop/"
 
 
 def _product(c: Composer) -> tuple[dict[str, Any], str, float, str]:
-    """(chosen product, its category, the price cap, the rule in words) for a real trade-off in the catalog."""
+    """(chosen product, its category, the price cap, the rule in words) for a real trade-off in the
+    catalog.
+    """
     catalog = c.state["shop"]["catalog"]
     categories: dict[str, list[dict[str, Any]]] = {}
     for pid, p in catalog.items():
@@ -134,11 +137,13 @@ def purchase(c: Composer) -> None:
             },
         )
     c.say(
-        f"I want to buy something from the {label} section of the online store. My cart has old things in it: "
+        f"I want to buy something from the {label} section of the online store. My cart has old things in "
+        "it: "
         f"clear them out so only the new item is ordered. My store login is {account['email']} with password "
         f"{account['password']}.",
         f"Order me one {label} item from the online store (log in as {account['email']}, password "
-        f"{account['password']}); only the new item should be in the order, so empty the cart of anything else.",
+        f"{account['password']}); only the new item should be in the order, so empty the cart of anything "
+        "else.",
     )
     if coupon:
         c.say(

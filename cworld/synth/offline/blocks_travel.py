@@ -1,4 +1,6 @@
-"""Travel blocks: book a flight (with a fare trade-off, a budget, maybe a companion and a seat), book a hotel."""
+"""Travel blocks: book a flight (with a fare trade-off, a budget, maybe a companion and a seat), book a
+hotel.
+"""
 
 from __future__ import annotations
 
@@ -36,6 +38,18 @@ def _routes(c: Composer, home_city: str, when: date) -> list[tuple[str, str, lis
     return found
 
 
+def _free_day(c: Composer) -> date:
+    """A travel day 4-30 days ahead, at least two days away from any trip already booked."""
+    booked = {
+        b["starts_at"][:10] for b in c.state["travel"]["bookings"].values() if b["status"] == "confirmed"
+    }
+    for _ in range(20):
+        when = c.today + timedelta(days=c.rng.randint(4, 30))
+        if all(abs((when - date.fromisoformat(d)).days) > 2 for d in booked):
+            return when
+    raise BlockFailed("no free travel day")
+
+
 def _fare_rule(c: Composer, flights: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
     """The flight a stated preference selects, and the preference in words."""
     cheapest = flights[0]
@@ -45,14 +59,15 @@ def _fare_rule(c: Composer, flights: list[dict[str, Any]]) -> tuple[dict[str, An
         chosen = min((f for f in flights if clock_time(f["depart_at"]) >= floor), key=lambda f: f["fare"])
         return (
             chosen,
-            f"Take the cheapest economy fare that leaves at {floor} UTC or later, even if an earlier one costs less.",
+            f"Take the cheapest economy fare that leaves at {floor} UTC or later, even if an earlier one "
+            "costs less.",
         )
     return cheapest, "Go for the cheapest economy fare on that day; the departure time doesn't matter."
 
 
 def flight(c: Composer) -> None:
     me = world.cast(c.seed)["me"]
-    when = c.today + timedelta(days=c.rng.randint(4, 30))
+    when = _free_day(c)
     routes = _routes(c, me["city"], when)
     if not routes:
         raise BlockFailed(f"no direct flights from {me['city']} on {when}")
@@ -117,13 +132,16 @@ def flight(c: Composer) -> None:
     )
     mate = f"{companion['first_name']} {companion['last_name']}" if companion else ""
     c.say(
-        f"I need to fly from {me['city']} to {city} on {day(when)}; please book it{' for ' + mate + ' and me' if mate else ''}.",
+        f"I need to fly from {me['city']} to {city} on {day(when)}; please book "
+        f"it{' for ' + mate + ' and me' if mate else ''}.",
         f"Book a flight from {me['city']} to {city} on {day(when)} for {'me and ' + mate if mate else 'me'}.",
-        f"I'm travelling to {city} on {day(when)}{' with ' + mate if mate else ''}: get the flight booked from {me['city']}.",
+        f"I'm travelling to {city} on {day(when)}{' with ' + mate if mate else ''}: get the flight booked "
+        f"from {me['city']}.",
     )
     if companion:
         c.say(
-            f"{companion['first_name']}'s passport was renewed: the new number is {companion['number']}, valid "
+            f"{companion['first_name']}'s passport was renewed: the new number is {companion['number']}, "
+            "valid "
             f"until {companion['expires']}, so update the traveller profile before booking."
         )
     if seats:
@@ -238,7 +256,7 @@ def hotel(c: Composer) -> None:
     if not open_:
         raise BlockFailed(f"no hotel rooms in {city}")
     rates = sorted({h["nightly_rate"] for h in open_})
-    cap = int((rates[-2] + rates[-1]) / 2) if len(rates) > 1 else round_up(rates[0] + 1, 10)
+    cap = round((rates[-2] + rates[-1]) / 2, 2) if len(rates) > 1 else round_up(rates[0] + 1, 10)
     affordable = [h for h in open_ if h["nightly_rate"] <= cap]
     chosen = max(affordable, key=lambda h: (h["stars"], -h["nightly_rate"]))
     c.subgoal("book_hotel", f"Book a hotel in {city}")
@@ -290,8 +308,9 @@ def hotel(c: Composer) -> None:
         ["hotel_pick"],
     )
     nights = (check_out - check_in).days
+    also = "also " if "city" in c.facts else ""
     c.say(
-        f"I also need a hotel in {city} from {day(check_in)} for {nights} nights.",
+        f"I {also}need a hotel in {city} from {day(check_in)} for {nights} nights.",
         f"Find me somewhere to stay in {city}, checking in {day(check_in)} and out {day(check_out)}.",
     )
     c.hint(f"Hotel {chosen['name']} booked ({book.ref('booking_id')}), total {book.ref('total')}.")

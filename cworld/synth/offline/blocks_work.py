@@ -87,9 +87,11 @@ def card(c: Composer) -> None:
         {"kind": "deadline", "tool": TB + "create_card", "argument": "due", "value": f"{due}:00Z"},
     )
     c.say(
-        f"Add a card to the '{column}' list of the {board['name']} board to follow up, assigned to {who} and due "
+        f"Add a card to the '{column}' list of the {board['name']} board to follow up, assigned to {who} "
+        "and due "
         f"{day(due_day)} at 17:00 UTC.",
-        f"Track the follow-up on the {board['name']} board ('{column}' list) with {who} as owner, due {day(due_day)}.",
+        f"Track the follow-up on the {board['name']} board ('{column}' list) with {who} as owner, due "
+        f"{day(due_day)}.",
     )
 
 
@@ -135,9 +137,11 @@ def overdue(c: Composer) -> None:
         {"kind": "deadline", "tool": TB + "set_due_date", "argument": "due", "value": f"{due}:00Z"},
     )
     c.say(
-        f"The card '{chosen['title']}' on the {board} board is overdue: move its due date to {day(new_day)} at 12:00 "
+        f"The card '{chosen['title']}' on the {board} board is overdue: move its due date to {day(new_day)} "
+        "at 12:00 "
         "UTC and leave a comment about the change.",
-        f"'{chosen['title']}' ({board} board) slipped. Give it a new due date of {day(new_day)}, 12:00 UTC, and "
+        f"'{chosen['title']}' ({board} board) slipped. Give it a new due date of {day(new_day)}, 12:00 UTC, "
+        "and "
         "comment on the card that the date moved.",
     )
     c.hint(f"'{chosen['title']}' is now due {new_day.isoformat()} 12:00 UTC.")
@@ -216,9 +220,11 @@ def locked_doc(c: Composer) -> None:
     first = re.split(r"(?<=[.!?\n])\s", body.value.get("content", "").replace("#", "").strip())[0][:120]
     c.say(
         f"{first_name(c.state['docs']['directory'][locked['owner']]['name'])} locked the '{locked['title']}' "
-        "document and emailed me the password. Open it, read it, and add a line at the end saying it was checked "
+        "document and emailed me the password. Open it, read it, and add a line at the end saying it was "
+        "checked "
         "today.",
-        f"The '{locked['title']}' document is password-protected (the password is somewhere in my inbox). Unlock it, "
+        f"The '{locked['title']}' document is password-protected (the password is somewhere in my inbox). "
+        "Unlock it, "
         f"read it, and append '{note}'.",
     )
     c.hint(f"'{locked['title']}' unlocked; it is at version {body.ref('version')}.")

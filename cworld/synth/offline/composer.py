@@ -95,7 +95,7 @@ class Composer:
         """Whether the sampled candidates include any of these tools (or, failing that, a coin says so)."""
         return any(t in self.wanted for t in tools) or self.rng.random() < 0.3
 
-    # --- writing the plan ------------------------------------------------------------------------------------
+    # --- writing the plan -----------------------------------------------------------------------------------
     def subgoal(self, key: str, description: str, *, after: list[str] | None = None) -> str:
         goal_id = self._unique(key, {g.id for g in self.goals})
         depends = [g for g in (after if after is not None else self.upstream()) if g]
@@ -157,7 +157,9 @@ class Composer:
         self.hints.append(text)
 
     def report(self, label: str, value: str) -> None:
-        """A fact the final answer could be asked to state: `label` in words, `value` a reference or literal."""
+        """A fact the final answer could be asked to state: `label` in words, `value` a reference or
+        literal.
+        """
         self.reports.append((label, value))
 
     def value_of(self, value: str) -> Any:

@@ -103,13 +103,29 @@ class OfflineDrafter:
         schema_only: bool,
     ) -> tuple[Draft, list[str]]:
         """A draft and the names of the blocks it is made of; `BlockFailed` when no combination composes."""
-        problems = []
-        for blocks in self._ranked(set(candidates.tools), rng, revision, schema_only)[:TRIES]:
+        problems: list[str] = []
+        failed: set[str] = set()
+        tries = 0
+        for blocks in self._ranked(set(candidates.tools), rng, revision, schema_only):
+            if tries >= TRIES:
+                break
+            if {x.name for x in blocks} & failed:
+                continue
+            tries += 1
+            names = "+".join(b.name for b in blocks)
             try:
                 composer = self._compose(blocks, world_seed, rng, set(candidates.tools))
             except BlockFailed as exc:
-                problems.append(f"{'+'.join(b.name for b in blocks)}: {exc}")
+                problems.append(f"{names}: {exc}")
+                failed.add(getattr(exc, "block", ""))
                 continue
+            except (
+                LookupError,
+                ValueError,
+                TypeError,
+                ArithmeticError,
+            ) as exc:  # a bug in a block: reported, not fatal
+                raise BlockFailed(f"internal error in {names}: {type(exc).__name__}: {exc}") from exc
             return self._to_draft(composer, rng, revision), [b.name for b in blocks]
         raise BlockFailed("no block combination composed: " + "; ".join(problems[-3:]))
 
@@ -155,15 +171,19 @@ class OfflineDrafter:
             combo, key=lambda b: FOLLOW_ORDER.index(b.name) if b.name in FOLLOW_ORDER else len(FOLLOW_ORDER)
         )
 
-    # --- composing --------------------------------------------------------------------------------------------
+    # --- composing ------------------------------------------------------------------------------------------
     @staticmethod
     def _compose(blocks: list[Block], world_seed: int, rng: random.Random, wanted: set[str]) -> Composer:
         composer = Composer(world_seed, random.Random(rng.random()), wanted)
         for block in blocks:
-            if block.anchor:
-                _run_anchor(composer, block)
-            else:
-                block.run(composer)
+            try:
+                if block.anchor:
+                    _run_anchor(composer, block)
+                else:
+                    block.run(composer)
+            except BlockFailed as exc:
+                exc.block = block.name  # type: ignore[attr-defined]
+                raise
         return composer
 
     def _to_draft(self, c: Composer, rng: random.Random, revision: Revision) -> Draft:

@@ -15,7 +15,7 @@ def namesakes(name: str, names: list[str]) -> list[str]:
     return [n for n in names if n != name and first_name(n) == first_name(name)]
 
 
-def colleague(c: Composer, names: list[str], avoid: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+def colleague(c: Composer, names: list[str], avoid: set[str] | frozenset[str] = frozenset()) -> str:
     """A colleague present in `names` (an app's directory); one with a namesake half the time."""
     cast = {p["name"] for p in world.cast(c.seed)["colleagues"]}
     pool = sorted(n for n in names if n in cast and n not in avoid)

@@ -38,7 +38,7 @@ OPENERS = (
 #: Words our clauses start with that read fine in lower case after a connective (names never do).
 LOWERABLE = frozenset(
     """book pay send set look add put order get track take block write keep post let share ping remind find
-work also the if it my for email give how i'm tell note log""".split()  # noqa: SIM905
+work also the if it my for email give how tell note log""".split()  # noqa: SIM905
 )
 THEN = ("Then", "After that,", "Once that's done,", "Next,", "Also,", "When that's settled,")
 CLOSERS = (
