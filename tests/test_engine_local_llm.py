@@ -67,7 +67,7 @@ async def test_llm_engine_end_to_end_with_smollm2(tmp_path: Path) -> None:
 
         async def run_all(cache: Path) -> tuple[LLMEngine, list]:
             gateway = Gateway(ModelsConfig(engine=cfg), cache_path=cache, timeout_s=240.0)
-            engine = LLMEngine(cards, gateway, cards_dir=CARD_DIR, tools=[t for t, _ in calls], max_repairs=1,
+            engine = LLMEngine(cards, gateway, cards_dir=CARD_DIR, tools=[t for t, _ in calls], max_repairs=0,
                                retries=0, max_tokens=300, budget_tokens=600)
             session, results = SessionLog(seed=1), []
             for tool, args in calls:

@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "serve": "serve",
     "export-sft": "export_sft",
     "fidelity": "fidelity",
+    "judge": "judge",
+    "report": "report",
 }
 
 

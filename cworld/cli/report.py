@@ -32,6 +32,7 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     from cworld.judges import JudgeContent, resolve_run
     from cworld.judges.runner import all_runs as workspace_runs
     from cworld.report import build_report
+    from cworld.report.fidelity_html import latest_fidelity_section
 
     ws = workspace(ctx)
     if all_runs and runs:
@@ -41,8 +42,9 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     else:
         folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
     target = out or default_out(folders, ws)
+    fidelity = latest_fidelity_section(ws)
     result = build_report(folders, target, content=JudgeContent.from_environment(environment(ctx)),
-                          tools=environment_tools(ws))
+                          tools=environment_tools(ws), extra_sections=[fidelity] if fidelity else [])
     ws.mark_latest("report", result.out)
     if not quiet:
         click.echo(result.compact + "\n")

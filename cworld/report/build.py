@@ -9,7 +9,7 @@ files are scanned again and any survivor is masked before writing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,14 +40,16 @@ class ReportResult:
 
 
 def build_report(paths: list[Path], out: Path, *, content: JudgeContent | None = None,
-                 tools: Mapping[str, ToolSpec] | None = None, redactor: Redactor | None = None) -> ReportResult:
+                 tools: Mapping[str, ToolSpec] | None = None, redactor: Redactor | None = None,
+                 extra_sections: Sequence[str] = ()) -> ReportResult:
+    """Leaderboard markdown + self-contained HTML; `extra_sections` (e.g. the fidelity section) go at the end."""
     redactor = redactor or Redactor.from_env()
     runs = load_runs(paths, content or JudgeContent.from_environment(), tools or {})
     rows, columns = build_rows(runs)
     acc = accountability([e for run in runs for e in run.episodes])
     md = _safe(markdown.render(runs, rows, columns, acc), redactor)
     compact = _safe(markdown.render_compact(runs, rows, columns), redactor)
-    page = _safe(html.render(runs, rows, columns, acc, Text(redactor)), redactor)
+    page = _safe(html.render(runs, rows, columns, acc, Text(redactor), extra_sections), redactor)
     out.mkdir(parents=True, exist_ok=True)
     md_path, html_path = out / MARKDOWN_FILE, out / HTML_FILE
     md_path.write_text(md, encoding="utf-8")

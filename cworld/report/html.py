@@ -4,6 +4,7 @@ accountability and the per-task drill-down. One file, inline CSS/JS/SVG, opens o
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from html import escape
 
 from cworld.judges.personas import PERSONAS
@@ -21,9 +22,11 @@ CHART_KEYS = ("overall", "success", "R_c", "schema_compliance", "order", "divers
               "flexibility", "efficiency", "tool_calls")
 
 
-def render(runs: list[RunData], rows: list[Row], columns: list[Column], acc: Accountability, text: Text) -> str:
-    sections = [_header(runs, rows, text), _leaderboard(rows, columns, text), _charts(rows, columns, text),
-                _personas(rows, text), _judges(acc, text), _tasks(runs, text)]
+def render(runs: list[RunData], rows: list[Row], columns: list[Column], acc: Accountability, text: Text,
+           extra_sections: Sequence[str] = ()) -> str:
+    sections = [_header(runs, rows, text, bool(extra_sections)), _leaderboard(rows, columns, text),
+                _charts(rows, columns, text), _personas(rows, text), _judges(acc, text), _tasks(runs, text),
+                *extra_sections]
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cworld report</title>"
             f"<meta name=\"viewport\" content=\"width=device-width\"><style>{CSS}</style></head><body>"
             + "".join(sections) + f"<script>{JS}</script></body></html>")
@@ -38,13 +41,14 @@ def _md_inline(line: str, text: Text) -> str:
     return out
 
 
-def _header(runs: list[RunData], rows: list[Row], text: Text) -> str:
+def _header(runs: list[RunData], rows: list[Row], text: Text, with_fidelity: bool = False) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M")
     run_items = "".join(f"<li>{_md_inline(line, text)}</li>" for line in run_lines(runs))
     notes = "".join(f'<p class="note" id="basis-note">{_md_inline(line, text)}</p>' for line in basis_lines(rows))
     nav = " ".join(f'<a href="#{k}">{v}</a>' for k, v in (("leaderboard", "Leaderboard"), ("metrics", "Metrics"),
                                                           ("personas", "Personas"), ("judges", "Judges"),
-                                                          ("tasks", "Tasks")))
+                                                          ("tasks", "Tasks"))
+                   + ((("fidelity", "Fidelity"),) if with_fidelity else ()))
     return (f"<header><h1>cworld report</h1><p class=\"muted\">generated {stamp}</p><ul>{run_items}</ul>{notes}"
             f"<nav>{nav}</nav></header>")
 

@@ -12,6 +12,7 @@ import fnmatch
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from cworld.sandbox.statediff_models import ABSENT_REPR, StateDiffConfig
@@ -40,8 +41,8 @@ class Rules:
 
     identity_keys: tuple[str, ...]
     volatile_keys: re.Pattern[str]
-    volatile_paths: tuple[re.Pattern[str], ...]
-    ordered_paths: tuple[re.Pattern[str], ...]
+    volatile_paths: re.Pattern[str] | None
+    ordered_paths: re.Pattern[str] | None
     fuzzy_min_chars: int
     fuzzy_threshold: float
     generated_id: re.Pattern[str]
@@ -53,8 +54,8 @@ class Rules:
         return cls(
             identity_keys=cfg.identity_keys,
             volatile_keys=_key_globs(cfg.volatile_keys),
-            volatile_paths=tuple(glob_to_regex(g) for g in cfg.volatile_paths),
-            ordered_paths=tuple(glob_to_regex(g) for g in cfg.ordered_paths),
+            volatile_paths=_path_globs(cfg.volatile_paths),
+            ordered_paths=_path_globs(cfg.ordered_paths),
             fuzzy_min_chars=cfg.fuzzy_min_chars,
             fuzzy_threshold=cfg.fuzzy_threshold,
             generated_id=re.compile(cfg.generated_id_pattern),
@@ -66,10 +67,10 @@ class Rules:
         return self.volatile_keys.fullmatch(str(key)) is not None
 
     def is_volatile_path(self, path: Path) -> bool:
-        return bool(self.volatile_paths) and _matches_any(self.volatile_paths, path)
+        return self.volatile_paths is not None and _matches(self.volatile_paths, path)
 
     def is_ordered(self, path: Path) -> bool:
-        return bool(self.ordered_paths) and _matches_any(self.ordered_paths, path)
+        return self.ordered_paths is not None and _matches(self.ordered_paths, path)
 
 
 def _key_globs(globs: tuple[str, ...]) -> re.Pattern[str]:
@@ -79,9 +80,19 @@ def _key_globs(globs: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs), re.IGNORECASE)
 
 
-def _matches_any(patterns: tuple[re.Pattern[str], ...], path: Path) -> bool:
-    text = render(path)
-    return any(p.fullmatch(text) for p in patterns)
+def _path_globs(globs: tuple[str, ...]) -> re.Pattern[str] | None:
+    """All path globs as one regex: a snapshot has tens of thousands of paths to test."""
+    if not globs:
+        return None
+    return re.compile("|".join(f"(?:{glob_to_regex(g).pattern})" for g in globs))
+
+
+def _matches(pattern: re.Pattern[str], path: Path) -> bool:
+    try:
+        text = _render_cached(path)
+    except TypeError:  # an unhashable segment: render it afresh
+        text = render(path)
+    return pattern.fullmatch(text) is not None
 
 
 def glob_to_regex(glob: str) -> re.Pattern[str]:
@@ -113,6 +124,11 @@ def _render_seg(seg: Seg, first: bool) -> str:
     if plain and isinstance(raw, str):
         return text if first else f".{text}"
     return f"[{json.dumps(text)}]"
+
+
+@lru_cache(maxsize=200_000)
+def _render_cached(path: Path) -> str:
+    return render(path)
 
 
 def render(path: Path) -> str:
