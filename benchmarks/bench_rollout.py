@@ -66,10 +66,20 @@ class SleepyOracle(ScriptedAgent):
 
 
 async def timed(tasks: list[Task], config: RunConfig, ctx: RolloutContext, **kwargs: object) -> Timing:
-    out = Path(tempfile.mkdtemp(prefix="bench-rollout-"))
-    wall, cpu = time.perf_counter(), time.process_time()
-    report = await Runner(tasks, config, ctx, out, **kwargs).run()  # type: ignore[arg-type]
-    return Timing(report.ran, time.perf_counter() - wall, time.process_time() - cpu)
+    with tempfile.TemporaryDirectory(prefix="bench-rollout-") as out:
+        wall, cpu = time.perf_counter(), time.process_time()
+        report = await Runner(tasks, config, ctx, Path(out), **kwargs).run()  # type: ignore[arg-type]
+        return Timing(report.ran, time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def context(**kwargs: object) -> RolloutContext:
+    """A context over a throwaway workspace (removed at exit)."""
+    folder = tempfile.TemporaryDirectory(prefix="bench-rollout-ws-")
+    _KEEP.append(folder)
+    return scratch_context(Path(folder.name), **kwargs)  # type: ignore[arg-type]
+
+
+_KEEP: list[tempfile.TemporaryDirectory[str]] = []
 
 
 def episodes_for(tasks: list[Task], n: int) -> tuple[list[Task], int]:
@@ -84,7 +94,7 @@ async def throughput(tasks: list[Task], seeds: int) -> None:
     print(f"   {'mode':<12} {'episodes/s':>10} {'ms/episode':>11} {'cpu ms/ep':>10}")
     for label, mode, via in (("live", "live", "direct"), ("live/mcp", "live", "mcp"),
                              ("synthesized", "synthesized", "direct")):
-        ctx = scratch_context(Path(tempfile.mkdtemp()), via=via)
+        ctx = context(via=via)
         config = RunConfig(agent="scripted:oracle", mode=mode, policy="none", seeds=seeds, concurrency=1, progress=False,
                            summarize=False)
         await timed(tasks[:1], RunConfig(agent="scripted:oracle", mode=mode, policy="none", progress=False), ctx)
@@ -112,7 +122,7 @@ async def speedups(tasks: list[Task], levels: tuple[int, ...], variant: str) -> 
 
 async def one_level(tasks: list[Task], level: int, variant: str, warm: bool) -> Timing:
     chosen, seeds = episodes_for(tasks, max(8, 3 * level) if level > 1 else 4)
-    ctx = scratch_context(Path(tempfile.mkdtemp()))
+    ctx = context()
     config = RunConfig(agent="scripted:oracle", mode="synthesized", policy="none", seeds=seeds, concurrency=level,
                        progress=False, summarize=False)
     # A gateway per level: its per-model concurrency limit is set by the first call it serves.

@@ -16,7 +16,7 @@ from cworld.config import ModelConfig
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import Task, read_jsonl
 from cworld.llm import Gateway, mock
-from cworld.rollout import build_episode, run_episode
+from cworld.rollout import RunConfig, Runner, TrajectoryStore, build_episode, run_episode
 from cworld.rollout.testing import busy_actor, scratch_context, succeeded, without_timings
 
 TASKS = {t.id: t for t in read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)}
@@ -183,6 +183,22 @@ async def test_same_seed_and_same_model_answers_give_the_same_trajectory(ctx, ga
         runs.append(await run(ctx, gateway, "mock/busy", access="full", style="react", policy="default", seed=3))
     assert without_timings(runs[0]) == without_timings(runs[1])
     assert runs[0].tool_steps and runs[0].usage["agent"].calls == 3
+
+
+async def test_the_runner_keeps_concurrent_llm_episodes_within_bounds(tmp_path):
+    script = mock.script("slow-busy", busy_actor(calls=1), delay_s=0.05)
+    ctx = scratch_context(tmp_path / "ws")
+    gateway = Gateway(cache_path=None)
+    config = RunConfig(agent="mock/slow-busy", access="full", style="react", policy="none", seeds=2, concurrency=3,
+                       progress=False)
+    try:
+        report = await Runner(list(TASKS.values())[:4], config, ctx, tmp_path / "run", gateway=gateway).run()
+    finally:
+        gateway.close()
+        mock.clear()
+    assert report.ran == 8 and script.max_in_flight == 3
+    for record in TrajectoryStore(tmp_path / "run"):  # one model call per action: a tool call (if any), the answer
+        assert record.usage["agent"].calls == 1 + sum(s.kind == "tool" for s in record.steps)
 
 
 @pytest.mark.local_llm

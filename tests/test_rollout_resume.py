@@ -13,7 +13,7 @@ from cworld.data_model import Task, Trajectory, read_jsonl
 from cworld.rollout import TRAJECTORIES_FILE, episode_id
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
-SEEDS = 5
+SEEDS = 4
 # `run` is registered in cworld/cli/main.py by the lead; the bootstrap makes this test independent of that.
 BOOT = "import sys; from cworld.cli.main import COMMANDS, main; COMMANDS.setdefault('run', 'run'); main(sys.argv[1:])"
 

@@ -12,9 +12,8 @@ from click.testing import CliRunner
 from cworld.cli.main import COMMANDS, cli
 from cworld.data_model import Task, read_jsonl
 from cworld.errors import UsageError
-from cworld.llm import Gateway, mock
 from cworld.rollout import TRAJECTORIES_FILE, RunConfig, Runner, TrajectoryStore, episode_id
-from cworld.rollout.testing import CrashingServer, SleepyAgent, busy_actor, scratch_context, succeeded
+from cworld.rollout.testing import CrashingServer, SleepyAgent, scratch_context, succeeded
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
 TASKS = read_jsonl(FIXTURE, Task)
@@ -78,22 +77,6 @@ async def test_an_episode_that_runs_too_long_is_cut_and_recorded_as_timeout(tmp_
     (record,) = list(TrajectoryStore(tmp_path / "run"))
     assert report.statuses == {"timeout": 1} and record.status == "timeout"
     assert 1 <= len(record.steps) <= 3 and all(s.kind == "message" for s in record.steps)
-
-
-async def test_concurrency_is_bounded_and_used(tmp_path):
-    script = mock.script("slow-busy", busy_actor(calls=1), delay_s=0.05)
-    ctx = scratch_context(tmp_path / "ws")
-    gateway = Gateway(cache_path=None)
-    config = RunConfig(agent="mock/slow-busy", access="full", style="react", policy="none", seeds=2, concurrency=3,
-                       progress=False)
-    try:
-        report = await Runner(TASKS[:4], config, ctx, tmp_path / "run", gateway=gateway).run()
-    finally:
-        gateway.close()
-        mock.clear()
-    assert report.ran == 8 and script.max_in_flight == 3
-    for record in lines(tmp_path / "run"):  # one model call per action: the tool call (if any) and the answer
-        assert record["usage"]["agent"]["calls"] == 1 + sum(s["kind"] == "tool" for s in record["steps"])
 
 
 @pytest.fixture

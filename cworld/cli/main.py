@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "fidelity": "fidelity",
     "judge": "judge",
     "report": "report",
+    "run": "run",
 }
 
 

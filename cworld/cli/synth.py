@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,7 @@ def command(
 
     from cworld.synth import SynthOptions, prepare, render_lines, run_prepared
 
+    os.environ.setdefault("TQDM_DISABLE", "1")  # the embedder's own progress bars would garble ours
     options = SynthOptions(
         n=n,
         seed=seed,
@@ -95,9 +97,8 @@ def command(
     if as_json:
         echo_json(summary.model_dump(mode="json"))
         return
-    out_console = Console()
     for line in render_lines(summary):
-        out_console.print(line, markup=False, highlight=False)
+        click.echo(line)
 
 
 class _Progress:
