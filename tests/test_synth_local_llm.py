@@ -51,7 +51,8 @@ async def test_synthesis_runs_once_against_smollm2(tmp_path: Path, monkeypatch: 
             assert outcome.code and outcome.reason
             rounds = [p for p in outcome.provenance if p["stage"] == "round"]
             assert rounds and all("checks" in r or "error" in r for r in rounds)
-        print(f"\nSmolLM2 synthesis: accepted {summary.accepted}, rejected {summary.rejected_by_reason}")
+        reasons = [o.reason[:160] for o in result.rejected]
+        print(f"\nSmolLM2 synthesis: accepted {summary.accepted}, rejected {summary.rejected_by_reason} {reasons}")
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -26,6 +26,10 @@ COMMANDS: dict[str, str] = {
     "judge": "judge",
     "report": "report",
     "run": "run",
+    "synth": "synth",
+    "engine": "engine",
+    "forge": "forge",
+    "llm": "llm_local",
 }
 
 
