@@ -26,7 +26,7 @@ from cworld.agents.toolbox import Toolbox
 from cworld.data_model import Task, ToolSpec, Trajectory
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
-from cworld.rollout.episode import DEFAULT_MAX_TURNS, Episode
+from cworld.rollout.episode import Episode
 from cworld.rollout.loop import RolloutContext, build_episode
 from cworld.rollout.summary import state_matches
 
@@ -122,7 +122,7 @@ class CworldEnv:
 
 
 def make(task: Task | dict[str, Any], mode: str = "live", policy: str = "default", *, access: str = "full",
-         max_turns: int = DEFAULT_MAX_TURNS, env: Environment | None = None, workspace: Workspace | None = None,
+         max_turns: int | None = None, env: Environment | None = None, workspace: Workspace | None = None,
          tools: dict[str, ToolSpec] | None = None, agent: str = AGENT) -> CworldEnv:
     """An environment for one task. `agent` names the policy being trained (it picks the fault timing
     stream, so two trainees on one (task, policy, seed) meet the same faults at their own turns)."""

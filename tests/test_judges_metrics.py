@@ -234,7 +234,7 @@ def test_state_diff_scores_episodes_of_tasks_with_a_ground_truth():
     from pathlib import Path
 
     from cworld.data_model import read_jsonl
-    from cworld.judges.state import initial_state
+    from cworld.sandbox.statediff import sandbox_initial_state as initial_state
 
     task = next(t for t in read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)
                 if t.ground_truth is not None)

@@ -115,7 +115,8 @@ def command(
 @click.option("--policy", default="default", show_default=True, help="Fault policy (the same in both modes).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
 @click.option(
-    "--max-turns", default=30, show_default=True, type=click.IntRange(1, 1000), help="Turn limit per episode."
+    "--max-turns", default=None, type=click.IntRange(1, 1000),
+    help="Turn limit per episode (default: max(30, 2 x the task's gold-plan length + 10))."
 )
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64))
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
@@ -129,7 +130,7 @@ def experiment_command(
     seeds: int,
     policy: str,
     limit: int | None,
-    max_turns: int,
+    max_turns: int | None,
     concurrency: int,
     no_progress: bool,
     metric: str,

@@ -29,7 +29,8 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--resume", is_flag=True, help="Continue the run in --out (default: the latest run), skipping finished episodes.")
 @click.option("--access", help="Tool access: search, full or rag-K (default: search for LLM agents, full for scripted).")
 @click.option("--style", type=click.Choice(["planner", "react"]), help="LLM agent loop (default: planner).")
-@click.option("--max-turns", type=int, default=30, show_default=True)
+@click.option("--max-turns", type=int, default=None,
+              help="Turn limit per episode (default: max(30, 2 x the task's gold-plan length + 10)).")
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True, help="Seconds per episode.")
 @click.option("--infra-retries", type=int, default=2, show_default=True, help="Restarts of an episode whose infrastructure failed.")
 @click.option("--limit", type=int, help="Only the first N tasks.")
@@ -38,7 +39,7 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, policy: str, seeds: int,
-            concurrency: int, out: str | None, resume: bool, access: str | None, style: str | None, max_turns: int,
+            concurrency: int, out: str | None, resume: bool, access: str | None, style: str | None, max_turns: int | None,
             timeout_s: float, infra_retries: int, limit: int | None, registry_search: bool, no_progress: bool,
             as_json: bool) -> None:
     """Run AGENT on every task (x seeds); trajectories go to OUT/trajectories.jsonl as episodes end."""

@@ -7,11 +7,10 @@ the trajectory's end state. A synthesized episode has no real state to compare, 
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from cworld.data_model import Trajectory
-from cworld.sandbox.statediff import StateDiffConfig, StateDiffResult, config_for_apps, diff_states
+from cworld.sandbox.statediff import StateDiffResult, diff_states, sandbox_diff_config, sandbox_initial_state
 
 
 def state_diff(trajectory: Trajectory) -> StateDiffResult | None:
@@ -19,7 +18,8 @@ def state_diff(trajectory: Trajectory) -> StateDiffResult | None:
     if task is None or task.ground_truth is None or trajectory.end_state is None or trajectory.mode == "synthesized":
         return None
     actual = _public(trajectory.end_state)
-    return diff_states(initial_state(task.initial_state_seed), _public(task.ground_truth), actual, config=diff_config())
+    initial = sandbox_initial_state(task.initial_state_seed)
+    return diff_states(initial, _public(task.ground_truth), actual, config=sandbox_diff_config())
 
 
 def state_metrics(result: StateDiffResult | None) -> dict[str, float | None]:
@@ -31,20 +31,3 @@ def state_metrics(result: StateDiffResult | None) -> dict[str, float | None]:
 def _public(state: dict[str, Any]) -> dict[str, Any]:
     """Keys starting with `_` are bookkeeping of the backend (e.g. `_clock`), not world state."""
     return {k: v for k, v in state.items() if not k.startswith("_")}
-
-
-@cache
-def initial_state(seed: int) -> dict[str, Any]:
-    from cworld.sandbox.framework import SandboxSession
-
-    return SandboxSession(seed).snapshot()
-
-
-@cache
-def diff_config() -> StateDiffConfig:
-    """The apps' declared volatile paths plus the clock stamps the rollout summary also ignores."""
-    from cworld.rollout.summary import CLOCK_STAMPS
-    from cworld.sandbox.catalog import stateful_apps
-
-    base = config_for_apps(stateful_apps())
-    return base.model_copy(update={"volatile_keys": tuple(dict.fromkeys(base.volatile_keys + CLOCK_STAMPS))})

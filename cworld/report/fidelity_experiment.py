@@ -43,7 +43,7 @@ class ExperimentConfig:
     seeds: int = 1
     policy: str = "default"
     concurrency: int = 4
-    max_turns: int = 30
+    max_turns: int | None = None
     timeout_s: float = 600.0
     progress: bool = True
 

@@ -29,6 +29,14 @@ from cworld.data_model.trajectory import EpisodeStatus, InfraErrorRecord
 DEFAULT_MAX_TURNS = 30
 
 
+def turn_budget(task: Task, max_turns: int | None) -> int:
+    """The episode's turn limit: the one asked for, else room for the gold plan twice over (retries,
+    look-ups, re-plans) plus ten, and never under DEFAULT_MAX_TURNS. Long synthesized tasks need it."""
+    if max_turns is not None:
+        return max_turns
+    return max(DEFAULT_MAX_TURNS, 2 * len(task.gold_plan) + 10)
+
+
 def episode_id(task_id: str, agent: str, mode: str, policy: str, seed: int) -> str:
     """Stable across runs and machines: what `--resume` uses to recognise a finished episode."""
     key = "\x1f".join([task_id, agent, mode, policy, str(seed)])

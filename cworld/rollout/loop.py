@@ -22,7 +22,7 @@ from cworld.controller import Backend, Middleware, Policy, build_controller, def
 from cworld.data_model import Task, ToolResult, ToolSpec, Trajectory
 from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
-from cworld.rollout.episode import DEFAULT_MAX_TURNS, Episode
+from cworld.rollout.episode import Episode, turn_budget
 
 
 class TaskWorld:
@@ -53,7 +53,7 @@ class RolloutContext:
     tools: dict[str, ToolSpec]
     engine: WorldEngine | None = None
     searcher: ToolSearch | None = None
-    max_turns: int = DEFAULT_MAX_TURNS
+    max_turns: int | None = None
     distractors: int = 10
     via: str = "direct"
     """How live sandbox calls travel: `direct` (the server's own call cycle, in process) or `mcp` (an in-memory
@@ -92,7 +92,7 @@ def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str
     controller.backend = TaskWorld(controller.backend, task.initial_state_seed)
     toolbox = Toolbox(ctx.tools, task, access, seed=seed, searcher=ctx.search(), distractors=ctx.distractors)
     return Episode(task, controller, toolbox, agent=agent, mode=mode, policy=policy, seed=seed,
-                   max_turns=ctx.max_turns)
+                   max_turns=turn_budget(task, ctx.max_turns))
 
 
 async def run_episode(agent: Agent, episode: Episode) -> Trajectory:

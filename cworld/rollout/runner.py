@@ -31,7 +31,7 @@ from cworld.data_model import Task, Trajectory
 from cworld.data_model.trajectory import InfraErrorRecord
 from cworld.errors import CworldError, InfraError, UsageError
 from cworld.llm import Gateway
-from cworld.rollout.episode import DEFAULT_MAX_TURNS, EpisodeInfraError, episode_id
+from cworld.rollout.episode import EpisodeInfraError, episode_id
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
 from cworld.rollout.store import TrajectoryStore
 from cworld.rollout.summary import SummaryRow, summarize
@@ -49,7 +49,8 @@ class RunConfig:
     concurrency: int = 4
     access: str | None = None
     style: str | None = None
-    max_turns: int = DEFAULT_MAX_TURNS
+    max_turns: int | None = None
+    """None: each task's own budget (`turn_budget`)."""
     timeout_s: float = 600.0
     infra_retries: int = 2
     resume: bool = False
@@ -59,7 +60,7 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         for name in ("seeds", "concurrency", "max_turns"):
-            if getattr(self, name) < 1:
+            if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.timeout_s <= 0 or self.infra_retries < 0:
             raise UsageError("--timeout must be positive and --infra-retries at least 0")

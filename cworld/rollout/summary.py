@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -64,37 +62,16 @@ def state_matches(trajectory: Trajectory) -> bool | None:
     task = trajectory.task
     if task is None or task.ground_truth is None or trajectory.end_state is None or trajectory.mode == "synthesized":
         return None
-    from cworld.sandbox.statediff import diff_states
+    from cworld.sandbox.statediff import diff_states, sandbox_diff_config, sandbox_initial_state
 
-    initial, truth = _initial_state(task.initial_state_seed), task.ground_truth
+    initial, truth = sandbox_initial_state(task.initial_state_seed), task.ground_truth
     end = {k: v for k, v in trajectory.end_state.items() if not k.startswith("_")}
     apps = sorted(set(initial) | set(truth) | set(end))
     unsettled = [a for a in apps if end.get(a) != truth.get(a)]
     if not unsettled:
         return True
     pick = lambda state: {a: state[a] for a in unsettled if a in state}  # noqa: E731
-    return diff_states(pick(initial), pick(truth), pick(end), config=_config()).success
-
-
-@cache
-def _initial_state(seed: int) -> dict[str, Any]:
-    from cworld.sandbox.framework import SandboxSession
-
-    return SandboxSession(seed).snapshot()
-
-
-CLOCK_STAMPS: tuple[str, ...] = ("at", "ts", "confirmed_until", "last_read")
-"""Fields the apps stamp from the virtual clock but do not (yet) declare volatile. Every call moves the clock,
-so an agent that retried once writes later stamps than the gold plan did: not a difference in outcome."""
-
-
-@cache
-def _config() -> Any:
-    from cworld.sandbox.catalog import stateful_apps
-    from cworld.sandbox.statediff import config_for_apps
-
-    base = config_for_apps(stateful_apps())
-    return base.model_copy(update={"volatile_keys": tuple(dict.fromkeys(base.volatile_keys + CLOCK_STAMPS))})
+    return diff_states(pick(initial), pick(truth), pick(end), config=sandbox_diff_config()).success
 
 
 COLUMNS = ("agent / mode / policy", "eps", "done", "quit", "other", "infra", "calls/faults", "state")

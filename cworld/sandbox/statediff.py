@@ -9,7 +9,9 @@ what counts once, volatile keys, fuzzy text, new-record pairing) is in `docs/sta
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from cworld.sandbox.statediff_ids import (
@@ -39,6 +41,8 @@ __all__ = [
     "StateDiffConfig",
     "StateDiffResult",
     "config_for_apps",
+    "sandbox_diff_config",
+    "sandbox_initial_state",
     "diff_states",
 ]
 
@@ -204,3 +208,23 @@ def config_for_apps(apps: list[Any], base: StateDiffConfig = _DEFAULT_CONFIG) ->
     """`base` plus every app's declared `volatile_paths` (clock-stamped fields), prefixed by the app name."""
     extra = tuple(f"{app.name}.{path}" for app in apps for path in getattr(app, "volatile_paths", ()))
     return base.model_copy(update={"volatile_paths": base.volatile_paths + extra})
+
+
+@cache
+def sandbox_diff_config() -> StateDiffConfig:
+    """The state-diff rules for our sandbox: defaults plus every stateful app's declared volatile paths."""
+    from cworld.sandbox.catalog import stateful_apps
+
+    return config_for_apps(stateful_apps())
+
+
+@cache
+def _initial_snapshot(seed: int) -> str:
+    from cworld.sandbox.framework.session import SandboxSession
+
+    return json.dumps(SandboxSession(seed).snapshot())
+
+
+def sandbox_initial_state(seed: int) -> dict[str, Any]:
+    """The seeded start state of a whole sandbox session (cached per seed; a fresh copy each call)."""
+    return json.loads(_initial_snapshot(seed))

@@ -24,7 +24,7 @@ DEFAULT_VOLATILE_KEYS: tuple[str, ...] = (
     "created_at", "created_on", "updated_at", "modified_at", "deleted_at", "added_at", "placed_at",
     "booked_at", "paid_at", "shipped_at", "delivered_at", "cancelled_at", "canceled_at", "confirmed_at",
     "completed_at", "submitted_at", "processed_at", "refunded_at", "returned_at", "archived_at",
-    "issued_at", "sent_at", "received_at", "read_at", "seen_at",
+    "issued_at", "sent_at", "saved_at", "received_at", "read_at", "seen_at",
     "last_seen*", "last_login*", "last_modified*", "last_updated*",
     "token", "*_token", "expires", "expires_*", "nonce", "etag", "request_id", "session_id",
 )  # fmt: skip

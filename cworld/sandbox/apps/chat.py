@@ -58,7 +58,7 @@ class Posted(BaseModel):
 
 class ChatApp(SandboxApp):
     name = "chat"
-    volatile_paths = ("auth**", "messages.*.ts")
+    volatile_paths = ("auth**", "messages.*.ts", "last_read**")
     title = "Chat"
     description = "Team chat: channels, threads, direct messages, reactions and status. Changes need a login token."
     category = "messaging"

@@ -43,7 +43,7 @@ PageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
 
 class DocsApp(SandboxApp):
     name = "docs"
-    volatile_paths = ("documents.**.saved_at",)
+    volatile_paths = ("documents.**.saved_at", "comments.*.at")
     title = "Docs"
     description = "Documents and folders: read, search, write, version history, sharing, access requests, comments."
     category = "documents"

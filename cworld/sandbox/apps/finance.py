@@ -65,7 +65,7 @@ def _edges() -> tuple[Prerequisite, ...]:
 
 class FinanceApp(FinanceTrading, FinanceTransfers):
     name = "finance"
-    volatile_paths = ("auth**", "codes**", "transfers.*.codes_sent")
+    volatile_paths = ("auth**", "codes**", "transfers.*.codes_sent", "transactions.*.at")
     title = "Finance"
     description = ("Bank and brokerage: look up symbols and quotes, log in with a PIN, check balances and "
                    "statements, trade, move money with confirmed transfers, keep watchlists.")

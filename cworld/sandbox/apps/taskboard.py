@@ -57,7 +57,7 @@ def _edges() -> tuple[Prerequisite, ...]:
 
 class TaskboardApp(TaskboardExtras):
     name = "taskboard"
-    volatile_paths = ("auth**",)
+    volatile_paths = ("auth**", "comments.*.at")
     title = "Task board"
     description = ("Trello-like boards: lists of cards with due dates, labels, members, checklists and comments; "
                    "search, move, and (as board admin) archive.")
