@@ -37,7 +37,7 @@ async def test_synthesis_runs_once_against_smollm2(tmp_path: Path, monkeypatch: 
         synth = {
             "model": f"openai/{llm_local.MODEL_ALIAS}",
             "api_base": llm_local.api_base(port),
-            "max_tokens": 500,
+            "max_tokens": 200,
         }
         (ws.root / "config.yaml").write_text(yaml.safe_dump({"models": {"synth": synth}}))
         options = SynthOptions(n=1, seed=1, max_attempts=1, max_rounds=2, min_tools=3, max_tools=4)

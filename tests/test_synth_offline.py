@@ -40,6 +40,7 @@ def test_a_run_meets_the_done_when_numbers(run) -> None:
     tasks = read_jsonl(out, Task)
     assert summary.source == "offline" and summary.accepted == N == len(tasks) == len(result.accepted)
     assert summary.passing_checks == N and summary.leaking_queries == 0
+    assert "internal" not in summary.rejected_by_reason
     assert summary.tools_per_task["mean"] >= 6 and summary.servers_per_task["mean"] >= 2
     assert summary.constraint_types_per_task["min"] >= 4
     assert summary.near_duplicate_pairs == 0 and summary.max_pair_similarity < prepared.guard.cosine
@@ -137,3 +138,14 @@ def test_interrupting_keeps_the_finished_tasks(hashed, tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         asyncio.run(run_synthesis(prepared.synthesis, out, prepared.guard, Hooks(accepted=stop_after_two)))
     assert [t.id for t in read_jsonl(out, Task)] == seen
+
+
+def test_appending_to_a_file_rejects_repeats_of_its_tasks(hashed, tmp_path: Path) -> None:
+    out = tmp_path / "again.jsonl"
+    for _ in range(2):
+        result, summary = asyncio.run(run_prepared(prepare(ENV, hashed, SynthOptions(n=1, seed=12), out=out)))
+    assert (
+        summary.rejected_by_reason == {"duplicate": 1}
+        and "near-duplicate of synth-12-0000" in result.rejected[0].reason
+    )
+    assert [t.id for t in read_jsonl(out, Task)] == ["synth-12-0000", "synth-12-0001"]

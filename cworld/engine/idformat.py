@@ -60,10 +60,23 @@ class IdFormat:
                 out.append(re.escape(part))
         return re.compile("^" + "".join(out) + "$")
 
+    def looks_like(self, value: str) -> bool:
+        """An id of this format, or of the same shape (`OA314-20260426` for `KJ001-20260310`: letters, digits
+        and separators in the same order), as ids written by the task's author may be."""
+        if self.regex().match(value):
+            return True
+        if self.numeric or any(t in self.template for t in ("{sha}", "{uuid}", "{hex8}")):
+            return False
+        return _shape(self.make(1, random.Random(0))) == _shape(value)
+
     def number_of(self, value: str) -> int | None:
         """The sequence number inside an id of this format, so new ids continue after it."""
         match = self.regex().match(value) if "{n" in self.template else None
         return int(match.group("n")) if match else None
+
+
+def _shape(value: str) -> str:
+    return re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value))
 
 
 def card_format(entity: EntityType) -> IdFormat:
@@ -80,8 +93,8 @@ def learned_format(example: str) -> IdFormat | None:
     head, digits = match.group(1), match.group(2)
     sep = head[-1] if head[-1] in "_-" else ""
     prefix = head[:-1] if sep else head
-    if not prefix or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", prefix):
-        return None
+    if not prefix or not re.fullmatch(r"[A-Za-z]+", prefix):
+        return None  # `AU412-20260514` is a flight number and a date, not a sequence: the card knows better
     width = f":0{len(digits)}d" if len(digits) > 1 and digits.startswith("0") or len(digits) >= 3 else ""
     return IdFormat(f"{{prefix}}{sep}{{n{width}}}", prefix)
 

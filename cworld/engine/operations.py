@@ -61,6 +61,14 @@ def singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+#: Plurals `singular` cannot undo; only the engine's entity inference uses them.
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "indices": "index"}
+
+
+def singular_word(word: str) -> str:
+    return _IRREGULAR.get(word, singular(word))
+
+
 def _last_mention(entity: EntityType, words: list[str]) -> int:
     """Where in `words` the entity's name (possibly several words, e.g. pull_request) last ends; -1 if absent."""
     parts = entity.name.split("_")
@@ -73,14 +81,26 @@ def _last_mention(entity: EntityType, words: list[str]) -> int:
     return best
 
 
+def _head_mention(entity: EntityType, words: list[str]) -> int:
+    """Where the first word of a compound entity name stands alone (`view_cart` -> cart_item); -1 if absent."""
+    parts = entity.name.split("_")
+    if len(parts) < 2 or parts[0] not in words:
+        return -1
+    return max(i for i, w in enumerate(words) if w == parts[0])
+
+
 def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     """The card entity the tool touches: the last one its name mentions (the head noun:
-    `add_issue_comment` -> comment), else the one an id parameter names, else the card's first."""
-    words = [singular(t) for t in name_tokens(tool.name)]
+    `add_issue_comment` -> comment; `find_people` -> person), else a compound entity whose first word it
+    mentions (`view_cart` -> cart_item), else the one an id parameter names, else the card's first."""
+    words = [singular_word(t) for t in name_tokens(tool.name)]
     ranked = sorted(((_last_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
     if ranked and ranked[-1][0] >= 0:
         return ranked[-1][2]
-    params = [singular(re.sub(r"_?ids?$", "", p)) for p in tool.input_schema.get("properties", {})]
+    heads = sorted(((_head_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
+    if heads and heads[-1][0] >= 0:
+        return heads[-1][2]
+    params = [singular_word(re.sub(r"_?ids?$", "", p)) for p in tool.input_schema.get("properties", {})]
     for param in params:
         for entity in card.entities:
             if param == entity.name or param.endswith(f"_{entity.name}") or param.startswith(f"{entity.name}_"):

@@ -13,18 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from cworld.engine.cards import CategoryCard
+from cworld.engine.filters import PAGE_ARGS, matches, query_of
+from cworld.engine.grounding import grounded_matches, materialize
 from cworld.engine.world import Collection, Outcome, id_keys, new_record
 
-QUERY_ARGS = ("query", "q", "search", "keyword", "keywords", "term", "pattern", "text_query")
-PAGE_ARGS = ("page", "page_size", "per_page", "limit", "offset", "max_results", "cursor", "count", "max_count",
-             "start_index", "max_length", "sort", "sort_by", "order", "direction")
 RENAME_ARGS = ("destination", "new_path", "new_name", "to_path")
 SOURCE_ARGS = ("source", "src", "from_path", "old_path")
-_SQL = re.compile(r"^\s*(select|with|insert|update|delete|create|drop|alter|pragma)\b", re.IGNORECASE)
-#: Arguments that bound a time window, and the record fields that hold a record's time.
-AFTER_ARGS = ("start_date", "from_date", "after", "since", "date_from", "start_time", "time_min")
-BEFORE_ARGS = ("end_date", "to_date", "before", "until", "date_to", "end_time", "time_max")
-TIME_FIELDS = ("start", "starts_at", "date", "ts", "at", "departs_at", "created_at", "placed_at", "published_at", "due")
 Handler = Callable[[Collection, CategoryCard, dict[str, Any], random.Random], Outcome]
 
 
@@ -85,51 +79,18 @@ def _is_batch(value: Any) -> bool:
 
 
 def _lookup(coll: Collection, key: str, rng: random.Random) -> dict[str, Any] | None:
-    """The record for a key; in an open world (time zones, web pages) an unknown key is made up on read."""
+    """The record for a key; in an open world (time zones, web pages) an unknown key is made up on read,
+    and so is an id the session's task names (grounding); any other unknown key is not found."""
     if key in coll.records:
         return coll.records[key]
     if not coll.entity.open_world:
-        return None
+        return materialize(coll, key, rng)
     given = {coll.key_field: int(key) if key.isdigit() and coll.key_field != "id" else key}
     coll.put(new_record(coll, rng, given))
     return coll.records[key]
 
 
 # --- reading -----------------------------------------------------------------------------------------
-def _in_window(record: dict[str, Any], args: dict[str, Any]) -> bool:
-    """Dates compare as ISO text: a record is in the window when its time is within the bounds given."""
-    moment = next((str(record[f]) for f in TIME_FIELDS if isinstance(record.get(f), str) and record[f][:2] == "20"), None)
-    if moment is None:
-        return True
-    after = next((str(args[k]) for k in AFTER_ARGS if isinstance(args.get(k), str)), None)
-    before = next((str(args[k]) for k in BEFORE_ARGS if isinstance(args.get(k), str)), None)
-    if after and moment[: len(after)] < after:
-        return False
-    return not (before and moment[: len(before)] > before)
-
-
-def _matches(record: dict[str, Any], args: dict[str, Any]) -> bool:
-    if not _in_window(record, args):
-        return False
-    for key, value in args.items():
-        if key in PAGE_ARGS or key in AFTER_ARGS or key in BEFORE_ARGS or value in (None, "", []) or isinstance(value, dict | list):
-            continue
-        if key in QUERY_ARGS and isinstance(value, str) and _SQL.match(value):
-            continue  # SQL is a statement to run, not words to look for
-        if isinstance(value, str) and value.startswith("/") and str(record.get(key, "")).startswith("/"):
-            if not str(record[key]).startswith(value.rstrip("/") + "/") and record[key] != value:
-                return False
-            continue
-        if key in QUERY_ARGS:
-            haystack = " ".join(str(v) for v in record.values()).lower()
-            words = [w for w in re.split(r"[\s*?]+", str(value).lower()) if w]
-            if not all(w in haystack for w in words):
-                return False
-        elif key in record and not isinstance(record[key], dict | list) and str(record[key]).lower() != str(value).lower():
-            return False
-    return True
-
-
 def _page(items: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
     size = next((args[k] for k in ("page_size", "per_page", "limit", "max_results", "count", "max_count")
                  if isinstance(args.get(k), int) and not isinstance(args.get(k), bool)), 20)
@@ -141,10 +102,12 @@ def _page(items: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _list(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
-    items = [r for r in reversed(coll.records.values()) if _matches(r, args)]  # newest first
-    query = next((args[k] for k in QUERY_ARGS if isinstance(args.get(k), str) and args[k].strip()), None)
+    items = [r for r in reversed(coll.records.values()) if matches(r, args)]  # newest first
+    query = query_of(args)
     if not items and query and coll.entity.open_world:
         items = _made_up_matches(coll, query, rng)
+    elif not items:
+        items = grounded_matches(coll, args, rng)
     return Outcome(payload=_page(items, args), many=True)
 
 
@@ -229,7 +192,7 @@ def _delete(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: ran
         gone = [coll.records.pop(k) for k in keys if k in coll.records]
         return Outcome(payload=_deleted(coll, gone[0] if gone else {}, len(gone)))
     key = find_key(coll, args)
-    if key is None or key not in coll.records:
+    if key is None or _lookup(coll, key, rng) is None:
         return not_found(card, coll, key or "?")
     return Outcome(payload=_deleted(coll, coll.records.pop(key), 1))
 

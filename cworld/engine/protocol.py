@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.task_context import TaskContext
 from cworld.errors import UsageError
 
 
@@ -33,9 +34,13 @@ class LogEntry(BaseModel):
 
 
 class SessionLog(BaseModel):
-    """The calls and responses of one episode so far; the engine's memory of the simulated world."""
+    """The calls and responses of one episode so far; the engine's memory of the simulated world.
+
+    `context` is the task the episode serves (query, constraints, hints, the gold plan's calls): engines
+    ground the simulated world in it (docs/world-engine.md, "Grounding"). None for a bare session."""
 
     seed: int = 0
+    context: TaskContext | None = None
     entries: list[LogEntry] = Field(default_factory=list)
     #: Engines' private views of this session (e.g. the schema engine's world), never serialized.
     _views: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -46,6 +51,8 @@ class SessionLog(BaseModel):
     def digest(self, upto: int | None = None) -> str:
         """A short hash of the seed and the entries so far: equal histories, equal digests."""
         hasher = hashlib.sha256(str(self.seed).encode())
+        if self.context is not None:  # a bare session keeps the digest it always had (and its cache entries)
+            hasher.update(f"context:{self.context.digest()}".encode())
         for entry in self.entries[:upto]:
             hasher.update(entry.fingerprint().encode())
             hasher.update(canonical_json([entry.result.is_error, entry.result.structured_content, entry.result.text]).encode())

@@ -7,10 +7,14 @@ card's pattern when there is none). Same seed and same call history => same resp
 The world is a function of the session log: it is kept between calls while the log grows as expected,
 and rebuilt by replaying the log otherwise. A replayed create adopts the id the log shows, so the world
 agrees with answers another engine (or a live server) gave.
+
+When the session carries its task's context, the world is grounded in it (grounding.py): the entities
+the task names exist, searches it is about find something, dates fall near the task's 'today'.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +23,8 @@ from typing import Any
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.assign import CardIndex
 from cworld.engine.cards import CategoryCard
+from cworld.engine.expectations import ExpectedItems
+from cworld.engine.grounding import Grounding, ToolView
 from cworld.engine.idformat import IdFormat, hinted_formats
 from cworld.engine.jsonschema_utils import validation_error
 from cworld.engine.operations import entity_for, operation_kind
@@ -26,7 +32,8 @@ from cworld.engine.ops import apply
 from cworld.engine.patterns import ResponsePattern, render_text, response_pattern, text_template
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.shaping import Shaper, single_text_property
-from cworld.engine.world import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys
+from cworld.engine.values import session_clock
+from cworld.engine.world import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown
 from cworld.seeding import derive_rng
 
 
@@ -64,14 +71,39 @@ class SchemaEngine:
     def respond_sync(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
         if tool.id not in self._tools:
             self.register([tool])
-        view = self._view_for(session)
-        result = self._respond(view.world, tool, arguments, len(session.entries))
+        grounding = self._grounding(session)
+        with session_clock(grounding.clock if grounding else None):
+            view = self._view_for(session)
+            if grounding is not None:
+                grounding.observe(session.entries)
+            result = self._respond(view.world, tool, arguments, len(session.entries))
         view.pending = LogEntry(tool=tool.id, arguments=arguments, result=result).fingerprint()
         view.pending_error = result.is_error
         return result
 
     def world_state(self, session: SessionLog) -> dict[str, Any]:
-        return self._view_for(session).world.snapshot()
+        grounding = self._grounding(session)
+        with session_clock(grounding.clock if grounding else None):
+            return self._view_for(session).world.snapshot()
+
+    # --- the task context ------------------------------------------------------------------------------
+    def _grounding(self, session: SessionLog) -> Grounding | None:
+        """The session's task context resolved against this engine's tools, once per session."""
+        if session.context is None:
+            return None
+        key = f"{self.name}:{id(self)}:grounding"
+        found: Grounding | None = session.view(key)
+        if found is None or found.context is not session.context:
+            found = Grounding(session.context, self._describe)
+            session.set_view(key, found)
+        return found
+
+    def _describe(self, tool_id: str) -> ToolView | None:
+        spec = self._tools.get(tool_id)
+        if spec is None:
+            return None
+        card = self.card_for(spec)
+        return ToolView(spec.server, card, operation_kind(spec), entity_for(spec, card))
 
     def card_for(self, tool: ToolSpec) -> CategoryCard:
         return self.index.card_for(tool)
@@ -91,10 +123,13 @@ class SchemaEngine:
         return view
 
     def _replay(self, session: SessionLog) -> SimWorld:
-        world = SimWorld(session.seed)
+        grounding = self._grounding(session)
+        world = SimWorld(session.seed, grounding)
         for turn, entry in enumerate(session.entries):
             spec = self._tools.get(entry.tool)
             if spec is not None and not entry.result.is_error:
+                if grounding is not None:
+                    grounding.observe(session.entries[:turn])
                 self._respond(world, spec, entry.arguments, turn, recorded=entry.result)
         return world
 
@@ -113,6 +148,7 @@ class SchemaEngine:
         outcome = apply(coll, card, op, arguments, rng)
         if outcome.error_class:
             return ToolResult.error(outcome.error_class, outcome.message, source="engine", engine=self.name)  # type: ignore[arg-type]
+        mark_shown(coll, outcome.payload)
         if recorded is not None:
             _absorb_recorded(coll, op, outcome, recorded)
         pattern = self._patterns.get(tool.id)
@@ -120,8 +156,26 @@ class SchemaEngine:
             pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
         ids = lambda stem: world.keys(tool.server, card, stem, hints)  # noqa: E731
         result = self._shaped(pattern, outcome, coll, card, op, Shaper(rng, _aliases(coll), ids))
+        if world.grounding is not None and result.structured_content is not None:
+            maker = ExpectedItems(world, tool.server, card, coll, hints, rng)
+            result = self._complete(world.grounding, maker, tool, arguments, pattern, result)
         absorb(coll, result.structured_content)
         return result
+
+    def _complete(self, grounding: Grounding, maker: ExpectedItems, tool: ToolSpec, arguments: dict[str, Any],
+                  pattern: ResponsePattern, result: ToolResult) -> ToolResult:
+        """Make the paths the task's later calls read from this answer exist (expectations.py)."""
+        original = result.structured_content
+        if original is None or result.text != json.dumps(original, ensure_ascii=False):
+            return result  # a text answer: nothing to complete
+        value = original
+        for expectation in grounding.expectations.get(tool.id, []):
+            if expectation.applies_to(arguments):
+                candidate = copy.deepcopy(value)
+                maker.complete(candidate, pattern.schema, expectation.parts)
+                if validation_error(pattern.schema, candidate) is None:
+                    value = candidate
+        return result if value == original else ToolResult.ok(value, **result.meta)
 
     def _shaped(self, pattern: ResponsePattern, outcome: Outcome, coll: Collection, card: CategoryCard, op: str,
                 shaper: Shaper) -> ToolResult:

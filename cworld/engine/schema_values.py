@@ -6,17 +6,36 @@ instead of a made-up one, so generated responses point at records the agent can 
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Callable
 from typing import Any
 
-from cworld.engine.values import hinted_type, value_for_type
+from cworld.engine.values import hinted_type, numeric_range, value_for_type
 
 #: entity stem (e.g. "person") -> existing keys; empty when the world has no such entity.
 IdSource = Callable[[str], list[str]]
 _ID_FIELD = re.compile(r"^(.+?)_?ids?$")
 _FORMATS = {"date-time": "datetime", "date": "date", "email": "email", "uri": "url", "time": "time"}
+_ISO = re.compile(r"^20\d\d-\d\d-\d\d")
+_HUGE = 1e9
+
+
+def number_bounds(schema: dict[str, Any], *, defaults: bool = True) -> tuple[float, float]:
+    """The closed range a number schema allows (exclusive bounds nudged inwards); with `defaults`, an open
+    side is closed at 0 and 1,000 above the low end, so a value can be drawn from it."""
+    low = schema.get("minimum", -_HUGE)
+    high = schema.get("maximum", _HUGE)
+    if "exclusiveMinimum" in schema:
+        low = max(low, schema["exclusiveMinimum"] + (1 if schema.get("type") == "integer" else 0.01))
+    if "exclusiveMaximum" in schema:
+        high = min(high, schema["exclusiveMaximum"] - (1 if schema.get("type") == "integer" else 0.01))
+    if defaults and low == -_HUGE:
+        low = 0 if high >= 0 else high - 1000
+    if defaults and high == _HUGE:
+        high = max(low, 0) + 1000
+    return float(low), float(high)
 
 
 class SchemaValues:
@@ -67,13 +86,18 @@ class SchemaValues:
         return self.rng.choice(keys) if keys else None
 
     def _number(self, schema: dict[str, Any], field: str, depth: int) -> float | int:
-        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-        high = schema.get("maximum", schema.get("exclusiveMaximum", max(low, 0) + 1000))
+        """Within the schema's bounds; where it gives none, in the range the name suggests (a rating 1-5)."""
+        low, high = number_bounds(schema)
+        hinted = numeric_range(field)
+        decimals = 2
+        if hinted is not None:
+            floor, ceiling = number_bounds(schema, defaults=False)
+            if max(floor, hinted[0]) <= min(ceiling, hinted[1]):
+                low, high, decimals = max(floor, hinted[0]), min(ceiling, hinted[1]), hinted[2]
         if schema.get("type") == "integer":
-            lo = int(low) + (1 if "exclusiveMinimum" in schema else 0)
-            hi = int(high) - (1 if "exclusiveMaximum" in schema else 0)
+            lo, hi = math.ceil(low), math.floor(high)
             return self.rng.randint(lo, max(lo, hi))
-        return round(self.rng.uniform(float(low), float(high)), 2)
+        return round(self.rng.uniform(low, high), decimals)
 
     def _array(self, schema: dict[str, Any], field: str, depth: int) -> list[Any]:
         if depth > 6:
@@ -82,7 +106,10 @@ class SchemaValues:
         count = min(count, schema.get("maxItems", count))
         item = schema.get("items") or {"type": "string"}
         singular = field[:-1] if field.endswith("s") else field
-        return [self.value(item, singular, depth + 1) for _ in range(count)]
+        made = [self.value(item, singular, depth + 1) for _ in range(count)]
+        if made and all(isinstance(v, str) and _ISO.match(v) for v in made):
+            made.sort()  # [start, end] pairs and time series run forwards
+        return made
 
     def _object(self, schema: dict[str, Any], field: str, depth: int) -> dict[str, Any]:
         props: dict[str, Any] = schema.get("properties", {})

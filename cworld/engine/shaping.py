@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from cworld.engine.schema_values import IdSource, value_for_schema
+from cworld.engine.schema_values import IdSource, number_bounds, value_for_schema
 
 #: Output property names that mean "the list of items".
 LIST_ALIASES = ("items", "results", "data", "entries", "records", "list", "rows")
@@ -93,9 +93,9 @@ class Shaper:
         if isinstance(value, bool):
             return value if "boolean" in types else self.make(schema, name)
         if isinstance(value, int | float) and types & {"integer", "number"}:
-            if "integer" in types and "number" not in types:
-                return int(value) if float(value).is_integer() else self.make(schema, name)
-            return value
+            if "integer" in types and "number" not in types and not float(value).is_integer():
+                return self.make(schema, name)
+            return _clamped(schema, int(value) if "number" not in types else value)
         if isinstance(value, str) and "string" in types:
             limit = schema.get("maxLength")
             return value[:limit] if limit else value
@@ -104,6 +104,15 @@ class Shaper:
         if types & {"integer", "number"} and isinstance(value, str) and re.fullmatch(r"-?\d+(\.\d+)?", value):
             return int(value) if "integer" in types and value.lstrip("-").isdigit() else float(value)
         return self.make(schema, name)
+
+
+def _clamped(schema: dict[str, Any], value: int | float) -> int | float:
+    """A remembered value kept inside the schema's bounds (a record's 7 shown where the schema says 0-5)."""
+    low, high = number_bounds(schema, defaults=False)
+    if low <= value <= high:
+        return value
+    bounded = min(max(value, low), high)
+    return int(bounded) if isinstance(value, int) else bounded
 
 
 def schema_types(schema: dict[str, Any]) -> set[str]:

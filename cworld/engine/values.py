@@ -1,13 +1,18 @@
 """Plausible values, deterministic for an RNG, from a card field type (`email`, `enum[a,b]`, ...).
 
 The schema engine fills simulated records with these; `schema_values` builds on them for JSON Schemas.
-Same RNG state, same value.
+Same RNG state, same value. Names decide ranges where the type alone cannot: a `rating` is 0-5, a
+`cancel_fee_percent` 0-100, a `date_of_birth` decades ago; other dates fall near the session's clock
+(`session_clock`: the task's 'today' when the engine knows the task, else EPOCH).
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,6 +32,52 @@ CURRENCIES = ["USD", "EUR", "GBP", "JPY", "CAD"]
 TIMEZONES = ["Europe/Paris", "Asia/Tokyo", "America/New_York", "Europe/Lisbon", "Australia/Sydney", "UTC"]
 EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+_CLOCK: ContextVar[datetime] = ContextVar("cworld_engine_clock", default=EPOCH)
+
+#: Field-name patterns -> (low, high, decimals) for numbers: plausible where a schema gives no bounds.
+NUMERIC_HINTS: tuple[tuple[str, tuple[float, float, int]], ...] = (
+    (r"percent|pct|percentage|humidity|probability", (0, 100, 1)),
+    (r"rating|score|(^|_)stars?$", (1, 5, 1)),
+    (r"(^|_)(lat|latitude)$", (-60, 70, 4)), (r"(^|_)(lon|lng|longitude)$", (-170, 170, 4)),
+    (r"temp|temperature", (-5, 32, 1)),
+    (r"exchange_rate|fx_rate|conversion_rate|(^|_)rate_to", (0.5, 1.6, 4)),
+    (r"quantity|qty|bags|guests|nights|travellers|adults", (1, 4, 0)),
+    (r"stock|seats_left|rooms_left|free_seats|open_cards|remaining|available", (0, 40, 0)),
+    (r"capacity|member_count|(^|_)members$|(^|_)seats$", (2, 30, 0)),
+    (r"reviews|votes|followers|views|downloads", (0, 2500, 0)),
+    (r"duration_minutes|minutes", (15, 600, 0)), (r"hours", (1, 72, 0)), (r"days", (1, 30, 0)),
+    (r"floor|position|version|page|rank|priority|level", (1, 12, 0)),
+    (r"(^|_)age$", (18, 85, 0)), (r"(^|_)year$", (2018, 2027, 0)), (r"count|number_of", (0, 50, 0)),
+    (r"price|amount|cost|total|balance|fare|fee|refund|(^|_)rate$|subtotal|spend", (5, 1500, 2)),
+    (r"(^|_)(close|open|high|low|last)$", (5, 900, 2)),
+)
+
+
+@contextmanager
+def session_clock(now: datetime | None) -> Iterator[None]:
+    """Generated dates fall near `now` (the task's 'today') while the block runs."""
+    token = _CLOCK.set(now or EPOCH)
+    try:
+        yield
+    finally:
+        _CLOCK.reset(token)
+
+
+def clock() -> datetime:
+    return _CLOCK.get()
+
+
+def numeric_range(field: str) -> tuple[float, float, int] | None:
+    """(low, high, decimals) that a number named `field` plausibly takes; None when the name says nothing."""
+    low = field.lower()
+    return next((spec for pattern, spec in NUMERIC_HINTS if re.search(pattern, low)), None)
+
+
+def plausible_number(rng: random.Random, field: str, default: tuple[float, float, int]) -> float | int:
+    low, high, decimals = numeric_range(field) or default
+    if decimals == 0:
+        return rng.randint(int(low), int(high))
+    return round(rng.uniform(low, high), decimals)
 
 
 def _name(rng: random.Random) -> str:
@@ -38,8 +89,14 @@ def _sentence(rng: random.Random, words: int) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def _moment(rng: random.Random) -> datetime:
-    return EPOCH + timedelta(minutes=rng.randrange(-60 * 24 * 60, 60 * 24 * 30))
+def _moment(rng: random.Random, field: str = "") -> datetime:
+    """Near the session clock; far in the past for births, years ahead for expiries and renewals."""
+    low = field.lower()
+    if re.search(r"birth|dob", low):
+        return clock() - timedelta(days=rng.randrange(20 * 365, 70 * 365))
+    if re.search(r"expir|expires|valid_until|renew", low):
+        return clock() + timedelta(days=rng.randrange(120, 8 * 365))
+    return clock() + timedelta(minutes=rng.randrange(-60 * 24 * 60, 60 * 24 * 30))
 
 
 def _code(rng: random.Random, field: str) -> str:
@@ -58,6 +115,11 @@ def _code(rng: random.Random, field: str) -> str:
     return "".join(rng.choice(UPPER) for _ in range(3))
 
 
+def _money_range(field: str) -> tuple[float, float]:
+    hinted = numeric_range(field)
+    return (hinted[0], hinted[1]) if hinted and hinted[2] == 2 else (5, 1500)
+
+
 def value_for_type(kind: str, rng: random.Random, *, field: str = "") -> Any:
     """A value for a card field type (`string`, `email`, `enum[a,b]`, `list[email]`, ...)."""
     if kind.startswith("enum["):
@@ -72,9 +134,9 @@ _SCALARS: dict[str, Any] = {
     "string": lambda r, f: f"{r.choice(WORDS)}-{r.randint(10, 99)}",
     "text": lambda r, f: _sentence(r, r.randint(8, 16)),
     "title": lambda r, f: r.choice(TITLES),
-    "int": lambda r, f: r.randint(1, 500),
-    "float": lambda r, f: round(r.uniform(1, 1000), 2),
-    "money": lambda r, f: round(r.uniform(5, 2500), 2),
+    "int": lambda r, f: int(plausible_number(r, f, (1, 500, 0))),
+    "float": lambda r, f: float(plausible_number(r, f, (1, 1000, 2))),
+    "money": lambda r, f: round(r.uniform(*_money_range(f)), 2),
     "bool": lambda r, f: r.random() < 0.5,
     "name": lambda r, f: _name(r),
     "email": lambda r, f: f"{r.choice(FIRST).lower()}.{r.choice(LAST).lower()}@{r.choice(COMPANIES).split()[0].lower()}.example",
@@ -83,8 +145,8 @@ _SCALARS: dict[str, Any] = {
     "company": lambda r, f: r.choice(COMPANIES),
     "city": lambda r, f: r.choice(CITIES),
     "country": lambda r, f: r.choice(COUNTRIES),
-    "date": lambda r, f: _moment(r).date().isoformat(),
-    "datetime": lambda r, f: _moment(r).isoformat(),
+    "date": lambda r, f: _moment(r, f).date().isoformat(),
+    "datetime": lambda r, f: _moment(r, f).isoformat(),
     "time": lambda r, f: f"{r.randint(7, 19):02d}:{r.choice([0, 15, 30, 45]):02d}",
     "path": lambda r, f: f"/workspace/{r.choice(WORDS)}/{r.choice(WORDS)}.md",
     "sha": lambda r, f: "".join(r.choice("0123456789abcdef") for _ in range(40)),
@@ -105,6 +167,7 @@ _NAME_HINTS: tuple[tuple[str, str], ...] = (
     (r"currency", "currency"), (r"symbol|ticker|postcode|zip|last4", "code"),
     (r"e-?mail", "email"), (r"phone", "phone"), (r"url|link|href", "url"), (r"(^|_)name$|author|owner|sender", "name"),
     (r"company|org", "company"), (r"city", "city"), (r"country", "country"), (r"(_at|time|timestamp)$", "datetime"),
+    (r"slot|(^|_)(start|end|starts|ends)$", "datetime"),
     (r"date|day|deadline|due", "date"), (r"title|subject", "title"), (r"body|description|content|text|summary|note", "text"),
     (r"(^|_)id$", "id"), (r"path|file", "path"), (r"sha|hash|commit", "sha"), (r"branch|ref", "ref"),
     (r"price|amount|cost|total|balance", "money"),

@@ -14,16 +14,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cworld.engine.cards import CategoryCard, EntityType
+from cworld.engine.filters import TIME_PAIRS
 from cworld.engine.idformat import IdFormat, format_for
 from cworld.engine.values import value_for_type
 from cworld.seeding import derive_rng
 
-#: (start, end) field pairs kept in order: an event never ends before it starts.
-TIME_PAIRS = (("start", "end"), ("starts_at", "ends_at"), ("departs_at", "arrives_at"), ("check_in", "check_out"),
-              ("start_time", "end_time"), ("start_date", "end_date"))
+if TYPE_CHECKING:
+    from cworld.engine.grounding import Grounding
+
 _REF = re.compile(r"^(.+?)_ids?$")
 
 
@@ -45,6 +46,12 @@ class Collection:
     next_number: int = 1
     #: entity stem -> keys of that entity in the same world and card (`calendar_id` -> calendar keys).
     refs: Callable[[str], list[str]] | None = None
+    #: The session's task context, resolved (None for a bare session): see grounding.py.
+    ground: Grounding | None = None
+    #: Keys of records the task put here -> the fields it fixed; the rest may still adapt until shown.
+    grounded: dict[str, set[str]] = field(default_factory=dict)
+    #: Keys of records some answer has shown the agent: those never change behind its back.
+    shown: set[str] = field(default_factory=set)
 
     @property
     def key_field(self) -> str:
@@ -137,8 +144,9 @@ def new_record(coll: Collection, rng: random.Random, given: dict[str, Any] | Non
 
 
 class SimWorld:
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, grounding: Grounding | None = None) -> None:
         self.seed = seed
+        self.grounding = grounding
         self._collections: dict[str, Collection] = {}
         self._seeding: set[str] = set()
 
@@ -170,6 +178,8 @@ class SimWorld:
             coll.put(new_record(coll, rng, dict(example)))
         while len(coll.records) < entity.seed_count:
             coll.put(new_record(coll, rng))
+        if self.grounding is not None:
+            self.grounding.populate(coll, key, derive_rng(self.seed, f"engine:ground:{key}"))
         return coll
 
     def snapshot(self) -> dict[str, Any]:
@@ -177,6 +187,14 @@ class SimWorld:
 
 
 # --- keeping the world consistent with what was answered -------------------------------------------
+def mark_shown(coll: Collection, payload: Any) -> None:
+    """Records an answer showed (one record, or a page's items) are fixed from now on."""
+    records = payload.get("items") if isinstance(payload, dict) and isinstance(payload.get("items"), list) else [payload]
+    for record in records:
+        if isinstance(record, dict) and record.get(coll.key_field) is not None:
+            coll.shown.add(str(record[coll.key_field]))
+
+
 def id_keys(entity: EntityType) -> tuple[str, ...]:
     """Names under which a response or an argument carries this entity's key."""
     keys = [entity.key_field, f"{entity.name}_{entity.key_field}", f"{entity.name}_id", "id"]

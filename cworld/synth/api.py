@@ -92,8 +92,18 @@ def prepare(
         guard.fallback_reason = "near-duplicates judged by token Jaccard: no embedding model was available"
     target = out if out is not None else workspace.new_tasks_file()
     if out is not None:
+        _prime(guard, out)
         workspace.mark_latest("tasks", out)
     return Prepared(synthesis, guard, target, gateway)
+
+
+def _prime(guard: DuplicateGuard, out: Path) -> None:
+    """Appending to a file that holds tasks already: new tasks must not nearly duplicate those either."""
+    from cworld.data_model import Task, read_jsonl
+
+    if out.is_file():
+        for task in read_jsonl(out, Task):
+            guard.add(task.id, task.query)
 
 
 async def run_prepared(prepared: Prepared, hooks: Hooks | None = None) -> tuple[RunResult, SynthSummary]:

@@ -281,7 +281,7 @@ def _graph_agreement(
     draft: Draft, universe: ToolUniverse, goals: dict[str, Any], dag: nx.DiGraph, report: CheckReport
 ) -> None:
     """Tool-graph edges `a -> b` (a runs before b) must not be contradicted by the plan or the sub-goals."""
-    first = {}
+    first: dict[str, int] = {}
     for i, step in enumerate(draft.gold_plan):
         first.setdefault(step.tool, i)
     owners: dict[str, set[str]] = {}

@@ -144,8 +144,8 @@ def _deadline(
 def _budget(
     v: dict[str, Any], calls: Sequence[CallRecord], answer: str, tools: dict[str, ToolSpec]
 ) -> Verdict:
-    amounts = [_amount(c, v["field"]) for c in _ok(calls, v["tool"])]
-    amounts = [a for a in amounts if a is not None]
+    found = [_amount(c, v["field"]) for c in _ok(calls, v["tool"])]
+    amounts = [a for a in found if a is not None]
     good = bool(amounts) and all(a <= float(v["value"]) for a in amounts)
     return good, f"{v['tool']} spent {amounts}, budget {v['value']}"
 

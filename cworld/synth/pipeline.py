@@ -85,14 +85,7 @@ class Synthesis:
             try:
                 draft = await self._draft(state, rng)
             except (BlockFailed, ModelError) as exc:
-                internal = str(exc).startswith("internal error")
-                outcome.code = (
-                    ("internal" if internal else "compose") if isinstance(exc, BlockFailed) else "model"
-                )
-                outcome.reason = (
-                    f"{'no workable draft' if outcome.code == 'compose' else 'model failed'}: {exc}"
-                )
-                entry["error"] = outcome.reason
+                _drop(exc, entry, outcome)
                 return outcome
             draft = await self._rewrite(draft, state, entry)
             entry["draft"] = draft.compact()
@@ -238,3 +231,14 @@ class Synthesis:
             model = getattr(self.llm.model, "model", self.llm.model)
             return f"llm:{model or 'synth role'}"
         return "offline"
+
+
+def _drop(exc: Exception, entry: dict[str, Any], outcome: Outcome) -> None:
+    """No draft this round: the model failed for good, or no block combination composed (or a block has a bug)."""
+    if isinstance(exc, ModelError):
+        outcome.code, what = "model", "model failed"
+    else:
+        outcome.code = "internal" if str(exc).startswith("internal error") else "compose"
+        what = "no workable draft"
+    outcome.reason = f"{what}: {exc}"
+    entry["error"] = outcome.reason

@@ -62,7 +62,7 @@ def summarize(
 ) -> SynthSummary:
     tasks = result.accepted
     reasons = Counter(o.code or "unknown" for o in result.rejected)
-    examples = {}
+    examples: dict[str, str] = {}
     for outcome in result.rejected:
         examples.setdefault(outcome.code or "unknown", outcome.reason[:300])
     summary = SynthSummary(

@@ -243,10 +243,10 @@ def _seat(c: Composer, book: Any, people: Any, chosen: dict[str, Any]) -> str:
 
 
 def hotel(c: Composer) -> None:
-    city, check_in = c.facts.get("city"), c.facts.get("arrive_day") or c.facts.get("when")
-    if city is None:
-        city, check_in = _hotel_city(c)
-    check_in = date.fromisoformat(check_in)
+    city, arrival = c.facts.get("city"), c.facts.get("arrive_day") or c.facts.get("when")
+    if city is None or arrival is None:
+        city, arrival = _hotel_city(c)
+    check_in = date.fromisoformat(arrival)
     check_out = check_in + timedelta(days=c.rng.randint(2, 4))
     page = (
         c.peek(T + "search_hotels", city=city, check_in=check_in.isoformat(), check_out=check_out.isoformat())

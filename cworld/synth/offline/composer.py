@@ -193,8 +193,10 @@ class Composer:
 
     def constraints(self) -> list[Constraint]:
         """The block decisions as constraints, ids c1.., interactions mapped from keys to ids."""
-        seen: set[str] = set()
-        kept = [d for d in self.decisions if not (d.description in seen or seen.add(d.description))]
+        kept: list[Decision] = []
+        for decision in self.decisions:
+            if all(d.description != decision.description for d in kept):
+                kept.append(decision)
         ids = {d.key: f"c{i}" for i, d in enumerate(kept, 1)}
         return [
             Constraint(

@@ -16,16 +16,25 @@ def namesakes(name: str, names: list[str]) -> list[str]:
 
 
 def colleague(c: Composer, names: list[str], avoid: set[str] | frozenset[str] = frozenset()) -> str:
-    """A colleague present in `names` (an app's directory); one with a namesake half the time."""
+    """A colleague present in `names` (an app's directory); one with a namesake half the time.
+
+    Nobody the task already left out, and nobody who shares a first name with someone it already
+    involves, is picked: "leave Nicholas King out of it" must not meet "ping Nicholas King" later."""
+    used = set(c.facts.get("people_used", []))
+    taken = {n for n in names if any(first_name(n) == first_name(u) and n != u for u in used)}
+    blocked = set(avoid) | set(c.facts.get("people_excluded", [])) | taken
     cast = {p["name"] for p in world.cast(c.seed)["colleagues"]}
-    pool = sorted(n for n in names if n in cast and n not in avoid)
+    pool = sorted(n for n in names if n in cast and n not in blocked)
     twins = [n for n in pool if namesakes(n, names)]
-    return c.pick(twins if twins and c.rng.random() < 0.5 else pool)
+    chosen = c.pick(twins if twins and c.rng.random() < 0.5 else pool)
+    c.facts.setdefault("people_used", []).append(chosen)
+    return chosen
 
 
 def exclude_twin(c: Composer, key: str, name: str, names: dict[str, str], tool: str, argument: str) -> None:
     """When someone else shares the first name, say who is meant and forbid the other one's id."""
     others = sorted(namesakes(name, list(names)))
+    c.facts.setdefault("people_excluded", []).extend(others)
     if others:
         who = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " or " + others[-1]
         c.decide(
