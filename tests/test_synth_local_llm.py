@@ -52,7 +52,9 @@ async def test_synthesis_runs_once_against_smollm2(tmp_path: Path, monkeypatch: 
             rounds = [p for p in outcome.provenance if p["stage"] == "round"]
             assert rounds and all("checks" in r or "error" in r for r in rounds)
         reasons = [o.reason[:160] for o in result.rejected]
-        print(f"\nSmolLM2 synthesis: accepted {summary.accepted}, rejected {summary.rejected_by_reason} {reasons}")
+        print(
+            f"\nSmolLM2 synthesis: accepted {summary.accepted}, rejected {summary.rejected_by_reason} {reasons}"
+        )
     finally:
         process.terminate()
         process.wait(timeout=30)

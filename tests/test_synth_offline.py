@@ -4,6 +4,7 @@ and the revise loop, schema-only tasks, determinism and Ctrl-C behave."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,16 @@ def test_tasks_carry_what_scoring_and_agents_need(run) -> None:
         assert stages[0] == "sample" and stages.count("round") == task.metadata["rounds"]
         assert task.provenance[-1]["verification"]["ok"] and task.provenance[-1]["checks"]["passed"]
         assert any(c.interacts_with for c in task.constraints)
+
+
+def test_nobody_left_out_is_asked_for_elsewhere(run) -> None:
+    """'Leave Nicholas King out of it' must not meet 'ping Nicholas King' in the same task."""
+    _, _, _, out = run
+    for task in read_jsonl(out, Task):
+        for constraint in task.constraints:
+            match = re.match(r"I mean (.+?); leave (.+) out of it", constraint.description)
+            for name in re.split(r", | or ", match.group(2)) if match else []:
+                assert name not in task.query, (task.id, name)
 
 
 def test_queries_differ_in_words_not_only_names(run) -> None:

@@ -3,8 +3,12 @@
 - live: sandbox apps in process (one seeded session per episode) and real servers through a per-episode
   `ServerPool` with fresh scratch space;
 - synthesized: the World Engine — the one given (`engine=`), else the LLM engine when the `engine` role
-  is configured, else the deterministic schema engine over the environment's category cards;
+  is configured, else the deterministic schema engine over the environment's category cards; every
+  episode's session carries the task's context, so the engine grounds its world in the task;
 - hybrid: live where a tool is live, the engine for schema-only tools.
+
+`build_engine` is the one place an engine is made (runs, `cworld fidelity experiment`, `cworld.make`):
+always with the environment's cards and the run's tools, so it knows their id formats and can replay.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from cworld.controller.policy import Policy, load_policy
 from cworld.data_model import Task, ToolSpec
 from cworld.engine.cards import CategoryCard, load_cards
 from cworld.engine.protocol import WorldEngine
+from cworld.engine.task_context import TaskContext
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
 
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
 
 Mode = Literal["live", "synthesized", "hybrid"]
 MODES: tuple[str, ...] = ("live", "synthesized", "hybrid")
+ENGINE_KINDS: tuple[str, ...] = ("auto", "schema", "llm")
 
 
 @cache
@@ -45,25 +51,36 @@ def _cards(folder: Path) -> dict[str, CategoryCard]:
     return load_cards(folder)
 
 
-def default_engine(env: Environment, workspace: Workspace, tools: Iterable[ToolSpec] = (),
-                   gateway: Gateway | None = None) -> WorldEngine:
-    """The LLM engine when the `engine` role has a model, else the schema engine (offline, deterministic).
+def build_engine(kind: str, env: Environment, workspace: Workspace, tools: Iterable[ToolSpec],
+                 gateway: Gateway | None = None) -> WorldEngine:
+    """`schema`: the offline, deterministic engine; `llm`: the model of the `engine` role (a one-line
+    UsageError when none is configured); `auto`: `llm` when a model (or `gateway`) is there, else `schema`.
 
     `tools` are registered with the engine (it learns their id formats and can replay a session log). A run
-    should build one engine and pass it to every `build_controller` (`engine=`): the LLM engine's cache and
-    usage then cover the whole run, and nothing is rebuilt per episode.
-    """
+    builds one engine and passes it to every `build_controller` (`engine=`): the LLM engine's cache and
+    usage then cover the whole run, and nothing is rebuilt per episode."""
     from cworld.config import load_models
     from cworld.engine.schema_engine import SchemaEngine
 
-    cards = _cards(env.category_cards)
-    if gateway is not None or load_models(workspace.root).configured("engine"):
-        from cworld.engine.llm_engine import LLMEngine
-        from cworld.llm import Gateway
+    if kind not in ENGINE_KINDS:
+        raise UsageError(f"unknown engine {kind!r}; use one of: {', '.join(ENGINE_KINDS)}")
+    cards, tools = _cards(env.category_cards), list(tools)
+    configured = gateway is not None or load_models(workspace.root).configured("engine")
+    if kind == "llm" and not configured:
+        raise UsageError("--engine llm needs a model for the engine role; set CWORLD_ENGINE_MODEL "
+                         "(or models.yaml in the workspace), or use --engine schema")
+    if kind == "schema" or not configured:
+        return SchemaEngine(cards, tools)
+    from cworld.engine.llm_engine import LLMEngine
+    from cworld.llm import Gateway
 
-        gateway = gateway or Gateway.from_workspace(workspace)
-        return LLMEngine(cards, gateway, cards_dir=env.category_cards, tools=tools)
-    return SchemaEngine(cards, tools)
+    return LLMEngine(cards, gateway or Gateway.from_workspace(workspace), cards_dir=env.category_cards, tools=tools)
+
+
+def default_engine(env: Environment, workspace: Workspace, tools: Iterable[ToolSpec] = (),
+                   gateway: Gateway | None = None) -> WorldEngine:
+    """The LLM engine when the `engine` role has a model, else the schema engine (`build_engine("auto")`)."""
+    return build_engine("auto", env, workspace, tools, gateway)
 
 
 def _real_specs(env: Environment) -> dict[str, object]:
@@ -78,18 +95,20 @@ def _needs_real(tools: Mapping[str, ToolSpec]) -> bool:
 
 def build_backend(mode: str, *, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec],
                   engine: WorldEngine | None = None, episode: str = "episode",
-                  resources: LiveResources | None = None, via: Via = "direct") -> Backend:
+                  resources: LiveResources | None = None, via: Via = "direct", task: Task | None = None) -> Backend:
+    """`task` gives the engine its context (synthesized and hybrid modes); live mode does not need it."""
     if mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
+    context = TaskContext.from_task(task) if task is not None else None
     if mode == "synthesized":
-        return EngineBackend(engine or default_engine(env, workspace, tools.values()))
+        return EngineBackend(engine or default_engine(env, workspace, tools.values()), context=context)
     real = None
     if _needs_real(tools):
         real = RealServerBackend(_real_specs(env), workspace, episode=episode, resources=resources)  # type: ignore[arg-type]
     live = LiveBackend(SandboxBackend(via=via), real)
     if mode == "live":
         return live
-    return HybridBackend(live, EngineBackend(engine or default_engine(env, workspace, tools.values())))
+    return HybridBackend(live, EngineBackend(engine or default_engine(env, workspace, tools.values()), context=context))
 
 
 def build_controller(
@@ -111,6 +130,6 @@ def build_controller(
     chosen = policy if isinstance(policy, Policy) else load_policy(env, policy)
     episode = f"{task.id}-{agent}-{mode}-{chosen.name}"
     backend = build_backend(mode, env=env, workspace=workspace, tools=tools, engine=engine, episode=episode,
-                            resources=resources, via=via)
+                            resources=resources, via=via, task=task)
     return StateController(backend, task=task, policy=chosen, agent=agent, tools=tools, seed=seed,
                            middlewares=middlewares)

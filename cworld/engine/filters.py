@@ -199,8 +199,8 @@ def _write_query(record: dict[str, Any], query: str, entity: EntityType, rng: ra
         else:
             record[field] = text if kinds[field] != "text" else f"{text}: {record.get(field) or ''}".strip()
     city = next((f for f, k in kinds.items() if k == "city"), None)
-    if city and capitalised and len(text.split()) <= 3 and not _has_words(record, text):
-        record[city] = text
+    if city and capitalised and len(text.split()) <= 3 and not name_field:
+        record[city] = text  # a place searched by name is in the place of that name ('Sydney' airport)
 
 
 def _into_window(record: dict[str, Any], args: dict[str, Any]) -> None:
@@ -218,10 +218,24 @@ def move_to_day(record: dict[str, Any], day: str) -> None:
     found = moment_of(record)
     if found is None:
         return
+    try:
+        begins = datetime.fromisoformat(found[1])
+        target = datetime.fromisoformat(day).replace(hour=begins.hour, minute=begins.minute, tzinfo=begins.tzinfo)
+    except ValueError:
+        return
+    move_to_moment(record, target.isoformat())
+
+
+def move_to_moment(record: dict[str, Any], when: str) -> None:
+    """Put the record's own time at `when` (an ISO time), moving a paired end time by as much."""
+    found = moment_of(record)
+    if found is None:
+        return
     field, moment = found
     try:
-        begins = datetime.fromisoformat(moment)
-        target = datetime.fromisoformat(day).replace(hour=begins.hour, minute=begins.minute, tzinfo=begins.tzinfo)
+        begins, target = datetime.fromisoformat(moment), datetime.fromisoformat(when)
+        if (begins.tzinfo is None) != (target.tzinfo is None):
+            target = target.replace(tzinfo=begins.tzinfo)
     except ValueError:
         return
     shift = target - begins

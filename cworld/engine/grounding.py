@@ -30,7 +30,7 @@ from cworld.engine.idformat import IdFormat
 from cworld.engine.operations import singular_word
 from cworld.engine.protocol import LogEntry
 from cworld.engine.task_context import REFERENCE, TaskContext, mentioned
-from cworld.engine.world import Collection, id_keys, new_record
+from cworld.engine.world import Collection, id_keys, matching_email, new_record
 
 _PART = re.compile(r"\.([^.\[\]]+)|\[([^\]]*)\]")
 _CONDITION = re.compile(r"^\s*([^=~]+?)\s*([=~])\s*(.*?)\s*$")
@@ -150,7 +150,7 @@ class Grounding:
                 record = new_record(coll, rng, given)
             satisfy(record, seed.filters, coll.entity, rng)
             record.update(seed.fields)
-            coll.grounded[coll.put(record)] = {*seed.fields, coll.key_field}
+            coll.grounded[coll.put(matching_email(coll.entity, record))] = {*seed.fields, coll.key_field}
 
     # --- reading the plan -----------------------------------------------------------------------------
     def _read_plan(self, describe: Describe) -> None:
@@ -278,11 +278,11 @@ def grounded_matches(coll: Collection, args: dict[str, Any], rng: random.Random)
         if record is None or key in coll.shown or any(
                 k in pinned and not _same(record.get(k), v) for k, v in args.items() if not skipped(k, v)):
             continue
-        trial = satisfy(dict(record), args, coll.entity, rng)
+        trial = matching_email(coll.entity, satisfy(dict(record), args, coll.entity, rng))
         if matches(trial, args):
             record.update(trial)
             return [record]
-    made = satisfy(new_record(coll, rng), args, coll.entity, rng)
+    made = matching_email(coll.entity, satisfy(new_record(coll, rng), args, coll.entity, rng))
     query = query_of(args)
     if query and coll.entity.key_field != "id" and coll.entity.fields.get(coll.key_field) == "code":
         code = "".join(ch for ch in query if ch.isalpha())[:3].upper()

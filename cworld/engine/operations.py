@@ -17,7 +17,8 @@ _VERBS: dict[str, tuple[str, ...]] = {
                "reply", "forward", "invite", "append", "comment", "duplicate", "copy"),
     "update": ("update", "edit", "set", "modify", "rename", "change", "move", "patch", "mark", "assign", "reschedule",
                "replace", "reset", "restore", "star", "resolve", "select", "apply", "merge", "respond", "join",
-               "leave", "share", "unshare", "lock", "unlock", "close", "reopen", "complete", "dismiss"),
+               "leave", "share", "unshare", "lock", "unlock", "close", "reopen", "complete", "dismiss", "confirm",
+               "approve", "verify", "accept", "decline", "reject", "enable", "disable", "pause", "resume"),
     "delete": ("delete", "remove", "cancel", "archive", "trash", "drop", "clear", "revoke", "unsubscribe", "purge"),
 }
 _KIND_OF_VERB: dict[str, str] = {verb: kind for kind, verbs in _VERBS.items() for verb in verbs}
@@ -89,10 +90,20 @@ def _head_mention(entity: EntityType, words: list[str]) -> int:
     return max(i for i, w in enumerate(words) if w == parts[0])
 
 
+def _produced_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
+    props = (tool.output_schema or {}).get("properties") or {}
+    first = next((p for p in props if re.fullmatch(r"[a-z][a-z0-9_]*_id", p)), None)
+    return card.entity(first[:-3]) if first else None
+
+
 def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
-    """The card entity the tool touches: the last one its name mentions (the head noun:
-    `add_issue_comment` -> comment; `find_people` -> person), else a compound entity whose first word it
+    """The card entity the tool touches. A create makes what its answer's first id names (`book_flight`
+    answers a `booking_id`: it makes a booking, of the flight it is given). Otherwise the last entity its
+    name mentions (the head noun: `add_issue_comment` -> comment; `find_people` -> person), else a compound entity whose first word it
     mentions (`view_cart` -> cart_item), else the one an id parameter names, else the card's first."""
+    made = _produced_entity(tool, card) if operation_kind(tool) == "create" else None
+    if made is not None:
+        return made
     words = [singular_word(t) for t in name_tokens(tool.name)]
     ranked = sorted(((_last_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
     if ranked and ranked[-1][0] >= 0:

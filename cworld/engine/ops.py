@@ -14,6 +14,7 @@ from typing import Any
 
 from cworld.engine.cards import CategoryCard
 from cworld.engine.filters import PAGE_ARGS, matches, query_of
+from cworld.engine.fresh import as_fields, source_record
 from cworld.engine.grounding import grounded_matches, materialize
 from cworld.engine.world import Collection, Outcome, id_keys, new_record
 
@@ -150,7 +151,10 @@ def _create(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: ran
     if batch is not None:
         made = [_create_one(coll, {**_record_fields(coll, args), **item}, rng) for item in batch]
         return Outcome(payload={"items": made, "total": len(made)}, many=True)
-    given = _record_fields(coll, args)
+    given = as_fields(coll.entity, _record_fields(coll, args))
+    source = source_record(coll.records, args, coll.key_field) if coll.key_field == "id" else None
+    if source is not None:  # made from another record of its kind: a sent draft, a reply, a copy
+        given = {**{k: v for k, v in source.items() if k != coll.key_field}, **given}
     named = find_key(coll, args) if coll.key_field != "id" else None
     if named is not None and coll.key_field not in given:
         given[coll.key_field] = int(named) if coll.entity.fields.get(coll.key_field) == "int" and named.isdigit() else named
@@ -192,9 +196,17 @@ def _delete(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: ran
         gone = [coll.records.pop(k) for k in keys if k in coll.records]
         return Outcome(payload=_deleted(coll, gone[0] if gone else {}, len(gone)))
     key = find_key(coll, args)
+    if key is None and not _names_a_record(coll, args):
+        return _action(coll, card, args, rng)  # `remove_coupon()`: the session's one coupon, not a record
     if key is None or _lookup(coll, key, rng) is None:
         return not_found(card, coll, key or "?")
     return Outcome(payload=_deleted(coll, coll.records.pop(key), 1))
+
+
+def _names_a_record(coll: Collection, args: dict[str, Any]) -> bool:
+    """Whether any argument could name a record (an id, a key, a path, a name), known or not."""
+    names = {*id_keys(coll.entity), coll.entity.name, *SOURCE_ARGS}
+    return any(k in names or re.search(r"(^|_)(ids?|names?|paths?|keys?)$", k) for k in args)
 
 
 def _deleted(coll: Collection, record: dict[str, Any], count: int) -> dict[str, Any]:

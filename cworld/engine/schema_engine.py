@@ -16,25 +16,32 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.assign import CardIndex
 from cworld.engine.cards import CategoryCard
 from cworld.engine.expectations import ExpectedItems
-from cworld.engine.grounding import Grounding, ToolView
+from cworld.engine.filters import BEFORE_ARGS
+from cworld.engine.fresh import as_fields, freshen
+from cworld.engine.grounding import LIST_NAMES, Grounding, ToolView, entity_named
 from cworld.engine.idformat import IdFormat, hinted_formats
 from cworld.engine.jsonschema_utils import validation_error
-from cworld.engine.operations import entity_for, operation_kind
+from cworld.engine.operations import entity_for, name_tokens, operation_kind, singular_word
 from cworld.engine.ops import apply
 from cworld.engine.patterns import ResponsePattern, render_text, response_pattern, text_template
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.shaping import Shaper, single_text_property
-from cworld.engine.values import session_clock
+from cworld.engine.values import clock, focus_day, session_clock
 from cworld.engine.world import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown
 from cworld.seeding import derive_rng
+
+_BARE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_NOT_A_DAY = re.compile(r"birth|dob|expir")
 
 
 @dataclass
@@ -140,14 +147,21 @@ class SchemaEngine:
         if problem:
             message = f"invalid_args: {tool.name}: {problem}. Check the tool's input schema and call again."
             return ToolResult.error("invalid_args", message, source="engine", engine=self.name)
+        with focus_day(_asked_day(arguments)):
+            return self._answer(world, tool, arguments, turn, recorded)
+
+    def _answer(self, world: SimWorld, tool: ToolSpec, arguments: dict[str, Any], turn: int,
+                recorded: ToolResult | None) -> ToolResult:
         card, op = self.card_for(tool), operation_kind(tool)
         entity = entity_for(tool, card)
         hints = self._hints.get(tool.server, {})
         coll = world.collection(tool.server, card, entity, hints)
         rng = derive_rng(world.seed, f"engine:call:{turn}:{tool.id}:{canonical_json(arguments)}")
+        existing = set(coll.records) if op == "create" else None
         outcome = apply(coll, card, op, arguments, rng)
         if outcome.error_class:
             return ToolResult.error(outcome.error_class, outcome.message, source="engine", engine=self.name)  # type: ignore[arg-type]
+        made = existing is not None and _freshened(coll, outcome, existing, tool, arguments)
         mark_shown(coll, outcome.payload)
         if recorded is not None:
             _absorb_recorded(coll, op, outcome, recorded)
@@ -155,7 +169,10 @@ class SchemaEngine:
         if pattern is None:
             pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
         ids = lambda stem: world.keys(tool.server, card, stem, hints)  # noqa: E731
-        result = self._shaped(pattern, outcome, coll, card, op, Shaper(rng, _aliases(coll), ids))
+        nested = _NestedLists(world, tool.server, card, coll, hints)
+        lookup = lambda key: world.find(tool.server, card, key)  # noqa: E731
+        shaper = Shaper(rng, _aliases(coll), ids, nested, lookup, fresh=clock() if made else None)
+        result = self._shaped(pattern, outcome, coll, card, op, shaper)
         if world.grounding is not None and result.structured_content is not None:
             maker = ExpectedItems(world, tool.server, card, coll, hints, rng)
             result = self._complete(world.grounding, maker, tool, arguments, pattern, result)
@@ -198,6 +215,58 @@ class SchemaEngine:
         if not pattern.from_output_schema:
             result.meta["pattern"] = "card"
         return result
+
+
+@dataclass
+class _NestedLists:
+    """A list inside a record's answer shows the world's records of the entity it names: a board's
+    `lists` (those of this board, when lists know their board), a cart answer's `items` (its lines)."""
+
+    world: SimWorld
+    scope: str
+    card: CategoryCard
+    coll: Collection
+    hints: dict[str, IdFormat]
+
+    def __call__(self, prop: str, source: dict[str, Any], siblings: set[str]) -> list[dict[str, Any]] | None:
+        entity = entity_named(self.card, singular_word(prop))
+        if entity is None and prop in LIST_NAMES and not siblings & set(id_keys(self.coll.entity)):
+            entity = self.coll.entity  # the answer is a container of this entity's records, not one of them
+        if entity is None or entity is self.coll.entity and prop not in LIST_NAMES:
+            return None
+        target = self.world.collection(self.scope, self.card, entity, self.hints)
+        records = list(reversed(target.records.values()))
+        parent = f"{self.coll.entity.name}_id"
+        if target is not self.coll and parent in entity.fields:
+            key = str(source.get(self.coll.key_field))
+            records = [r for r in records if str(r.get(parent)) == key]
+        target.shown.update(str(r[target.key_field]) for r in records[:20])
+        return [dict(r) for r in records[:20]]
+
+
+def _freshened(coll: Collection, outcome: Outcome, existing: set[str], tool: ToolSpec,
+               arguments: dict[str, Any]) -> bool:
+    """A record this create made (not one it rewrote) gets a new record's values (fresh.py)."""
+    payload = outcome.payload
+    key = str(payload.get(coll.key_field)) if isinstance(payload, dict) and not outcome.many else None
+    if key is None or key in existing or key not in coll.records:
+        return False
+    record = coll.records[key]
+    freshen(record, coll.entity, set(as_fields(coll.entity, arguments)), set(map(singular_word, name_tokens(tool.name))),
+            clock())
+    outcome.payload = dict(record)
+    return True
+
+
+def _asked_day(arguments: dict[str, Any]) -> date | None:
+    """The one day a call is about (`date`, `day`, a start date), if it names one."""
+    for key, value in arguments.items():
+        if isinstance(value, str) and _BARE_DAY.match(value) and key not in BEFORE_ARGS and not _NOT_A_DAY.search(key):
+            try:
+                return date.fromisoformat(value)
+            except ValueError:
+                return None
+    return None
 
 
 def _aliases(coll: Collection) -> dict[str, str]:

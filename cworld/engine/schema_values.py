@@ -20,6 +20,7 @@ _ID_FIELD = re.compile(r"^(.+?)_?ids?$")
 _FORMATS = {"date-time": "datetime", "date": "date", "email": "email", "uri": "url", "time": "time"}
 _ISO = re.compile(r"^20\d\d-\d\d-\d\d")
 _HUGE = 1e9
+_TROUBLE = re.compile(r"(problem|warning|error|issue|conflict)s$", re.IGNORECASE)
 
 
 def number_bounds(schema: dict[str, Any], *, defaults: bool = True) -> tuple[float, float]:
@@ -89,6 +90,8 @@ class SchemaValues:
         """Within the schema's bounds; where it gives none, in the range the name suggests (a rating 1-5)."""
         low, high = number_bounds(schema)
         hinted = numeric_range(field)
+        if hinted is None and schema.get("type") == "integer" and re.search(r"[a-z]s$", field.lower()):
+            hinted = (0, 40, 0)  # a bare plural (`documents`, `open_cards`) counts things
         decimals = 2
         if hinted is not None:
             floor, ceiling = number_bounds(schema, defaults=False)
@@ -100,8 +103,8 @@ class SchemaValues:
         return round(self.rng.uniform(low, high), decimals)
 
     def _array(self, schema: dict[str, Any], field: str, depth: int) -> list[Any]:
-        if depth > 6:
-            return []
+        if depth > 6 or (_TROUBLE.search(field) and not schema.get("minItems")):
+            return []  # nothing is known to be wrong: no problems, warnings or errors
         count = max(schema.get("minItems", 0), self.rng.randint(1, 3))
         count = min(count, schema.get("maxItems", count))
         item = schema.get("items") or {"type": "string"}

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from cworld.engine.fresh import fresh_default
 from cworld.engine.schema_values import IdSource, number_bounds, value_for_schema
+
+#: (property, the record being shaped, the answer object's property names) -> the world's records that
+#: list holds (a board's `lists`, a cart's `items`), or None when no collection holds it.
+Nested = Callable[[str, dict[str, Any], set[str]], list[dict[str, Any]] | None]
 
 #: Output property names that mean "the list of items".
 LIST_ALIASES = ("items", "results", "data", "entries", "records", "list", "rows")
@@ -26,6 +33,12 @@ class Shaper:
     aliases: dict[str, str] = field(default_factory=dict)
     #: existing keys by entity stem, so generated `person_id`s name records that exist.
     ids: IdSource | None = None
+    #: records of the world for lists nested in a record's answer.
+    nested: Nested | None = None
+    #: any record of the world by its key: `to_name` beside `to_id` is that record's name.
+    lookup: Callable[[str], dict[str, Any] | None] | None = None
+    #: the time the record being shaped was made, when this call made it (fresh.py's defaults apply).
+    fresh: datetime | None = None
 
     def make(self, schema: dict[str, Any], name: str = "", depth: int = 0) -> Any:
         return value_for_schema(schema, self.rng, field=name, depth=depth, ids=self.ids)
@@ -53,24 +66,47 @@ class Shaper:
         required = set(schema.get("required", []))
         out: dict[str, Any] = {}
         for prop, sub in props.items():
-            picked = self._pick(source, prop, sub)
-            if picked is not None or prop in required:
+            picked = self._pick(source, prop, sub, set(props))
+            if picked is None and self.fresh is not None and depth == 0:
+                picked = fresh_default(prop, schema_types(sub), self.fresh)
+            if picked is None and prop in required and "null" in schema_types(sub):
+                out[prop] = None  # what the world does not know stays empty where the schema allows it
+            elif picked is not None or prop in required:
                 out[prop] = self.fill(sub, picked, name=prop, depth=depth + 1)
         return out
 
-    def _pick(self, source: dict[str, Any], prop: str, schema: dict[str, Any]) -> Any:
+    def _pick(self, source: dict[str, Any], prop: str, schema: dict[str, Any], siblings: set[str]) -> Any:
         if prop in source:
             return source[prop]
         if prop in self.aliases and self.aliases[prop] in source:
             return source[self.aliases[prop]]
+        twin = next((k for k in source if _stem(k) == _stem(prop)), None)
+        if twin is not None:
+            return source[twin]  # `depart_at` in the answer, `departs_at` in the record
         types = schema_types(schema)
         if "array" in types:
-            return _list_in(source)
+            found = _list_in(source)
+            items = schema.get("items") or {}
+            if found is None and self.nested is not None and "object" in schema_types(items):
+                found = self.nested(prop, source, siblings)
+            return found
+        if types == {"boolean"}:
+            return _derived_flag(source, prop)
+        if prop.endswith("name") and self.lookup is not None:
+            return self._referenced_name(source, prop)
         if prop in TOTAL_NAMES and isinstance(source.get("total"), int):
             return source["total"]
         if "object" in types and "properties" in schema:
             return _object_in(source, schema)
         return None
+
+    def _referenced_name(self, source: dict[str, Any], prop: str) -> Any:
+        """`to_name` beside `to_id`, `list_name` beside `list_id`: the name of the record the id names."""
+        ref = source.get(prop[: -len("name")].rstrip("_") + "_id")
+        record = self.lookup(str(ref)) if self.lookup is not None and isinstance(ref, str | int) else None
+        if record is None:
+            return None
+        return next((record[k] for k in ("name", "title", "full_name", "display_name") if isinstance(record.get(k), str)), None)
 
     def _object_from_text(self, schema: dict[str, Any], text: str, depth: int) -> dict[str, Any]:
         """`sender: "a@b.example"` into `{name, email}`: the string lands in the property it looks like."""
@@ -125,6 +161,19 @@ def schema_types(schema: dict[str, Any]) -> set[str]:
         return {"object"}
     options = schema.get("anyOf") or schema.get("oneOf") or []
     return {t for option in options for t in schema_types(option)}
+
+
+def _stem(name: str) -> str:
+    return re.sub(r"s?_(at|on)$", r"_\1", name.lower())
+
+
+def _derived_flag(source: dict[str, Any], prop: str) -> bool | None:
+    """`in_stock` from `stock`, `has_seats` from `seats`: a flag the record implies by a count."""
+    match = re.match(r"^(?:in|is|has)_(.+)$", prop)
+    count = source.get(match.group(1)) if match else None
+    if isinstance(count, int | float) and not isinstance(count, bool):
+        return count > 0
+    return None
 
 
 def _list_in(source: dict[str, Any]) -> list[Any] | None:

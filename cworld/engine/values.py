@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 FIRST = ["Ava", "Liam", "Maya", "Noah", "Priya", "Omar", "Elena", "Kenji", "Sofia", "Lucas", "Amara", "Jonas"]
@@ -33,6 +33,10 @@ TIMEZONES = ["Europe/Paris", "Asia/Tokyo", "America/New_York", "Europe/Lisbon", 
 EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 _CLOCK: ContextVar[datetime] = ContextVar("cworld_engine_clock", default=EPOCH)
+_FOCUS: ContextVar[date | None] = ContextVar("cworld_engine_focus_day", default=None)
+#: Fields that say when the thing happens (not when it was made): they fall on the day a call asks about.
+_EVENT_TIME = re.compile(r"start|end|depart|arriv|slot|check_?in|check_?out|(^|_)(date|day|at|time|when)$")
+_MADE_TIME = re.compile(r"creat|updat|modif|book|placed|sent|receiv|expir|birth|dob|joined|last_")
 
 #: Field-name patterns -> (low, high, decimals) for numbers: plausible where a schema gives no bounds.
 NUMERIC_HINTS: tuple[tuple[str, tuple[float, float, int]], ...] = (
@@ -41,7 +45,7 @@ NUMERIC_HINTS: tuple[tuple[str, tuple[float, float, int]], ...] = (
     (r"(^|_)(lat|latitude)$", (-60, 70, 4)), (r"(^|_)(lon|lng|longitude)$", (-170, 170, 4)),
     (r"temp|temperature", (-5, 32, 1)),
     (r"exchange_rate|fx_rate|conversion_rate|(^|_)rate_to", (0.5, 1.6, 4)),
-    (r"quantity|qty|bags|guests|nights|travellers|adults", (1, 4, 0)),
+    (r"quantity|qty|bags|guests|nights|travellers|adults|rooms$", (1, 4, 0)),
     (r"stock|seats_left|rooms_left|free_seats|open_cards|remaining|available", (0, 40, 0)),
     (r"capacity|member_count|(^|_)members$|(^|_)seats$", (2, 30, 0)),
     (r"reviews|votes|followers|views|downloads", (0, 2500, 0)),
@@ -67,6 +71,17 @@ def clock() -> datetime:
     return _CLOCK.get()
 
 
+@contextmanager
+def focus_day(day: date | None) -> Iterator[None]:
+    """While a call about one day is answered (`find_free_slots(date=...)`), generated times of events
+    fall on that day, in working hours (08:00-17:00 UTC)."""
+    token = _FOCUS.set(day)
+    try:
+        yield
+    finally:
+        _FOCUS.reset(token)
+
+
 def numeric_range(field: str) -> tuple[float, float, int] | None:
     """(low, high, decimals) that a number named `field` plausibly takes; None when the name says nothing."""
     low = field.lower()
@@ -74,7 +89,9 @@ def numeric_range(field: str) -> tuple[float, float, int] | None:
 
 
 def plausible_number(rng: random.Random, field: str, default: tuple[float, float, int]) -> float | int:
-    low, high, decimals = numeric_range(field) or default
+    """A number in the range its name suggests; a bare plural (`documents`) counts things: 0-40."""
+    counted = (0, 40, 0) if default[2] == 0 and re.search(r"[a-z]s$", field.lower()) else None
+    low, high, decimals = numeric_range(field) or counted or default
     if decimals == 0:
         return rng.randint(int(low), int(high))
     return round(rng.uniform(low, high), decimals)
@@ -82,6 +99,16 @@ def plausible_number(rng: random.Random, field: str, default: tuple[float, float
 
 def _name(rng: random.Random) -> str:
     return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+
+
+def _person_part(rng: random.Random, field: str) -> str:
+    """`first_name` is a first name and `last_name` a surname, not two full names."""
+    low = field.lower()
+    if "first" in low or "given" in low:
+        return rng.choice(FIRST)
+    if re.search(r"last|surname|family", low):
+        return rng.choice(LAST)
+    return _name(rng)
 
 
 def _sentence(rng: random.Random, words: int) -> str:
@@ -96,6 +123,9 @@ def _moment(rng: random.Random, field: str = "") -> datetime:
         return clock() - timedelta(days=rng.randrange(20 * 365, 70 * 365))
     if re.search(r"expir|expires|valid_until|renew", low):
         return clock() + timedelta(days=rng.randrange(120, 8 * 365))
+    focus = _FOCUS.get()
+    if focus is not None and _EVENT_TIME.search(low) and not _MADE_TIME.search(low):
+        return datetime(focus.year, focus.month, focus.day, tzinfo=UTC) + timedelta(minutes=rng.randrange(8 * 60, 17 * 60, 15))
     return clock() + timedelta(minutes=rng.randrange(-60 * 24 * 60, 60 * 24 * 30))
 
 
@@ -138,7 +168,7 @@ _SCALARS: dict[str, Any] = {
     "float": lambda r, f: float(plausible_number(r, f, (1, 1000, 2))),
     "money": lambda r, f: round(r.uniform(*_money_range(f)), 2),
     "bool": lambda r, f: r.random() < 0.5,
-    "name": lambda r, f: _name(r),
+    "name": lambda r, f: _person_part(r, f),
     "email": lambda r, f: f"{r.choice(FIRST).lower()}.{r.choice(LAST).lower()}@{r.choice(COMPANIES).split()[0].lower()}.example",
     "phone": lambda r, f: f"+1-555-{r.randint(100, 999)}-{r.randint(1000, 9999)}",
     "url": lambda r, f: f"https://{r.choice(COMPANIES).split()[0].lower()}.example/{r.choice(WORDS)}",

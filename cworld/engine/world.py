@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from cworld.engine.cards import CategoryCard, EntityType
-from cworld.engine.filters import TIME_PAIRS
+from cworld.engine.filters import TIME_PAIRS, moment_of, move_to_moment
 from cworld.engine.idformat import IdFormat, format_for
 from cworld.engine.values import value_for_type
 from cworld.seeding import derive_rng
@@ -46,6 +46,8 @@ class Collection:
     next_number: int = 1
     #: entity stem -> keys of that entity in the same world and card (`calendar_id` -> calendar keys).
     refs: Callable[[str], list[str]] | None = None
+    #: (entity stem, key) -> that record of the same world and card, if it exists.
+    ref_record: Callable[[str, str], dict[str, Any] | None] | None = None
     #: The session's task context, resolved (None for a bare session): see grounding.py.
     ground: Grounding | None = None
     #: Keys of records the task put here -> the fields it fixed; the rest may still adapt until shown.
@@ -122,7 +124,7 @@ def _ordered_times(values: dict[str, Any], rng: random.Random) -> dict[str, Any]
     return values
 
 
-def _matching_email(entity: EntityType, values: dict[str, Any]) -> dict[str, Any]:
+def matching_email(entity: EntityType, values: dict[str, Any]) -> dict[str, Any]:
     """A person's email is made from their name (ava.chen@northwind.example), not drawn separately."""
     name = next((values[f] for f, kind in entity.fields.items() if kind == "name" and isinstance(values.get(f), str)), None)
     email_field = next((f for f, kind in entity.fields.items() if kind == "email"), None)
@@ -132,10 +134,28 @@ def _matching_email(entity: EntityType, values: dict[str, Any]) -> dict[str, Any
     return values
 
 
+def _timed_like_refs(coll: Collection, record: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """A record made for another one it names (a booking of flight X) happens when that one does: its
+    own time, unless given, is the referenced record's (paired end times move with it)."""
+    found = moment_of(record)
+    if coll.ref_record is None or found is None or found[0] in given:
+        return record
+    for name, value in record.items():
+        match = _REF.match(name)
+        ref = coll.ref_record(match.group(1), value) if match and name in given and isinstance(value, str) else None
+        moment = moment_of(ref) if ref is not None else None
+        if moment is not None:
+            move_to_moment(record, moment[1])
+            break
+    return record
+
+
 def new_record(coll: Collection, rng: random.Random, given: dict[str, Any] | None = None) -> dict[str, Any]:
     """A record with generated fields, overridden by `given`, and a key in the collection's format."""
-    made = _matching_email(coll.entity, _ordered_times(_linked(coll, fresh_fields(coll.entity, rng), rng), rng))
-    record = {**made, **(given or {})}
+    made = _ordered_times(_linked(coll, fresh_fields(coll.entity, rng), rng), rng)
+    record = _timed_like_refs(coll, {**made, **(given or {})}, set(given or {}))
+    if not any(coll.entity.fields.get(f) == "email" for f in given or {}):
+        record = matching_email(coll.entity, record)
     if coll.key_field == "id":
         record = {"id": record.get("id") or coll.new_key(rng), **{k: v for k, v in record.items() if k != "id"}}
     elif not (given or {}).get(coll.key_field):
@@ -159,7 +179,8 @@ class SimWorld:
             try:
                 fmt = format_for(entity, hints or {})
                 refs = lambda stem: self.keys(scope, card, stem, hints)  # noqa: E731
-                self._collections[key] = self._seeded(key, entity, fmt, refs)
+                self._collections[key] = coll = self._seeded(key, entity, fmt, refs)
+                coll.ref_record = lambda stem, ref: self.record(scope, card, stem, ref, hints)
             finally:
                 self._seeding.discard(key)
         return self._collections[key]
@@ -170,6 +191,20 @@ class SimWorld:
         if entity is None or f"{scope}:{card.name}:{entity.name}" in self._seeding:
             return []
         return list(self.collection(scope, card, entity, hints).records)
+
+    def record(self, scope: str, card: CategoryCard, stem: str, ref: str,
+               hints: dict[str, IdFormat] | None = None) -> dict[str, Any] | None:
+        """The record an id field names (`flight_id` -> that flight), if it exists already."""
+        entity = next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+        if entity is None or f"{scope}:{card.name}:{entity.name}" in self._seeding:
+            return None
+        return self.collection(scope, card, entity, hints).records.get(str(ref))
+
+    def find(self, scope: str, card: CategoryCard, key: str) -> dict[str, Any] | None:
+        """The record with this key in any collection of the card made so far (a payee behind `to_id`)."""
+        prefix = f"{scope}:{card.name}:"
+        return next((c.records[key] for k, c in self._collections.items() if k.startswith(prefix) and key in c.records),
+                    None)
 
     def _seeded(self, key: str, entity: EntityType, fmt: IdFormat, refs: Callable[[str], list[str]]) -> Collection:
         rng = derive_rng(self.seed, f"engine:world:{key}")

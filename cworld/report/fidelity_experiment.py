@@ -57,29 +57,11 @@ class ExperimentConfig:
 def make_engine(
     kind: str, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec]
 ) -> WorldEngine:
-    """The schema engine (offline, deterministic), or the LLM engine when the engine role has a model."""
-    from cworld.config import load_models
-    from cworld.engine.cards import load_cards
+    """The schema engine (offline, deterministic), or the LLM engine when the engine role has a model:
+    the same construction as a run's (`controller.build_engine`)."""
+    from cworld.controller.factory import build_engine
 
-    cards = load_cards(env.category_cards)
-    if kind == "schema":
-        from cworld.engine.schema_engine import SchemaEngine
-
-        return SchemaEngine(cards, tools.values())
-    if not load_models(workspace.root).configured("engine"):
-        raise UsageError(
-            "--engine llm needs a model for the engine role; set CWORLD_ENGINE_MODEL "
-            "(or models.yaml in the workspace), or use --engine schema"
-        )
-    from cworld.engine.llm_engine import LLMEngine
-    from cworld.llm import Gateway
-
-    return LLMEngine(
-        cards,
-        Gateway.from_workspace(workspace),
-        cards_dir=env.category_cards,  # type: ignore[return-value]
-        tools=list(tools.values()),
-    )
+    return build_engine(kind, env, workspace, tools.values())
 
 
 async def run_experiment(

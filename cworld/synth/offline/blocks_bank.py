@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from cworld.sandbox.framework import kb, world
 from cworld.synth.offline.composer import Block, BlockFailed, Composer
+from cworld.synth.offline.people import involve, usable
 from cworld.synth.offline.phrases import money
 
 FIN = "finance/"
@@ -28,8 +29,9 @@ def transfer(c: Composer) -> None:
     customer = c.state["finance"]["customer"]
     payees = c.state["finance"].get("payees", {})
     cast = {p["name"] for p in world.cast(c.seed)["colleagues"]}
-    people = sorted(pid for pid, p in payees.items() if p["name"] in cast) or sorted(payees)
-    payee = payees[c.pick(people)]
+    people = sorted(pid for pid, p in payees.items() if p["name"] in cast and usable(c, p["name"]))
+    payee = payees[c.pick(people or sorted(pid for pid, p in payees.items() if p["name"] not in cast))]
+    involve(c, payee["name"])
     amount = round(c.rng.uniform(40, 400), 2)
     c.subgoal("pay", f"Pay {payee['name']} {money(amount)}")
     token = _bank_login(c)

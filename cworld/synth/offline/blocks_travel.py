@@ -9,6 +9,7 @@ from typing import Any
 
 from cworld.sandbox.framework import kb, world
 from cworld.synth.offline.composer import Block, BlockFailed, Composer
+from cworld.synth.offline.people import involve, usable
 from cworld.synth.offline.phrases import clock_time, day, money, round_up
 
 T = "travel/"
@@ -173,7 +174,9 @@ def _companion(c: Composer) -> dict[str, Any] | None:
     """A colleague's traveller profile whose passport expired: the request gives the renewed one."""
     for tid, profile in c.state["travel"]["travellers"].items():
         expires = profile.get("passport_expires")
-        if not profile["is_primary"] and expires and expires < c.today.isoformat():
+        name = f"{profile['first_name']} {profile['last_name']}"
+        if not profile["is_primary"] and expires and expires < c.today.isoformat() and usable(c, name):
+            involve(c, name)
             number = f"{c.rng.choice('PXKLM')}{c.rng.randrange(10**7, 10**8)}"
             renewed = (c.today + timedelta(days=365 * c.rng.randint(5, 10))).isoformat()
             return {

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 from cworld.sandbox.framework import world
 from cworld.synth.offline.composer import Block, BlockFailed, Composer
-from cworld.synth.offline.people import first_name
+from cworld.synth.offline.people import colleague, first_name
 from cworld.synth.offline.phrases import day
 
 TB, CRM = "taskboard/", "helio-crm/"
@@ -40,7 +40,7 @@ def card(c: Composer) -> None:
         for m in board["roles"]
         if m != c.state["taskboard"]["me"]
     }
-    who = c.pick(sorted(members))
+    who = colleague(c, list(members))
     due_day = max(date.fromisoformat(c.facts["when"]), c.today) + timedelta(days=c.rng.randint(1, 4))
     due = f"{due_day.isoformat()}T17:00"
     title = f"Follow up: {c.facts['topic']}"

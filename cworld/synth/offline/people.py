@@ -20,15 +20,23 @@ def colleague(c: Composer, names: list[str], avoid: set[str] | frozenset[str] = 
 
     Nobody the task already left out, and nobody who shares a first name with someone it already
     involves, is picked: "leave Nicholas King out of it" must not meet "ping Nicholas King" later."""
-    used = set(c.facts.get("people_used", []))
-    taken = {n for n in names if any(first_name(n) == first_name(u) and n != u for u in used)}
-    blocked = set(avoid) | set(c.facts.get("people_excluded", [])) | taken
     cast = {p["name"] for p in world.cast(c.seed)["colleagues"]}
-    pool = sorted(n for n in names if n in cast and n not in blocked)
+    pool = sorted(n for n in names if n in cast and n not in avoid and usable(c, n))
     twins = [n for n in pool if namesakes(n, names)]
-    chosen = c.pick(twins if twins and c.rng.random() < 0.5 else pool)
-    c.facts.setdefault("people_used", []).append(chosen)
-    return chosen
+    return involve(c, c.pick(twins if twins and c.rng.random() < 0.5 else pool))
+
+
+def usable(c: Composer, name: str) -> bool:
+    """Not left out by the task, and not sharing a first name with someone else the task involves."""
+    used = c.facts.get("people_used", [])
+    clash = any(first_name(name) == first_name(u) and name != u for u in used)
+    return not clash and name not in c.facts.get("people_excluded", [])
+
+
+def involve(c: Composer, name: str) -> str:
+    """Record that the task names this person (later picks keep clear of their namesakes)."""
+    c.facts.setdefault("people_used", []).append(name)
+    return name
 
 
 def exclude_twin(c: Composer, key: str, name: str, names: dict[str, str], tool: str, argument: str) -> None:
