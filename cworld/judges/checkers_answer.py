@@ -8,7 +8,8 @@ from typing import Any
 
 from cworld.judges.constraints import CheckContext, Verdict, as_list, checker
 
-_BULLET = re.compile(r"^\s*(?:[-*\u2022+])\s+\S")
+# '- ' or '* ' (task_synth/constraints.yaml); other markers ('+', a bullet sign) are not the asked-for bullets
+_BULLET = re.compile(r"^\s*[-*] \s*\S")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+\S")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -43,12 +44,13 @@ def _contains(v: dict[str, Any], ctx: CheckContext) -> Verdict:
 
 @checker("final_answer_mentions")
 def _mentions(v: dict[str, Any], ctx: CheckContext) -> Verdict:
-    """Every string in `value` appears in the final answer, case-insensitive (facts the answer must report)."""
+    """Every string in `value` appears verbatim in the final answer, case-insensitive (facts it must
+    report); spacing is not normalized, as the taxonomy says."""
     wanted = as_list(v.get("value"))
     if not wanted:
         return None
-    answer = " ".join(ctx.answer.lower().split())
-    return all(" ".join(w.lower().split()) in answer for w in wanted)
+    answer = ctx.answer.lower()
+    return all(w.lower() in answer for w in wanted)
 
 
 @checker("final_answer_not_contains")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cworld.judges.calls import CallRecord
 from cworld.judges.constraints import CheckContext, Verdict, as_list, checker, tool_matches
 from cworld.judges.toolkind import is_destructive, is_read_only
 
@@ -62,9 +63,17 @@ def _reads_first(v: dict[str, Any], ctx: CheckContext) -> Verdict:
     servers = as_list(v.get("value")) or sorted({c.server for c in ctx.calls_in_scope})
     for server in servers:
         first = next((c for c in ctx.calls_in_scope if c.server == server), None)
-        if first is not None and not is_read_only(first, ctx.tools):
+        if first is not None and not _reads(first, ctx):
             return False
     return True
+
+
+def _reads(call: CallRecord, ctx: CheckContext) -> bool:
+    """Proving takes only the tool's own annotation as evidence; a judge also trusts its name (`get_...`)."""
+    if ctx.proving:
+        spec = ctx.tools.get(call.tool)
+        return spec is not None and bool(spec.annotations.read_only_hint)
+    return is_read_only(call, ctx.tools)
 
 
 @checker("must_use_tools")
@@ -103,10 +112,10 @@ def _allowed_servers(v: dict[str, Any], ctx: CheckContext) -> Verdict:
 @checker("call_order")
 def _call_order(v: dict[str, Any], ctx: CheckContext) -> Verdict:
     """The first successful call of `before` comes before the first call (any outcome) of `after`;
-    an `after` never called breaks nothing."""
+    an `after` never called breaks nothing (but shows nothing when proving)."""
     after = next((c.position for c in ctx.agent_calls if tool_matches(c.tool, str(v["after"]))), None)
     if after is None:
-        return True
+        return not ctx.proving
     before = next((c.position for c in ctx.agent_calls if not c.failed and tool_matches(c.tool, str(v["before"]))),
                   None)
     return before is not None and before < after

@@ -10,6 +10,9 @@ unless its wording is about the whole task ("in total"): checkers that read call
 
 The kinds the task synthesizer writes are listed in `task_synth/constraints.yaml`; a test asserts
 that every kind there (and every kind the controller injects) has a checker here.
+
+These checkers are the only implementation: task synthesis runs them too, on a gold plan's calls
+(`cworld.synth.constraint_eval` builds the trajectory view), with `CheckContext.proving` set.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ class CheckContext:
     calls: list[CallRecord]
     tools: Mapping[str, ToolSpec]
     constraint: Constraint
+    proving: bool = False
+    """Synthesis proving that a gold run *shows* the constraint, not a judge asking whether it was broken:
+    a constraint the run never exercised (no budgeted purchase, `after` never called) is not shown."""
 
     @property
     def agent_calls(self) -> list[CallRecord]:
@@ -75,14 +81,23 @@ class CheckContext:
 def verify(constraint: Constraint, ctx: CheckContext) -> Verdict:
     """True/False from the constraint's checker; None when it has no verification or no checker for it."""
     form = constraint.verification or {}
-    kind = form.get("kind")
-    fn = CHECKERS.get(str(kind)) if kind else None
-    if fn is None:
+    if not has_checker(form):
         return None
     try:
-        return fn(form, ctx)
+        return run_checker(form, ctx)
     except (TypeError, ValueError, KeyError):
         return None  # a malformed verification form: unknown, not failed (reported as unchecked)
+
+
+def has_checker(form: Mapping[str, Any]) -> bool:
+    kind = form.get("kind")
+    return bool(kind) and str(kind) in CHECKERS
+
+
+def run_checker(form: dict[str, Any], ctx: CheckContext) -> Verdict:
+    """The checker's verdict; a malformed form raises TypeError/ValueError/KeyError, so that each caller
+    decides what it means (a judge: unknown; synthesis: the constraint is not shown)."""
+    return CHECKERS[str(form["kind"])](form, ctx)
 
 
 def unchecked_kinds(constraints: list[Constraint]) -> list[str]:

@@ -57,6 +57,8 @@ def _meetings(app: SandboxApp, world: dict[str, Any], rng: random.Random, cal: s
     for topic in world["topics"]:
         day = rng.choice(days)
         span = _slot(rng, me, day, rng.choice([30, 60]))
+        if span is None:  # never for a working day, but a slot is only ever offered, not promised
+            continue
         group = rng.sample(people, rng.randint(2, 4))
         organizer = rng.choice([me, group[0]])
         attendees = {p["id"]: rng.choice(["accepted", "accepted", "tentative"]) for p in group if p is not organizer}

@@ -90,7 +90,7 @@ def initial_chat_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
     me = by_person[world["me"]["id"]]
     channels, posts = _channels(app, world, by_person, rng, me)
     dm_peer = by_person[world["colleagues"][2]["id"]]
-    dm = {"id": app.new_id("D"), "members": sorted([me, dm_peer])}
+    dm: dict[str, Any] = {"id": app.new_id("D"), "members": sorted([me, dm_peer])}
     posts.append(_post(app, dm["id"], dm_peer, f"Hi! Do you have a minute today about {world['topics'][0]['project']}?",
                        timedelta(hours=5)))
     last_read = {c["id"]: iso(app.now - timedelta(days=rng.randint(1, 5))) for c in channels if me in c["members"]}
