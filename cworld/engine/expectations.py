@@ -11,6 +11,7 @@ must still validate, or the answer is left as it was.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from cworld.engine.operations import singular_word
 from cworld.engine.shaping import Shaper, schema_types
 from cworld.engine.world import Collection, SimWorld, id_keys, new_record
 
+_ISO = re.compile(r"^20\d\d-\d\d-\d\d")
 #: (list name, item schema, conditions) -> a new item for that list.
 ItemMaker = Callable[[str | None, dict[str, Any], tuple[tuple[str, str, str], ...]], Any]
 
@@ -40,6 +42,8 @@ def complete(value: Any, schema: dict[str, Any], parts: tuple[Part, ...], make_i
             item = item_schema(sub)
             while len(node) < (part.index + 1 if part.index >= 0 else -part.index):
                 node.append(make_item(list_name, item, ()))
+            if all(isinstance(x, str) and _ISO.match(x) for x in node):
+                node.sort()  # times stay in order ([start, end])
             node, sub = node[part.index], item
         else:
             item = item_schema(sub)
@@ -66,8 +70,9 @@ class ExpectedItems:
 
     def item(self, list_name: str | None, schema: dict[str, Any], where: tuple[tuple[str, str, str], ...]) -> Any:
         entity = self._entity(list_name)
-        if entity is None:
-            return set_conditions(Shaper(self.rng).make(schema), schema, where)
+        if entity is None:  # named like the list's items, so values fit (`slots` -> times)
+            made = Shaper(self.rng).make(schema, singular_word(list_name or ""))
+            return set_conditions(made, schema, where)
         target = self.world.collection(self.scope, self.card, entity, self.hints)
         record = next((r for r in target.records.values() if holds(_with_key(target, r), where)), None)
         if record is None:

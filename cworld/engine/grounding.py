@@ -173,11 +173,9 @@ class Grounding:
                     self._selected(source_view, parts, filters)
 
     def _named_ids(self, view: ToolView, arg: str, value: Any, literals: dict[str, Any]) -> None:
-        keys = [value] if isinstance(value, str | int) and not isinstance(value, bool) else (
-            value if isinstance(value, list) and all(isinstance(v, str) for v in value) else [])
-        keys = [str(k) for k in keys if _ID_LIKE.match(str(k)) and not _DAY.match(str(k))]
+        keys = _id_values(value)
         own = arg in id_keys(view.entity) or arg == view.entity.name
-        if own and view.op != "create":
+        if own and (view.op != "create" or arg not in (view.entity.key_field, "id")):  # a create's own key is new
             pins = {k: v for k, v in literals.items() if k != arg and k in view.entity.fields and not isinstance(v, list)}
             for key in keys:
                 self._add(view, view.entity, Seed(key, pins if view.op in ("get", "list", "search") else {}))
@@ -240,6 +238,17 @@ def typed(entity: EntityType, name: str, value: str) -> Any:
     return value
 
 
+def _id_values(value: Any) -> list[str]:
+    """The values of an argument that could be ids: one string or number, or a list of strings."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        found = [str(value)]
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        found = [str(v) for v in value]
+    else:
+        found = []
+    return [k for k in found if _ID_LIKE.match(k) and not _DAY.match(k)]
+
+
 def _references(value: Any) -> list[tuple[str, str]]:
     if isinstance(value, str):
         return [(m.group(1), m.group(2)) for m in REFERENCE.finditer(value)]
@@ -291,6 +300,20 @@ def grounded_matches(coll: Collection, args: dict[str, Any], rng: random.Random)
         return []
     coll.grounded[coll.put(made)] = set()
     return [made]
+
+
+def namesakes(coll: Collection, args: dict[str, Any], rng: random.Random) -> None:
+    """A search for a first name finds every person of that name the task mentions: the one meant and
+    the one to leave out ('I mean Emma Lopez; leave Emma Johansson out of it')."""
+    query = query_of(args)
+    name_field = next((f for f, k in coll.entity.fields.items() if k == "name"), None)
+    if coll.ground is None or name_field is None or not query or not re.fullmatch(r"[A-Z][\w'-]+", query.strip()):
+        return
+    known = {str(r.get(name_field)).lower() for r in coll.records.values()}
+    for name in coll.ground.context.full_names(query.strip()):
+        if name.lower() not in known:
+            made = matching_email(coll.entity, new_record(coll, rng, {name_field: name}))
+            coll.grounded[coll.put(made)] = {name_field}
 
 
 def typed_key(coll: Collection, key: str) -> Any:

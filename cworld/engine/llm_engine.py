@@ -166,7 +166,7 @@ class LLMEngine:
         values = {
             "card": card_text(card, op, entity), "tool": tool_text(tool), "operation": op,
             "response_schema": _schema_text(pattern), "envelope": envelope_text(),
-            "demonstrations": demonstrations_text(card), "session": escape_data(condensed.text),
+            "demonstrations": demonstrations_text(card), "session": escape_data(_with_task(session, condensed.text)),
             "session_note": condensed.note, "arguments": data_json(arguments),
         }
         return self.template.render(values)
@@ -182,6 +182,14 @@ class LLMEngine:
         if mode == "schema":
             return {"type": "json_object", "schema": bounded(envelope_schema(pattern.schema))}
         return {"type": "json_object"} if mode == "json" else None
+
+
+def _with_task(session: SessionLog, calls: str) -> str:
+    """The session block opens with the task the episode serves, so the model answers in the world the
+    task describes (the entities it names exist); like the calls, it is data, never instructions."""
+    if session.context is None:
+        return calls
+    return f"The task the agent is working on (what this world holds):\n{session.context.summary()}\n\nCalls so far:\n{calls}"
 
 
 def _schema_text(pattern: ResponsePattern) -> str:

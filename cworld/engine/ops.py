@@ -15,7 +15,7 @@ from typing import Any
 from cworld.engine.cards import CategoryCard
 from cworld.engine.filters import PAGE_ARGS, matches, query_of
 from cworld.engine.fresh import as_fields, source_record
-from cworld.engine.grounding import grounded_matches, materialize
+from cworld.engine.grounding import grounded_matches, materialize, namesakes
 from cworld.engine.world import Collection, Outcome, id_keys, new_record
 
 RENAME_ARGS = ("destination", "new_path", "new_name", "to_path")
@@ -103,6 +103,7 @@ def _page(items: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _list(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    namesakes(coll, args, rng)
     items = [r for r in reversed(coll.records.values()) if matches(r, args)]  # newest first
     query = query_of(args)
     if not items and query and coll.entity.open_world:
@@ -146,7 +147,24 @@ def _echo(args: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- writing -----------------------------------------------------------------------------------------
+def _membership(coll: Collection, args: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """`add_to_watchlist(watchlist_id, symbol)`: an existing record (by one of its id names) and values for
+    its list fields (`symbol` -> `symbols`): the call adds or removes members, not a record."""
+    key = next((str(args[k]) for k in id_keys(coll.entity) if k != coll.key_field and str(args.get(k)) in coll.records), None)
+    lists = {f"{k}s": v for k, v in args.items()
+             if coll.entity.fields.get(f"{k}s", "").startswith("list[") and isinstance(v, str | int)}
+    return (key, lists) if key is not None and lists else None
+
+
 def _create(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: random.Random) -> Outcome:
+    joined = _membership(coll, args)
+    if joined is not None:
+        record = coll.records[joined[0]]
+        for field, value in joined[1].items():
+            members = record.setdefault(field, [])
+            if value not in members:
+                members.append(value)
+        return Outcome(payload=dict(record))
     batch = next((v for v in args.values() if _is_batch(v)), None)
     if batch is not None:
         made = [_create_one(coll, {**_record_fields(coll, args), **item}, rng) for item in batch]
@@ -195,12 +213,25 @@ def _delete(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: ran
     if keys is not None:
         gone = [coll.records.pop(k) for k in keys if k in coll.records]
         return Outcome(payload=_deleted(coll, gone[0] if gone else {}, len(gone)))
+    left = _membership(coll, args)
+    if left is not None:
+        return _leave(card, coll, *left)
     key = find_key(coll, args)
     if key is None and not _names_a_record(coll, args):
         return _action(coll, card, args, rng)  # `remove_coupon()`: the session's one coupon, not a record
     if key is None or _lookup(coll, key, rng) is None:
         return not_found(card, coll, key or "?")
     return Outcome(payload=_deleted(coll, coll.records.pop(key), 1))
+
+
+def _leave(card: CategoryCard, coll: Collection, key: str, members: dict[str, Any]) -> Outcome:
+    record = coll.records[key]
+    for field, value in members.items():
+        if value not in (record.get(field) or []):
+            label = coll.entity.name.replace("_", " ")
+            return Outcome(error_class="not_found", message=f"not_found: {value} is not on {label} {key}")
+        record[field].remove(value)
+    return Outcome(payload=dict(record))
 
 
 def _names_a_record(coll: Collection, args: dict[str, Any]) -> bool:

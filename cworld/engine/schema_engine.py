@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -168,10 +169,7 @@ class SchemaEngine:
         pattern = self._patterns.get(tool.id)
         if pattern is None:
             pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
-        ids = lambda stem: world.keys(tool.server, card, stem, hints)  # noqa: E731
-        nested = _NestedLists(world, tool.server, card, coll, hints)
-        lookup = lambda key: world.find(tool.server, card, key)  # noqa: E731
-        shaper = Shaper(rng, _aliases(coll), ids, nested, lookup, fresh=clock() if made else None)
+        shaper = _shaper(world, tool.server, card, coll, hints, rng, made)
         result = self._shaped(pattern, outcome, coll, card, op, shaper)
         if world.grounding is not None and result.structured_content is not None:
             maker = ExpectedItems(world, tool.server, card, coll, hints, rng)
@@ -242,6 +240,15 @@ class _NestedLists:
             records = [r for r in records if str(r.get(parent)) == key]
         target.shown.update(str(r[target.key_field]) for r in records[:20])
         return [dict(r) for r in records[:20]]
+
+
+def _shaper(world: SimWorld, scope: str, card: CategoryCard, coll: Collection, hints: dict[str, IdFormat],
+            rng: random.Random, made: bool) -> Shaper:
+    """A shaper that knows the world: existing ids, nested lists, names behind ids, a new record's time."""
+    ids = lambda stem: world.keys(scope, card, stem, hints)  # noqa: E731
+    lookup = lambda key: world.find(scope, card, key)  # noqa: E731
+    nested = _NestedLists(world, scope, card, coll, hints)
+    return Shaper(rng, _aliases(coll), ids, nested, lookup, fresh=clock() if made else None)
 
 
 def _freshened(coll: Collection, outcome: Outcome, existing: set[str], tool: ToolSpec,

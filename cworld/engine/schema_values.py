@@ -20,6 +20,7 @@ _ID_FIELD = re.compile(r"^(.+?)_?ids?$")
 _FORMATS = {"date-time": "datetime", "date": "date", "email": "email", "uri": "url", "time": "time"}
 _ISO = re.compile(r"^20\d\d-\d\d-\d\d")
 _HUGE = 1e9
+_SPAN = re.compile(r"(^|_)(slot|range|window|interval|period|span)$", re.IGNORECASE)
 _TROUBLE = re.compile(r"(problem|warning|error|issue|conflict)s$", re.IGNORECASE)
 
 
@@ -106,6 +107,8 @@ class SchemaValues:
         if depth > 6 or (_TROUBLE.search(field) and not schema.get("minItems")):
             return []  # nothing is known to be wrong: no problems, warnings or errors
         count = max(schema.get("minItems", 0), self.rng.randint(1, 3))
+        if _SPAN.search(field) and (schema.get("items") or {}).get("type") == "string":
+            count = 2  # a slot, range or window is a [start, end] pair
         count = min(count, schema.get("maxItems", count))
         item = schema.get("items") or {"type": "string"}
         singular = field[:-1] if field.endswith("s") else field

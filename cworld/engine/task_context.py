@@ -50,27 +50,37 @@ class TaskContext(BaseModel):
         )
 
     @cached_property
-    def corpus(self) -> str:
-        """The context's words, lowercased: the text, every literal argument and every value a reference
-        selects by (`[name=Chidi Lewis]`). A value the engine is asked about is grounded when it occurs here."""
+    def text(self) -> str:
+        """The context's words: the text, every literal argument and every value a reference selects by
+        (`[name=Chidi Lewis]`)."""
         parts = [self.query, *self.constraints, *self.hints]
         for step in self.steps:
             _texts(step.arguments, parts)
-        return "\n".join(parts).lower()
+        return "\n".join(parts)
+
+    @cached_property
+    def corpus(self) -> str:
+        """`text`, lowercased: a value the engine is asked about is grounded when it occurs here."""
+        return self.text.lower()
+
+    def full_names(self, first: str) -> list[str]:
+        """People the task names whose first name is `first` ('Emma' -> Emma Lopez, Emma Johansson)."""
+        found = re.findall(rf"(?<![\w-]){re.escape(first)}\s+[A-Z][\w'-]+", self.text)
+        return list(dict.fromkeys(" ".join(name.split()) for name in found))
 
     def mentions(self, value: str) -> bool:
         """`value` occurs in the context as a whole word or phrase (case-insensitive)."""
         return mentioned(self.corpus, value)
 
     def clock(self) -> datetime | None:
-        """The session's 'today': the earliest date the task mentions, ignoring far-off ones (a birth date,
-        a passport's expiry), at 09:00 UTC. None when the task names no date."""
+        """The session's 'today': the earliest of the dates the task mentions that fall within a year of
+        most others (so a passport's expiry or a birth date does not count), at 09:00 UTC; None when the
+        task names no date."""
         days = sorted(date(int(y), int(m), int(d)) for y, m, d in _DATE.findall(self.corpus) if _valid(y, m, d))
         if not days:
             return None
-        median = days[len(days) // 2]
-        near = [d for d in days if timedelta(0) <= median - d <= timedelta(days=365)]
-        first = near[0] if near else median
+        year = timedelta(days=365)
+        first = max(days, key=lambda d: (sum(d <= other <= d + year for other in days), -d.toordinal()))
         return datetime(first.year, first.month, first.day, 9, 0, tzinfo=UTC)
 
     def digest(self) -> str:

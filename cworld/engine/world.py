@@ -224,7 +224,8 @@ class SimWorld:
 # --- keeping the world consistent with what was answered -------------------------------------------
 def mark_shown(coll: Collection, payload: Any) -> None:
     """Records an answer showed (one record, or a page's items) are fixed from now on."""
-    records = payload.get("items") if isinstance(payload, dict) and isinstance(payload.get("items"), list) else [payload]
+    items = payload.get("items") if isinstance(payload, dict) else None
+    records: list[Any] = items if isinstance(items, list) else [payload]
     for record in records:
         if isinstance(record, dict) and record.get(coll.key_field) is not None:
             coll.shown.add(str(record[coll.key_field]))
