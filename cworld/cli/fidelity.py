@@ -26,9 +26,10 @@ def _report_options(fn: click.decorators.FC) -> click.decorators.FC:
         [
             click.option(
                 "--metric",
-                default="overall",
+                default="overall_comparable",
                 show_default=True,
-                help="Score that ranks agents: overall, success, or a metric of scores.jsonl (e.g. R_c).",
+                help="Score that ranks agents: overall_comparable (the overall score without the state-diff parts, "
+                "which only live runs have), overall, success, or a metric of scores.jsonl (e.g. R_c).",
             ),
             click.option(
                 "--bootstrap",

@@ -15,6 +15,10 @@ from cworld.judges.content import Weights
 BASIS_ALL = "verifiable+judges"
 BASIS_VERIFIABLE = "verifiable only"
 
+#: Parts only a live episode can have (a synthesized world has no end state to diff). Comparing modes on
+#: `overall` would charge live agents for damage a synthesized run cannot see; `comparable_overall` leaves them out.
+STATE_PARTS: frozenset[str] = frozenset({"R_c", "R_b_complement"})
+
 
 @dataclass(frozen=True)
 class Overall:
@@ -32,8 +36,15 @@ def verifiable_parts(metrics: dict[str, float | None]) -> dict[str, float | None
     return parts
 
 
-def overall(metrics: dict[str, float | None], dimensions: dict[str, DimensionScore], weights: Weights) -> Overall:
-    available = verifiable_parts(metrics)
+def comparable_overall(metrics: dict[str, float | None], dimensions: dict[str, DimensionScore],
+                       weights: Weights) -> Overall:
+    """The overall score on the parts every mode can have: what fidelity compares across live and synthesized."""
+    return overall(metrics, dimensions, weights, skip=STATE_PARTS)
+
+
+def overall(metrics: dict[str, float | None], dimensions: dict[str, DimensionScore], weights: Weights,
+            *, skip: frozenset[str] = frozenset()) -> Overall:
+    available = {k: v for k, v in verifiable_parts(metrics).items() if k not in skip}
     parts = {k: float(v) for k, w in weights.verifiable.items() if w > 0 and (v := available.get(k)) is not None}
     judged = {k: d.score / 10.0 for k, d in dimensions.items()
               if d.score is not None and weights.judges.get(k, 0) > 0}

@@ -14,7 +14,7 @@ from cworld.data_model import DimensionScore, Score, ToolSpec, Trajectory
 from cworld.judges.condense import evidence
 from cworld.judges.content import JudgeContent
 from cworld.judges.ensemble import judge_episode, unscored_dimensions
-from cworld.judges.overall import overall
+from cworld.judges.overall import comparable_overall, overall
 from cworld.judges.verifiable import VerifiableResult, verifiable_scores
 from cworld.llm import Gateway
 from cworld.report.redact import Redactor
@@ -78,7 +78,9 @@ def _start(trajectory: Trajectory, setup: JudgeSetup) -> Score:
 
 def _complete(score: Score, result: VerifiableResult, dims: dict[str, DimensionScore],
               content: JudgeContent) -> Score:
-    score.metrics, score.constraints, score.personas = result.metrics, result.constraints, result.personas
+    comparable = comparable_overall(result.metrics, dims, content.weights)
+    score.metrics = {**result.metrics, "overall_comparable": comparable.score}
+    score.constraints, score.personas = result.constraints, result.personas
     score.dimensions = dims
     total = overall(result.metrics, dims, content.weights)
     score.overall, score.overall_basis = total.score, total.basis

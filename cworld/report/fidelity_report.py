@@ -91,7 +91,7 @@ def build_fidelity(
     synth: Path | None,
     tools: Mapping[str, ToolSpec],
     content: JudgeContent,
-    metric: str = "overall",
+    metric: str = "overall_comparable",
     reference: Path | None = None,
     bootstrap: int = BOOTSTRAP,
     level: float = LEVEL,

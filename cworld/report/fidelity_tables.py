@@ -55,8 +55,8 @@ class ScoreTable:
 
 
 def metric_value(score: Score, metric: str) -> float | None:
-    if metric == "overall":
-        return score.overall
+    if metric == "overall" or (metric == "overall_comparable" and metric not in score.metrics):
+        return score.overall  # scores written before `overall_comparable` existed: their overall is the closest
     if metric == "success":
         return None if score.success is None else float(score.success)
     value = score.metrics.get(metric)
