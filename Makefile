@@ -33,7 +33,8 @@ $(SERVERS_STAMP): $(STAMP) registry/servers.yaml
 
 servers: $(SERVERS_STAMP)
 
-test: setup
+# The tests, after the style and type checks that CI holds every change to.
+test: setup lint
 	$(PY) -m pytest
 
 lint: setup
