@@ -5,27 +5,8 @@ hand."""
 from __future__ import annotations
 
 import pytest
-
-from cworld.sandbox.catalog import app_by_name
-from cworld.sandbox.framework import SandboxSession
-from cworld.sandbox.framework.server import SandboxServer, build_server
-
-
-def _server(name: str) -> SandboxServer:
-    return build_server(SandboxSession(0, [app_by_name(name)]), name)
-
-
-def ok(server: SandboxServer, tool: str, **args: object) -> dict:
-    result = server.call_tool_sync(tool, args)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def fails(server: SandboxServer, tool: str, **args: object) -> str:
-    result = server.call_tool_sync(tool, args)
-    assert result.is_error, f"{tool} should fail: {result.structured_content}"
-    assert result.meta["cworld"]["kind"] == "invalid", result.content[0].text
-    return result.content[0].text
+from stateless_calls import fails, ok
+from stateless_calls import stateless_server as _server
 
 
 @pytest.fixture(scope="module")
