@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from sandbox_results import err, ok
 
 from cworld.sandbox.apps.clock import ClockApp
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server
 from cworld.sandbox.framework.world import cast
-
-
-def ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def err(result: Any, kind: str) -> str:
-    assert result.is_error, result.structured_content
-    text = result.content[0].text
-    assert text.startswith(f"{kind}:"), text
-    return text
 
 
 @pytest.fixture

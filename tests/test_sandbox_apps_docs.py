@@ -6,23 +6,12 @@ import re
 from typing import Any
 
 import pytest
+from sandbox_results import err, ok
 
 from cworld.sandbox.apps.docs import DocsApp
 from cworld.sandbox.apps.mail import MailApp
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import build_all
-
-
-def ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def err(result: Any, kind: str) -> str:
-    assert result.is_error, result.structured_content
-    text = result.content[0].text
-    assert text.startswith(f"{kind}:"), text
-    return text
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from sandbox_results import err, ok
 
 from cworld.sandbox.apps import _finance_state as fin
 from cworld.sandbox.apps.finance import FinanceApp
@@ -15,18 +16,6 @@ from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server
 
 SEED = 3
-
-
-def ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def err(result: Any, kind: str) -> str:
-    assert result.is_error, result.structured_content
-    text = result.content[0].text
-    assert text.startswith(f"{kind}:"), text
-    return text
 
 
 @pytest.fixture

@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import pytest
+from sandbox_results import err, ok
 
 from cworld.sandbox.apps._common import parse_iso
 from cworld.sandbox.apps.mail import MailApp
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server
 from cworld.sandbox.framework.world import cast
-
-
-def ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def err(result: Any, kind: str) -> str:
-    assert result.is_error, result.structured_content
-    text = result.content[0].text
-    assert text.startswith(f"{kind}:"), text
-    return text
 
 
 @pytest.fixture

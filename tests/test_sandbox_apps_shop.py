@@ -4,27 +4,15 @@ order cancel/return rules, and business errors that change nothing."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import pytest
+from sandbox_results import err, ok
 
 from cworld.sandbox.apps.shop import ShopApp
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server
 
 SEED = 7
-
-
-def ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def err(result: Any, kind: str) -> str:
-    assert result.is_error, result.structured_content
-    text = result.content[0].text
-    assert text.startswith(f"{kind}:"), text
-    return text
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
+from sandbox_results import err, ok
 
 from cworld.sandbox.apps import _travel_state as world
 from cworld.sandbox.apps._common import iso
@@ -15,18 +16,6 @@ from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server
 
 SEED = 5
-
-
-def ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def err(result: Any, kind: str) -> str:
-    assert result.is_error, result.structured_content
-    text = result.content[0].text
-    assert text.startswith(f"{kind}:"), text
-    return text
 
 
 @pytest.fixture
