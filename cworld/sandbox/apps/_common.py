@@ -119,3 +119,11 @@ def suggest(name: str, candidates: Sequence[str]) -> str:
 
 def money(value: float) -> float:
     return round(value + 0.0, 2)
+
+
+def find_in_directory(directory: dict[str, dict[str, Any]], query: str, page: int,
+                      page_size: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A page of the people whose name, email or company match `query`, by name: the look-up that
+    calendar invitations and document sharing both need before they take a person id."""
+    found = [p for p in directory.values() if matches(query, p["name"], p["email"], p["company"])]
+    return paginate(sorted(found, key=lambda p: (p["name"], p["id"])), page, page_size)

@@ -32,6 +32,7 @@ from cworld.sandbox.apps._calendar_state import initial_calendar_state, working_
 from cworld.sandbox.apps._common import (
     PAGE_DOC,
     PAGE_SIZE_DOC,
+    find_in_directory,
     iso,
     matches,
     paginate,
@@ -180,8 +181,7 @@ class CalendarApp(SandboxApp):
         page_size: PageSize = 10,
     ) -> PersonPage:
         """Look people up in the directory to get their person ids (needed to invite them)."""
-        found = [p for p in self.state["directory"].values() if matches(query, p["name"], p["email"], p["company"])]
-        chunk, meta = paginate(sorted(found, key=lambda p: (p["name"], p["id"])), page, page_size)
+        chunk, meta = find_in_directory(self.state["directory"], query, page, page_size)
         people = [Person(person_id=p["id"], **{k: p[k] for k in Person.model_fields if k != "person_id"}) for p in chunk]
         return PersonPage(people=people, **meta)
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._common import PAGE_DOC, PAGE_SIZE_DOC, iso, matches, paginate
+from cworld.sandbox.apps._common import PAGE_DOC, PAGE_SIZE_DOC, find_in_directory, iso, matches, paginate
 from cworld.sandbox.apps._docs_models import (
     AccessRequest,
     Comment,
@@ -138,8 +138,7 @@ class DocsApp(SandboxApp):
         page_size: PageSize = 10,
     ) -> PersonPage:
         """Look people up to get the person ids that sharing needs."""
-        found = [p for p in self.state["directory"].values() if matches(query, p["name"], p["email"], p["company"])]
-        chunk, meta = paginate(sorted(found, key=lambda p: (p["name"], p["id"])), page, page_size)
+        chunk, meta = find_in_directory(self.state["directory"], query, page, page_size)
         return PersonPage(people=[Person(person_id=p["id"], name=p["name"], email=p["email"], company=p["company"])
                                   for p in chunk], **meta)
 
