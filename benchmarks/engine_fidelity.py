@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.assign import CardIndex
-from cworld.engine.cards import load_cards
-from cworld.engine.jsonschema_utils import key_paths
-from cworld.engine.preview import check_result
+from cworld.engine.cards.assign import CardIndex
+from cworld.engine.cards.card import load_cards
+from cworld.schemas.validation import key_paths
+from cworld.engine.schema.preview import check_result
 from cworld.engine.protocol import SessionLog
-from cworld.engine.schema_engine import SchemaEngine
+from cworld.engine.schema.engine import SchemaEngine
 from cworld.environment import Environment, Workspace
 from cworld.mcp.normalize import from_call_result
 from cworld.registry.probe_args import ValueBank, planned_args, probe_order
@@ -221,7 +221,7 @@ def main() -> int:
           f"live in-memory sandbox {len(sandbox) / live_s:,.0f} calls/s")
 
     if os.environ.get("CWORLD_ENGINE_MODEL"):
-        from cworld.engine.llm_engine import LLMEngine
+        from cworld.engine.llm.engine import LLMEngine
         from cworld.llm import Gateway
 
         sample = calls[: opts.llm_limit]

@@ -20,7 +20,7 @@ from cworld.controller.backends import (
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import ServerSpec, Task, ToolResult, ToolSpec
 from cworld.engine.protocol import SessionLog
-from cworld.engine.schema_engine import SchemaEngine
+from cworld.engine.schema.engine import SchemaEngine
 from cworld.environment import Environment, Workspace
 from cworld.errors import ModelError
 

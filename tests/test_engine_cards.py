@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from cworld.data_model import ServerSpec, ToolSpec
-from cworld.engine.assign import assign_cards, assign_tool
-from cworld.engine.cards import load_card, load_cards
-from cworld.engine.operations import entity_for, operation_kind
+from cworld.engine.cards.assign import assign_cards, assign_tool
+from cworld.engine.cards.card import load_card, load_cards
+from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.errors import ContentError
 from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework.server import tool_specs

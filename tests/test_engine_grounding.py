@@ -13,14 +13,14 @@ from cworld.controller.backends import EngineBackend
 from cworld.controller.factory import build_engine, default_engine
 from cworld.controller.policy import Policy
 from cworld.data_model import Constraint, PlanStep, Task, ToolResult, ToolSpec
-from cworld.engine import task_context
-from cworld.engine.cards import load_cards
-from cworld.engine.grounding import parse_path
-from cworld.engine.jsonschema_utils import validation_error
-from cworld.engine.llm_engine import LLMEngine
+from cworld.engine.world import task as task_context
+from cworld.engine.cards.card import load_cards
+from cworld.engine.world.grounding import parse_path
+from cworld.schemas.validation import validation_error
+from cworld.engine.llm.engine import LLMEngine
 from cworld.engine.protocol import SessionLog
-from cworld.engine.schema_engine import SchemaEngine
-from cworld.engine.task_context import TaskContext
+from cworld.engine.schema.engine import SchemaEngine
+from cworld.engine.world.task import TaskContext
 from cworld.environment import Environment, Workspace
 from cworld.llm import Gateway, mock
 from cworld.report.fidelity_experiment import make_engine

@@ -11,11 +11,11 @@ import pytest
 
 from cworld.config import ModelConfig, ModelsConfig
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.cards import load_cards
-from cworld.engine.context import condense, identifiers
-from cworld.engine.jsonschema_utils import inline_refs, validation_error
-from cworld.engine.llm_engine import LLMEngine
-from cworld.engine.prompts import bounded, escape_data
+from cworld.engine.cards.card import load_cards
+from cworld.engine.llm.history import condense, identifiers
+from cworld.schemas.validation import inline_refs, validation_error
+from cworld.engine.llm.engine import LLMEngine
+from cworld.engine.llm.prompts import bounded, escape_data
 from cworld.engine.protocol import SessionLog
 from cworld.errors import ConfigError
 from cworld.llm import Gateway, mock

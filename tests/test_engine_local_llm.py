@@ -16,10 +16,10 @@ import pytest
 from cworld.cli import llm_local
 from cworld.config import ModelConfig, ModelsConfig
 from cworld.data_model import ToolSpec
-from cworld.engine.assign import CardIndex
-from cworld.engine.cards import load_cards
-from cworld.engine.llm_engine import LLMEngine
-from cworld.engine.preview import check_result
+from cworld.engine.cards.assign import CardIndex
+from cworld.engine.cards.card import load_cards
+from cworld.engine.llm.engine import LLMEngine
+from cworld.engine.schema.preview import check_result
 from cworld.engine.protocol import SessionLog
 from cworld.errors import MissingDependency
 from cworld.llm import Gateway

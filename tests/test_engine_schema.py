@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.cards import load_cards
-from cworld.engine.jsonschema_utils import inline_refs, validation_error
-from cworld.engine.operations import entity_for, operation_kind
-from cworld.engine.patterns import response_pattern
+from cworld.engine.cards.card import load_cards
+from cworld.schemas.validation import inline_refs, validation_error
+from cworld.engine.cards.operations import entity_for, operation_kind
+from cworld.engine.schema.patterns import response_pattern
 from cworld.engine.protocol import SessionLog
-from cworld.engine.schema_engine import SchemaEngine
+from cworld.engine.schema.engine import SchemaEngine
 from cworld.registry.probe_args import ValueBank, generate_args
 from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework.server import tool_specs

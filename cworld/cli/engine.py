@@ -24,8 +24,8 @@ def command() -> None:
 @click.pass_context
 def cards_command(ctx: click.Context, embed: bool, as_json: bool) -> None:
     """Tools per category card, and how many are left uncategorized (generic by fallback)."""
-    from cworld.engine.cards import load_cards
-    from cworld.engine.coverage import coverage
+    from cworld.engine.cards.card import load_cards
+    from cworld.engine.cards.coverage import coverage
     from cworld.engine.toolset import load_toolset
 
     env = environment(ctx)
@@ -69,8 +69,8 @@ def _print_coverage(report: dict[str, Any]) -> None:
 def try_command(ctx: click.Context, tool_id: str, args_text: str, engine_name: str, session_file: Path | None,
                 record: bool, seed: int, as_json: bool) -> None:
     """Simulate one call of SERVER/TOOL and say whether the answer fits the tool's output schema."""
-    from cworld.engine.cards import load_cards
-    from cworld.engine.preview import parse_arguments, preview, save_session
+    from cworld.engine.cards.card import load_cards
+    from cworld.engine.schema.preview import parse_arguments, preview, save_session
     from cworld.engine.protocol import SessionLog
     from cworld.engine.toolset import load_toolset
     from cworld.errors import UsageError
@@ -98,10 +98,10 @@ def try_command(ctx: click.Context, tool_id: str, args_text: str, engine_name: s
 
 def _engine(name: str, cards: dict[str, Any], tools: list[Any], env: Any, ws: Any) -> Any:
     if name == "schema":
-        from cworld.engine.schema_engine import SchemaEngine
+        from cworld.engine.schema.engine import SchemaEngine
 
         return SchemaEngine(cards, tools)
-    from cworld.engine.llm_engine import LLMEngine
+    from cworld.engine.llm.engine import LLMEngine
     from cworld.llm import Gateway
 
     return LLMEngine(cards, Gateway.from_workspace(ws), cards_dir=env.category_cards, tools=tools)

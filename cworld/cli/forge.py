@@ -20,7 +20,7 @@ from cworld.cli.common import echo_json, environment, json_option, workspace
 @click.pass_context
 def command(ctx: click.Context, description: str, category: str, out: Path, count: int, as_json: bool) -> None:
     """Design a new app's tools under a card; write a schema-only catalog synthesized mode can run at once."""
-    from cworld.engine.cards import load_cards
+    from cworld.engine.cards.card import load_cards
     from cworld.engine.forge import (
         catalog_entries,
         check_category,

@@ -32,9 +32,9 @@ from cworld.controller.controller import StateController
 from cworld.controller.middleware import Middleware
 from cworld.controller.policy import Policy, load_policy
 from cworld.data_model import Task, ToolSpec
-from cworld.engine.cards import CategoryCard, load_cards
+from cworld.engine.cards.card import CategoryCard, load_cards
 from cworld.engine.protocol import WorldEngine
-from cworld.engine.task_context import TaskContext
+from cworld.engine.world.task import TaskContext
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
 
@@ -60,7 +60,7 @@ def build_engine(kind: str, env: Environment, workspace: Workspace, tools: Itera
     builds one engine and passes it to every `build_controller` (`engine=`): the LLM engine's cache and
     usage then cover the whole run, and nothing is rebuilt per episode."""
     from cworld.config import load_models
-    from cworld.engine.schema_engine import SchemaEngine
+    from cworld.engine.schema.engine import SchemaEngine
 
     if kind not in ENGINE_KINDS:
         raise UsageError(f"unknown engine {kind!r}; use one of: {', '.join(ENGINE_KINDS)}")
@@ -71,7 +71,7 @@ def build_engine(kind: str, env: Environment, workspace: Workspace, tools: Itera
                          "(or models.yaml in the workspace), or use --engine schema")
     if kind == "schema" or not configured:
         return SchemaEngine(cards, tools)
-    from cworld.engine.llm_engine import LLMEngine
+    from cworld.engine.llm.engine import LLMEngine
     from cworld.llm import Gateway
 
     return LLMEngine(cards, gateway or Gateway.from_workspace(workspace), cards_dir=env.category_cards, tools=tools)

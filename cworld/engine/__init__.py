@@ -4,11 +4,11 @@ See docs/world-engine.md. `SchemaEngine` is the offline, deterministic default; 
 of role `engine` and falls back to the schema engine. Both answer `respond(tool, arguments, session)`.
 """
 
-from cworld.engine.assign import Assignment, CardIndex, assign_cards
-from cworld.engine.cards import CategoryCard, load_cards
-from cworld.engine.llm_engine import EngineStats, LLMEngine
+from cworld.engine.cards.assign import Assignment, CardIndex, assign_cards
+from cworld.engine.cards.card import CategoryCard, load_cards
+from cworld.engine.llm.engine import EngineStats, LLMEngine
 from cworld.engine.protocol import LogEntry, SessionLog, WorldEngine
-from cworld.engine.schema_engine import SchemaEngine
+from cworld.engine.schema.engine import SchemaEngine
 
 __all__ = [
     "Assignment",

@@ -19,10 +19,10 @@ import yaml
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from cworld.data_model import ToolAnnotations, ToolSpec
-from cworld.engine.cards import CategoryCard
-from cworld.engine.jsonschema_utils import schema_problem
+from cworld.engine.cards.card import CategoryCard
+from cworld.schemas.validation import schema_problem
 from cworld.engine.protocol import SessionLog
-from cworld.engine.schema_engine import SchemaEngine
+from cworld.engine.schema.engine import SchemaEngine
 from cworld.errors import ConfigError, UsageError
 from cworld.llm import Gateway
 

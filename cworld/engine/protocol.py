@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.task_context import TaskContext
+from cworld.engine.world.task import TaskContext
 from cworld.errors import UsageError
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 
 from cworld.data_model import ToolSpec
-from cworld.registry.schema_examples import (
+from cworld.schemas.probe import (
     FORMAT_HINTS,
     ArgGenerator,
     described_example,

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from cworld.data_model import ToolResult
-from cworld.registry.schema_examples import singular
+from cworld.schemas.probe import singular
 
 
 class ValueBank:

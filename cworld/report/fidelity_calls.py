@@ -27,7 +27,7 @@ from typing import Any
 
 from cworld.agents.toolbox import SEARCH_TOOL
 from cworld.data_model import Step, ToolResult, ToolSpec, Trajectory
-from cworld.engine.jsonschema_utils import key_paths, validation_error
+from cworld.schemas.validation import key_paths, validation_error
 
 UNCATEGORIZED = "uncategorized"
 

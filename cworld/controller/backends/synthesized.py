@@ -16,7 +16,7 @@ from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.protocol import SessionLog, WorldEngine
-from cworld.engine.task_context import TaskContext
+from cworld.engine.world.task import TaskContext
 from cworld.errors import CworldError
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cworld.engine.fresh import fresh_default
-from cworld.engine.schema_values import IdSource, number_bounds, value_for_schema
+from cworld.engine.world.fresh import fresh_default
+from cworld.schemas.realistic import IdSource, number_bounds, value_for_schema
 
 #: (property, the record being shaped, the answer object's property names) -> the world's records that
 #: list holds (a board's `lists`, a cart's `items`), or None when no collection holds it.

@@ -12,11 +12,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from cworld.engine.cards import CategoryCard
-from cworld.engine.filters import PAGE_ARGS, matches, query_of
-from cworld.engine.fresh import as_fields, source_record
-from cworld.engine.grounding import grounded_matches, materialize, namesakes
-from cworld.engine.world import Collection, Outcome, id_keys, new_record
+from cworld.engine.cards.card import CategoryCard
+from cworld.engine.world.filters import PAGE_ARGS, matches, query_of
+from cworld.engine.world.fresh import as_fields, source_record
+from cworld.engine.world.grounding import grounded_matches, materialize, namesakes
+from cworld.engine.world.state import Collection, Outcome, id_keys, new_record
 
 RENAME_ARGS = ("destination", "new_path", "new_name", "to_path")
 SOURCE_ARGS = ("source", "src", "from_path", "old_path")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards import CategoryCard, EntityType
+from cworld.engine.cards.card import CategoryCard, EntityType
 
 _VERBS: dict[str, tuple[str, ...]] = {
     "search": ("search", "find", "query", "lookup", "look", "grep", "match"),

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from cworld.engine.values import hinted_type, numeric_range, value_for_type
+from cworld.schemas.plausible import hinted_type, numeric_range, value_for_type
 
 #: entity stem (e.g. "person") -> existing keys; empty when the world has no such entity.
 IdSource = Callable[[str], list[str]]

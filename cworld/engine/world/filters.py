@@ -16,8 +16,8 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from cworld.engine.cards import EntityType
-from cworld.engine.values import LAST, clock
+from cworld.engine.cards.card import EntityType
+from cworld.schemas.plausible import LAST, clock
 
 QUERY_ARGS = ("query", "q", "search", "keyword", "keywords", "term", "pattern", "text_query")
 PAGE_ARGS = ("page", "page_size", "per_page", "limit", "offset", "max_results", "cursor", "count", "max_count",

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards import CategoryCard, EntityType
+from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.errors import ContentError
 
 TEMPLATE_FILE = Path("_prompts") / "engine.md"

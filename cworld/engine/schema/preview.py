@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.assign import CardIndex
-from cworld.engine.cards import CategoryCard
-from cworld.engine.jsonschema_utils import validation_error
-from cworld.engine.operations import entity_for, operation_kind
-from cworld.engine.patterns import response_pattern
+from cworld.engine.cards.assign import CardIndex
+from cworld.engine.cards.card import CategoryCard
+from cworld.schemas.validation import validation_error
+from cworld.engine.cards.operations import entity_for, operation_kind
+from cworld.engine.schema.patterns import response_pattern
 from cworld.engine.protocol import SessionLog, WorldEngine
 from cworld.errors import UsageError
 

@@ -24,21 +24,21 @@ from datetime import date
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.assign import CardIndex
-from cworld.engine.cards import CategoryCard
-from cworld.engine.expectations import ExpectedItems
-from cworld.engine.filters import BEFORE_ARGS
-from cworld.engine.fresh import as_fields, freshen
-from cworld.engine.grounding import LIST_NAMES, Grounding, ToolView, entity_named
-from cworld.engine.idformat import IdFormat, hinted_formats
-from cworld.engine.jsonschema_utils import validation_error
-from cworld.engine.operations import entity_for, name_tokens, operation_kind, singular_word
-from cworld.engine.ops import apply
-from cworld.engine.patterns import ResponsePattern, render_text, response_pattern, text_template
+from cworld.engine.cards.assign import CardIndex
+from cworld.engine.cards.card import CategoryCard
+from cworld.engine.schema.expectations import ExpectedItems
+from cworld.engine.world.filters import BEFORE_ARGS
+from cworld.engine.world.fresh import as_fields, freshen
+from cworld.engine.world.grounding import LIST_NAMES, Grounding, ToolView, entity_named
+from cworld.engine.world.idformat import IdFormat, hinted_formats
+from cworld.schemas.validation import validation_error
+from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
+from cworld.engine.schema.handlers import apply
+from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern, text_template
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
-from cworld.engine.shaping import Shaper, single_text_property
-from cworld.engine.values import clock, focus_day, session_clock
-from cworld.engine.world import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown
+from cworld.engine.schema.shaping import Shaper, single_text_property
+from cworld.schemas.plausible import clock, focus_day, session_clock
+from cworld.engine.world.state import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown
 from cworld.seeding import derive_rng
 
 _BARE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from cworld.engine.assign import Assignment, Embedder, assign_cards
-from cworld.engine.cards import CategoryCard
+from cworld.engine.cards.assign import Assignment, Embedder, assign_cards
+from cworld.engine.cards.card import CategoryCard
 from cworld.engine.toolset import Toolset
 
 

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards import EntityType
+from cworld.engine.cards.card import EntityType
 
 #: "e.g. mail_0007", "such as SKU-1042", "like C_0003": an example id in a description.
 _EXAMPLE = re.compile(r"(?:e\.g\.|such as|like|for example|example:)\s*[:,]?\s*['\"`]?([A-Za-z][\w-]*?\d+|\d+)\b")

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cworld.engine.cards import CategoryCard, EntityType
-from cworld.engine.grounding import LIST_NAMES, Part, entity_named, typed, typed_key
-from cworld.engine.idformat import IdFormat
-from cworld.engine.operations import singular_word
-from cworld.engine.shaping import Shaper, schema_types
-from cworld.engine.world import Collection, SimWorld, id_keys, new_record
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.world.grounding import LIST_NAMES, Part, entity_named, typed, typed_key
+from cworld.engine.world.idformat import IdFormat
+from cworld.engine.cards.operations import singular_word
+from cworld.engine.schema.shaping import Shaper, schema_types
+from cworld.engine.world.state import Collection, SimWorld, id_keys, new_record
 
 _ISO = re.compile(r"^20\d\d-\d\d-\d\d")
 #: (list name, item schema, conditions) -> a new item for that list.

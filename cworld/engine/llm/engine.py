@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.assign import CardIndex
-from cworld.engine.cards import CategoryCard
-from cworld.engine.context import condense
-from cworld.engine.jsonschema_utils import validation_error
-from cworld.engine.operations import entity_for, operation_kind
-from cworld.engine.patterns import ResponsePattern, response_pattern
-from cworld.engine.prompts import (
+from cworld.engine.cards.assign import CardIndex
+from cworld.engine.cards.card import CategoryCard
+from cworld.engine.llm.history import condense
+from cworld.schemas.validation import validation_error
+from cworld.engine.cards.operations import entity_for, operation_kind
+from cworld.engine.schema.patterns import ResponsePattern, response_pattern
+from cworld.engine.llm.prompts import (
     PromptTemplate,
     bounded,
     card_text,
@@ -37,7 +37,7 @@ from cworld.engine.prompts import (
     tool_text,
 )
 from cworld.engine.protocol import SessionLog
-from cworld.engine.schema_engine import SchemaEngine
+from cworld.engine.schema.engine import SchemaEngine
 from cworld.errors import ModelError
 from cworld.llm import Gateway, extract_json
 from cworld.seeding import derive_seed

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from cworld.engine.cards import CategoryCard, EntityType
-from cworld.engine.filters import TIME_PAIRS, moment_of, move_to_moment
-from cworld.engine.idformat import IdFormat, format_for
-from cworld.engine.values import value_for_type
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.world.filters import TIME_PAIRS, moment_of, move_to_moment
+from cworld.engine.world.idformat import IdFormat, format_for
+from cworld.schemas.plausible import value_for_type
 from cworld.seeding import derive_rng
 
 if TYPE_CHECKING:
-    from cworld.engine.grounding import Grounding
+    from cworld.engine.world.grounding import Grounding
 
 _REF = re.compile(r"^(.+?)_ids?$")
 

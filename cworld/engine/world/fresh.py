@@ -13,8 +13,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from cworld.engine.cards import EntityType
-from cworld.engine.operations import singular_word
+from cworld.engine.cards.card import EntityType
+from cworld.engine.cards.operations import singular_word
 
 _MADE = re.compile(r"creat|booked|placed|sent|updat|submitted|added|joined|modified|requested|ordered|opened")
 _STATE = re.compile(r"(^|_)(status|state)$")

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cworld.data_model import ServerSpec, ToolSpec
-from cworld.engine.cards import CategoryCard
-from cworld.engine.operations import name_tokens, singular
+from cworld.engine.cards.card import CategoryCard
+from cworld.engine.cards.operations import name_tokens, singular
 
 #: (texts) -> list of unit vectors; the registry's embedder fits.
 Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]

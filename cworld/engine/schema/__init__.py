@@ -1,0 +1,1 @@
+"""The schema engine: the offline, deterministic World Engine and the pieces it shapes answers with."""
