@@ -32,13 +32,13 @@ from typing import Any
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import load_cards
-from cworld.schemas.validation import key_paths
-from cworld.engine.schema.preview import check_result
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
+from cworld.engine.schema.preview import check_result
 from cworld.environment import Environment, Workspace
 from cworld.mcp.normalize import from_call_result
 from cworld.registry.probe_args import ValueBank, planned_args, probe_order
+from cworld.schemas.walk import key_paths
 
 
 @dataclass

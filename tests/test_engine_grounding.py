@@ -13,18 +13,18 @@ from cworld.controller.backends import EngineBackend
 from cworld.controller.factory import build_engine, default_engine
 from cworld.controller.policy import Policy
 from cworld.data_model import Constraint, PlanStep, Task, ToolResult, ToolSpec
-from cworld.engine.world import task as task_context
 from cworld.engine.cards.card import load_cards
-from cworld.engine.world.grounding import parse_path
-from cworld.schemas.validation import validation_error
 from cworld.engine.llm.engine import LLMEngine
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
+from cworld.engine.world import task as task_context
+from cworld.engine.world.grounding import parse_path
 from cworld.engine.world.task import TaskContext
 from cworld.environment import Environment, Workspace
 from cworld.llm import Gateway, mock
 from cworld.report.fidelity_experiment import make_engine
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
+from cworld.schemas.validation import validation_error
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_cards(ROOT / "category_cards")

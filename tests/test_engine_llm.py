@@ -12,15 +12,16 @@ import pytest
 from cworld.config import ModelConfig, ModelsConfig
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.card import load_cards
-from cworld.engine.llm.history import condense, identifiers
-from cworld.schemas.validation import inline_refs, validation_error
 from cworld.engine.llm.engine import LLMEngine
+from cworld.engine.llm.history import condense, identifiers
 from cworld.engine.llm.prompts import bounded, escape_data
 from cworld.engine.protocol import SessionLog
 from cworld.errors import ConfigError
 from cworld.llm import Gateway, mock
 from cworld.sandbox.catalog import app_by_name
 from cworld.sandbox.framework.server import tool_specs
+from cworld.schemas.validation import validation_error
+from cworld.schemas.walk import inline_refs
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_DIR = ROOT / "category_cards"

@@ -19,8 +19,8 @@ from cworld.data_model import ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import load_cards
 from cworld.engine.llm.engine import LLMEngine
-from cworld.engine.schema.preview import check_result
 from cworld.engine.protocol import SessionLog
+from cworld.engine.schema.preview import check_result
 from cworld.errors import MissingDependency
 from cworld.llm import Gateway
 from cworld.sandbox.catalog import app_by_name

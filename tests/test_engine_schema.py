@@ -10,14 +10,15 @@ import pytest
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.card import load_cards
-from cworld.schemas.validation import inline_refs, validation_error
 from cworld.engine.cards.operations import entity_for, operation_kind
-from cworld.engine.schema.patterns import response_pattern
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
+from cworld.engine.schema.patterns import response_pattern
 from cworld.registry.probe_args import ValueBank, generate_args
 from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework.server import tool_specs
+from cworld.schemas.validation import validation_error
+from cworld.schemas.walk import inline_refs
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_cards(ROOT / "category_cards")

@@ -70,8 +70,8 @@ def try_command(ctx: click.Context, tool_id: str, args_text: str, engine_name: s
                 record: bool, seed: int, as_json: bool) -> None:
     """Simulate one call of SERVER/TOOL and say whether the answer fits the tool's output schema."""
     from cworld.engine.cards.card import load_cards
-    from cworld.engine.schema.preview import parse_arguments, preview, save_session
     from cworld.engine.protocol import SessionLog
+    from cworld.engine.schema.preview import parse_arguments, preview, save_session
     from cworld.engine.toolset import load_toolset
     from cworld.errors import UsageError
 

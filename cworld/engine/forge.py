@@ -20,11 +20,11 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from cworld.data_model import ToolAnnotations, ToolSpec
 from cworld.engine.cards.card import CategoryCard
-from cworld.schemas.validation import schema_problem
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.errors import ConfigError, UsageError
 from cworld.llm import Gateway
+from cworld.schemas.validation import schema_problem
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
 ROLES = ("synth", "engine")

@@ -15,14 +15,9 @@ from typing import Any
 import jsonschema
 
 from cworld.data_model import ToolSpec
-from cworld.schemas.probe import (
-    FORMAT_HINTS,
-    ArgGenerator,
-    described_example,
-    resolve_ref,
-    singular,
-)
 from cworld.registry.value_bank import ValueBank
+from cworld.schemas.probe import FORMAT_HINTS, ProbeValues, described_example, singular
+from cworld.schemas.walk import resolve_ref
 
 __all__ = ["ValueBank", "generate_args", "looks_read_only", "planned_args", "probe_order", "schema_problem"]
 
@@ -70,7 +65,7 @@ def generate_args(tool: ToolSpec, bank: ValueBank | None = None) -> dict[str, An
     """Required parameters only: a harvested value when one fits, else an example from the schema."""
     schema = tool.input_schema or {}
     props: dict[str, Any] = schema.get("properties", {}) or {}
-    gen = ArgGenerator(schema, bank.now if bank else None)
+    gen = ProbeValues(schema, bank.now if bank else None)
     args: dict[str, Any] = {}
     for key in schema.get("required", []) or []:
         prop = resolve_ref(props.get(key, {}), schema)

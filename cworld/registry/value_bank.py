@@ -7,12 +7,12 @@ newest first, and the values of the seeded state after them.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 from cworld.data_model import ToolResult
 from cworld.schemas.probe import singular
+from cworld.schemas.walk import result_value
 
 
 class ValueBank:
@@ -30,12 +30,9 @@ class ValueBank:
         """Keep the values of a successful response (its structured content, or its text if JSON)."""
         if result.is_error:
             return
-        data: Any = result.structured_content
+        data = result_value(result)
         if data is None:
-            try:
-                data = json.loads(result.text)
-            except (json.JSONDecodeError, TypeError):
-                return
+            return
         found: dict[str, list[Any]] = {}
         _collect(data, found, parent="")
         for key, values in found.items():

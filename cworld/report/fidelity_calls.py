@@ -27,7 +27,8 @@ from typing import Any
 
 from cworld.agents.toolbox import SEARCH_TOOL
 from cworld.data_model import Step, ToolResult, ToolSpec, Trajectory
-from cworld.schemas.validation import key_paths, validation_error
+from cworld.schemas.validation import validation_error
+from cworld.schemas.walk import key_paths
 
 UNCATEGORIZED = "uncategorized"
 

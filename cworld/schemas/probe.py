@@ -1,4 +1,4 @@
-"""Example values that satisfy a JSON Schema, for validation calls when the manifest gives none.
+"""The probe mode of the value generator: example values for validation calls when the manifest gives none.
 
 The values respect the schema (enums, formats, bounds, patterns, lengths) and read the parameter's name
 and description for what a heuristic can tell: an example the description offers ("e.g. 'km'"), a
@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from cworld.schemas.values import UNSET, ValueGenerator, fit_length
+from cworld.schemas.walk import resolve_ref
 
 _NAME_HINTS: tuple[tuple[re.Pattern[str], Any], ...] = (
     (re.compile(r"e-?mail"), "alex@example.com"),
@@ -76,16 +79,38 @@ _PAST_NAMES = re.compile(r"birth|dob|born", re.IGNORECASE)
 _END_NAMES = re.compile(r"out$|end|until|return|(^|_)to$", re.IGNORECASE)
 
 
-# --- generation from a schema ----------------------------------------------------------------------
+class ProbeValues(ValueGenerator):
+    """The probe mode: values a tool most likely accepts, with no randomness. Dates and times fall a month
+    after `now` (the sandbox clock's, or the real one), so that tools which refuse the past (bookings,
+    reminders) accept them."""
 
-
-class ArgGenerator:
-    """Example values for a schema. Dates and times fall a month after `now`: the sandbox clock's, or the
-    real one, so that tools which refuse the past (bookings, reminders) accept them."""
+    null_only = "string"
+    untyped_items_are_arrays = True
 
     def __init__(self, root: dict[str, Any], now: datetime | None = None) -> None:
         self.root = root
         self.now = now or datetime.now(UTC)
+
+    def normalize(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """References followed and the first non-null option of a composite merged in, until neither is left."""
+        schema = resolve_ref(schema, self.root)
+        branch = _branch(schema)
+        return schema if branch is None else self.normalize(branch)
+
+    def fixed(self, schema: dict[str, Any]) -> Any:
+        """The schema's own first choice: `const`, the first `enum` member, the `default`, the first example."""
+        if "const" in schema:
+            return schema["const"]
+        if schema.get("enum"):
+            return schema["enum"][0]
+        if "default" in schema and schema["default"] is not None:
+            return schema["default"]
+        if schema.get("examples"):
+            return schema["examples"][0]
+        return UNSET
+
+    def boolean(self) -> bool:
+        return False
 
     def _moment(self, kind: str, name: str = "") -> str:
         """Placeholder kinds become text: a date 30 days ahead (a day later for an end, 30 years back for a
@@ -100,34 +125,7 @@ class ArgGenerator:
             return day.strftime(moments[kind])
         return hour if kind == "time" else kind
 
-    def value(self, schema: dict[str, Any], name: str = "") -> Any:
-        """A value that satisfies `schema` (as far as a heuristic can), shaped by the parameter's name."""
-        schema = resolve_ref(schema, self.root)
-        if (branch := _branch(schema)) is not None:
-            return self.value(branch, name)
-        if "const" in schema:
-            return schema["const"]
-        if schema.get("enum"):
-            return schema["enum"][0]
-        if "default" in schema and schema["default"] is not None:
-            return schema["default"]
-        if schema.get("examples"):
-            return schema["examples"][0]
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            kind = next((t for t in kind if t != "null"), "string")
-        kind = kind or _guess_type(schema)
-        if kind in ("integer", "number"):
-            return _number(schema, name)
-        if kind == "array":
-            return self._array(schema, name)
-        if kind == "object":
-            return self._object(schema)
-        if kind in ("boolean", "null"):
-            return False if kind == "boolean" else None
-        return self._string(schema, name)
-
-    def _string(self, schema: dict[str, Any], name: str) -> str:
+    def string(self, schema: dict[str, Any], name: str, depth: int = 0) -> str:
         description = str(schema.get("description", ""))
         value = _FORMATS.get(str(schema.get("format", ""))) or described_example(description)
         value = value or next((v for pat, v in _DESCRIPTION_HINTS if pat.search(description)), None)
@@ -140,12 +138,12 @@ class ArgGenerator:
         pattern = schema.get("pattern")
         if pattern and not _matches(pattern, value):
             value = next((c for c in _PATTERN_CANDIDATES if _matches(pattern, c)), value)
-        low, high = int(schema.get("minLength", 0)), schema.get("maxLength")
-        if len(value) < low:
-            value = value + "x" * (low - len(value))
-        return value[: int(high)] if high is not None else value
+        return fit_length(value, schema)
 
-    def _array(self, schema: dict[str, Any], name: str) -> list[Any]:
+    def number(self, schema: dict[str, Any], name: str, depth: int = 0) -> float | int:
+        return _number(schema, name)
+
+    def array(self, schema: dict[str, Any], name: str, depth: int = 0) -> list[Any]:
         raw = schema.get("items")
         items: dict[str, Any] = raw if isinstance(raw, dict) else {}
         count = max(1, int(schema.get("minItems", 1)))
@@ -160,7 +158,8 @@ class ArgGenerator:
             return [f"{first}{i}" if i else first for i in range(count)]
         return [first for _ in range(count)]
 
-    def _object(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def obj(self, schema: dict[str, Any], name: str = "", depth: int = 0) -> dict[str, Any]:
+        """Required properties only: what a call needs and nothing it might refuse."""
         props = schema.get("properties", {})
         return {
             key: self.value(props.get(key, {}), key) for key in schema.get("required", []) if key in props
@@ -188,16 +187,6 @@ def _matrix(row_schema: dict[str, Any], name: str) -> list[list[float | int]]:
     ]
 
 
-def resolve_ref(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/"):
-        node: Any = root
-        for part in ref[2:].split("/"):
-            node = node.get(part, {}) if isinstance(node, dict) else {}
-        return resolve_ref(node, root) if isinstance(node, dict) else {}
-    return schema
-
-
 def _branch(schema: dict[str, Any]) -> dict[str, Any] | None:
     for key in ("anyOf", "oneOf", "allOf"):
         options = [o for o in schema.get(key, []) if isinstance(o, dict) and o.get("type") != "null"]
@@ -205,14 +194,6 @@ def _branch(schema: dict[str, Any]) -> dict[str, Any] | None:
             merged = {k: v for k, v in schema.items() if k != key}
             return {**merged, **options[0]}
     return None
-
-
-def _guess_type(schema: dict[str, Any]) -> str:
-    if "properties" in schema:
-        return "object"
-    if "items" in schema:
-        return "array"
-    return "string"
 
 
 def described_example(description: str) -> str | None:
@@ -248,8 +229,8 @@ def _number(schema: dict[str, Any], name: str, offset: int = 0) -> float | int:
 def example_value(
     schema: dict[str, Any], name: str = "", root: dict[str, Any] | None = None, now: datetime | None = None
 ) -> Any:
-    """A value for `schema` (see `ArgGenerator.value`)."""
-    return ArgGenerator(root if root is not None else schema, now).value(schema, name)
+    """A value for `schema` in the probe mode (see `ProbeValues`)."""
+    return ProbeValues(root if root is not None else schema, now).value(schema, name)
 
 
 def singular(word: str) -> str:

@@ -1,4 +1,5 @@
-"""Values valid against a JSON Schema, plausible by field name, deterministic for an RNG.
+"""The realistic mode of the value generator: values valid against a JSON Schema, plausible by field name,
+deterministic for an RNG.
 
 When the engine knows the world, an `ids` callback turns `person_id` into the key of an existing person
 instead of a made-up one, so generated responses point at records the agent can read next.
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cworld.schemas.plausible import hinted_type, numeric_range, value_for_type
+from cworld.schemas.values import UNSET, ValueGenerator, fit_length
 
 #: entity stem (e.g. "person") -> existing keys; empty when the world has no such entity.
 IdSource = Callable[[str], list[str]]
@@ -40,45 +42,38 @@ def number_bounds(schema: dict[str, Any], *, defaults: bool = True) -> tuple[flo
     return float(low), float(high)
 
 
-class SchemaValues:
+class RealisticValues(ValueGenerator):
+    """The realistic mode: plausible values drawn from `rng` (same state, same value); `ids` names the
+    records that exist, so an id field points at one of them."""
+
     def __init__(self, rng: random.Random, ids: IdSource | None = None) -> None:
         self.rng = rng
         self.ids = ids
 
-    def value(self, schema: dict[str, Any], field: str = "", depth: int = 0) -> Any:
+    def fixed(self, schema: dict[str, Any]) -> Any:
         if "const" in schema:
             return schema["const"]
-        if schema.get("enum"):
-            return self.rng.choice(schema["enum"])
+        return self.rng.choice(schema["enum"]) if schema.get("enum") else UNSET
+
+    def branch(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+        """The first non-null option of an `anyOf`/`oneOf` (else its first), or the first of an `allOf`."""
         for key in ("anyOf", "oneOf"):
             if schema.get(key):
                 options = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
-                return self.value(options[0], field, depth)
-        if schema.get("allOf"):
-            return self.value(schema["allOf"][0], field, depth)
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            kind = next((k for k in kind if k != "null"), "null")
-        kind = kind or ("object" if "properties" in schema else "string")
-        if kind == "boolean":
-            return self.rng.random() < 0.5
-        if kind == "null":
-            return None
-        maker = {"string": self._string, "integer": self._number, "number": self._number,
-                 "array": self._array, "object": self._object}.get(kind, self._string)
-        return maker(schema, field, depth)
+                return dict(options[0])
+        return dict(schema["allOf"][0]) if schema.get("allOf") else None
 
-    def _string(self, schema: dict[str, Any], field: str, depth: int) -> str:
-        known = self._existing_id(field)
+    def boolean(self) -> bool:
+        return self.rng.random() < 0.5
+
+    def string(self, schema: dict[str, Any], name: str, depth: int) -> str:
+        known = self._existing_id(name)
         if known is not None:
             text = known
         else:
-            kind = _FORMATS.get(schema.get("format") or "") or hinted_type(field) or "string"
-            text = str(value_for_type(kind, self.rng, field=field))
-        low, high = schema.get("minLength", 0), schema.get("maxLength")
-        if high is not None:
-            text = text[:high]
-        return text.ljust(low, "x")
+            kind = _FORMATS.get(schema.get("format") or "") or hinted_type(name) or "string"
+            text = str(value_for_type(kind, self.rng, field=name))
+        return fit_length(text, schema)
 
     def _existing_id(self, field: str) -> str | None:
         match = _ID_FIELD.match(field.lower()) if self.ids is not None else None
@@ -87,11 +82,11 @@ class SchemaValues:
         keys = self.ids(match.group(1))
         return self.rng.choice(keys) if keys else None
 
-    def _number(self, schema: dict[str, Any], field: str, depth: int) -> float | int:
+    def number(self, schema: dict[str, Any], name: str, depth: int) -> float | int:
         """Within the schema's bounds; where it gives none, in the range the name suggests (a rating 1-5)."""
         low, high = number_bounds(schema)
-        hinted = numeric_range(field)
-        if hinted is None and schema.get("type") == "integer" and re.search(r"[a-z]s$", field.lower()):
+        hinted = numeric_range(name)
+        if hinted is None and schema.get("type") == "integer" and re.search(r"[a-z]s$", name.lower()):
             hinted = (0, 40, 0)  # a bare plural (`documents`, `open_cards`) counts things
         decimals = 2
         if hinted is not None:
@@ -103,27 +98,28 @@ class SchemaValues:
             return self.rng.randint(lo, max(lo, hi))
         return round(self.rng.uniform(low, high), decimals)
 
-    def _array(self, schema: dict[str, Any], field: str, depth: int) -> list[Any]:
-        if depth > 6 or (_TROUBLE.search(field) and not schema.get("minItems")):
+    def array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
+        if depth > 6 or (_TROUBLE.search(name) and not schema.get("minItems")):
             return []  # nothing is known to be wrong: no problems, warnings or errors
         count = max(schema.get("minItems", 0), self.rng.randint(1, 3))
-        if _SPAN.search(field) and (schema.get("items") or {}).get("type") == "string":
+        if _SPAN.search(name) and (schema.get("items") or {}).get("type") == "string":
             count = 2  # a slot, range or window is a [start, end] pair
         count = min(count, schema.get("maxItems", count))
         item = schema.get("items") or {"type": "string"}
-        singular = field[:-1] if field.endswith("s") else field
+        singular = name[:-1] if name.endswith("s") else name
         made = [self.value(item, singular, depth + 1) for _ in range(count)]
         if made and all(isinstance(v, str) and _ISO.match(v) for v in made):
             made.sort()  # [start, end] pairs and time series run forwards
         return made
 
-    def _object(self, schema: dict[str, Any], field: str, depth: int) -> dict[str, Any]:
+    def obj(self, schema: dict[str, Any], name: str, depth: int) -> dict[str, Any]:
+        """Required properties, and the others while the value is shallow."""
         props: dict[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", []))
-        return {name: self.value(sub, name, depth + 1) for name, sub in props.items() if name in required or depth < 4}
+        return {key: self.value(sub, key, depth + 1) for key, sub in props.items() if key in required or depth < 4}
 
 
 def value_for_schema(schema: dict[str, Any], rng: random.Random, *, field: str = "", depth: int = 0,
                      ids: IdSource | None = None) -> Any:
-    """A value valid against a (simple) JSON Schema; uses the field name to stay plausible."""
-    return SchemaValues(rng, ids).value(schema, field, depth)
+    """A value valid against a (simple) JSON Schema in the realistic mode; the field name keeps it plausible."""
+    return RealisticValues(rng, ids).value(schema, field, depth)

@@ -21,10 +21,8 @@ from typing import Any, Literal
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
-from cworld.engine.llm.history import condense
-from cworld.schemas.validation import validation_error
 from cworld.engine.cards.operations import entity_for, operation_kind
-from cworld.engine.schema.patterns import ResponsePattern, response_pattern
+from cworld.engine.llm.history import condense
 from cworld.engine.llm.prompts import (
     PromptTemplate,
     bounded,
@@ -38,8 +36,10 @@ from cworld.engine.llm.prompts import (
 )
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
+from cworld.engine.schema.patterns import ResponsePattern, response_pattern
 from cworld.errors import ModelError
 from cworld.llm import Gateway, extract_json
+from cworld.schemas.validation import validation_error
 from cworld.seeding import derive_seed
 
 log = logging.getLogger("cworld.engine")

@@ -26,19 +26,20 @@ from typing import Any
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
+from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
+from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.schema.expectations import ExpectedItems
+from cworld.engine.schema.handlers import apply
+from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern, text_template
+from cworld.engine.schema.shaping import Shaper, single_text_property
 from cworld.engine.world.filters import BEFORE_ARGS
 from cworld.engine.world.fresh import as_fields, freshen
 from cworld.engine.world.grounding import LIST_NAMES, Grounding, ToolView, entity_named
 from cworld.engine.world.idformat import IdFormat, hinted_formats
-from cworld.schemas.validation import validation_error
-from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
-from cworld.engine.schema.handlers import apply
-from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern, text_template
-from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
-from cworld.engine.schema.shaping import Shaper, single_text_property
-from cworld.schemas.plausible import clock, focus_day, session_clock
 from cworld.engine.world.state import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown
+from cworld.schemas.plausible import clock, focus_day, session_clock
+from cworld.schemas.validation import validation_error
+from cworld.schemas.walk import result_value
 from cworld.seeding import derive_rng
 
 _BARE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -286,12 +287,9 @@ def _continues(view: _View, last: LogEntry) -> bool:
 
 
 def _absorb_recorded(coll: Collection, op: str, outcome: Outcome, recorded: ToolResult) -> None:
-    data: Any = recorded.structured_content
+    data = result_value(recorded)
     if data is None:
-        try:
-            data = json.loads(recorded.text)
-        except (json.JSONDecodeError, TypeError):
-            return
+        return
     if op == "create" and isinstance(outcome.payload, dict):
         ours = outcome.payload.get(coll.key_field)
         if ours is not None:

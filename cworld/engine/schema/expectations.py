@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.world.grounding import LIST_NAMES, Part, entity_named, typed, typed_key
-from cworld.engine.world.idformat import IdFormat
 from cworld.engine.cards.operations import singular_word
 from cworld.engine.schema.shaping import Shaper, schema_types
+from cworld.engine.world.grounding import LIST_NAMES, Part, entity_named, typed, typed_key
+from cworld.engine.world.idformat import IdFormat
 from cworld.engine.world.state import Collection, SimWorld, id_keys, new_record
 
 _ISO = re.compile(r"^20\d\d-\d\d-\d\d")

@@ -14,7 +14,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.schemas.validation import inline_refs
+from cworld.schemas.walk import inline_refs
 
 TEXT_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1}
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

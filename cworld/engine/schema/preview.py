@@ -9,11 +9,11 @@ from typing import Any
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
-from cworld.schemas.validation import validation_error
 from cworld.engine.cards.operations import entity_for, operation_kind
-from cworld.engine.schema.patterns import response_pattern
 from cworld.engine.protocol import SessionLog, WorldEngine
+from cworld.engine.schema.patterns import response_pattern
 from cworld.errors import UsageError
+from cworld.schemas.validation import validation_error
 
 
 def parse_arguments(text: str) -> dict[str, Any]:

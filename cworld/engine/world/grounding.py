@@ -25,12 +25,12 @@ from datetime import datetime
 from typing import Any
 
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.world.filters import QUERY_ARGS, matches, query_of, satisfy, skipped
-from cworld.engine.world.idformat import IdFormat
 from cworld.engine.cards.operations import singular_word
 from cworld.engine.protocol import LogEntry
-from cworld.engine.world.task import REFERENCE, TaskContext, mentioned
+from cworld.engine.world.filters import QUERY_ARGS, matches, query_of, satisfy, skipped
+from cworld.engine.world.idformat import IdFormat
 from cworld.engine.world.state import Collection, id_keys, matching_email, new_record
+from cworld.engine.world.task import REFERENCE, TaskContext, mentioned
 
 _PART = re.compile(r"\.([^.\[\]]+)|\[([^\]]*)\]")
 _CONDITION = re.compile(r"^\s*([^=~]+?)\s*([=~])\s*(.*?)\s*$")
