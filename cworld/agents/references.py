@@ -21,7 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-REFERENCE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)((?:\.[^.{}\[\]\s]+|\[[^\]{}]*\])*)\s*\}\}")
+from cworld.data_model.references import REFERENCE, references
+
 _PART = re.compile(r"\.([^.\[\]]+)|\[([^\]]*)\]")
 _SELECTOR = re.compile(r"^\s*([^=~]+?)\s*([=~])\s*(.*?)\s*$")
 
@@ -34,17 +35,6 @@ class UnresolvedReference(LookupError):
         self.step_id = step_id
         self.path = path
         self.reason = reason
-
-
-def references(value: Any) -> list[tuple[str, str]]:
-    """Every (step id, dotted path) referenced anywhere in `value`, in order of appearance."""
-    if isinstance(value, str):
-        return [(m.group(1), m.group(2)) for m in REFERENCE.finditer(value)]
-    if isinstance(value, Mapping):
-        return [ref for item in value.values() for ref in references(item)]
-    if isinstance(value, list | tuple):
-        return [ref for item in value for ref in references(item)]
-    return []
 
 
 def referenced_steps(value: Any) -> list[str]:

@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from cworld.data_model import ToolAnnotations, ToolSpec
-from cworld.engine.cards.card import CategoryCard
+from cworld.engine.cards.card import CategoryCard, require_match, require_unique
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.errors import ConfigError, UsageError
@@ -40,9 +40,8 @@ class ForgedTool(BaseModel):
     @field_validator("name")
     @classmethod
     def _snake_case(cls, value: str) -> str:
-        if not TOOL_NAME.match(value):
-            raise ValueError(f"'{value}' must be snake_case: lowercase letters, digits and _, 2-64 characters")
-        return value
+        rule = "must be snake_case: lowercase letters, digits and _, 2-64 characters"
+        return require_match(TOOL_NAME, value, f"'{value}' {rule}")
 
     @field_validator("input_schema", "output_schema")
     @classmethod
@@ -62,10 +61,7 @@ class ForgedCatalog(BaseModel):
 
     @model_validator(mode="after")
     def _unique(self) -> ForgedCatalog:
-        names = [t.name for t in self.tools]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"tool names must be unique; repeated: {dupes}")
+        require_unique("tool", [t.name for t in self.tools])
         return self
 
 

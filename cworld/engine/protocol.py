@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.world.task import TaskContext
 from cworld.errors import UsageError
+from cworld.schemas.jsonfile import read_json
 
 
 def canonical_json(value: Any) -> str:
@@ -67,12 +68,7 @@ class SessionLog(BaseModel):
     @classmethod
     def load(cls, path: Path) -> SessionLog:
         """A session file: this model's JSON, or a JSON list of {tool, arguments, result} entries."""
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UsageError(f"session file {path} does not exist") from None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"session file {path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        raw = read_json(path, UsageError, f"session file {path}")
         try:
             return cls.model_validate({"entries": raw} if isinstance(raw, list) else raw)
         except ValidationError as exc:

@@ -1,9 +1,9 @@
 """Plausible values, deterministic for an RNG, from a card field type (`email`, `enum[a,b]`, ...).
 
-The schema engine fills simulated records with these; `schema_values` builds on them for JSON Schemas.
-Same RNG state, same value. Names decide ranges where the type alone cannot: a `rating` is 0-5, a
-`cancel_fee_percent` 0-100, a `date_of_birth` decades ago; other dates fall near the session's clock
-(`session_clock`: the task's 'today' when the engine knows the task, else EPOCH).
+The schema engine fills simulated records with these; `realistic` (the value generator's realistic mode)
+builds on them for JSON Schemas. Same RNG state, same value. Names decide ranges where the type alone
+cannot: a `rating` is 0-5, a `cancel_fee_percent` 0-100, a `date_of_birth` decades ago; other dates fall
+near the session's clock (`session_clock`: the task's 'today' when the engine knows the task, else EPOCH).
 """
 
 from __future__ import annotations

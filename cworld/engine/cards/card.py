@@ -29,6 +29,20 @@ FIELD_TYPE = re.compile(
 ID_FORMAT = re.compile(r"^([^{}]|\{(prefix|n|n:0\dd|sha|hex8|uuid)\})+$")
 
 
+def require_match(pattern: re.Pattern[str], value: str, message: str) -> str:
+    """`value` when `pattern` matches it; else a ValueError (inside a pydantic validator: a validation error)."""
+    if not pattern.match(value):
+        raise ValueError(message)
+    return value
+
+
+def require_unique(what: str, names: list[str]) -> None:
+    """Raise (inside a pydantic validator: a validation error) when a name occurs twice."""
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"{what} names must be unique; repeated: {dupes}")
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -70,9 +84,8 @@ class EntityType(_Strict):
     @field_validator("id_format")
     @classmethod
     def _known_placeholders(cls, value: str) -> str:
-        if not ID_FORMAT.match(value):
-            raise ValueError(f"id_format {value!r} may only use {{prefix}}, {{n}}, {{n:04d}}, {{sha}}, {{hex8}}, {{uuid}}")
-        return value
+        hint = "may only use {prefix}, {n}, {n:04d}, {sha}, {hex8}, {uuid}"
+        return require_match(ID_FORMAT, value, f"id_format {value!r} {hint}")
 
     @model_validator(mode="after")
     def _key_is_a_field(self) -> EntityType:
@@ -121,10 +134,7 @@ class CategoryCard(_Strict):
 
     @model_validator(mode="after")
     def _unique_entities(self) -> CategoryCard:
-        names = [e.name for e in self.entities]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"entity names must be unique; repeated: {dupes}")
+        require_unique("entity", [e.name for e in self.entities])
         return self
 
     def entity(self, name: str) -> EntityType | None:

@@ -8,7 +8,7 @@ The world is a function of the session log: it is kept between calls while the l
 and rebuilt by replaying the log otherwise. A replayed create adopts the id the log shows, so the world
 agrees with answers another engine (or a live server) gave.
 
-When the session carries its task's context, the world is grounded in it (grounding.py): the entities
+When the session carries its task's context, the world is grounded in it (`world/grounding.py`): the entities
 the task names exist, searches it is about find something, dates fall near the task's 'today'.
 """
 

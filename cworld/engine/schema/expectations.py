@@ -1,7 +1,7 @@
 """Completing an answer so the paths the task reads from it exist (grounding's last step).
 
 A planned call that reads `{{board.lists[name=To do].list_id}}` or `{{slots.slots.0.1}}` from an answer
-says what that answer holds. Most such items are records the grounded world already has (grounding.py
+says what that answer holds. Most such items are records the grounded world already has (`world/grounding.py`
 seeds them); this step covers lists nested in an answer that no collection fills: it walks the path in
 the shaped answer and, where an item is missing, adds one made from the output schema (from the world's
 record when the list names one of the card's entities), with the fields the selection names. The result

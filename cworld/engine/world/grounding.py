@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from cworld.data_model.references import references
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import singular_word
 from cworld.engine.protocol import LogEntry
 from cworld.engine.world.filters import QUERY_ARGS, matches, query_of, satisfy, skipped
 from cworld.engine.world.idformat import IdFormat
 from cworld.engine.world.state import Collection, id_keys, matching_email, new_record
-from cworld.engine.world.task import REFERENCE, TaskContext, mentioned
+from cworld.engine.world.task import TaskContext, mentioned
 
 _PART = re.compile(r"\.([^.\[\]]+)|\[([^\]]*)\]")
 _CONDITION = re.compile(r"^\s*([^=~]+?)\s*([=~])\s*(.*?)\s*$")
@@ -161,7 +162,7 @@ class Grounding:
             if view is not None:
                 for arg, value in literals.items():
                     self._named_ids(view, arg, value, literals)
-            for ref_step, path in _references(step.arguments):
+            for ref_step, path in references(step.arguments):
                 source = steps.get(ref_step)
                 parts = parse_path(path)
                 if source is None or not parts or not any(p.field is None for p in parts):
@@ -222,7 +223,7 @@ def collection_key(scope: str, card: CategoryCard, entity: EntityType) -> str:
 
 def literal_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
     """The arguments a planned call fixes in advance (those without a `{{reference}}` anywhere inside)."""
-    return {k: v for k, v in arguments.items() if not _references(v)}
+    return {k: v for k, v in arguments.items() if not references(v)}
 
 
 def typed(entity: EntityType, name: str, value: str) -> Any:
@@ -247,16 +248,6 @@ def _id_values(value: Any) -> list[str]:
     else:
         found = []
     return [k for k in found if _ID_LIKE.match(k) and not _DAY.match(k)]
-
-
-def _references(value: Any) -> list[tuple[str, str]]:
-    if isinstance(value, str):
-        return [(m.group(1), m.group(2)) for m in REFERENCE.finditer(value)]
-    if isinstance(value, dict):
-        return [ref for item in value.values() for ref in _references(item)]
-    if isinstance(value, list | tuple):
-        return [ref for item in value for ref in _references(item)]
-    return []
 
 
 def entity_named(card: CategoryCard, stem: str) -> EntityType | None:

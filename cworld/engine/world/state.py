@@ -48,7 +48,7 @@ class Collection:
     refs: Callable[[str], list[str]] | None = None
     #: (entity stem, key) -> that record of the same world and card, if it exists.
     ref_record: Callable[[str, str], dict[str, Any] | None] | None = None
-    #: The session's task context, resolved (None for a bare session): see grounding.py.
+    #: The session's task context, resolved (None for a bare session): see `grounding.py`.
     ground: Grounding | None = None
     #: Keys of records the task put here -> the fields it fixed; the rest may still adapt until shown.
     grounded: dict[str, set[str]] = field(default_factory=dict)

@@ -19,9 +19,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from cworld.data_model import Task
+from cworld.data_model.references import REFERENCE
 
-#: `{{step.path}}`: the gold-plan reference syntax (`cworld.agents.references` resolves it).
-REFERENCE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)((?:\.[^.{}\[\]\s]+|\[[^\]{}]*\])*)\s*\}\}")
 _DATE = re.compile(r"(?<!\d)(20\d\d)-(\d\d)-(\d\d)(?!\d)")
 
 
