@@ -250,3 +250,19 @@ def test_session_file_round_trip(tmp_path: Path, engine: SchemaEngine) -> None:
     loaded = SessionLog.load(path)
     got = call(SchemaEngine(CARDS, SANDBOX + REAL), loaded, "mail/get_contact", {"contact_id": "contact_0007"})
     assert (got.structured_content or {})["name"] == "Ann"
+
+
+def test_one_value_generator_with_a_probe_and_a_realistic_mode() -> None:
+    """Validation probes and the schema engine walk a schema the same way and differ only in their choices."""
+    import random
+
+    from cworld.schemas.probe import ProbeValues
+    from cworld.schemas.realistic import RealisticValues
+
+    schema = {"type": "object", "required": ["color"], "properties": {"color": {"enum": ["red", "green", "blue"]}}}
+    probe = ProbeValues(schema)
+    assert probe.value(schema) == {"color": "red"}  # the schema's own first choice, no randomness
+    first = RealisticValues(random.Random(3)).value(schema)
+    assert first == RealisticValues(random.Random(3)).value(schema) and first["color"] in ("red", "green", "blue")
+    optional = {"anyOf": [{"type": "null"}, {"type": "integer", "minimum": 5, "maximum": 5}]}
+    assert probe.value(optional) == 5 and RealisticValues(random.Random(0)).value(optional) == 5
