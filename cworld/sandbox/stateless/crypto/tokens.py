@@ -1,0 +1,41 @@
+"""TODO"""
+
+from __future__ import annotations
+
+import base64
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from cworld.sandbox.stateless.crypto.decoding import b64decode_any
+from cworld.sandbox.stateless.shared import invalid, strict_loads
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+_HS256_HEADER = _b64url(b'{"alg":"HS256","typ":"JWT"}')
+
+
+def _jwt_part(part: str, what: str) -> dict[str, Any]:
+    try:
+        value = strict_loads(b64decode_any(part, f"the JWT {what}").decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise invalid(f"the JWT {what} is not base64url-encoded JSON") from None
+    if not isinstance(value, dict):
+        raise invalid(f"the JWT {what} must be a JSON object")
+    return value
+
+
+def _claim_time(payload: dict[str, Any], claim: str) -> str | None:
+    value = payload.get(claim)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -6e10 < value < 2.5e11:
+        return None
+    return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=value)).isoformat()
+
+
+def _split_jwt(token: str) -> list[str]:
+    parts = token.strip().split(".")
+    if len(parts) != 3:
+        raise invalid(f"a JWT has 3 dot-separated parts (header.payload.signature), this has {len(parts)}")
+    return parts
