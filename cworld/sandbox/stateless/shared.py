@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from types import TracebackType
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -58,6 +59,25 @@ class CheckResult(BaseModel):
 def invalid(message: str) -> AppError:
     """The one error kind stateless tools raise: the input was wrong; the message says what to pass."""
     return AppError("invalid", message)
+
+
+class rejecting:  # noqa: N801 - used like a function: `with rejecting(OverflowError, "..."):`
+    """Turn the given exceptions of a computation into `invalid(message)`: the input was out of range.
+
+    A class rather than `contextlib.contextmanager` so type checkers know it never swallows an exception.
+    """
+
+    def __init__(self, errors: type[Exception] | tuple[type[Exception], ...], message: str) -> None:
+        self.errors, self.message = errors, message
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc is not None and isinstance(exc, self.errors):
+            raise invalid(self.message) from None
 
 
 def clean(x: float, what: str = "result") -> float:

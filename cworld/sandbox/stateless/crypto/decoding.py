@@ -6,7 +6,7 @@ import base64
 import binascii
 
 from cworld.sandbox.stateless.crypto.models import DecodedBytes
-from cworld.sandbox.stateless.shared import invalid
+from cworld.sandbox.stateless.shared import rejecting
 
 
 def decoded(data: bytes) -> DecodedBytes:
@@ -25,9 +25,8 @@ def b64decode_any(data: str, what: str = "data") -> bytes:
     """Standard or URL-safe base64, padding optional."""
     compact = _compact(data).replace("-", "+").replace("_", "/")
     compact += "=" * (-len(compact) % 4)
-    try:
+    with rejecting(
+        (binascii.Error, ValueError),
+        f"{what} is not valid base64: use only A-Z a-z 0-9 + / (or - _) and '=' padding",
+    ):
         return base64.b64decode(compact, validate=True)
-    except (binascii.Error, ValueError):
-        raise invalid(
-            f"{what} is not valid base64: use only A-Z a-z 0-9 + / (or - _) and '=' padding"
-        ) from None

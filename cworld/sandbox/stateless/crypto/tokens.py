@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cworld.sandbox.stateless.crypto.decoding import b64decode_any
-from cworld.sandbox.stateless.shared import invalid, strict_loads
+from cworld.sandbox.stateless.shared import invalid, rejecting, strict_loads
 
 
 def _b64url(raw: bytes) -> str:
@@ -18,10 +18,10 @@ _HS256_HEADER = _b64url(b'{"alg":"HS256","typ":"JWT"}')
 
 
 def _jwt_part(part: str, what: str) -> dict[str, Any]:
-    try:
+    with rejecting(
+        (UnicodeDecodeError, ValueError, RecursionError), f"the JWT {what} is not base64url-encoded JSON"
+    ):
         value = strict_loads(b64decode_any(part, f"the JWT {what}").decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise invalid(f"the JWT {what} is not base64url-encoded JSON") from None
     if not isinstance(value, dict):
         raise invalid(f"the JWT {what} must be a JSON object")
     return value

@@ -32,7 +32,7 @@ from cworld.sandbox.stateless.crypto.models import (
 )
 from cworld.sandbox.stateless.crypto.passwords import _AMBIGUOUS, _SYMBOLS, _rate
 from cworld.sandbox.stateless.crypto.tokens import _HS256_HEADER, _b64url, _claim_time, _jwt_part, _split_jwt
-from cworld.sandbox.stateless.shared import CheckResult, TextResult, invalid
+from cworld.sandbox.stateless.shared import CheckResult, TextResult, invalid, rejecting
 from cworld.seeding import derive_rng
 
 HashAlgorithm = Literal[
@@ -129,18 +129,16 @@ class DigestTools:
         """A name-based UUID (RFC 4122 v5 or v3): the same namespace and name always give the same UUID."""
         ns = _NAMESPACES.get(namespace.lower())
         if ns is None:
-            try:
+            with rejecting(
+                ValueError,
+                "namespace must be dns, url, oid, x500 or a UUID like '6ba7b810-9dad-11d1-80b4-00c04fd430c8'",
+            ):
                 ns = uuid.UUID(namespace)
-            except ValueError:
-                raise invalid(
-                    "namespace must be dns, url, oid, x500 or a UUID like "
-                    "'6ba7b810-9dad-11d1-80b4-00c04fd430c8'"
-                ) from None
         maker = uuid.uuid5 if version == 5 else uuid.uuid3
-        try:
+        with rejecting(
+            UnicodeEncodeError, "the name contains characters with no UTF-8 form (unpaired surrogates)"
+        ):
             return UuidResult(uuid=str(maker(ns, name)), version=version)
-        except UnicodeEncodeError:
-            raise invalid("the name contains characters with no UTF-8 form (unpaired surrogates)") from None
 
     @tool(read_only=True)
     def checksum(
@@ -181,10 +179,10 @@ class DigestTools:
         secret: Secret,
     ) -> TextResult:
         """Create a JWT signed with HMAC-SHA256 (compact JSON, keys in the given order): deterministic."""
-        try:
+        with rejecting(
+            (ValueError, TypeError, RecursionError), "the payload must be plain JSON (no NaN or Infinity)"
+        ):
             body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        except (ValueError, TypeError, RecursionError):
-            raise invalid("the payload must be plain JSON (no NaN or Infinity)") from None
         if len(body) > 10_000:
             raise invalid("the payload is over 10,000 characters as JSON; keep tokens small")
         signing_input = f"{_HS256_HEADER}.{_b64url(_bytes(body))}"

@@ -18,7 +18,7 @@ from pydantic import Field
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.crypto.decoding import _compact, b64decode_any, decoded
 from cworld.sandbox.stateless.crypto.models import DecodedBytes
-from cworld.sandbox.stateless.shared import TextResult, invalid
+from cworld.sandbox.stateless.shared import TextResult, rejecting
 
 MAX_INPUT = 100_000
 PlainText = Annotated[
@@ -63,10 +63,10 @@ class EncodingTools:
         """Decode base32 (RFC 4648; case-insensitive, padding optional)."""
         compact = _compact(data).upper()
         compact += "=" * (-len(compact) % 8)
-        try:
+        with rejecting(
+            (binascii.Error, ValueError), "not valid base32: use letters A-Z, digits 2-7 and '=' padding"
+        ):
             return decoded(base64.b32decode(compact))
-        except (binascii.Error, ValueError):
-            raise invalid("not valid base32: use letters A-Z, digits 2-7 and '=' padding") from None
 
     @tool(read_only=True)
     def hex_encode(self, text: PlainText) -> TextResult:
@@ -79,12 +79,10 @@ class EncodingTools:
         ignored)."""
         compact = re.sub(r"[\s:]", "", data)
         compact = compact[2:] if compact[:2].lower() == "0x" else compact
-        try:
+        with rejecting(
+            ValueError, "not valid hex: pass an even number of digits 0-9 and a-f, e.g. '48656c6c6f'"
+        ):
             return decoded(bytes.fromhex(compact))
-        except ValueError:
-            raise invalid(
-                "not valid hex: pass an even number of digits 0-9 and a-f, e.g. '48656c6c6f'"
-            ) from None
 
     @tool(read_only=True)
     def url_encode(
@@ -98,11 +96,11 @@ class EncodingTools:
         ] = "",
     ) -> TextResult:
         """Percent-encode text for use in a URL (UTF-8; letters, digits and -._~ stay as they are)."""
-        try:
+        with rejecting(
+            UnicodeEncodeError, "the text contains unpaired surrogate characters that have no UTF-8 form"
+        ):
             encoder = urllib.parse.quote_plus if plus_for_space else urllib.parse.quote
             return TextResult(text=encoder(text, safe=safe))
-        except UnicodeEncodeError:
-            raise invalid("the text contains unpaired surrogate characters that have no UTF-8 form") from None
 
     @tool(read_only=True)
     def url_decode(

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 from cworld.sandbox.stateless.dates.models import WEEKDAYS, DateResult
 from cworld.sandbox.stateless.dates.parsing import parse_date
-from cworld.sandbox.stateless.shared import invalid
+from cworld.sandbox.stateless.shared import rejecting
 
 MAX_SPAN_DAYS = 36_600
 
@@ -22,10 +22,8 @@ def _days_off(holidays: Sequence[str], weekend: Sequence[str]) -> tuple[set[date
 
 
 def _shift(d: date, days: int) -> date:
-    try:
+    with rejecting(OverflowError, "the result falls outside years 1-9999; use a closer date"):
         return d + timedelta(days=days)
-    except OverflowError:
-        raise invalid("the result falls outside years 1-9999; use a closer date") from None
 
 
 def _add_months(d: date, months: int) -> date:

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from cworld.sandbox.stateless.shared import invalid
+from cworld.sandbox.stateless.shared import invalid, rejecting
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$")
 _DURATION = re.compile(
@@ -58,13 +58,12 @@ _LOOSE_FORMATS = (
 
 def parse_datetime(text: str, what: str = "datetime") -> datetime:
     """Strict ISO 8601: '2026-03-05', '2026-03-05T14:30', '2026-03-05T14:30:00+01:00', '...Z'."""
-    try:
+    with rejecting(
+        ValueError,
+        f"{what} {text!r} is not an ISO 8601 date/time; pass e.g. '2026-03-05' or "
+        "'2026-03-05T14:30:00+01:00' (use parse_datetime for other formats)",
+    ):
         return datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise invalid(
-            f"{what} {text!r} is not an ISO 8601 date/time; pass e.g. '2026-03-05' or "
-            "'2026-03-05T14:30:00+01:00' (use parse_datetime for other formats)"
-        ) from None
 
 
 def parse_date(text: str, what: str = "date") -> date:
@@ -74,10 +73,8 @@ def parse_date(text: str, what: str = "date") -> date:
         return date.fromisoformat(stripped)
     except ValueError:
         pass
-    try:
+    with rejecting(ValueError, f"{what} {text!r} is not an ISO date; pass e.g. '2026-03-05'"):
         return datetime.fromisoformat(stripped).date()
-    except ValueError:
-        raise invalid(f"{what} {text!r} is not an ISO date; pass e.g. '2026-03-05'") from None
 
 
 def parse_loose(text: str, day_first: bool) -> datetime:

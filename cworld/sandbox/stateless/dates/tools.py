@@ -45,7 +45,7 @@ from cworld.sandbox.stateless.dates.parsing import (
     zone,
     zone_names,
 )
-from cworld.sandbox.stateless.shared import invalid
+from cworld.sandbox.stateless.shared import invalid, rejecting
 
 
 class DateTimeTools:
@@ -115,10 +115,8 @@ class DateTimeTools:
         """Add (or subtract) a calendar-aware duration: years and months first (clamping the day), then
         weeks, days and time (wall-clock, in the moment's own offset)."""
         value = plus_months(parse_datetime(moment, "moment"), years * 12 + months)
-        try:
+        with rejecting(OverflowError, "the result falls outside years 1-9999; use a smaller duration"):
             result = value + timedelta(weeks=weeks, days=days, hours=hours, minutes=minutes, seconds=seconds)
-        except OverflowError:
-            raise invalid("the result falls outside years 1-9999; use a smaller duration") from None
         return describe(result)
 
     @tool(read_only=True)
@@ -195,10 +193,8 @@ class DateTimeTools:
         value = parse_datetime(moment, "moment")
         if value.tzinfo is None:
             value = value.replace(tzinfo=zone(from_zone) if from_zone else UTC)
-        try:
+        with rejecting(OverflowError, "the converted moment falls outside years 1-9999"):
             return zoned(value.astimezone(zone(to_zone)))
-        except OverflowError:
-            raise invalid("the converted moment falls outside years 1-9999") from None
 
     @tool(read_only=True)
     def timezone_info(
@@ -218,10 +214,8 @@ class DateTimeTools:
         value = parse_datetime(at, "at")
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
-        try:
+        with rejecting(OverflowError, "the moment falls outside years 1-9999 in that zone"):
             return zoned(value.astimezone(zone(zone_name)))
-        except OverflowError:
-            raise invalid("the moment falls outside years 1-9999 in that zone") from None
 
     @tool(read_only=True)
     def list_timezones(
@@ -269,10 +263,8 @@ class DateTimeTools:
     ) -> ZonedDateTime:
         """The moment a Unix timestamp stands for, in the given time zone."""
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=seconds)
-        try:
+        with rejecting(OverflowError, "that moment falls outside years 1-9999 in that zone"):
             return zoned(moment.astimezone(zone(zone_name)))
-        except OverflowError:
-            raise invalid("that moment falls outside years 1-9999 in that zone") from None
 
     @tool(read_only=True)
     def parse_duration(

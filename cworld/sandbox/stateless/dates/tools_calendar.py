@@ -38,7 +38,7 @@ from cworld.sandbox.stateless.dates.models import (
     Weekend,
 )
 from cworld.sandbox.stateless.dates.parsing import parse_date, parse_datetime
-from cworld.sandbox.stateless.shared import invalid
+from cworld.sandbox.stateless.shared import invalid, rejecting
 
 
 class CalendarTools:
@@ -203,10 +203,8 @@ class CalendarTools:
         weekday: Annotated[Weekday, Field(description="Day of that week.")] = "mon",
     ) -> DateResult:
         """The calendar date of an ISO week and weekday (weeks start Monday; week 1 contains January 4)."""
-        try:
+        with rejecting(ValueError, f"ISO year {iso_year} has no week {week} (only long years have week 53)"):
             return as_result(date.fromisocalendar(iso_year, week, WEEKDAYS.index(weekday) + 1))
-        except ValueError:
-            raise invalid(f"ISO year {iso_year} has no week {week} (only long years have week 53)") from None
 
     @tool(read_only=True)
     def cron_next_runs(

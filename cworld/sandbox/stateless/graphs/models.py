@@ -33,6 +33,13 @@ Edges = Annotated[
 ]
 
 
+Strongly = Annotated[
+    bool,
+    Field(
+        description="For directed graphs: strongly connected components "
+        "(mutually reachable) instead of weakly connected ones."
+    ),
+]
 Directed = Annotated[bool, Field(description="True if edges go one way (source -> target).")]
 
 

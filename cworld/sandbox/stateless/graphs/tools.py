@@ -32,20 +32,16 @@ from cworld.sandbox.stateless.graphs.models import (
     NodeOrder,
     PathList,
     PathResult,
+    Strongly,
     Weighted,
 )
 from cworld.sandbox.stateless.graphs.paths import _method, _path_length, _traverse
-from cworld.sandbox.stateless.shared import invalid
+from cworld.sandbox.stateless.shared import invalid, rejecting
 
 
 class PathTools:
     @tool(read_only=True)
-    def graph_summary(
-        self,
-        edges: Edges,
-        directed: Directed = False,
-        nodes: ExtraNodes = [],  # noqa: B006
-    ) -> GraphSummary:
+    def graph_summary(self, edges: Edges, directed: Directed = False, nodes: ExtraNodes = []) -> GraphSummary:  # noqa: B006
         """Size and shape of a graph: node and edge counts, density, connectivity, degrees, isolated nodes,
         self-loops and (for directed graphs) whether it is acyclic."""
         nx = networkx()
@@ -150,15 +146,15 @@ class PathTools:
         nx = networkx()
         g = build(edges, directed)
         require_node(g, source, "source")
-        try:
+        with rejecting(
+            nx.NetworkXUnbounded, "the graph has a negative-weight cycle, so distances are undefined"
+        ):
             if not weighted:
                 dist = nx.single_source_shortest_path_length(g, source)
             elif has_negative(g):
                 dist = nx.single_source_bellman_ford_path_length(g, source)
             else:
                 dist = nx.single_source_dijkstra_path_length(g, source)
-        except nx.NetworkXUnbounded:
-            raise invalid("the graph has a negative-weight cycle, so distances are undefined") from None
         return Distances(
             distances={n: score(float(dist[n])) for n in sorted(dist)},
             unreachable=sorted(n for n in g if n not in dist),
@@ -231,13 +227,7 @@ class PathTools:
         edges: Edges,
         directed: Directed = False,
         nodes: ExtraNodes = [],  # noqa: B006
-        strongly: Annotated[
-            bool,
-            Field(
-                description="For directed graphs: strongly connected components "
-                "(mutually reachable) instead of weakly connected ones."
-            ),
-        ] = False,
+        strongly: Strongly = False,
     ) -> Components:
         """Split a graph into its connected pieces (weak or strong for directed graphs)."""
         nx = networkx()

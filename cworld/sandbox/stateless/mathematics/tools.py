@@ -45,6 +45,7 @@ from cworld.sandbox.stateless.shared import (
     clean,
     invalid,
     parse_int,
+    rejecting,
 )
 
 BIG_DIGITS = 1000
@@ -232,13 +233,11 @@ class ArithmeticTools:
     ) -> BaseConversion:
         """Rewrite an integer from one base to another (binary 2, octal 8, decimal 10, hex 16, up to 36)."""
         text = value.strip().replace("_", "")
-        try:
+        with rejecting(
+            ValueError,
+            f"{value!r} is not an integer in base {from_base}; use digits 0-9 and letters A-Z below the base",
+        ):
             n = int(text, from_base)
-        except ValueError:
-            raise invalid(
-                f"{value!r} is not an integer in base {from_base}; use digits 0-9 and letters "
-                f"A-Z below the base"
-            ) from None
         return BaseConversion(value=_to_base(n, to_base), decimal=str(n))
 
     @tool(read_only=True)

@@ -15,7 +15,7 @@ from cworld.sandbox.stateless.mathematics.models import (
     PercentChange,
     RatePercent,
 )
-from cworld.sandbox.stateless.shared import NumberResult, Real, clean, invalid
+from cworld.sandbox.stateless.shared import NumberResult, Real, clean, invalid, rejecting
 
 
 def _cents(x: float) -> float:
@@ -84,13 +84,12 @@ class FinanceTools:
     ) -> NumberResult:
         """Net present value: the sum of cash_flow[t] / (1 + rate)^t for t = 0, 1, 2, ..."""
         r = rate_percent / 100
-        try:
+        with rejecting(
+            (OverflowError, ZeroDivisionError),
+            "the discount factors overflow for this rate and horizon; use fewer periods or "
+            "a rate closer to 0",
+        ):
             npv = math.fsum(cf / (1 + r) ** t for t, cf in enumerate(cash_flows))
-        except (OverflowError, ZeroDivisionError):
-            raise invalid(
-                "the discount factors overflow for this rate and horizon; use fewer periods or "
-                "a rate closer to 0"
-            ) from None
         return NumberResult(value=clean(npv, "NPV"))
 
     @tool(read_only=True)
