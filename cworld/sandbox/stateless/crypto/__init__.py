@@ -4,6 +4,8 @@ passwords, plus encodings (base64/32, hex, URL, HTML) and classical ciphers.
 Everything is deterministic: a "random" password comes from a caller-given seed through its own derived RNG,
 so the same call returns the same password in every session (and is therefore for tests and demos, not for
 real accounts).
+
+It holds no state (no `state.py`): every answer is a function of the call's arguments alone.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""TODO"""
+"""Classical cipher tables and steps: the Morse alphabet, letter shifts, the Luhn sum."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 from cworld.sandbox.stateless.shared import invalid
 
-_MORSE = {
+MORSE = {
     "A": ".-",
     "B": "-...",
     "C": "-.-.",
@@ -64,10 +64,10 @@ _MORSE = {
 }
 
 
-_FROM_MORSE = {v: k for k, v in _MORSE.items()}
+_FROM_MORSE = {v: k for k, v in MORSE.items()}
 
 
-def _shift_letter(c: str, shift: int) -> str:
+def shift_letter(c: str, shift: int) -> str:
     if "a" <= c <= "z":
         return chr((ord(c) - 97 + shift) % 26 + 97)
     if "A" <= c <= "Z":
@@ -75,7 +75,7 @@ def _shift_letter(c: str, shift: int) -> str:
     return c
 
 
-def _luhn_sum(digits: str) -> int:
+def luhn_sum(digits: str) -> int:
     total = 0
     for i, ch in enumerate(reversed(digits)):
         d = int(ch)
@@ -85,7 +85,7 @@ def _luhn_sum(digits: str) -> int:
     return total
 
 
-def _morse_decode(text: str) -> str:
+def morse_decode(text: str) -> str:
     normalized = text.replace("|", "/")
     words = normalized.split("/") if "/" in normalized else re.split(r"\s{3,}", text)
     out: list[str] = []

@@ -1,4 +1,4 @@
-"""TODO"""
+"""Decoding helpers of the crypto server: lenient base64 and the bytes-as-text-and-hex result."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ def decoded(data: bytes) -> DecodedBytes:
     return DecodedBytes(text=text, hex=data.hex(), byte_length=len(data))
 
 
-def _compact(data: str) -> str:
+def strip_whitespace(data: str) -> str:
     return "".join(data.split())
 
 
 def b64decode_any(data: str, what: str = "data") -> bytes:
     """Standard or URL-safe base64, padding optional."""
-    compact = _compact(data).replace("-", "+").replace("_", "/")
+    compact = strip_whitespace(data).replace("-", "+").replace("_", "/")
     compact += "=" * (-len(compact) % 4)
     with rejecting(
         (binascii.Error, ValueError),

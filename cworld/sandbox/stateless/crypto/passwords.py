@@ -1,4 +1,4 @@
-"""TODO"""
+"""Password character classes and the strength heuristic (zxcvbn-lite) of the crypto server."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import string
 
 from cworld.sandbox.stateless.crypto.models import Strength
 
-_AMBIGUOUS = set("Il1O0o")
+AMBIGUOUS = set("Il1O0o")
 
 
-_SYMBOLS = "!@#$%^&*()-_=+[]{};:,.?/"
+SYMBOLS = "!@#$%^&*()-_=+[]{};:,.?/"
 
 
 _COMMON = {
@@ -34,7 +34,7 @@ _COMMON = {
 }
 
 
-def _rate(password: str) -> Strength:
+def rate_password(password: str) -> Strength:
     pools = [(string.ascii_lowercase, 26), (string.ascii_uppercase, 26), (string.digits, 10)]
     pool = sum(size for chars, size in pools if any(c in chars for c in password))
     pool += 33 if any(not c.isalnum() and c.isascii() for c in password) else 0

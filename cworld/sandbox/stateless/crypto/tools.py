@@ -1,9 +1,8 @@
-"""The crypto server: hashes, HMAC, name-based UUIDs, checksums, JWT inspection and signing, deterministic
-passwords, plus encodings (base64/32, hex, URL, HTML) and classical ciphers.
+"""Digest tools of the crypto server (a mixin): hashes, HMAC, name-based UUIDs, checksums, JWTs and
+deterministic passwords.
 
-Everything is deterministic: a "random" password comes from a caller-given seed through its own derived RNG,
-so the same call returns the same password in every session (and is therefore for tests and demos, not for
-real accounts).
+A "random" password comes from a caller-given seed through its own derived RNG, so the same call returns the
+same password in every session (for tests and demos, not for real accounts).
 """
 
 from __future__ import annotations
@@ -30,8 +29,8 @@ from cworld.sandbox.stateless.crypto.models import (
     Strength,
     UuidResult,
 )
-from cworld.sandbox.stateless.crypto.passwords import _AMBIGUOUS, _SYMBOLS, _rate
-from cworld.sandbox.stateless.crypto.tokens import _HS256_HEADER, _b64url, _claim_time, _jwt_part, _split_jwt
+from cworld.sandbox.stateless.crypto.passwords import AMBIGUOUS, SYMBOLS, rate_password
+from cworld.sandbox.stateless.crypto.tokens import HS256_HEADER, b64url, claim_time, jwt_part, split_jwt
 from cworld.sandbox.stateless.shared import CheckResult, TextResult, invalid, rejecting
 from cworld.seeding import derive_rng
 
@@ -157,15 +156,15 @@ class DigestTools:
     def jwt_decode(self, token: Token) -> DecodedJwt:
         """Read a JWT's header and claims WITHOUT verifying its signature (use jwt_verify_hs256 for that);
         shows exp and iat as dates."""
-        header_part, payload_part, signature = _split_jwt(token)
-        header, payload = _jwt_part(header_part, "header"), _jwt_part(payload_part, "payload")
+        header_part, payload_part, signature = split_jwt(token)
+        header, payload = jwt_part(header_part, "header"), jwt_part(payload_part, "payload")
         alg = header.get("alg")
         return DecodedJwt(
             header=header,
             payload=payload,
             algorithm=alg if isinstance(alg, str) else None,
-            expires_at=_claim_time(payload, "exp"),
-            issued_at=_claim_time(payload, "iat"),
+            expires_at=claim_time(payload, "exp"),
+            issued_at=claim_time(payload, "iat"),
             signature_present=bool(signature),
         )
 
@@ -185,20 +184,20 @@ class DigestTools:
             body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         if len(body) > 10_000:
             raise invalid("the payload is over 10,000 characters as JSON; keep tokens small")
-        signing_input = f"{_HS256_HEADER}.{_b64url(_bytes(body))}"
+        signing_input = f"{HS256_HEADER}.{b64url(_bytes(body))}"
         signature = hmac.new(_bytes(secret), signing_input.encode(), "sha256").digest()
-        return TextResult(text=f"{signing_input}.{_b64url(signature)}")
+        return TextResult(text=f"{signing_input}.{b64url(signature)}")
 
     @tool(read_only=True)
     def jwt_verify_hs256(self, token: Token, secret: Secret) -> CheckResult:
         """Check a JWT's HMAC-SHA256 signature with a secret. Expiry is not judged here (the server has no
         clock); read exp with jwt_decode and compare it yourself."""
-        header_part, payload_part, signature = _split_jwt(token)
-        header = _jwt_part(header_part, "header")
+        header_part, payload_part, signature = split_jwt(token)
+        header = jwt_part(header_part, "header")
         if header.get("alg") != "HS256":
             return CheckResult(valid=False, reason=f"token algorithm is {header.get('alg')!r}, not HS256")
         expected = hmac.new(_bytes(secret), f"{header_part}.{payload_part}".encode(), "sha256").digest()
-        ok = hmac.compare_digest(_b64url(expected), signature)
+        ok = hmac.compare_digest(b64url(expected), signature)
         return CheckResult(valid=ok, reason="ok" if ok else "signature does not match this secret")
 
     @tool(read_only=True)
@@ -222,11 +221,11 @@ class DigestTools:
         Deterministic by design (for tests and demos): do not use it for real accounts."""
         classes = [string.ascii_lowercase] + [
             c
-            for c, on in ((string.ascii_uppercase, uppercase), (string.digits, digits), (_SYMBOLS, symbols))
+            for c, on in ((string.ascii_uppercase, uppercase), (string.digits, digits), (SYMBOLS, symbols))
             if on
         ]
         if avoid_ambiguous:
-            classes = ["".join(ch for ch in c if ch not in _AMBIGUOUS) for c in classes]
+            classes = ["".join(ch for ch in c if ch not in AMBIGUOUS) for c in classes]
         rng = derive_rng(seed, "sandbox:crypto:generate_password")
         pool = "".join(classes)
         chars = [rng.choice(c) for c in classes] + [rng.choice(pool) for _ in range(length - len(classes))]
@@ -240,4 +239,4 @@ class DigestTools:
     ) -> Strength:
         """Rate a password 0-4 from its length, character variety, repeats and common-password list, with
         advice. A heuristic, like zxcvbn-lite: it never stores or sends the password."""
-        return _rate(password)
+        return rate_password(password)

@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import Field
 
 from cworld.sandbox.framework import tool
-from cworld.sandbox.stateless.crypto.ciphers import _MORSE, _luhn_sum, _morse_decode, _shift_letter
+from cworld.sandbox.stateless.crypto.ciphers import MORSE, luhn_sum, morse_decode, shift_letter
 from cworld.sandbox.stateless.crypto.models import LuhnCheck
 from cworld.sandbox.stateless.shared import TextResult, invalid
 
@@ -37,7 +37,7 @@ class CipherTools:
     ) -> TextResult:
         """Caesar cipher: rotate Latin letters by a fixed shift, keeping case; other characters unchanged."""
         step = -shift if decode else shift
-        return TextResult(text="".join(_shift_letter(c, step) for c in text))
+        return TextResult(text="".join(shift_letter(c, step) for c in text))
 
     @tool(read_only=True)
     def vigenere_cipher(
@@ -61,7 +61,7 @@ class CipherTools:
         out, i = [], 0
         for c in text:
             if c.isascii() and c.isalpha():
-                out.append(_shift_letter(c, -shifts[i % len(shifts)] if decode else shifts[i % len(shifts)]))
+                out.append(shift_letter(c, -shifts[i % len(shifts)] if decode else shifts[i % len(shifts)]))
                 i += 1
             else:
                 out.append(c)
@@ -83,16 +83,16 @@ class CipherTools:
         """International Morse code: encode letters, digits and common punctuation, or decode dots and
         dashes back to (uppercase) text."""
         if decode:
-            return TextResult(text=_morse_decode(text))
+            return TextResult(text=morse_decode(text))
         words = []
         for word in text.upper().split():
-            unknown = sorted({c for c in word if c not in _MORSE})
+            unknown = sorted({c for c in word if c not in MORSE})
             if unknown:
                 raise invalid(
                     f"no Morse code for {unknown}; use letters, digits and the punctuation "
-                    f"{''.join(sorted(c for c in _MORSE if not c.isalnum()))}"
+                    f"{''.join(sorted(c for c in MORSE if not c.isalnum()))}"
                 )
-            words.append(" ".join(_MORSE[c] for c in word))
+            words.append(" ".join(MORSE[c] for c in word))
         return TextResult(text=" / ".join(words))
 
     @tool(read_only=True)
@@ -113,6 +113,6 @@ class CipherTools:
         digits = number.replace(" ", "").replace("-", "")
         if not digits or not digits.isdigit() or not digits.isascii():
             raise invalid("the number must contain only digits (spaces and dashes allowed)")
-        valid = _luhn_sum(digits) % 10 == 0
-        check = (10 - _luhn_sum(digits + "0") % 10) % 10
+        valid = luhn_sum(digits) % 10 == 0
+        check = (10 - luhn_sum(digits + "0") % 10) % 10
         return LuhnCheck(valid=valid, check_digit=check)

@@ -16,7 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 from cworld.sandbox.framework import tool
-from cworld.sandbox.stateless.crypto.decoding import _compact, b64decode_any, decoded
+from cworld.sandbox.stateless.crypto.decoding import b64decode_any, decoded, strip_whitespace
 from cworld.sandbox.stateless.crypto.models import DecodedBytes
 from cworld.sandbox.stateless.shared import TextResult, rejecting
 
@@ -61,7 +61,7 @@ class EncodingTools:
     @tool(read_only=True)
     def base32_decode(self, data: Encoded) -> DecodedBytes:
         """Decode base32 (RFC 4648; case-insensitive, padding optional)."""
-        compact = _compact(data).upper()
+        compact = strip_whitespace(data).upper()
         compact += "=" * (-len(compact) % 8)
         with rejecting(
             (binascii.Error, ValueError), "not valid base32: use letters A-Z, digits 2-7 and '=' padding"

@@ -3,6 +3,8 @@ zones (IANA, via zoneinfo), Unix time, business days, calendars and cron schedul
 
 It never reads the sandbox's virtual clock: every tool takes the moments it works on as arguments, so a call
 means the same thing in every session (the stateful `clock` app is where "now" lives).
+
+It holds no state (no `state.py`): every answer is a function of the call's arguments alone.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""TODO"""
+"""Date arithmetic behind the datetime tools: offsets, month steps, calendar breakdowns, durations, and the
+result builders for moments and zones."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import calendar
 from datetime import datetime, timedelta
 
 from cworld.sandbox.stateless.dates.models import DurationInfo, ParsedDateTime, ZonedDateTime
-from cworld.sandbox.stateless.shared import invalid
+from cworld.sandbox.stateless.dates.parsing import zone
+from cworld.sandbox.stateless.shared import invalid, rejecting
 
 
 def offset_text(delta: timedelta | None) -> str | None:
@@ -36,6 +38,12 @@ def zoned(moment: datetime) -> ZonedDateTime:
         abbreviation=moment.tzname(),
         is_dst=bool(dst),
     )
+
+
+def in_zone(moment: datetime, zone_name: str, out_of_range: str) -> ZonedDateTime:
+    """`moment` seen in the named zone; `out_of_range` is the error when that falls outside years 1-9999."""
+    with rejecting(OverflowError, out_of_range):
+        return zoned(moment.astimezone(zone(zone_name)))
 
 
 def duration_info(seconds: float) -> DurationInfo:

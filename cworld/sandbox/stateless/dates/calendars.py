@@ -1,4 +1,4 @@
-"""TODO"""
+"""Calendar rules of the datetime server: working days, month steps, birthdays and Easter dates."""
 
 from __future__ import annotations
 
@@ -17,26 +17,26 @@ def as_result(d: date) -> DateResult:
     return DateResult(date=d.isoformat(), weekday=calendar.day_name[d.weekday()])
 
 
-def _days_off(holidays: Sequence[str], weekend: Sequence[str]) -> tuple[set[date], set[int]]:
+def days_off(holidays: Sequence[str], weekend: Sequence[str]) -> tuple[set[date], set[int]]:
     return {parse_date(h, "holiday") for h in holidays}, {WEEKDAYS.index(w) for w in weekend}
 
 
-def _shift(d: date, days: int) -> date:
+def shift_days(d: date, days: int) -> date:
     with rejecting(OverflowError, "the result falls outside years 1-9999; use a closer date"):
         return d + timedelta(days=days)
 
 
-def _add_months(d: date, months: int) -> date:
+def add_months(d: date, months: int) -> date:
     total = d.year * 12 + d.month - 1 + months
     year, month = divmod(total, 12)
     return date(year, month + 1, min(d.day, calendar.monthrange(year, month + 1)[1]))
 
 
-def _birthday(born: date, year: int) -> date:
+def birthday_in(born: date, year: int) -> date:
     return date(year, born.month, min(born.day, calendar.monthrange(year, born.month)[1]))
 
 
-def _western_easter(year: int) -> date:
+def western_easter(year: int) -> date:
     """Anonymous Gregorian algorithm (Meeus/Jones/Butcher)."""
     a, b, c = year % 19, year // 100, year % 100
     d, e = divmod(b, 4)
@@ -49,7 +49,7 @@ def _western_easter(year: int) -> date:
     return date(year, month, day + 1)
 
 
-def _orthodox_easter(year: int) -> date:
+def orthodox_easter(year: int) -> date:
     """Meeus's Julian algorithm, shifted to the Gregorian calendar."""
     a, b, c = year % 4, year % 7, year % 19
     d = (19 * c + 15) % 30

@@ -1,5 +1,4 @@
-"""Result models of the datetime server and the helpers that build them (offsets, durations, calendar
-breakdowns), kept apart so `dates.py` reads as the list of tools."""
+"""Argument types and result models of the datetime server (pydantic: they are the tools' schemas)."""
 
 from __future__ import annotations
 

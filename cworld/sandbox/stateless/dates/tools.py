@@ -1,9 +1,5 @@
-"""The datetime server: pure date and time arithmetic — parsing, formatting, durations, differences, time
-zones (IANA, via zoneinfo), Unix time, business days, calendars and cron schedules.
-
-It never reads the sandbox's virtual clock: every tool takes the moments it works on as arguments, so a call
-means the same thing in every session (the stateful `clock` app is where "now" lives).
-"""
+"""Moment tools of the datetime server (a mixin): parse, format, add, compare, time zones, Unix time and
+durations. Every moment is an argument: these tools never read the sandbox clock."""
 
 from __future__ import annotations
 
@@ -18,9 +14,9 @@ from cworld.sandbox.stateless.dates.arithmetic import (
     breakdown,
     describe,
     duration_info,
+    in_zone,
     plural,
     plus_months,
-    zoned,
 )
 from cworld.sandbox.stateless.dates.models import (
     EPOCH_MAX,
@@ -193,8 +189,7 @@ class DateTimeTools:
         value = parse_datetime(moment, "moment")
         if value.tzinfo is None:
             value = value.replace(tzinfo=zone(from_zone) if from_zone else UTC)
-        with rejecting(OverflowError, "the converted moment falls outside years 1-9999"):
-            return zoned(value.astimezone(zone(to_zone)))
+        return in_zone(value, to_zone, "the converted moment falls outside years 1-9999")
 
     @tool(read_only=True)
     def timezone_info(
@@ -214,8 +209,7 @@ class DateTimeTools:
         value = parse_datetime(at, "at")
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
-        with rejecting(OverflowError, "the moment falls outside years 1-9999 in that zone"):
-            return zoned(value.astimezone(zone(zone_name)))
+        return in_zone(value, zone_name, "the moment falls outside years 1-9999 in that zone")
 
     @tool(read_only=True)
     def list_timezones(
@@ -263,8 +257,7 @@ class DateTimeTools:
     ) -> ZonedDateTime:
         """The moment a Unix timestamp stands for, in the given time zone."""
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=seconds)
-        with rejecting(OverflowError, "that moment falls outside years 1-9999 in that zone"):
-            return zoned(moment.astimezone(zone(zone_name)))
+        return in_zone(moment, zone_name, "that moment falls outside years 1-9999 in that zone")
 
     @tool(read_only=True)
     def parse_duration(

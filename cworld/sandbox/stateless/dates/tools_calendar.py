@@ -15,13 +15,13 @@ from pydantic import Field
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.dates.calendars import (
     MAX_SPAN_DAYS,
-    _add_months,
-    _birthday,
-    _days_off,
-    _orthodox_easter,
-    _shift,
-    _western_easter,
+    add_months,
     as_result,
+    birthday_in,
+    days_off,
+    orthodox_easter,
+    shift_days,
+    western_easter,
 )
 from cworld.sandbox.stateless.dates.cron import parse_cron
 from cworld.sandbox.stateless.dates.models import (
@@ -53,7 +53,7 @@ class CalendarTools:
         """Working days from start (inclusive) to end (exclusive), skipping weekend days and the given
         holidays; negative when end is before start. Spans up to 100 years."""
         a, b = parse_date(start, "start"), parse_date(end, "end")
-        off, weekend_days = _days_off(holidays, weekend)
+        off, weekend_days = days_off(holidays, weekend)
         lo, hi, sign = (a, b, 1) if a <= b else (b, a, -1)
         if (hi - lo).days > MAX_SPAN_DAYS:
             raise invalid("the dates are more than 100 years apart; use a shorter span")
@@ -80,12 +80,12 @@ class CalendarTools:
         """The date `days` working days after (or before) start, skipping weekends and holidays; 0 returns
         start itself. E.g. a deadline '10 business days from Friday'."""
         d = parse_date(start, "start")
-        off, weekend_days = _days_off(holidays, weekend)
+        off, weekend_days = days_off(holidays, weekend)
         if len(weekend_days) == 7:
             raise invalid("every weekday is in `weekend`, so there are no working days; remove some")
         step, remaining = (1 if days > 0 else -1), abs(days)
         while remaining:
-            d = _shift(d, step)
+            d = shift_days(d, step)
             if d.weekday() not in weekend_days and d not in off:
                 remaining -= 1
         return as_result(d)
@@ -105,12 +105,12 @@ class CalendarTools:
         if on < born:
             raise invalid("on_date is before birth_date; pass a later on_date")
         months = (on.year - born.year) * 12 + on.month - born.month - (on.day < born.day)
-        anchor = _add_months(born, months)
-        upcoming = _birthday(born, on.year)
+        anchor = add_months(born, months)
+        upcoming = birthday_in(born, on.year)
         if upcoming <= on:
             if on.year == 9999:
                 raise invalid("the next birthday would fall after year 9999; pass an earlier on_date")
-            upcoming = _birthday(born, on.year + 1)
+            upcoming = birthday_in(born, on.year + 1)
         return Age(
             years=months // 12,
             months=months % 12,
@@ -168,7 +168,7 @@ class CalendarTools:
     ) -> DateResult:
         """Easter Sunday of a year (Gregorian date), from which many holidays follow (Good Friday = -2 days,
         Easter Monday = +1, Ascension = +39, Pentecost = +49)."""
-        return as_result(_western_easter(year) if church == "western" else _orthodox_easter(year))
+        return as_result(western_easter(year) if church == "western" else orthodox_easter(year))
 
     @tool(read_only=True)
     def list_dates(

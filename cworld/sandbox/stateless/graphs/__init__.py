@@ -2,6 +2,8 @@
 
 Each tool builds its graph from the arguments, so calls are independent and deterministic; node lists come
 back sorted (or in path order) so the same graph always gives the same answer.
+
+It holds no state (no `state.py`): every answer is a function of the call's arguments alone.
 """
 
 from __future__ import annotations

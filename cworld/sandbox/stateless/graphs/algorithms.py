@@ -1,4 +1,5 @@
-"""TODO"""
+"""Whole-graph computations of the graph server: ranking, PageRank, two-colouring, residual reachability and
+the size guard of the quadratic algorithms."""
 
 from __future__ import annotations
 
@@ -17,16 +18,16 @@ MAX_HEAVY_NODES = 200
 MAX_HEAVY_EDGES = 1_000
 
 
-def _ranking(scores: dict[Any, float], top: int) -> Ranking:
+def top_ranking(scores: dict[Any, float], top: int) -> Ranking:
     ordered = sorted(scores.items(), key=lambda kv: (-score(kv[1]), str(kv[0])))[:top]
     return Ranking(ranking=[NodeScore(node=str(n), score=score(s)) for n, s in ordered])
 
 
-def _pair(a: str, b: str) -> tuple[str, str]:
+def ordered_pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
-def _two_colour(graph: Any) -> dict[str, int] | None:
+def two_colour(graph: Any) -> dict[str, int] | None:
     """A 2-colouring by BFS from each component's alphabetically first node, or None if impossible."""
     colour: dict[str, int] = {}
     for start in sorted(graph.nodes):
@@ -45,7 +46,7 @@ def _two_colour(graph: Any) -> dict[str, int] | None:
     return colour
 
 
-def _pagerank(graph: Any, damping: float, tol: float = 1e-10, max_iter: int = 1000) -> dict[str, float]:
+def pagerank_scores(graph: Any, damping: float, tol: float = 1e-10, max_iter: int = 1000) -> dict[str, float]:
     """Power iteration (same model as networkx: dangling nodes link to everyone), in pure Python so the
     first call does not pay for importing scipy."""
     nodes = list(graph.nodes)
@@ -74,7 +75,7 @@ def _pagerank(graph: Any, damping: float, tol: float = 1e-10, max_iter: int = 10
     raise invalid("PageRank did not converge for this graph; try a damping below 1")
 
 
-def _residual_reachable(residual: Any, source: str) -> set[str]:
+def residual_reachable(residual: Any, source: str) -> set[str]:
     """Nodes reachable from source along edges with spare capacity: the source side of a minimum cut."""
     seen, queue = {source}, deque([source])
     while queue:
@@ -86,7 +87,7 @@ def _residual_reachable(residual: Any, source: str) -> set[str]:
     return seen
 
 
-def _heavy_guard(graph: Any) -> None:
+def heavy_guard(graph: Any) -> None:
     if graph.number_of_nodes() > MAX_HEAVY_NODES or graph.number_of_edges() > MAX_HEAVY_EDGES:
         raise invalid(
             f"this algorithm accepts at most {MAX_HEAVY_NODES} nodes and {MAX_HEAVY_EDGES} edges; the "

@@ -1,4 +1,4 @@
-"""TODO"""
+"""The edge-list argument every graph tool takes, the other argument types, and the result models."""
 
 from __future__ import annotations
 

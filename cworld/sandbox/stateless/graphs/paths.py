@@ -1,4 +1,4 @@
-"""TODO"""
+"""Path helpers of the graph server: path lengths, the shortest-path method for the weights, traversal order."""
 
 from __future__ import annotations
 
@@ -8,17 +8,17 @@ from typing import Any
 from cworld.sandbox.stateless.graphs.build import has_negative, score
 
 
-def _path_length(graph: Any, path: list[str], weighted: bool) -> float:
+def path_length(graph: Any, path: list[str], weighted: bool) -> float:
     if not weighted:
         return float(len(path) - 1)
     return score(sum(graph[a][b]["weight"] for a, b in zip(path, path[1:], strict=False)))
 
 
-def _method(graph: Any, weighted: bool) -> str:
+def path_method(graph: Any, weighted: bool) -> str:
     return "bellman-ford" if weighted and has_negative(graph) else "dijkstra"
 
 
-def _traverse(graph: Any, source: str, breadth_first: bool) -> list[str]:
+def walk(graph: Any, source: str, breadth_first: bool) -> list[str]:
     """BFS or DFS visiting neighbours in alphabetical order, so the order never depends on edge order."""
     order: list[str] = []
     seen: set[str] = set()

@@ -1,8 +1,5 @@
-"""The graph server: graph algorithms on an edge list passed with each call (networkx underneath).
-
-Each tool builds its graph from the arguments, so calls are independent and deterministic; node lists come
-back sorted (or in path order) so the same graph always gives the same answer.
-"""
+"""Path and structure tools of the graph server (a mixin): summary, neighbours, shortest paths, traversal,
+reachability, topological order, cycles and components."""
 
 from __future__ import annotations
 
@@ -35,7 +32,7 @@ from cworld.sandbox.stateless.graphs.models import (
     Strongly,
     Weighted,
 )
-from cworld.sandbox.stateless.graphs.paths import _method, _path_length, _traverse
+from cworld.sandbox.stateless.graphs.paths import path_length, path_method, walk
 from cworld.sandbox.stateless.shared import invalid, rejecting
 
 
@@ -94,13 +91,13 @@ class PathTools:
         require_node(g, target, "target")
         try:
             path = nx.shortest_path(
-                g, source, target, weight="weight" if weighted else None, method=_method(g, weighted)
+                g, source, target, weight="weight" if weighted else None, method=path_method(g, weighted)
             )
         except nx.NetworkXNoPath:
             return PathResult(found=False, path=[], length=None, hops=None)
         except nx.NetworkXUnbounded:
             raise invalid("the graph has a negative-weight cycle, so shortest paths are undefined") from None
-        return PathResult(found=True, path=path, length=_path_length(g, path, weighted), hops=len(path) - 1)
+        return PathResult(found=True, path=path, length=path_length(g, path, weighted), hops=len(path) - 1)
 
     @tool(read_only=True)
     def all_shortest_paths(
@@ -123,7 +120,7 @@ class PathTools:
         found: list[list[str]] = []
         try:
             for path in nx.all_shortest_paths(
-                g, source, target, weight="weight" if weighted else None, method=_method(g, weighted)
+                g, source, target, weight="weight" if weighted else None, method=path_method(g, weighted)
             ):
                 found.append(path)
                 if len(found) > max_paths:
@@ -134,7 +131,7 @@ class PathTools:
             raise invalid("the graph has a negative-weight cycle, so shortest paths are undefined") from None
         kept = sorted(found[:max_paths])
         return PathList(
-            paths=kept, length=_path_length(g, kept[0], weighted), truncated=len(found) > max_paths
+            paths=kept, length=path_length(g, kept[0], weighted), truncated=len(found) > max_paths
         )
 
     @tool(read_only=True)
@@ -173,7 +170,7 @@ class PathTools:
         """Nodes reachable from source in breadth-first or depth-first order (neighbours alphabetically)."""
         g = build(edges, directed)
         require_node(g, source, "source")
-        visited = _traverse(g, source, order == "breadth_first")
+        visited = walk(g, source, order == "breadth_first")
         return NodeOrder(nodes=visited, count=len(visited))
 
     @tool(read_only=True)

@@ -9,12 +9,12 @@ from pydantic import Field
 
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.graphs.algorithms import (
-    _heavy_guard,
-    _pagerank,
-    _pair,
-    _ranking,
-    _residual_reachable,
-    _two_colour,
+    heavy_guard,
+    ordered_pair,
+    pagerank_scores,
+    residual_reachable,
+    top_ranking,
+    two_colour,
 )
 from cworld.sandbox.stateless.graphs.build import build, has_negative, networkx, require_node, score
 from cworld.sandbox.stateless.graphs.models import (
@@ -50,7 +50,7 @@ class AlgorithmTools:
         g = build(edges, False, nodes)
         algorithm = nx.maximum_spanning_edges if maximum else nx.minimum_spanning_edges
         tree = [
-            WeightedEdge(source=_pair(a, b)[0], target=_pair(a, b)[1], weight=d["weight"])
+            WeightedEdge(source=ordered_pair(a, b)[0], target=ordered_pair(a, b)[1], weight=d["weight"])
             for a, b, d in algorithm(g, algorithm="kruskal", data=True)
         ]
         tree.sort(key=lambda e: (e.source, e.target))
@@ -82,7 +82,7 @@ class AlgorithmTools:
             ),
             key=lambda e: (e.source, e.target),
         )
-        left = _residual_reachable(residual, source)
+        left = residual_reachable(residual, source)
         right = set(g.nodes) - left
         return Flow(value=score(value), flows=flows, source_side=sorted(left), sink_side=sorted(right))
 
@@ -100,8 +100,8 @@ class AlgorithmTools:
         g = build(edges, directed)
         if has_negative(g):
             raise invalid("PageRank needs non-negative edge weights")
-        ranks = _pagerank(g, damping)
-        return _ranking(ranks, top)
+        ranks = pagerank_scores(g, damping)
+        return top_ranking(ranks, top)
 
     @tool(read_only=True)
     def degree_centrality(
@@ -123,7 +123,7 @@ class AlgorithmTools:
             "in": nx.in_degree_centrality,
             "out": nx.out_degree_centrality,
         }[kind]
-        return _ranking(measure(g) if g.number_of_nodes() > 1 else dict.fromkeys(g.nodes, 0.0), top)
+        return top_ranking(measure(g) if g.number_of_nodes() > 1 else dict.fromkeys(g.nodes, 0.0), top)
 
     @tool(read_only=True)
     def betweenness_centrality(
@@ -139,16 +139,16 @@ class AlgorithmTools:
         brokers and bottlenecks score high. At most 200 nodes and 1,000 edges."""
         nx = networkx()
         g = build(edges, directed)
-        _heavy_guard(g)
+        heavy_guard(g)
         if weighted and any(w <= 0 for *_, w in g.edges(data="weight")):
             raise invalid("weighted betweenness needs positive weights; use weighted=false")
-        return _ranking(nx.betweenness_centrality(g, weight="weight" if weighted else None), top)
+        return top_ranking(nx.betweenness_centrality(g, weight="weight" if weighted else None), top)
 
     @tool(read_only=True)
     def bipartite_check(self, edges: Edges, nodes: ExtraNodes = []) -> Bipartition:  # noqa: B006
         """Whether an undirected graph is bipartite (two-colourable: e.g. people vs. projects with no
         same-side links), and the two sides if so."""
-        colour = _two_colour(build(edges, False, nodes))
+        colour = two_colour(build(edges, False, nodes))
         if colour is None:
             return Bipartition(bipartite=False, left=[], right=[])
         return Bipartition(
@@ -174,7 +174,7 @@ class AlgorithmTools:
         (bridges) whose removal splits it."""
         nx = networkx()
         g = build(edges, False, nodes)
-        bridges = sorted(list(_pair(a, b)) for a, b in nx.bridges(g))
+        bridges = sorted(list(ordered_pair(a, b)) for a, b in nx.bridges(g))
         return CutPoints(articulation_points=sorted(nx.articulation_points(g)), bridges=bridges)
 
     @tool(read_only=True)
@@ -203,7 +203,7 @@ class AlgorithmTools:
         1,000 edges)."""
         nx = networkx()
         g = build(edges, False)
-        _heavy_guard(g)
+        heavy_guard(g)
         if g.number_of_nodes() == 0 or not nx.is_connected(g):
             raise invalid("the graph must be connected (and non-empty) for diameter and center")
         if weighted and has_negative(g):

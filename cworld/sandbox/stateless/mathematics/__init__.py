@@ -2,6 +2,8 @@
 
 Pure functions with bounded inputs: big integers travel as decimal strings (JSON numbers lose precision past
 2**53), and every size limit is in the schema, so an agent sees it before calling.
+
+It holds no state (no `state.py`): every answer is a function of the call's arguments alone.
 """
 
 from __future__ import annotations

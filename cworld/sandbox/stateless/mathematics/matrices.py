@@ -1,4 +1,4 @@
-"""TODO"""
+"""Matrix helpers of the math server: shape checks, Gaussian elimination and result rounding."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from cworld.sandbox.stateless.shared import clean, invalid
 SINGULAR_TOLERANCE = 1e-12
 
 
-def _rectangular(m: list[list[float]], what: str) -> Matrix:
+def require_rectangular(m: list[list[float]], what: str) -> Matrix:
     width = len(m[0])
     for i, row in enumerate(m):
         if len(row) != width:
@@ -19,14 +19,14 @@ def _rectangular(m: list[list[float]], what: str) -> Matrix:
     return [[float(v) for v in row] for row in m]
 
 
-def _square(m: list[list[float]], what: str) -> Matrix:
-    rows = _rectangular(m, what)
+def require_square(m: list[list[float]], what: str) -> Matrix:
+    rows = require_rectangular(m, what)
     if len(rows) != len(rows[0]):
         raise invalid(f"{what} is {len(rows)}x{len(rows[0])}; this needs a square matrix")
     return rows
 
 
-def _result(m: Matrix) -> MatrixResult:
+def matrix_result(m: Matrix) -> MatrixResult:
     return MatrixResult(
         matrix=[[clean(v, "matrix entry") for v in row] for row in m],
         rows=len(m),
@@ -34,7 +34,7 @@ def _result(m: Matrix) -> MatrixResult:
     )
 
 
-def _eliminate(a: Matrix, extra: Matrix) -> tuple[float, Matrix]:
+def eliminate(a: Matrix, extra: Matrix) -> tuple[float, Matrix]:
     """Gauss-Jordan on `a` (square), applying the same row operations to `extra`; returns (det, extra)."""
     n = len(a)
     a = [row[:] for row in a]

@@ -1,4 +1,4 @@
-"""TODO"""
+"""Argument types and result models of the math server (pydantic: they are the tools' schemas)."""
 
 from __future__ import annotations
 

@@ -113,7 +113,7 @@ def fibonacci(n: int) -> int:
     return pair(n)[0]
 
 
-def _to_base(n: int, base: int) -> str:
+def in_base(n: int, base: int) -> str:
     digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     if n == 0:
         return "0"

@@ -1,4 +1,4 @@
-"""TODO"""
+"""Paired samples for the statistics tools: length checks, ranks (for Spearman) and Pearson's r."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import statistics
 from cworld.sandbox.stateless.shared import invalid
 
 
-def _paired(x: list[float], y: list[float]) -> None:
+def require_paired(x: list[float], y: list[float]) -> None:
     if len(x) != len(y):
         raise invalid(f"x has {len(x)} values and y has {len(y)}; pass two lists of the same length")
     if len(x) < 2:
         raise invalid("pass at least two (x, y) pairs")
 
 
-def _ranks(values: list[float]) -> list[float]:
+def rank_values(values: list[float]) -> list[float]:
     """Ranks 1..n, ties sharing the average of their positions."""
     order = sorted(range(len(values)), key=lambda i: values[i])
     ranks = [0.0] * len(values)
@@ -30,7 +30,7 @@ def _ranks(values: list[float]) -> list[float]:
     return ranks
 
 
-def _pearson(x: list[float], y: list[float]) -> float:
+def pearson_r(x: list[float], y: list[float]) -> float:
     mx, my = statistics.fmean(x), statistics.fmean(y)
     sxy = math.fsum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
     sxx = math.fsum((a - mx) ** 2 for a in x)

@@ -1,8 +1,5 @@
-"""The math server: exact arithmetic, number theory, statistics, matrices and money math.
-
-Pure functions with bounded inputs: big integers travel as decimal strings (JSON numbers lose precision past
-2**53), and every size limit is in the schema, so an agent sees it before calling.
-"""
+"""Arithmetic tools of the math server (a mixin): expressions, big integers, combinatorics, primes, bases,
+rounding and quadratics. Big integers travel as decimal strings (JSON numbers lose precision past 2**53)."""
 
 from __future__ import annotations
 
@@ -36,7 +33,7 @@ from cworld.sandbox.stateless.mathematics.models import (
     Root,
     Whole,
 )
-from cworld.sandbox.stateless.mathematics.number_theory import _to_base
+from cworld.sandbox.stateless.mathematics.number_theory import in_base
 from cworld.sandbox.stateless.shared import (
     BigIntegerResult,
     NumberResult,
@@ -238,7 +235,7 @@ class ArithmeticTools:
             f"{value!r} is not an integer in base {from_base}; use digits 0-9 and letters A-Z below the base",
         ):
             n = int(text, from_base)
-        return BaseConversion(value=_to_base(n, to_base), decimal=str(n))
+        return BaseConversion(value=in_base(n, to_base), decimal=str(n))
 
     @tool(read_only=True)
     def round_number(

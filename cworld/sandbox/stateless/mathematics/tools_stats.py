@@ -1,4 +1,4 @@
-"""Statistics tools of the math server (a mixin: the app class in `mathematics.py` inherits them)."""
+"""Statistics tools of the math server (a mixin: `MathServer` inherits them)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from cworld.sandbox.stateless.mathematics.models import (
     Summary,
     Values,
 )
-from cworld.sandbox.stateless.mathematics.samples import _paired, _pearson, _ranks
+from cworld.sandbox.stateless.mathematics.samples import pearson_r, rank_values, require_paired
 from cworld.sandbox.stateless.shared import NumberResult, Real, clean, invalid
 
 
@@ -73,9 +73,9 @@ class StatisticsTools:
     ) -> Correlation:
         """Pearson and Spearman correlation of two paired lists of numbers of the same length (at least 2).
         Fails when either list is constant, since correlation is then undefined."""
-        _paired(x, y)
-        pearson = _pearson(x, y)
-        spearman = _pearson(_ranks(x), _ranks(y))
+        require_paired(x, y)
+        pearson = pearson_r(x, y)
+        spearman = pearson_r(rank_values(x), rank_values(y))
         return Correlation(pearson=clean(pearson), spearman=clean(spearman))
 
     @tool(read_only=True)
@@ -90,7 +90,7 @@ class StatisticsTools:
     ) -> Regression:
         """Ordinary least-squares line y = slope*x + intercept through paired points, with R². Fails when
         all x are equal (the slope would be vertical)."""
-        _paired(x, y)
+        require_paired(x, y)
         mx, my = statistics.fmean(x), statistics.fmean(y)
         sxx = math.fsum((a - mx) ** 2 for a in x)
         if sxx == 0:

@@ -2,7 +2,9 @@
 extraction, diffs, templates, HTML, JSON and CSV.
 
 Every tool is a pure function of its arguments with size caps in the schema; regular expressions run with a
-time limit (see `_text_regex`).
+time limit (see `patterns`).
+
+It holds no state (no `state.py`): every answer is a function of the call's arguments alone.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""TODO"""
+"""JSON and CSV helpers of the text server: parsing with a clear error, JSON type names, path steps into
+a document, and CSV cells."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def json_type(value: Any) -> str:
 _PATH_STEP = re.compile(r"\.?([^.\[\]]+)|\[(-?\d+)\]")
 
 
-def _path_steps(path: str) -> list[str | int]:
+def path_steps(path: str) -> list[str | int]:
     steps: list[str | int] = []
     pos = 0
     while pos < len(path):
@@ -40,7 +41,7 @@ def _path_steps(path: str) -> list[str | int]:
     return steps
 
 
-def _step(value: Any, step: str | int) -> tuple[bool, Any]:
+def path_step(value: Any, step: str | int) -> tuple[bool, Any]:
     if isinstance(step, int) and isinstance(value, list) and -len(value) <= step < len(value):
         return True, value[step]
     if isinstance(step, str) and isinstance(value, dict) and step in value:
@@ -48,7 +49,7 @@ def _step(value: Any, step: str | int) -> tuple[bool, Any]:
     return False, None
 
 
-def _cell(value: Any) -> str:
+def csv_cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, str):

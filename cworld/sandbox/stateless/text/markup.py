@@ -1,4 +1,4 @@
-"""TODO"""
+"""HTML to plain text and `{name}` template filling, for the text server's document tools."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ _BLOCK_TAGS = {
 }
 
 
-class _TextExtractor(HTMLParser):
+class TextExtractor(HTMLParser):
     """Collects visible text; block elements become line breaks; script and style are dropped."""
 
     def __init__(self) -> None:
@@ -61,7 +61,7 @@ class _TextExtractor(HTMLParser):
             self.parts.append(data)
 
 
-def _fill(template: str, values: dict[str, str]) -> tuple[str, set[str]]:
+def fill_placeholders(template: str, values: dict[str, str]) -> tuple[str, set[str]]:
     used: set[str] = set()
     missing: list[str] = []
     size = [0]

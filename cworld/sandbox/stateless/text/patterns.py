@@ -1,4 +1,5 @@
-"""TODO"""
+"""Regular expressions with a time limit (agent-written patterns can backtrack for ever), and the fixed
+patterns the extraction tools use for emails, URLs and numbers."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from cworld.sandbox.stateless.text.models import Extracted
 TIMEOUT_SECONDS = 0.25
 
 
-_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?![\w-])")
+EMAIL_PATTERN = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?![\w-])")
 
 
-_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'()\[\]{}]+")
+URL_PATTERN = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'()\[\]{}]+")
 
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
+NUMBER_PATTERN = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 
 
 def regex_module() -> Any:
@@ -37,13 +38,13 @@ def compile_pattern(pattern: str, ignore_case: bool) -> Any:
         ) from None
 
 
-def _timed_out() -> Exception:
+def timed_out() -> Exception:
     return invalid(
         f"the pattern took longer than {TIMEOUT_SECONDS} s (catastrophic backtracking); avoid nested "
         "quantifiers like (a+)+ and use a simpler pattern"
     )
 
 
-def _distinct(items: list[str]) -> Extracted:
+def distinct_found(items: list[str]) -> Extracted:
     unique = list(dict.fromkeys(items))
     return Extracted(items=unique, count=len(unique))

@@ -1,9 +1,5 @@
-"""The text server: counting, casing, slugs, edit distance, sentences, word frequencies, regular expressions,
-extraction, diffs, templates, HTML, JSON and CSV.
-
-Every tool is a pure function of its arguments with size caps in the schema; regular expressions run with a
-time limit (see `_text_regex`).
-"""
+"""Word tools of the text server (a mixin): statistics, slugs, case styles, edit distance, sentences, word
+frequencies, sorting lines and counting substrings."""
 
 from __future__ import annotations
 
@@ -27,12 +23,12 @@ from cworld.sandbox.stateless.text.models import (
     WordFrequencies,
 )
 from cworld.sandbox.stateless.text.words import (
-    _STOPWORDS,
-    _WORD,
-    _levenshtein,
-    _line_key,
-    _words_for_case,
+    STOPWORDS,
+    WORD,
+    levenshtein,
+    line_key,
     split_sentences,
+    words_for_case,
 )
 
 
@@ -40,7 +36,7 @@ class WordTools:
     @tool(read_only=True)
     def text_statistics(self, text: LongText) -> TextStats:
         """Count characters, words, sentences, lines and paragraphs, and estimate reading time."""
-        words = len(_WORD.findall(text))
+        words = len(WORD.findall(text))
         paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
         return TextStats(
             characters=len(text),
@@ -95,7 +91,7 @@ class WordTools:
         if style in ("upper", "lower"):
             return TextResult(text=text.upper() if style == "upper" else text.lower())
         if style == "title":
-            return TextResult(text=_WORD.sub(lambda m: m.group(0)[:1].upper() + m.group(0)[1:].lower(), text))
+            return TextResult(text=WORD.sub(lambda m: m.group(0)[:1].upper() + m.group(0)[1:].lower(), text))
         if style == "sentence":
             lowered = text.lower()
             first = next((i for i, c in enumerate(lowered) if c.isalpha()), None)
@@ -104,7 +100,7 @@ class WordTools:
                 if first is None
                 else lowered[:first] + lowered[first].upper() + lowered[first + 1 :]
             )
-        words = [w.lower() for w in _words_for_case(text)]
+        words = [w.lower() for w in words_for_case(text)]
         joined = {
             "snake": "_".join(words),
             "kebab": "-".join(words),
@@ -124,7 +120,7 @@ class WordTools:
         """Levenshtein edit distance between two strings and a 0..1 similarity (for typos, fuzzy matching)."""
         if ignore_case:
             a, b = a.casefold(), b.casefold()
-        distance = _levenshtein(a, b)
+        distance = levenshtein(a, b)
         longest = max(len(a), len(b))
         return EditDistance(
             distance=distance, similarity=1.0 if longest == 0 else round(1 - distance / longest, 6)
@@ -161,8 +157,8 @@ class WordTools:
         ] = False,
     ) -> WordFrequencies:
         """The most frequent words (case-insensitive), with counts."""
-        words = [w.casefold() for w in _WORD.findall(text)]
-        counted = Counter(w for w in words if not (exclude_stopwords and w in _STOPWORDS))
+        words = [w.casefold() for w in WORD.findall(text)]
+        counted = Counter(w for w in words if not (exclude_stopwords and w in STOPWORDS))
         ranked = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
         return WordFrequencies(
             words=[WordCount(word=w, count=c) for w, c in ranked],
@@ -188,7 +184,7 @@ class WordTools:
             for line in lines:
                 kept.setdefault(line.casefold() if ignore_case else line, line)
             lines = list(kept.values())
-        keyed = [(_line_key(x, ignore_case, numeric), x) for x in lines]
+        keyed = [(line_key(x, ignore_case, numeric), x) for x in lines]
         with_number = sorted((k, x) for k, x in keyed if k[0] == 0)
         without = sorted((k, x) for k, x in keyed if k[0] == 1)
         if descending:

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.shared import TextResult, invalid, strict_loads
-from cworld.sandbox.stateless.text.jsondata import _cell, _path_steps, _step, json_type, parse_json
+from cworld.sandbox.stateless.text.jsondata import csv_cell, json_type, parse_json, path_step, path_steps
 from cworld.sandbox.stateless.text.models import MAX_DATA, MAX_ROWS, JsonCheck, JsonText, JsonValue, Table
 
 
@@ -70,8 +70,8 @@ class DataTools:
     ) -> JsonValue:
         """Read one value out of a JSON document by a dotted path with [index] steps."""
         value = parse_json(text)
-        for step in _path_steps(path):
-            ok, value = _step(value, step)
+        for step in path_steps(path):
+            ok, value = path_step(value, step)
             if not ok:
                 return JsonValue(found=False, value_json=None, type=None)
         return JsonValue(found=True, value_json=json.dumps(value, ensure_ascii=False), type=json_type(value))
@@ -138,5 +138,5 @@ class DataTools:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for row in value:
-            writer.writerow([_cell(row.get(c)) for c in columns])
+            writer.writerow([csv_cell(row.get(c)) for c in columns])
         return TextResult(text=out.getvalue())

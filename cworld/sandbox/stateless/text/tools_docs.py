@@ -11,7 +11,7 @@ from pydantic import Field
 
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.shared import TextResult, invalid
-from cworld.sandbox.stateless.text.markup import _fill, _TextExtractor
+from cworld.sandbox.stateless.text.markup import TextExtractor, fill_placeholders
 from cworld.sandbox.stateless.text.models import MAX_DIFF_LINES, FilledTemplate, LineDiff, LongText
 
 
@@ -58,7 +58,7 @@ class DocumentTools:
     ) -> FilledTemplate:
         """Fill {name} placeholders in a template (mail merge). Fails naming any placeholder without a
         value."""
-        text, used = _fill(template, values)
+        text, used = fill_placeholders(template, values)
         return FilledTemplate(text=text, unused=sorted(set(values) - used))
 
     @tool(read_only=True)
@@ -67,7 +67,7 @@ class DocumentTools:
     ) -> TextResult:
         """The visible text of an HTML fragment: tags removed, entities decoded, scripts and styles dropped,
         block elements on their own lines."""
-        parser = _TextExtractor()
+        parser = TextExtractor()
         try:
             parser.feed(html)
             parser.close()

@@ -28,14 +28,14 @@ from cworld.sandbox.stateless.text.models import (
     Replacement,
 )
 from cworld.sandbox.stateless.text.patterns import (
-    _EMAIL,
-    _NUMBER,
-    _URL,
+    EMAIL_PATTERN,
+    NUMBER_PATTERN,
     TIMEOUT_SECONDS,
-    _distinct,
-    _timed_out,
+    URL_PATTERN,
     compile_pattern,
+    distinct_found,
     regex_module,
+    timed_out,
 )
 
 
@@ -64,7 +64,7 @@ class RegexTools:
                     RegexMatch(match=m.group(0), start=m.start(), end=m.end(), groups=list(m.groups()))
                 )
         except TimeoutError:
-            raise _timed_out() from None
+            raise timed_out() from None
         return RegexMatches(count=len(found), matches=found, truncated=truncated)
 
     @tool(read_only=True)
@@ -90,7 +90,7 @@ class RegexTools:
         try:
             out, n = compiled.subn(replacement, text, count=count, timeout=TIMEOUT_SECONDS)
         except TimeoutError:
-            raise _timed_out() from None
+            raise timed_out() from None
         except (regex_module().error, IndexError) as err:
             raise invalid(f"the replacement refers to a group the pattern does not have ({err})") from None
         if len(out) > MAX_OUTPUT:
@@ -102,19 +102,19 @@ class RegexTools:
     @tool(read_only=True)
     def extract_emails(self, text: ExtractText) -> Extracted:
         """Find the email addresses in a text (distinct, in order of appearance)."""
-        return _distinct(_EMAIL.findall(text))
+        return distinct_found(EMAIL_PATTERN.findall(text))
 
     @tool(read_only=True)
     def extract_urls(self, text: ExtractText) -> Extracted:
         """Find the web links (http://, https:// or www.) in a text, trailing punctuation removed."""
-        return _distinct([u.rstrip(".,;:!?") for u in _URL.findall(text)])
+        return distinct_found([u.rstrip(".,;:!?") for u in URL_PATTERN.findall(text)])
 
     @tool(read_only=True)
     def extract_numbers(self, text: ExtractText) -> Numbers:
         """Find the numbers in a text: integers, decimals, signed, with thousands separators ('1,250.5') or
         exponents ('3e8'). Digits inside words (like 'A4') are skipped."""
         values: list[float] = []
-        for raw in _NUMBER.findall(text):
+        for raw in NUMBER_PATTERN.findall(text):
             try:
                 value = float(raw.replace(",", ""))
             except (ValueError, OverflowError):

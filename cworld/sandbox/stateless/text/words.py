@@ -1,10 +1,11 @@
-"""TODO"""
+"""Words, sentences and lines: the tokenizer, sentence splitter, case-splitting, edit distance and sort keys
+the text server's counting and casing tools compute with."""
 
 from __future__ import annotations
 
 import re
 
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 
 
 _ABBREVIATIONS = {
@@ -31,7 +32,7 @@ _ABBREVIATIONS = {
 }
 
 
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     {
         "a",
         "an",
@@ -100,13 +101,13 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-def _words_for_case(text: str) -> list[str]:
+def words_for_case(text: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
     return [w for w in re.split(r"[\W_]+", spaced) if w]
 
 
-def _levenshtein(a: str, b: str) -> int:
+def levenshtein(a: str, b: str) -> int:
     if len(a) < len(b):
         a, b = b, a
     previous = list(range(len(b) + 1))
@@ -118,7 +119,7 @@ def _levenshtein(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _line_key(line: str, ignore_case: bool, numeric: bool) -> tuple[int, float, str]:
+def line_key(line: str, ignore_case: bool, numeric: bool) -> tuple[int, float, str]:
     text = line.casefold() if ignore_case else line
     if not numeric:
         return 0, 0.0, text

@@ -1,8 +1,9 @@
 """The units server: conversions of length, mass, volume, temperature, data sizes, currency and more.
 
 The thirteen factor-based dimensions share one tool factory, so their tools differ only in the table they
-read; the non-linear ones (temperature, fuel economy, currency, cooking) are written out. This module keeps
-real (not stringified) annotations so the factory can put each dimension's unit list into its schema.
+read; the non-linear ones (temperature, fuel economy, currency, cooking) are written out.
+
+It holds no state (no `state.py`): every answer is a function of the call's arguments alone.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""TODO"""
+"""The conversions themselves: factor tables, temperatures (through kelvin), fuel economy (through
+L/100km), and which kitchen dimension a unit belongs to."""
 
 from cworld.sandbox.stateless.shared import clean, invalid
 from cworld.sandbox.stateless.units.lookup import require, resolve
@@ -58,7 +59,7 @@ def convert_fuel_economy(value: float, from_unit: str, to_unit: str) -> Conversi
     return _result(per_100km[dst](per_100km[src](value)), value, src, dst)
 
 
-def _kitchen_kind(unit: str) -> str:
+def kitchen_kind(unit: str) -> str:
     for kind in ("volume", "mass"):
         if resolve(kind, unit):
             return kind

@@ -1,4 +1,4 @@
-"""TODO"""
+"""Argument types and result models of the units server (pydantic: they are the tools' schemas)."""
 
 from typing import Annotated, Literal
 

@@ -1,4 +1,4 @@
-"""The units server: conversions of length, mass, volume, temperature, data sizes, currency and more.
+"""Conversion tools of the units server (a mixin).
 
 The thirteen factor-based dimensions share one tool factory, so their tools differ only in the table they
 read; the non-linear ones (temperature, fuel economy, currency, cooking) are written out. This module keeps
@@ -14,10 +14,10 @@ from pydantic import Field
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.shared import clean, invalid
 from cworld.sandbox.stateless.units.conversions import (
-    _kitchen_kind,
     convert_fuel_economy,
     convert_linear,
     convert_temperature,
+    kitchen_kind,
 )
 from cworld.sandbox.stateless.units.lookup import dimension_of, require, spelling_index, units_of
 from cworld.sandbox.stateless.units.models import (
@@ -159,7 +159,7 @@ class ConversionTools:
     ) -> Conversion:
         """Convert a recipe measure, including between volume and weight for a known ingredient (e.g. 1 cup
         of all_purpose_flour = 125 g). Cups and spoons are US measures."""
-        kinds = [_kitchen_kind(u) for u in (from_unit, to_unit)]
+        kinds = [kitchen_kind(u) for u in (from_unit, to_unit)]
         if kinds[0] == kinds[1]:
             return convert_linear(kinds[0], value, from_unit, to_unit)
         if ingredient is None:
