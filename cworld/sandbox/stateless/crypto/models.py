@@ -2,9 +2,51 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+MAX_INPUT = 100_000
+
+
+HashAlgorithm = Literal[
+    "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3_256", "sha3_512", "blake2b", "blake2s"
+]
+
+HmacAlgorithm = Literal["sha1", "sha256", "sha384", "sha512"]
+
+Message = Annotated[
+    str, Field(description="The message (hashed as UTF-8), at most 100,000 characters.", max_length=100_000)
+]
+
+Secret = Annotated[str, Field(description="The secret key (UTF-8).", min_length=1, max_length=1000)]
+
+Token = Annotated[
+    str,
+    Field(
+        description="A JSON Web Token: header.payload.signature, base64url parts.",
+        min_length=5,
+        max_length=20_000,
+    ),
+]
+
+CipherText = Annotated[str, Field(description="The text, at most 100,000 characters.", max_length=100_000)]
+
+Decode = Annotated[bool, Field(description="True to decode instead of encode.")]
+
+PlainText = Annotated[
+    str, Field(description="Text to encode (UTF-8), at most 100,000 characters.", max_length=MAX_INPUT)
+]
+
+Encoded = Annotated[
+    str,
+    Field(
+        description="The encoded data, at most 100,000 characters; whitespace is ignored.",
+        max_length=MAX_INPUT,
+    ),
+]
+
+HmacHash = Annotated[HmacAlgorithm, Field(description="Hash inside the HMAC.")]
 
 
 class Digest(BaseModel):

@@ -25,8 +25,13 @@ from cworld.sandbox.stateless.crypto.models import (
     Checksum,
     DecodedJwt,
     Digest,
+    HashAlgorithm,
+    HmacHash,
+    Message,
     Password,
+    Secret,
     Strength,
+    Token,
     UuidResult,
 )
 from cworld.sandbox.stateless.crypto.passwords import AMBIGUOUS, SYMBOLS, rate_password
@@ -34,22 +39,6 @@ from cworld.sandbox.stateless.crypto.tokens import HS256_HEADER, b64url, claim_t
 from cworld.sandbox.stateless.shared import CheckResult, TextResult, invalid, rejecting
 from cworld.seeding import derive_rng
 
-HashAlgorithm = Literal[
-    "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3_256", "sha3_512", "blake2b", "blake2s"
-]
-HmacAlgorithm = Literal["sha1", "sha256", "sha384", "sha512"]
-Message = Annotated[
-    str, Field(description="The message (hashed as UTF-8), at most 100,000 characters.", max_length=100_000)
-]
-Secret = Annotated[str, Field(description="The secret key (UTF-8).", min_length=1, max_length=1000)]
-Token = Annotated[
-    str,
-    Field(
-        description="A JSON Web Token: header.payload.signature, base64url parts.",
-        min_length=5,
-        max_length=20_000,
-    ),
-]
 _NAMESPACES = {
     "dns": uuid.NAMESPACE_DNS,
     "url": uuid.NAMESPACE_URL,
@@ -84,7 +73,7 @@ class DigestTools:
         self,
         message: Message,
         key: Secret,
-        algorithm: Annotated[HmacAlgorithm, Field(description="Hash inside the HMAC.")] = "sha256",
+        algorithm: HmacHash = "sha256",
     ) -> Digest:
         """HMAC of a message with a secret key (e.g. to sign a webhook payload)."""
         return _digest(hmac.new(_bytes(key), _bytes(message), algorithm).digest())
@@ -97,7 +86,7 @@ class DigestTools:
         signature: Annotated[
             str, Field(description="The claimed HMAC, in hex or base64.", min_length=1, max_length=200)
         ],
-        algorithm: Annotated[HmacAlgorithm, Field(description="Hash inside the HMAC.")] = "sha256",
+        algorithm: HmacHash = "sha256",
     ) -> CheckResult:
         """Check a claimed HMAC signature in constant time. An invalid signature is a normal answer
         (valid=false), not an error."""

@@ -12,11 +12,8 @@ from pydantic import Field
 
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.crypto.ciphers import MORSE, luhn_sum, morse_decode, shift_letter
-from cworld.sandbox.stateless.crypto.models import LuhnCheck
+from cworld.sandbox.stateless.crypto.models import CipherText, Decode, LuhnCheck
 from cworld.sandbox.stateless.shared import TextResult, invalid
-
-CipherText = Annotated[str, Field(description="The text, at most 100,000 characters.", max_length=100_000)]
-Decode = Annotated[bool, Field(description="True to decode instead of encode.")]
 
 
 class CipherTools:

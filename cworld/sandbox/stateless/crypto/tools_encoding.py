@@ -17,20 +17,8 @@ from pydantic import Field
 
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.crypto.decoding import b64decode_any, decoded, strip_whitespace
-from cworld.sandbox.stateless.crypto.models import DecodedBytes
+from cworld.sandbox.stateless.crypto.models import MAX_INPUT, DecodedBytes, Encoded, PlainText
 from cworld.sandbox.stateless.shared import TextResult, rejecting
-
-MAX_INPUT = 100_000
-PlainText = Annotated[
-    str, Field(description="Text to encode (UTF-8), at most 100,000 characters.", max_length=MAX_INPUT)
-]
-Encoded = Annotated[
-    str,
-    Field(
-        description="The encoded data, at most 100,000 characters; whitespace is ignored.",
-        max_length=MAX_INPUT,
-    ),
-]
 
 
 class EncodingTools:

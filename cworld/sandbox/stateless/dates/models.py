@@ -6,6 +6,47 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+#: Unix seconds of 0001-01-01 and 9999-12-31T23:59:59 UTC: the range Python datetimes cover.
+EPOCH_MIN, EPOCH_MAX = -62_135_596_800, 253_402_300_799
+
+
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+DateText = Annotated[str, Field(description="An ISO date, e.g. '2026-03-05'.", min_length=8, max_length=40)]
+
+Holidays = Annotated[
+    list[str],
+    Field(description="ISO dates that are not working days (public holidays), at most 500.", max_length=500),
+]
+
+Weekend = Annotated[list[Weekday], Field(description="Days that are never working days.", max_length=7)]
+
+DateTimeText = Annotated[
+    str,
+    Field(
+        description="An ISO 8601 date or datetime, e.g. '2026-03-05T14:30:00' or "
+        "'2026-03-05T14:30:00+01:00'.",
+        min_length=8,
+        max_length=40,
+    ),
+]
+
+ZoneName = Annotated[
+    str,
+    Field(
+        description="IANA time zone like 'Europe/Paris' or 'America/New_York', 'UTC', "
+        "or a fixed offset like '+05:30'.",
+        min_length=1,
+        max_length=64,
+    ),
+]
+
+Year = Annotated[int, Field(description="Year, 1..9999.", ge=1, le=9999)]
+
+Month = Annotated[int, Field(description="Month, 1..12.", ge=1, le=12)]
+
 
 class ParsedDateTime(BaseModel):
     iso: str = Field(description="The moment in ISO 8601.")
@@ -72,24 +113,6 @@ class ZoneList(BaseModel):
     count: int
 
 
-Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-
-
-WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-
-
-DateText = Annotated[str, Field(description="An ISO date, e.g. '2026-03-05'.", min_length=8, max_length=40)]
-
-
-Holidays = Annotated[
-    list[str],
-    Field(description="ISO dates that are not working days (public holidays), at most 500.", max_length=500),
-]
-
-
-Weekend = Annotated[list[Weekday], Field(description="Days that are never working days.", max_length=7)]
-
-
 class DateResult(BaseModel):
     date: str = Field(description="ISO date, YYYY-MM-DD.")
     weekday: str = Field(description="English weekday name.")
@@ -120,29 +143,3 @@ class DateList(BaseModel):
 
 class CronRuns(BaseModel):
     runs: list[str] = Field(description="The next run times, ISO 8601, in the zone of `after`.")
-
-
-DateTimeText = Annotated[
-    str,
-    Field(
-        description="An ISO 8601 date or datetime, e.g. '2026-03-05T14:30:00' or "
-        "'2026-03-05T14:30:00+01:00'.",
-        min_length=8,
-        max_length=40,
-    ),
-]
-
-
-ZoneName = Annotated[
-    str,
-    Field(
-        description="IANA time zone like 'Europe/Paris' or 'America/New_York', 'UTC', "
-        "or a fixed offset like '+05:30'.",
-        min_length=1,
-        max_length=64,
-    ),
-]
-
-
-#: Unix seconds of 0001-01-01 and 9999-12-31T23:59:59 UTC: the range Python datetimes cover.
-EPOCH_MIN, EPOCH_MAX = -62_135_596_800, 253_402_300_799

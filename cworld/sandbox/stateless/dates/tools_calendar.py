@@ -33,9 +33,11 @@ from cworld.sandbox.stateless.dates.models import (
     DateResult,
     DateText,
     Holidays,
+    Month,
     MonthGrid,
     Weekday,
     Weekend,
+    Year,
 )
 from cworld.sandbox.stateless.dates.parsing import parse_date, parse_datetime
 from cworld.sandbox.stateless.shared import invalid, rejecting
@@ -123,8 +125,8 @@ class CalendarTools:
     @tool(read_only=True)
     def month_calendar(
         self,
-        year: Annotated[int, Field(description="Year, 1..9999.", ge=1, le=9999)],
-        month: Annotated[int, Field(description="Month, 1..12.", ge=1, le=12)],
+        year: Year,
+        month: Month,
         first_weekday: Annotated[
             Literal["mon", "sun"], Field(description="Which day starts the week.")
         ] = "mon",
@@ -136,8 +138,8 @@ class CalendarTools:
     @tool(read_only=True)
     def nth_weekday_of_month(
         self,
-        year: Annotated[int, Field(description="Year, 1..9999.", ge=1, le=9999)],
-        month: Annotated[int, Field(description="Month, 1..12.", ge=1, le=12)],
+        year: Year,
+        month: Month,
         weekday: Annotated[Weekday, Field(description="Which weekday.")],
         n: Annotated[int, Field(description="1 = first ... 5 = fifth; -1 = last.", ge=-1, le=5)],
     ) -> DateResult:

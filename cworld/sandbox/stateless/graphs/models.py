@@ -7,9 +7,32 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 MAX_EDGES = 2_000
+
 MAX_NODES = 1_000
 
+
 NodeName = Annotated[str, Field(description="A node name.", min_length=1, max_length=100)]
+
+
+Strongly = Annotated[
+    bool,
+    Field(
+        description="For directed graphs: strongly connected components "
+        "(mutually reachable) instead of weakly connected ones."
+    ),
+]
+
+Directed = Annotated[bool, Field(description="True if edges go one way (source -> target).")]
+
+ExtraNodes = Annotated[
+    list[NodeName], Field(description="Nodes with no edges, if any (isolated nodes).", max_length=MAX_NODES)
+]
+
+Weighted = Annotated[bool, Field(description="Use edge weights as lengths (false counts hops).")]
+
+Top = Annotated[
+    int, Field(description="List at most this many nodes, highest first (1..1000).", ge=1, le=1000)
+]
 
 
 class Edge(BaseModel):
@@ -31,24 +54,6 @@ Edges = Annotated[
         max_length=MAX_EDGES,
     ),
 ]
-
-
-Strongly = Annotated[
-    bool,
-    Field(
-        description="For directed graphs: strongly connected components "
-        "(mutually reachable) instead of weakly connected ones."
-    ),
-]
-Directed = Annotated[bool, Field(description="True if edges go one way (source -> target).")]
-
-
-ExtraNodes = Annotated[
-    list[NodeName], Field(description="Nodes with no edges, if any (isolated nodes).", max_length=MAX_NODES)
-]
-
-
-Weighted = Annotated[bool, Field(description="Use edge weights as lengths (false counts hops).")]
 
 
 class GraphSummary(BaseModel):
@@ -108,11 +113,6 @@ class Components(BaseModel):
         description="Each component's nodes, sorted; largest component first."
     )
     count: int
-
-
-Top = Annotated[
-    int, Field(description="List at most this many nodes, highest first (1..1000).", ge=1, le=1000)
-]
 
 
 class WeightedEdge(BaseModel):

@@ -10,7 +10,25 @@ from cworld.sandbox.stateless.shared import Real
 
 MAX_SIZE = 20
 
+MAX_VALUES = 10_000
+
+
 Whole = Annotated[int, Field(ge=-(10**15), le=10**15)]
+
+Money = Annotated[float, Field(description="An amount of money (any currency), 0 to 1e12.", ge=0, le=1e12)]
+
+RatePercent = Annotated[
+    float, Field(description="Annual interest rate in percent, e.g. 5 for 5%; 0..100.", ge=0, le=100)
+]
+
+Row = Annotated[list[Real], Field(min_length=1, max_length=MAX_SIZE)]
+
+Matrix = list[list[float]]
+
+Values = Annotated[
+    list[Real],
+    Field(description="The data: numbers between -1e15 and 1e15.", min_length=1, max_length=MAX_VALUES),
+]
 
 
 class ExpressionResult(BaseModel):
@@ -58,14 +76,6 @@ class QuadraticSolution(BaseModel):
     roots: list[Root] = Field(description="The distinct roots, real ones ascending.")
 
 
-Money = Annotated[float, Field(description="An amount of money (any currency), 0 to 1e12.", ge=0, le=1e12)]
-
-
-RatePercent = Annotated[
-    float, Field(description="Annual interest rate in percent, e.g. 5 for 5%; 0..100.", ge=0, le=100)
-]
-
-
 class CompoundInterest(BaseModel):
     final_amount: float = Field(description="Balance at the end, rounded to cents.")
     interest_earned: float = Field(description="final_amount - principal, rounded to cents.")
@@ -80,12 +90,6 @@ class LoanPayment(BaseModel):
 class PercentChange(BaseModel):
     percent: float = Field(description="(new - old) / |old| x 100; positive is an increase.")
     difference: float = Field(description="new - old.")
-
-
-Row = Annotated[list[Real], Field(min_length=1, max_length=MAX_SIZE)]
-
-
-Matrix = list[list[float]]
 
 
 def matrix_param(what: str) -> Any:
@@ -104,15 +108,6 @@ class MatrixResult(BaseModel):
 
 class VectorResult(BaseModel):
     solution: list[float] = Field(description="x such that A·x = b, one value per unknown.")
-
-
-MAX_VALUES = 10_000
-
-
-Values = Annotated[
-    list[Real],
-    Field(description="The data: numbers between -1e15 and 1e15.", min_length=1, max_length=MAX_VALUES),
-]
 
 
 class Summary(BaseModel):

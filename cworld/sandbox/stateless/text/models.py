@@ -6,7 +6,49 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+MAX_DATA = 100_000
+
+MAX_ROWS = 5_000
+
+MAX_DIFF_LINES = 2_000
+
+MAX_FILLED = 200_000
+
+MAX_PATTERN = 300
+
+MAX_REGEX_TEXT = 20_000
+
+MAX_REPLACEMENT = 200
+
+MAX_OUTPUT = 200_000
+
+
 CaseStyle = Literal["upper", "lower", "title", "sentence", "snake", "kebab", "camel", "pascal", "constant"]
+
+JsonText = Annotated[
+    str, Field(description="JSON text, at most 100,000 characters.", min_length=1, max_length=MAX_DATA)
+]
+
+LongText = Annotated[str, Field(description="The text, at most 100,000 characters.", max_length=100_000)]
+
+Pattern = Annotated[
+    str,
+    Field(
+        description="A regular expression (Python syntax), at most 300 characters.",
+        min_length=1,
+        max_length=MAX_PATTERN,
+    ),
+]
+
+RegexText = Annotated[
+    str, Field(description="The text to search, at most 20,000 characters.", max_length=MAX_REGEX_TEXT)
+]
+
+IgnoreCase = Annotated[bool, Field(description="Match letters regardless of case.")]
+
+ExtractText = Annotated[
+    str, Field(description="The text to scan, at most 100,000 characters.", max_length=100_000)
+]
 
 
 class TextStats(BaseModel):
@@ -47,17 +89,6 @@ class Occurrences(BaseModel):
     positions: list[int] = Field(description="0-based offsets of the first 1,000 occurrences.")
 
 
-MAX_DATA = 100_000
-
-
-MAX_ROWS = 5_000
-
-
-JsonText = Annotated[
-    str, Field(description="JSON text, at most 100,000 characters.", min_length=1, max_length=MAX_DATA)
-]
-
-
 class JsonCheck(BaseModel):
     valid: bool = Field(description="Whether the text is valid JSON.")
     error: str | None = Field(description="What is wrong, when invalid.")
@@ -80,15 +111,6 @@ class Table(BaseModel):
     row_count: int
 
 
-MAX_DIFF_LINES = 2_000
-
-
-MAX_FILLED = 200_000
-
-
-LongText = Annotated[str, Field(description="The text, at most 100,000 characters.", max_length=100_000)]
-
-
 class LineDiff(BaseModel):
     diff: str = Field(
         description="Unified diff ('-' removed, '+' added lines); empty when the texts are equal."
@@ -101,41 +123,6 @@ class LineDiff(BaseModel):
 class FilledTemplate(BaseModel):
     text: str = Field(description="The template with every placeholder replaced.")
     unused: list[str] = Field(description="Names in `values` that the template never used.")
-
-
-MAX_PATTERN = 300
-
-
-MAX_REGEX_TEXT = 20_000
-
-
-MAX_REPLACEMENT = 200
-
-
-MAX_OUTPUT = 200_000
-
-
-Pattern = Annotated[
-    str,
-    Field(
-        description="A regular expression (Python syntax), at most 300 characters.",
-        min_length=1,
-        max_length=MAX_PATTERN,
-    ),
-]
-
-
-RegexText = Annotated[
-    str, Field(description="The text to search, at most 20,000 characters.", max_length=MAX_REGEX_TEXT)
-]
-
-
-IgnoreCase = Annotated[bool, Field(description="Match letters regardless of case.")]
-
-
-ExtractText = Annotated[
-    str, Field(description="The text to scan, at most 100,000 characters.", max_length=100_000)
-]
 
 
 class RegexMatch(BaseModel):

@@ -9,7 +9,6 @@ from cworld.sandbox.stateless.units.tables import GRAMS_PER_CUP
 
 Value = Annotated[Real, Field(description="The quantity to convert, between -1e15 and 1e15.")]
 
-
 Dimension = Literal[
     "length",
     "mass",
@@ -27,7 +26,6 @@ Dimension = Literal[
     "fuel_economy",
     "currency",
 ]
-
 
 Ingredient = Literal[tuple(GRAMS_PER_CUP)]  # type: ignore[valid-type]
 
