@@ -49,6 +49,41 @@ Encoded = Annotated[
 HmacHash = Annotated[HmacAlgorithm, Field(description="Hash inside the HMAC.")]
 
 
+HashChoice = Annotated[HashAlgorithm, Field(description="Hash function; sha256 unless you need another.")]
+UuidName = Annotated[
+    str, Field(description="The name to derive the UUID from, e.g. 'example.com'.", max_length=10_000)
+]
+UuidNamespace = Annotated[
+    str,
+    Field(description="'dns', 'url', 'oid', 'x500', or any UUID string.", min_length=3, max_length=40),
+]
+UrlSafe = Annotated[
+    bool, Field(description="Use the URL-safe alphabet (- and _ instead of + and /) without padding.")
+]
+PlusForSpace = Annotated[
+    bool, Field(description="Write spaces as '+' (HTML form encoding) instead of '%20'.")
+]
+SafeChars = Annotated[
+    str, Field(description="Characters to leave unencoded, e.g. '/' for paths.", max_length=50)
+]
+EscapeQuotes = Annotated[bool, Field(description="Also escape \" and ' (for attribute values).")]
+MorseText = Annotated[
+    str,
+    Field(
+        description="Text to encode, or Morse to decode (letters separated by spaces, words by ' / ').",
+        max_length=10_000,
+    ),
+]
+CardNumber = Annotated[
+    str,
+    Field(
+        description="The digits, e.g. a card number '4539 1488 0343 6467'; spaces and dashes are ignored.",
+        min_length=1,
+        max_length=100,
+    ),
+]
+
+
 class Digest(BaseModel):
     hex: str = Field(description="The digest in lowercase hex.")
     base64: str = Field(description="The digest in standard base64.")

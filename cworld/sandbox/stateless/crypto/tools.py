@@ -25,13 +25,15 @@ from cworld.sandbox.stateless.crypto.models import (
     Checksum,
     DecodedJwt,
     Digest,
-    HashAlgorithm,
+    HashChoice,
     HmacHash,
     Message,
     Password,
     Secret,
     Strength,
     Token,
+    UuidName,
+    UuidNamespace,
     UuidResult,
 )
 from cworld.sandbox.stateless.crypto.passwords import AMBIGUOUS, SYMBOLS, rate_password
@@ -57,13 +59,7 @@ def _digest(raw: bytes) -> Digest:
 
 class DigestTools:
     @tool(read_only=True)
-    def hash_text(
-        self,
-        text: Message,
-        algorithm: Annotated[
-            HashAlgorithm, Field(description="Hash function; sha256 unless you need another.")
-        ] = "sha256",
-    ) -> Digest:
+    def hash_text(self, text: Message, algorithm: HashChoice = "sha256") -> Digest:
         """Hash text (UTF-8 bytes) with a standard digest. MD5 and SHA-1 are broken for security; use them
         only to match existing checksums."""
         return _digest(hashlib.new(algorithm, _bytes(text)).digest())
@@ -103,15 +99,8 @@ class DigestTools:
     @tool(read_only=True)
     def uuid_from_name(
         self,
-        name: Annotated[
-            str, Field(description="The name to derive the UUID from, e.g. 'example.com'.", max_length=10_000)
-        ],
-        namespace: Annotated[
-            str,
-            Field(
-                description="'dns', 'url', 'oid', 'x500', or any UUID string.", min_length=3, max_length=40
-            ),
-        ] = "dns",
+        name: UuidName,
+        namespace: UuidNamespace = "dns",
         version: Annotated[Literal[3, 5], Field(description="5 (SHA-1, preferred) or 3 (MD5).")] = 5,
     ) -> UuidResult:
         """A name-based UUID (RFC 4122 v5 or v3): the same namespace and name always give the same UUID."""

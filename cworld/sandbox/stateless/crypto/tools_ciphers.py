@@ -12,7 +12,7 @@ from pydantic import Field
 
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.crypto.ciphers import MORSE, luhn_sum, morse_decode, shift_letter
-from cworld.sandbox.stateless.crypto.models import CipherText, Decode, LuhnCheck
+from cworld.sandbox.stateless.crypto.models import CardNumber, CipherText, Decode, LuhnCheck, MorseText
 from cworld.sandbox.stateless.shared import TextResult, invalid
 
 
@@ -65,18 +65,7 @@ class CipherTools:
         return TextResult(text="".join(out))
 
     @tool(read_only=True)
-    def morse_code(
-        self,
-        text: Annotated[
-            str,
-            Field(
-                description="Text to encode, or Morse to decode (letters separated by spaces, "
-                "words by ' / ').",
-                max_length=10_000,
-            ),
-        ],
-        decode: Decode = False,
-    ) -> TextResult:
+    def morse_code(self, text: MorseText, decode: Decode = False) -> TextResult:
         """International Morse code: encode letters, digits and common punctuation, or decode dots and
         dashes back to (uppercase) text."""
         if decode:
@@ -93,18 +82,7 @@ class CipherTools:
         return TextResult(text=" / ".join(words))
 
     @tool(read_only=True)
-    def luhn_check(
-        self,
-        number: Annotated[
-            str,
-            Field(
-                description="The digits, e.g. a card number '4539 1488 0343 6467'; spaces "
-                "and dashes are ignored.",
-                min_length=1,
-                max_length=100,
-            ),
-        ],
-    ) -> LuhnCheck:
+    def luhn_check(self, number: CardNumber) -> LuhnCheck:
         """Validate a number with the Luhn (mod 10) checksum used by payment cards, and give the check digit
         it would need."""
         digits = number.replace(" ", "").replace("-", "")

@@ -17,19 +17,22 @@ from pydantic import Field
 
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.crypto.decoding import b64decode_any, decoded, strip_whitespace
-from cworld.sandbox.stateless.crypto.models import MAX_INPUT, DecodedBytes, Encoded, PlainText
+from cworld.sandbox.stateless.crypto.models import (
+    MAX_INPUT,
+    DecodedBytes,
+    Encoded,
+    EscapeQuotes,
+    PlainText,
+    PlusForSpace,
+    SafeChars,
+    UrlSafe,
+)
 from cworld.sandbox.stateless.shared import TextResult, rejecting
 
 
 class EncodingTools:
     @tool(read_only=True)
-    def base64_encode(
-        self,
-        text: PlainText,
-        url_safe: Annotated[
-            bool, Field(description="Use the URL-safe alphabet (- and _ instead of + and /) without padding.")
-        ] = False,
-    ) -> TextResult:
+    def base64_encode(self, text: PlainText, url_safe: UrlSafe = False) -> TextResult:
         """Encode text (as UTF-8 bytes) to base64."""
         raw = text.encode("utf-8", "surrogatepass")
         if url_safe:
@@ -74,14 +77,7 @@ class EncodingTools:
 
     @tool(read_only=True)
     def url_encode(
-        self,
-        text: PlainText,
-        plus_for_space: Annotated[
-            bool, Field(description="Write spaces as '+' (HTML form encoding) instead of '%20'.")
-        ] = False,
-        safe: Annotated[
-            str, Field(description="Characters to leave unencoded, e.g. '/' for paths.", max_length=50)
-        ] = "",
+        self, text: PlainText, plus_for_space: PlusForSpace = False, safe: SafeChars = ""
     ) -> TextResult:
         """Percent-encode text for use in a URL (UTF-8; letters, digits and -._~ stay as they are)."""
         with rejecting(
@@ -104,11 +100,7 @@ class EncodingTools:
         return TextResult(text=decoder(text))
 
     @tool(read_only=True)
-    def html_escape(
-        self,
-        text: PlainText,
-        quote: Annotated[bool, Field(description="Also escape \" and ' (for attribute values).")] = True,
-    ) -> TextResult:
+    def html_escape(self, text: PlainText, quote: EscapeQuotes = True) -> TextResult:
         """Escape & < > (and quotes) as HTML entities so text displays literally inside HTML."""
         return TextResult(text=html.escape(text, quote=quote))
 

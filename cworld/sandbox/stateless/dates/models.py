@@ -48,6 +48,25 @@ Year = Annotated[int, Field(description="Year, 1..9999.", ge=1, le=9999)]
 Month = Annotated[int, Field(description="Month, 1..12.", ge=1, le=12)]
 
 
+ZonePrefix = Annotated[
+    str,
+    Field(
+        description="Keep zones starting with this, e.g. 'Europe/' or 'America/'; "
+        "empty lists all (about 600).",
+        max_length=64,
+    ),
+]
+IsoDuration = Annotated[
+    str,
+    Field(
+        description="ISO 8601 duration, e.g. 'PT1H30M', 'P3D', 'P1Y2M'. Years and "
+        "months count as 365.25 and 30.4375 days.",
+        min_length=2,
+        max_length=60,
+    ),
+]
+
+
 class ParsedDateTime(BaseModel):
     iso: str = Field(description="The moment in ISO 8601.")
     date: str

@@ -26,12 +26,14 @@ from cworld.sandbox.stateless.dates.models import (
     DateTimeText,
     Difference,
     DurationInfo,
+    IsoDuration,
     ParsedDateTime,
     TextValue,
     UnixTime,
     ZonedDateTime,
     ZoneList,
     ZoneName,
+    ZonePrefix,
 )
 from cworld.sandbox.stateless.dates.parsing import (
     parse_date,
@@ -212,17 +214,7 @@ class DateTimeTools:
         return in_zone(value, zone_name, "the moment falls outside years 1-9999 in that zone")
 
     @tool(read_only=True)
-    def list_timezones(
-        self,
-        prefix: Annotated[
-            str,
-            Field(
-                description="Keep zones starting with this, e.g. 'Europe/' or 'America/'; "
-                "empty lists all (about 600).",
-                max_length=64,
-            ),
-        ] = "",
-    ) -> ZoneList:
+    def list_timezones(self, prefix: ZonePrefix = "") -> ZoneList:
         """IANA time zone names known to this server, alphabetically."""
         zones = [z for z in zone_names() if z.lower().startswith(prefix.lower())]
         return ZoneList(zones=zones, count=len(zones))
@@ -260,18 +252,7 @@ class DateTimeTools:
         return in_zone(moment, zone_name, "that moment falls outside years 1-9999 in that zone")
 
     @tool(read_only=True)
-    def parse_duration(
-        self,
-        duration: Annotated[
-            str,
-            Field(
-                description="ISO 8601 duration, e.g. 'PT1H30M', 'P3D', 'P1Y2M'. Years and "
-                "months count as 365.25 and 30.4375 days.",
-                min_length=2,
-                max_length=60,
-            ),
-        ],
-    ) -> DurationInfo:
+    def parse_duration(self, duration: IsoDuration) -> DurationInfo:
         """Total seconds of an ISO 8601 duration, and the same duration written out."""
         total = parse_duration(duration)
         if abs(total) > 1e12:

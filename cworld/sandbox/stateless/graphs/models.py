@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +33,15 @@ Weighted = Annotated[bool, Field(description="Use edge weights as lengths (false
 Top = Annotated[
     int, Field(description="List at most this many nodes, highest first (1..1000).", ge=1, le=1000)
 ]
+
+
+Damping = Annotated[
+    float, Field(description="Probability of following a link, 0..1 (usually 0.85).", ge=0, le=1)
+]
+DegreeKind = Annotated[
+    Literal["total", "in", "out"], Field(description="Which degree: in/out need a directed graph.")
+]
+VisitOrder = Annotated[Literal["breadth_first", "depth_first"], Field(description="Visit order.")]
 
 
 class Edge(BaseModel):

@@ -30,6 +30,7 @@ from cworld.sandbox.stateless.graphs.models import (
     PathList,
     PathResult,
     Strongly,
+    VisitOrder,
     Weighted,
 )
 from cworld.sandbox.stateless.graphs.paths import path_length, path_method, walk
@@ -159,13 +160,7 @@ class PathTools:
 
     @tool(read_only=True)
     def traverse(
-        self,
-        edges: Edges,
-        source: NodeName,
-        directed: Directed = False,
-        order: Annotated[
-            Literal["breadth_first", "depth_first"], Field(description="Visit order.")
-        ] = "breadth_first",
+        self, edges: Edges, source: NodeName, directed: Directed = False, order: VisitOrder = "breadth_first"
     ) -> NodeOrder:
         """Nodes reachable from source in breadth-first or depth-first order (neighbours alphabetically)."""
         g = build(edges, directed)

@@ -3,7 +3,7 @@ bipartiteness, colouring, cut vertices, critical paths, diameter."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field
 
@@ -22,6 +22,8 @@ from cworld.sandbox.stateless.graphs.models import (
     Coloring,
     CriticalPath,
     CutPoints,
+    Damping,
+    DegreeKind,
     Directed,
     Edges,
     ExtraNodes,
@@ -88,13 +90,7 @@ class AlgorithmTools:
 
     @tool(read_only=True)
     def pagerank(
-        self,
-        edges: Edges,
-        directed: Directed = True,
-        damping: Annotated[
-            float, Field(description="Probability of following a link, 0..1 (usually 0.85).", ge=0, le=1)
-        ] = 0.85,
-        top: Top = 20,
+        self, edges: Edges, directed: Directed = True, damping: Damping = 0.85, top: Top = 20
     ) -> Ranking:
         """PageRank importance of each node (scores sum to 1), using edge weights as link strengths."""
         g = build(edges, directed)
@@ -105,13 +101,7 @@ class AlgorithmTools:
 
     @tool(read_only=True)
     def degree_centrality(
-        self,
-        edges: Edges,
-        directed: Directed = False,
-        kind: Annotated[
-            Literal["total", "in", "out"], Field(description="Which degree: in/out need a directed graph.")
-        ] = "total",
-        top: Top = 20,
+        self, edges: Edges, directed: Directed = False, kind: DegreeKind = "total", top: Top = 20
     ) -> Ranking:
         """Degree centrality: each node's number of connections divided by (n - 1), highest first."""
         nx = networkx()

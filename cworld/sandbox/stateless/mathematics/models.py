@@ -31,6 +31,10 @@ Values = Annotated[
 ]
 
 
+Percent = Annotated[float, Field(description="Which percentile, 0..100 (50 is the median).", ge=0, le=100)]
+Window = Annotated[int, Field(description="How many consecutive values each average covers.", ge=1, le=1000)]
+
+
 class ExpressionResult(BaseModel):
     value: float | None = Field(description="The value as a float; null if an integer result is too large.")
     exact: str = Field(

@@ -13,10 +13,12 @@ from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.mathematics.models import (
     MAX_VALUES,
     Correlation,
+    Percent,
     Regression,
     Series,
     Summary,
     Values,
+    Window,
 )
 from cworld.sandbox.stateless.mathematics.samples import pearson_r, rank_values, require_paired
 from cworld.sandbox.stateless.shared import NumberResult, Real, clean, invalid
@@ -47,13 +49,7 @@ class StatisticsTools:
         )
 
     @tool(read_only=True)
-    def percentile(
-        self,
-        values: Values,
-        percent: Annotated[
-            float, Field(description="Which percentile, 0..100 (50 is the median).", ge=0, le=100)
-        ],
-    ) -> NumberResult:
+    def percentile(self, values: Values, percent: Percent) -> NumberResult:
         """The given percentile of a list of numbers, interpolating linearly between the two nearest ranks
         (the same method as numpy's default and Excel's PERCENTILE.INC)."""
         v = sorted(float(x) for x in values)
@@ -125,13 +121,7 @@ class StatisticsTools:
         )
 
     @tool(read_only=True)
-    def moving_average(
-        self,
-        values: Values,
-        window: Annotated[
-            int, Field(description="How many consecutive values each average covers.", ge=1, le=1000)
-        ],
-    ) -> Series:
+    def moving_average(self, values: Values, window: Window) -> Series:
         """Simple moving averages over a sliding window: len(values) - window + 1 results, the first
         averaging values[0:window]."""
         if window > len(values):

@@ -51,6 +51,18 @@ ExtractText = Annotated[
 ]
 
 
+LineWidth = Annotated[int, Field(description="Maximum line length in characters, 10..200.", ge=10, le=200)]
+MaxChars = Annotated[
+    int, Field(description="Maximum length of the result, suffix included.", ge=1, le=100_000)
+]
+LeadSentences = Annotated[int, Field(description="How many leading sentences to keep, 1..20.", ge=1, le=20)]
+JsonIndent = Annotated[int, Field(description="Spaces per level; 0 gives compact one-line JSON.", ge=0, le=8)]
+MaxMatches = Annotated[int, Field(description="Stop after this many matches (1..1000).", ge=1, le=1000)]
+ReplaceCount = Annotated[
+    int, Field(description="Replace at most this many matches; 0 means all.", ge=0, le=100_000)
+]
+
+
 class TextStats(BaseModel):
     characters: int
     characters_no_spaces: int

@@ -15,6 +15,7 @@ from cworld.sandbox.stateless.shared import TextResult, invalid
 from cworld.sandbox.stateless.text.models import (
     CaseStyle,
     EditDistance,
+    LeadSentences,
     LongText,
     Occurrences,
     Sentences,
@@ -134,13 +135,7 @@ class WordTools:
         return Sentences(sentences=sentences, count=len(sentences))
 
     @tool(read_only=True)
-    def summarize_first_sentences(
-        self,
-        text: LongText,
-        sentences: Annotated[
-            int, Field(description="How many leading sentences to keep, 1..20.", ge=1, le=20)
-        ] = 2,
-    ) -> TextResult:
+    def summarize_first_sentences(self, text: LongText, sentences: LeadSentences = 2) -> TextResult:
         """An extractive 'lead' summary: the first N sentences of the text, whitespace normalized."""
         found = split_sentences(text)
         if not found:

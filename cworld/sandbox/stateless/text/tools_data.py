@@ -12,7 +12,15 @@ from pydantic import Field
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.shared import TextResult, invalid, strict_loads
 from cworld.sandbox.stateless.text.jsondata import csv_cell, json_type, parse_json, path_step, path_steps
-from cworld.sandbox.stateless.text.models import MAX_DATA, MAX_ROWS, JsonCheck, JsonText, JsonValue, Table
+from cworld.sandbox.stateless.text.models import (
+    MAX_DATA,
+    MAX_ROWS,
+    JsonCheck,
+    JsonIndent,
+    JsonText,
+    JsonValue,
+    Table,
+)
 
 
 class DataTools:
@@ -20,9 +28,7 @@ class DataTools:
     def json_format(
         self,
         text: JsonText,
-        indent: Annotated[
-            int, Field(description="Spaces per level; 0 gives compact one-line JSON.", ge=0, le=8)
-        ] = 2,
+        indent: JsonIndent = 2,
         sort_keys: Annotated[bool, Field(description="Sort object keys alphabetically.")] = False,
     ) -> TextResult:
         """Pretty-print (or minify, with indent 0) JSON text. Fails with the line and column of a syntax

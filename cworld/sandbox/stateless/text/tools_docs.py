@@ -12,7 +12,14 @@ from pydantic import Field
 from cworld.sandbox.framework import tool
 from cworld.sandbox.stateless.shared import TextResult, invalid
 from cworld.sandbox.stateless.text.markup import TextExtractor, fill_placeholders
-from cworld.sandbox.stateless.text.models import MAX_DIFF_LINES, FilledTemplate, LineDiff, LongText
+from cworld.sandbox.stateless.text.models import (
+    MAX_DIFF_LINES,
+    FilledTemplate,
+    LineDiff,
+    LineWidth,
+    LongText,
+    MaxChars,
+)
 
 
 class DocumentTools:
@@ -77,13 +84,7 @@ class DocumentTools:
         return TextResult(text="\n".join(line for line in lines if line))
 
     @tool(read_only=True)
-    def wrap_text(
-        self,
-        text: LongText,
-        width: Annotated[
-            int, Field(description="Maximum line length in characters, 10..200.", ge=10, le=200)
-        ] = 80,
-    ) -> TextResult:
+    def wrap_text(self, text: LongText, width: LineWidth = 80) -> TextResult:
         """Re-wrap text to lines of at most `width` characters, keeping blank-line paragraph breaks. Words
         longer than the width are split."""
         paragraphs = re.split(r"\n\s*\n", text)
@@ -95,9 +96,7 @@ class DocumentTools:
     def truncate_text(
         self,
         text: LongText,
-        max_chars: Annotated[
-            int, Field(description="Maximum length of the result, suffix included.", ge=1, le=100_000)
-        ],
+        max_chars: MaxChars,
         suffix: Annotated[str, Field(description="Appended when the text is cut.", max_length=20)] = "…",
     ) -> TextResult:
         """Shorten text to at most max_chars characters, cutting at a word boundary when one is near and

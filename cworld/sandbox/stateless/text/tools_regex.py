@@ -20,11 +20,13 @@ from cworld.sandbox.stateless.text.models import (
     Extracted,
     ExtractText,
     IgnoreCase,
+    MaxMatches,
     Numbers,
     Pattern,
     RegexMatch,
     RegexMatches,
     RegexText,
+    ReplaceCount,
     Replacement,
 )
 from cworld.sandbox.stateless.text.patterns import (
@@ -46,9 +48,7 @@ class RegexTools:
         pattern: Pattern,
         text: RegexText,
         ignore_case: IgnoreCase = False,
-        max_matches: Annotated[
-            int, Field(description="Stop after this many matches (1..1000).", ge=1, le=1000)
-        ] = 100,
+        max_matches: MaxMatches = 100,
     ) -> RegexMatches:
         """Find every non-overlapping match of a regular expression, with positions and captured groups.
         Patterns are limited to 300 characters and a quarter second of matching."""
@@ -81,9 +81,7 @@ class RegexTools:
         ],
         text: RegexText,
         ignore_case: IgnoreCase = False,
-        count: Annotated[
-            int, Field(description="Replace at most this many matches; 0 means all.", ge=0, le=100_000)
-        ] = 0,
+        count: ReplaceCount = 0,
     ) -> Replacement:
         """Replace matches of a regular expression. The result may be at most 200,000 characters."""
         compiled = compile_pattern(pattern, ignore_case)
