@@ -33,7 +33,13 @@ from cworld.sandbox.stateless.graphs.models import (
     VisitOrder,
     Weighted,
 )
-from cworld.sandbox.stateless.graphs.paths import path_length, path_method, walk
+from cworld.sandbox.stateless.graphs.paths import (
+    NEGATIVE_CYCLE,
+    endpoints_graph,
+    path_length,
+    search_options,
+    walk,
+)
 from cworld.sandbox.stateless.shared import invalid, rejecting
 
 
@@ -87,17 +93,13 @@ class PathTools:
         """The shortest path between two nodes (Dijkstra; Bellman-Ford when weights are negative). Not
         reachable is a normal answer (found=false); a negative cycle is an error."""
         nx = networkx()
-        g = build(edges, directed)
-        require_node(g, source, "source")
-        require_node(g, target, "target")
+        g = endpoints_graph(edges, directed, source, target)
         try:
-            path = nx.shortest_path(
-                g, source, target, weight="weight" if weighted else None, method=path_method(g, weighted)
-            )
+            path = nx.shortest_path(g, source, target, **search_options(g, weighted))
         except nx.NetworkXNoPath:
             return PathResult(found=False, path=[], length=None, hops=None)
         except nx.NetworkXUnbounded:
-            raise invalid("the graph has a negative-weight cycle, so shortest paths are undefined") from None
+            raise invalid(NEGATIVE_CYCLE) from None
         return PathResult(found=True, path=path, length=path_length(g, path, weighted), hops=len(path) - 1)
 
     @tool(read_only=True)
@@ -115,21 +117,17 @@ class PathTools:
         """Every shortest path between two nodes (ties included), up to max_paths. Fails when target is
         unreachable."""
         nx = networkx()
-        g = build(edges, directed)
-        require_node(g, source, "source")
-        require_node(g, target, "target")
+        g = endpoints_graph(edges, directed, source, target)
         found: list[list[str]] = []
         try:
-            for path in nx.all_shortest_paths(
-                g, source, target, weight="weight" if weighted else None, method=path_method(g, weighted)
-            ):
+            for path in nx.all_shortest_paths(g, source, target, **search_options(g, weighted)):
                 found.append(path)
                 if len(found) > max_paths:
                     break
         except nx.NetworkXNoPath:
             raise invalid(f"{target!r} cannot be reached from {source!r}") from None
         except nx.NetworkXUnbounded:
-            raise invalid("the graph has a negative-weight cycle, so shortest paths are undefined") from None
+            raise invalid(NEGATIVE_CYCLE) from None
         kept = sorted(found[:max_paths])
         return PathList(
             paths=kept, length=path_length(g, kept[0], weighted), truncated=len(found) > max_paths

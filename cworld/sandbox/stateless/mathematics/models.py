@@ -34,6 +34,9 @@ Values = Annotated[
 Percent = Annotated[float, Field(description="Which percentile, 0..100 (50 is the median).", ge=0, le=100)]
 Window = Annotated[int, Field(description="How many consecutive values each average covers.", ge=1, le=1000)]
 
+FactorialOf = Annotated[int, Field(description="A whole number from 0 to 1000.", ge=0, le=1000)]
+FibonacciIndex = Annotated[int, Field(description="Index n, 0..10000 (F(0)=0, F(1)=1).", ge=0, le=10_000)]
+
 
 class ExpressionResult(BaseModel):
     value: float | None = Field(description="The value as a float; null if an integer result is too large.")

@@ -25,7 +25,9 @@ from cworld.sandbox.stateless.mathematics.expressions import evaluate
 from cworld.sandbox.stateless.mathematics.models import (
     BaseConversion,
     ExpressionResult,
+    FactorialOf,
     Factorization,
+    FibonacciIndex,
     GcdLcm,
     PrimeCheck,
     PrimeRange,
@@ -131,9 +133,7 @@ class ArithmeticTools:
         return big_result(ops[operation]())
 
     @tool(read_only=True)
-    def factorial(
-        self, n: Annotated[int, Field(description="A whole number from 0 to 1000.", ge=0, le=1000)]
-    ) -> BigIntegerResult:
+    def factorial(self, n: FactorialOf) -> BigIntegerResult:
         """n! = 1·2·…·n, exact (0! = 1). 1000! has 2,568 digits."""
         return big_result(math.factorial(n))
 
@@ -207,9 +207,7 @@ class ArithmeticTools:
         return PrimeRange(count=len(primes), primes=primes[:limit], truncated=len(primes) > limit)
 
     @tool(read_only=True)
-    def fibonacci(
-        self, n: Annotated[int, Field(description="Index n, 0..10000 (F(0)=0, F(1)=1).", ge=0, le=10_000)]
-    ) -> BigIntegerResult:
+    def fibonacci(self, n: FibonacciIndex) -> BigIntegerResult:
         """The n-th Fibonacci number, exact: 0, 1, 1, 2, 3, 5, 8, ..."""
         return big_result(nt.fibonacci(n))
 

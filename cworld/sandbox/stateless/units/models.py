@@ -1,6 +1,6 @@
 """Argument types and result models of the units server (pydantic: they are the tools' schemas)."""
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,6 +28,24 @@ Dimension = Literal[
 ]
 
 Ingredient = Literal[tuple(GRAMS_PER_CUP)]  # type: ignore[valid-type]
+
+
+def unit_field(what: str, example: str) -> Any:
+    return Field(description=f"{what}, e.g. '{example}'.", min_length=1, max_length=40)
+
+
+FuelEconomy = Annotated[float, Field(description="Fuel economy, greater than 0.", gt=0, le=1e6)]
+KitchenQuantity = Annotated[float, Field(description="The quantity, 0..1e6.", ge=0, le=1e6)]
+ScaleFrom = Annotated[str, unit_field("Scale of `value`: C, F, K or R (Rankine)", "F")]
+ScaleTo = Annotated[str, unit_field("Scale to convert to: C, F, K or R", "C")]
+FuelUnitFrom = Annotated[str, unit_field("One of L/100km, km/L, mpg (US gallons), mpg_uk", "mpg")]
+FuelUnitTo = Annotated[str, unit_field("One of L/100km, km/L, mpg, mpg_uk", "L/100km")]
+KitchenUnitFrom = Annotated[
+    str, unit_field("A volume (tsp, tbsp, cup, fl_oz, ml, l) or mass (g, kg, oz, lb) unit", "cup")
+]
+KitchenUnitTo = Annotated[str, unit_field("A volume or mass unit", "g")]
+AnyUnit = Annotated[str, unit_field("Any supported unit", "ft")]
+SameKindUnit = Annotated[str, unit_field("A unit of the same kind", "m")]
 
 
 class Conversion(BaseModel):

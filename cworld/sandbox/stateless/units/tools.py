@@ -21,10 +21,20 @@ from cworld.sandbox.stateless.units.conversions import (
 )
 from cworld.sandbox.stateless.units.lookup import dimension_of, require, spelling_index, units_of
 from cworld.sandbox.stateless.units.models import (
+    AnyUnit,
     Conversion,
     CurrencyConversion,
     Dimension,
+    FuelEconomy,
+    FuelUnitFrom,
+    FuelUnitTo,
     Ingredient,
+    KitchenQuantity,
+    KitchenUnitFrom,
+    KitchenUnitTo,
+    SameKindUnit,
+    ScaleFrom,
+    ScaleTo,
     Size,
     UnitInfo,
     UnitList,
@@ -57,10 +67,6 @@ def _linear_tool(dimension: str, summary: str, example: tuple[str, str]) -> Call
     convert.__name__ = convert.__qualname__ = f"convert_{dimension}"
     convert.__doc__ = f"{summary} Units: {units}."
     return tool(read_only=True)(convert)
-
-
-def _unit_param(what: str, example: str) -> Any:
-    return Field(description=f"{what}, e.g. '{example}'.", min_length=1, max_length=40)
 
 
 class ConversionTools:
@@ -100,22 +106,14 @@ class ConversionTools:
     convert_frequency = _linear_tool("frequency", "Convert a frequency or rotation rate.", ("rpm", "Hz"))
 
     @tool(read_only=True)
-    def convert_temperature(
-        self,
-        value: Value,
-        from_unit: Annotated[str, _unit_param("Scale of `value`: C, F, K or R (Rankine)", "F")],
-        to_unit: Annotated[str, _unit_param("Scale to convert to: C, F, K or R", "C")],
-    ) -> Conversion:
+    def convert_temperature(self, value: Value, from_unit: ScaleFrom, to_unit: ScaleTo) -> Conversion:
         """Convert a temperature between Celsius, Fahrenheit, Kelvin and Rankine. Fails below absolute
         zero."""
         return convert_temperature(value, from_unit, to_unit)
 
     @tool(read_only=True)
     def convert_fuel_economy(
-        self,
-        value: Annotated[float, Field(description="Fuel economy, greater than 0.", gt=0, le=1e6)],
-        from_unit: Annotated[str, _unit_param("One of L/100km, km/L, mpg (US gallons), mpg_uk", "mpg")],
-        to_unit: Annotated[str, _unit_param("One of L/100km, km/L, mpg, mpg_uk", "L/100km")],
+        self, value: FuelEconomy, from_unit: FuelUnitFrom, to_unit: FuelUnitTo
     ) -> Conversion:
         """Convert fuel economy. L/100km is inverse to km/L and mpg, so 10 L/100km = 23.52 US mpg."""
         return convert_fuel_economy(value, from_unit, to_unit)
@@ -147,11 +145,9 @@ class ConversionTools:
     @tool(read_only=True)
     def convert_cooking(
         self,
-        value: Annotated[float, Field(description="The quantity, 0..1e6.", ge=0, le=1e6)],
-        from_unit: Annotated[
-            str, _unit_param("A volume (tsp, tbsp, cup, fl_oz, ml, l) or mass (g, kg, oz, lb) unit", "cup")
-        ],
-        to_unit: Annotated[str, _unit_param("A volume or mass unit", "g")],
+        value: KitchenQuantity,
+        from_unit: KitchenUnitFrom,
+        to_unit: KitchenUnitTo,
         ingredient: Annotated[
             Ingredient | None,  # type: ignore[valid-type]
             Field(description="Needed only between volume and mass: the ingredient whose density to use."),
@@ -196,12 +192,7 @@ class ConversionTools:
         return UnitList(dimension=dimension, units=units)
 
     @tool(read_only=True)
-    def convert_units(
-        self,
-        value: Value,
-        from_unit: Annotated[str, _unit_param("Any supported unit", "ft")],
-        to_unit: Annotated[str, _unit_param("A unit of the same kind", "m")],
-    ) -> Conversion:
+    def convert_units(self, value: Value, from_unit: AnyUnit, to_unit: SameKindUnit) -> Conversion:
         """Convert between any two units of the same kind, finding the kind from the unit names (not currency
         or cooking-by-ingredient: use their own tools)."""
         dimension = dimension_of(from_unit, to_unit)
