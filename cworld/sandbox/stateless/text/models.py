@@ -52,6 +52,7 @@ ExtractText = Annotated[
 
 
 LineWidth = Annotated[int, Field(description="Maximum line length in characters, 10..200.", ge=10, le=200)]
+CutSuffix = Annotated[str, Field(description="Appended when the text is cut.", max_length=20)]
 MaxChars = Annotated[
     int, Field(description="Maximum length of the result, suffix included.", ge=1, le=100_000)
 ]

@@ -14,6 +14,7 @@ from cworld.sandbox.stateless.shared import TextResult, invalid
 from cworld.sandbox.stateless.text.markup import TextExtractor, fill_placeholders
 from cworld.sandbox.stateless.text.models import (
     MAX_DIFF_LINES,
+    CutSuffix,
     FilledTemplate,
     LineDiff,
     LineWidth,
@@ -93,12 +94,7 @@ class DocumentTools:
         )
 
     @tool(read_only=True)
-    def truncate_text(
-        self,
-        text: LongText,
-        max_chars: MaxChars,
-        suffix: Annotated[str, Field(description="Appended when the text is cut.", max_length=20)] = "…",
-    ) -> TextResult:
+    def truncate_text(self, text: LongText, max_chars: MaxChars, suffix: CutSuffix = "…") -> TextResult:
         """Shorten text to at most max_chars characters, cutting at a word boundary when one is near and
         appending the suffix. Text that already fits is returned unchanged."""
         if len(text) <= max_chars:
