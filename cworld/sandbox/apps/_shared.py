@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any, TypeVar
 
@@ -129,9 +129,41 @@ def money(value: float) -> float:
     return round(value + 0.0, 2)
 
 
-def find_in_directory(directory: dict[str, dict[str, Any]], query: str, page: int,
-                      page_size: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+# --- models two apps publish ----------------------------------------------------------------
+# Each app subclasses these under its own model name (the schema title), adding or wording fields, so the
+# published schemas stay each app's own while the shared fields and the code that fills them live here.
+class PersonBase(BaseModel):
+    # calendar and docs: `Person`, a directory entry; subclasses add the fields their app shows
+    person_id: str
+    name: str
+    email: str
+
+
+class LoginBase(BaseModel):
+    # finance and shop: `LoginResult`; subclasses word `token` and `expires_at` for their app
+    token: str
+    expires_at: str
+    customer_name: str
+
+
+P = TypeVar("P", bound=PersonBase)
+PageT = TypeVar("PageT", bound=Paged)
+L = TypeVar("L", bound=LoginBase)
+
+PeopleQuery = Annotated[str, Field(description="words from a name, email or company")]
+
+
+def people_page(directory: dict[str, dict[str, Any]], query: str, page: int, page_size: int,
+                person: type[P], page_model: Callable[..., PageT]) -> PageT:
     """A page of the people whose name, email or company match `query`, by name: the look-up that
     calendar invitations and document sharing both need before they take a person id."""
     found = [p for p in directory.values() if matches(query, p["name"], p["email"], p["company"])]
-    return paginate(sorted(found, key=lambda p: (p["name"], p["id"])), page, page_size)
+    chunk, meta = paginate(sorted(found, key=lambda p: (p["name"], p["id"])), page, page_size)
+    people = [person(person_id=p["id"], **{k: p[k] for k in person.model_fields if k != "person_id"}) for p in chunk]
+    return page_model(people=people, **meta)
+
+
+def log_in(app: SandboxApp, prefix: str, minutes: int, customer_name: str, result: type[L]) -> L:
+    """Start a login session in the app's `auth` state and answer with the token (finance and shop)."""
+    token = issue_token(app, app.state["auth"], prefix, minutes)
+    return result(token=token["value"], expires_at=token["expires_at"], customer_name=customer_name)

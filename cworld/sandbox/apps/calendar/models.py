@@ -6,13 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared import Paged, PersonBase
 
 
-class Person(BaseModel):
-    person_id: str
-    name: str
-    email: str
+class Person(PersonBase):
     title: str
     company: str
     timezone: str = Field(description="the person's IANA time zone (their working hours are 09:00-17:00 there)")

@@ -10,13 +10,14 @@ from pydantic import Field
 from cworld.sandbox.apps._shared import (
     PAGE_DOC,
     PAGE_SIZE_DOC,
-    find_in_directory,
+    PeopleQuery,
     iso,
     matches,
     paginate,
     parse_day,
     parse_iso,
     parse_moment,
+    people_page,
 )
 from cworld.sandbox.apps.calendar.models import (
     Attendee,
@@ -149,16 +150,9 @@ class CalendarTools(SandboxApp):
                                        for c in self.state["calendars"].values()])
 
     @tool(read_only=True)
-    def find_people(
-        self,
-        query: Annotated[str, Field(description="words from a name, email or company")] = "",
-        page: Page = 1,
-        page_size: PageSize = 10,
-    ) -> PersonPage:
+    def find_people(self, query: PeopleQuery = "", page: Page = 1, page_size: PageSize = 10) -> PersonPage:
         """Look people up in the directory to get their person ids (needed to invite them)."""
-        chunk, meta = find_in_directory(self.state["directory"], query, page, page_size)
-        people = [Person(person_id=p["id"], **{k: p[k] for k in Person.model_fields if k != "person_id"}) for p in chunk]
-        return PersonPage(people=people, **meta)
+        return people_page(self.state["directory"], query, page, page_size, Person, PersonPage)
 
     @tool(read_only=True)
     def list_events(

@@ -6,15 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared import Paged, PersonBase
 
 Role = Literal["owner", "editor", "viewer"]
 
 
-class Person(BaseModel):
-    person_id: str
-    name: str
-    email: str
+class Person(PersonBase):
     company: str
 
 

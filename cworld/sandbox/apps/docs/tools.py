@@ -6,7 +6,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import PAGE_DOC, PAGE_SIZE_DOC, find_in_directory, iso, matches, paginate
+from cworld.sandbox.apps._shared import (
+    PAGE_DOC,
+    PAGE_SIZE_DOC,
+    PeopleQuery,
+    iso,
+    matches,
+    paginate,
+    people_page,
+)
 from cworld.sandbox.apps.docs.models import (
     AccessRequest,
     Comment,
@@ -99,16 +107,9 @@ class DocsTools(SandboxApp):
 
     # --- people and folders --------------------------------------------------------------
     @tool(read_only=True)
-    def find_people(
-        self,
-        query: Annotated[str, Field(description="words from a name, email or company")] = "",
-        page: Page = 1,
-        page_size: PageSize = 10,
-    ) -> PersonPage:
+    def find_people(self, query: PeopleQuery = "", page: Page = 1, page_size: PageSize = 10) -> PersonPage:
         """Look people up to get the person ids that sharing needs."""
-        chunk, meta = find_in_directory(self.state["directory"], query, page, page_size)
-        return PersonPage(people=[Person(person_id=p["id"], name=p["name"], email=p["email"], company=p["company"])
-                                  for p in chunk], **meta)
+        return people_page(self.state["directory"], query, page, page_size, Person, PersonPage)
 
     @tool(read_only=True)
     def list_folders(self) -> FolderList:

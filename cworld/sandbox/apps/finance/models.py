@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared import LoginBase, Paged
 
 Token = Annotated[str, Field(description="session token from `login` (expires after 10 minutes)", max_length=200)]
 Symbol = Annotated[str, Field(description="ticker symbol such as NWSC; find_symbol resolves company names",
@@ -22,10 +22,9 @@ WatchlistId = Annotated[str, Field(description="watchlist id such as wl_0001, fr
 OrderStatus = Literal["open", "filled", "cancelled"]
 
 
-class LoginResult(BaseModel):
+class LoginResult(LoginBase):
     token: str = Field(description="pass as `token` to account tools")
     expires_at: str = Field(description="UTC time the token stops working; log in again after it")
-    customer_name: str
 
 
 class SymbolMatch(BaseModel):

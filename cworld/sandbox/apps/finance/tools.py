@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, issue_token, matches, paginate
+from cworld.sandbox.apps._shared import Page, PageSize, iso, log_in, matches, paginate
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
     Account,
@@ -86,8 +86,7 @@ class FinanceTools(SandboxApp):
         customer = self.state["customer"]
         if customer_id.strip().upper() != customer["customer_id"] or pin.strip() != customer["pin"]:
             raise AppError("auth", "customer id or PIN is wrong: check both and call login again")
-        token = issue_token(self, self.state["auth"], "fin", TOKEN_MINUTES)
-        return LoginResult(token=token["value"], expires_at=token["expires_at"], customer_name=customer["name"])
+        return log_in(self, "fin", TOKEN_MINUTES, customer["name"], LoginResult)
 
     @tool(read_only=True)
     def list_accounts(self, token: Token) -> AccountList:

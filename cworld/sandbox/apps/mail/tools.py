@@ -30,6 +30,8 @@ PageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
 MessageId = Annotated[str, Field(description="message id, e.g. mail_0007 (from list_messages or search_messages)")]
 ContactIds = Annotated[list[str], Field(description="contact ids (from search_contacts), not names or addresses")]
 Body = Annotated[str, Field(max_length=20000, description="message text")]
+Subject = Annotated[str, Field(min_length=1, max_length=200, description="subject line")]
+CopyIds = Annotated[list[str], Field(description="contact ids to copy")]
 
 
 def _contact(rec: dict[str, Any]) -> Contact:
@@ -230,16 +232,9 @@ class MailTools(SandboxApp):
 
     # --- writing -------------------------------------------------------------------------
     @tool(read_only=False)
-    def create_draft(
-        self,
-        to: ContactIds,
-        subject: Annotated[str, Field(min_length=1, max_length=200, description="subject line")],
-        body: Body,
-        cc: Annotated[list[str], Field(description="contact ids to copy")] = [],  # noqa: B006
-    ) -> Message:
+    def create_draft(self, to: ContactIds, subject: Subject, body: Body, cc: CopyIds = []) -> Message:  # noqa: B006
         """Save a new draft (not sent). Use send_draft to send it."""
-        to_addr, cc_addr = self._recipients(to, cc)
-        return _full(self._store("drafts", to_addr, cc_addr, subject, body))
+        return self._compose("drafts", to, subject, body, cc)
 
     @tool(read_only=False, idempotent=True)
     def update_draft(
@@ -260,6 +255,11 @@ class MailTools(SandboxApp):
         rec["date"] = iso(self.now)
         return _full(rec)
 
+    def _compose(self, folder: str, to: list[str], subject: str, body: str, cc: list[str]) -> Message:
+        """A new message from contact ids, kept as a draft or sent at once."""
+        to_addr, cc_addr = self._recipients(to, cc)
+        return _full(self._store(folder, to_addr, cc_addr, subject, body))
+
     def _draft(self, draft_id: str) -> dict[str, Any]:
         rec = self._message(draft_id)
         if rec["folder"] != "drafts":
@@ -276,16 +276,9 @@ class MailTools(SandboxApp):
         return _full(rec)
 
     @tool(read_only=False)
-    def send_email(
-        self,
-        to: ContactIds,
-        subject: Annotated[str, Field(min_length=1, max_length=200, description="subject line")],
-        body: Body,
-        cc: Annotated[list[str], Field(description="contact ids to copy")] = [],  # noqa: B006
-    ) -> Message:
+    def send_email(self, to: ContactIds, subject: Subject, body: Body, cc: CopyIds = []) -> Message:  # noqa: B006
         """Send a new email to contacts (ids from search_contacts)."""
-        to_addr, cc_addr = self._recipients(to, cc)
-        return _full(self._store("sent", to_addr, cc_addr, subject, body))
+        return self._compose("sent", to, subject, body, cc)
 
     @tool(read_only=False)
     def reply_to_message(

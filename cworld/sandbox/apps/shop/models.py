@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared import LoginBase, Paged
 
 TOKEN_MINUTES = 30
 
@@ -18,10 +18,9 @@ OrderId = Annotated[str, Field(description="order id such as ord_0002, from list
 Quantity = Annotated[int, Field(description="number of units (1-99)", ge=1, le=99)]
 
 
-class LoginResult(BaseModel):
+class LoginResult(LoginBase):
     token: str = Field(description="pass this as `token` to account tools (orders, addresses, checkout)")
     expires_at: str = Field(description="UTC time after which the token stops working; log in again then")
-    customer_name: str
 
 
 class ProductSummary(BaseModel):

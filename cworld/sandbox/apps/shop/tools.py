@@ -10,7 +10,7 @@ from cworld.sandbox.apps._shared import (
     Page,
     PageSize,
     iso,
-    issue_token,
+    log_in,
     matches,
     money,
     norm,
@@ -58,8 +58,7 @@ class ShopTools(ShopBase):
         account = self.state["account"]
         if norm(email) != account["email"] or password != account["password"]:
             raise AppError("auth", "email or password is wrong: check both and call login again")
-        token = issue_token(self, self.state["auth"], "shop", TOKEN_MINUTES)
-        return LoginResult(token=token["value"], expires_at=token["expires_at"], customer_name=account["name"])
+        return log_in(self, "shop", TOKEN_MINUTES, account["name"], LoginResult)
 
     # --- catalog ------------------------------------------------------------------------
     @tool(read_only=True)
