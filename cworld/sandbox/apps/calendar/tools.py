@@ -12,6 +12,7 @@ from cworld.sandbox.apps._shared import (
     PAGE_SIZE_DOC,
     PeopleQuery,
     iso,
+    lookup,
     matches,
     paginate,
     parse_day,
@@ -58,16 +59,12 @@ class CalendarTools(SandboxApp):
 
     # --- helpers -------------------------------------------------------------------------
     def _event_rec(self, event_id: str) -> dict[str, Any]:
-        rec = self.state["events"].get(event_id)
-        if rec is None:
-            raise AppError("not_found", f"no event '{event_id}'; list_events or search_events give event ids")
-        return rec
+        return lookup(self.state["events"], event_id,
+                      f"no event '{event_id}'; list_events or search_events give event ids")
 
     def _person(self, person_id: str) -> dict[str, Any]:
-        rec = self.state["directory"].get(person_id)
-        if rec is None:
-            raise AppError("not_found", f"no person '{person_id}'; use find_people to get person ids from names")
-        return rec
+        return lookup(self.state["directory"], person_id,
+                      f"no person '{person_id}'; use find_people to get person ids from names")
 
     def _event(self, rec: dict[str, Any], warnings: list[str] | None = None) -> Event:
         names = self.state["directory"]

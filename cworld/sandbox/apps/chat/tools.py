@@ -12,6 +12,7 @@ from cworld.sandbox.apps._shared import (
     PAGE_SIZE_DOC,
     iso,
     issue_token,
+    lookup,
     matches,
     paginate,
     require_token,
@@ -61,10 +62,8 @@ class ChatTools(SandboxApp):
         return rec
 
     def _user_rec(self, user_id: str) -> dict[str, Any]:
-        rec = self.state["users"].get(user_id)
-        if rec is None:
-            raise AppError("not_found", f"no user '{user_id}'; search_users gives user ids from names")
-        return rec
+        return lookup(self.state["users"], user_id,
+                      f"no user '{user_id}'; search_users gives user ids from names")
 
     def _message_rec(self, message_id: str) -> dict[str, Any]:
         rec = self.state["messages"].get(message_id)

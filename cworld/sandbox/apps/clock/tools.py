@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import PAGE_DOC, PAGE_SIZE_DOC, iso, paginate, parse_iso, suggest
+from cworld.sandbox.apps._shared import PAGE_DOC, PAGE_SIZE_DOC, iso, lookup, paginate, parse_iso, suggest
 from cworld.sandbox.apps.clock.models import Duration, Reading, Reminder, ReminderList, Zone, ZonePage
 from cworld.sandbox.framework import AppError, SandboxApp, kb, tool
 
@@ -75,10 +75,8 @@ class ClockTools(SandboxApp):
         return Reminder(reminder_id=rec["id"], text=rec["text"], due_utc=rec["due_utc"], status=status)
 
     def _get(self, reminder_id: str) -> dict[str, Any]:
-        rec = self.state["reminders"].get(reminder_id)
-        if rec is None:
-            raise AppError("not_found", f"no reminder '{reminder_id}'; list_reminders shows the ids")
-        return rec
+        return lookup(self.state["reminders"], reminder_id,
+                      f"no reminder '{reminder_id}'; list_reminders shows the ids")
 
     @tool(read_only=True, name="now")
     def current_time(

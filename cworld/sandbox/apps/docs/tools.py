@@ -11,6 +11,7 @@ from cworld.sandbox.apps._shared import (
     PAGE_SIZE_DOC,
     PeopleQuery,
     iso,
+    lookup,
     matches,
     paginate,
     people_page,
@@ -92,10 +93,8 @@ class DocsTools(SandboxApp):
         return rec
 
     def _folder(self, folder_id: str) -> dict[str, Any]:
-        rec = self.state["folders"].get(folder_id)
-        if rec is None:
-            raise AppError("not_found", f"no folder '{folder_id}'; list_folders gives folder ids")
-        return rec
+        return lookup(self.state["folders"], folder_id,
+                      f"no folder '{folder_id}'; list_folders gives folder ids")
 
     def _page(self, recs: list[dict[str, Any]], page: int, page_size: int) -> DocumentPage:
         recs = sorted(recs, key=lambda d: (d["updated_at"], d["id"]), reverse=True)

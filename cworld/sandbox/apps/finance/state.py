@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from cworld.sandbox.apps._shared import iso, later, money, require_token, secret
+from cworld.sandbox.apps._shared import iso, later, lookup, money, require_token, secret
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
 from cworld.seeding import derive_rng
 
@@ -211,10 +211,8 @@ def require_login(app: SandboxApp, token: str) -> None:
 
 
 def account(app: SandboxApp, account_id: str) -> dict[str, Any]:
-    found = app.state["accounts"].get(account_id)
-    if found is None:
-        raise AppError("not_found", f"no account '{account_id}': list_accounts shows account ids")
-    return found
+    return lookup(app.state["accounts"], account_id,
+                  f"no account '{account_id}': list_accounts shows account ids")
 
 
 def available(state: dict[str, Any], account_id: str) -> float:

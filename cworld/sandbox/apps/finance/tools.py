@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, log_in, matches, paginate
+from cworld.sandbox.apps._shared import Page, PageSize, iso, log_in, lookup, matches, paginate
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
     Account,
@@ -144,7 +144,5 @@ class FinanceTools(SandboxApp):
         return Watchlist(watchlist_id=watchlist_id, name=watchlist["name"], symbols=list(watchlist["symbols"]))
 
     def _watchlist(self, watchlist_id: str) -> dict[str, Any]:
-        found = self.state["watchlists"].get(watchlist_id)
-        if found is None:
-            raise AppError("not_found", f"no watchlist '{watchlist_id}': list_watchlists shows watchlist ids")
-        return found
+        return lookup(self.state["watchlists"], watchlist_id,
+                      f"no watchlist '{watchlist_id}': list_watchlists shows watchlist ids")

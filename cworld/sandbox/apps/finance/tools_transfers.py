@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import iso, money, parse_iso
+from cworld.sandbox.apps._shared import iso, lookup, money, parse_iso
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
     AccountId,
@@ -178,10 +178,8 @@ class TransferTools(SandboxApp):
         del self.state["codes"][transfer_id]
 
     def _transfer(self, transfer_id: str) -> dict[str, Any]:
-        transfer = self.state["transfers"].get(transfer_id)
-        if transfer is None:
-            raise AppError("not_found", f"no transfer '{transfer_id}': list_transfers shows transfer ids")
-        return transfer
+        return lookup(self.state["transfers"], transfer_id,
+                      f"no transfer '{transfer_id}': list_transfers shows transfer ids")
 
     def _transfer_view(self, transfer_id: str) -> Transfer:
         t = self.state["transfers"][transfer_id]

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import PAGE_DOC, PAGE_SIZE_DOC, iso, matches, paginate
+from cworld.sandbox.apps._shared import PAGE_DOC, PAGE_SIZE_DOC, iso, lookup, matches, paginate
 from cworld.sandbox.apps.mail.models import (
     Address,
     Changed,
@@ -59,10 +59,8 @@ class MailTools(SandboxApp):
 
     # --- lookups -------------------------------------------------------------------------
     def _message(self, message_id: str) -> dict[str, Any]:
-        rec = self.state["messages"].get(message_id)
-        if rec is None:
-            raise AppError("not_found", f"no message '{message_id}'; list_messages or search_messages give ids")
-        return rec
+        return lookup(self.state["messages"], message_id,
+                      f"no message '{message_id}'; list_messages or search_messages give ids")
 
     def _contact_rec(self, contact_id: str) -> dict[str, Any]:
         rec = self.state["contacts"].get(contact_id)

@@ -11,6 +11,7 @@ from cworld.sandbox.apps._shared import (
     PageSize,
     iso,
     log_in,
+    lookup,
     matches,
     money,
     norm,
@@ -239,10 +240,8 @@ class ShopTools(ShopBase):
         return canonical, product
 
     def _line(self, cart_item_id: str) -> dict[str, Any]:
-        line = self.state["cart"]["items"].get(cart_item_id)
-        if line is None:
-            raise AppError("not_found", f"no cart line '{cart_item_id}': view_cart shows the cart_item_id of each line")
-        return line
+        return lookup(self.state["cart"]["items"], cart_item_id,
+                      f"no cart line '{cart_item_id}': view_cart shows the cart_item_id of each line")
 
     def _check_quantity(self, product: dict[str, Any], wanted: int) -> None:
         if product["stock"] == 0:

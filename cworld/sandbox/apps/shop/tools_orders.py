@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, later, money, paginate, parse_iso
+from cworld.sandbox.apps._shared import Page, PageSize, iso, later, lookup, money, paginate, parse_iso
 from cworld.sandbox.apps.shop import state as rules
 from cworld.sandbox.apps.shop.models import (
     Order,
@@ -119,10 +119,8 @@ class OrderTools(ShopBase):
 
     # --- helpers ------------------------------------------------------------------------
     def _order(self, order_id: str) -> dict[str, Any]:
-        order = self.state["orders"].get(order_id)
-        if order is None:
-            raise AppError("not_found", f"no order '{order_id}' on this account: list_orders shows order ids")
-        return order
+        return lookup(self.state["orders"], order_id,
+                      f"no order '{order_id}' on this account: list_orders shows order ids")
 
     def _usable_card(self, payment_method_id: str) -> None:
         card = self.state["payment_methods"].get(payment_method_id)

@@ -12,7 +12,7 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from cworld.sandbox.apps._shared import iso, later, parse_iso
+from cworld.sandbox.apps._shared import iso, later, lookup, parse_iso
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
 
 LISTS = ("Backlog", "To do", "In progress", "Review", "Done")
@@ -112,10 +112,7 @@ def _duplicate(app: SandboxApp, state: dict[str, Any]) -> None:
 
 # --- lookups and permissions ------------------------------------------------------------------
 def board(app: SandboxApp, board_id: str) -> dict[str, Any]:
-    found = app.state["boards"].get(board_id)
-    if found is None:
-        raise AppError("not_found", f"no board '{board_id}': list_boards shows board ids")
-    return found
+    return lookup(app.state["boards"], board_id, f"no board '{board_id}': list_boards shows board ids")
 
 
 def task_list(app: SandboxApp, list_id: str) -> dict[str, Any]:
@@ -131,10 +128,8 @@ def task_list(app: SandboxApp, list_id: str) -> dict[str, Any]:
 
 
 def card(app: SandboxApp, card_id: str) -> dict[str, Any]:
-    found = app.state["cards"].get(card_id)
-    if found is None:
-        raise AppError("not_found", f"no card '{card_id}': list_cards or search_cards give card ids")
-    return found
+    return lookup(app.state["cards"], card_id,
+                  f"no card '{card_id}': list_cards or search_cards give card ids")
 
 
 def role(app: SandboxApp, board_id: str) -> str:

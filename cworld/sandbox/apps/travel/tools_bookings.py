@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, later, money, paginate, parse_iso
+from cworld.sandbox.apps._shared import Page, PageSize, iso, later, lookup, money, paginate, parse_iso
 from cworld.sandbox.apps.travel import state as world
 from cworld.sandbox.apps.travel.models import (
     Booking,
@@ -207,10 +207,8 @@ class BookingTools(TravelBase):
                                            "cancel it first or choose another flight")
 
     def _booking(self, booking_id: str) -> dict[str, Any]:
-        booking = self.state["bookings"].get(booking_id)
-        if booking is None:
-            raise AppError("not_found", f"no booking '{booking_id}': list_bookings shows booking ids")
-        return booking
+        return lookup(self.state["bookings"], booking_id,
+                      f"no booking '{booking_id}': list_bookings shows booking ids")
 
     def _confirmed(self, booking_id: str, kind: str | None) -> dict[str, Any]:
         booking = self._booking(booking_id)
