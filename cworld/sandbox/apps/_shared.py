@@ -9,13 +9,13 @@ from __future__ import annotations
 import difflib
 import hashlib
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.framework import AppError, SandboxApp
+from cworld.sandbox.framework import AppError, Prerequisite, SandboxApp
 
 T = TypeVar("T")
 
@@ -23,6 +23,9 @@ PAGE_DOC = "1-based page number; see has_more in the answer to know whether anot
 PAGE_SIZE_DOC = "results per page (1-50)"
 Page = Annotated[int, Field(description=PAGE_DOC, ge=1, le=10_000)]
 PageSize = Annotated[int, Field(description=PAGE_SIZE_DOC, ge=1, le=50)]
+#: The same arguments as mail, calendar, chat, docs and clock publish them (no upper bound on the page number).
+OpenPage = Annotated[int, Field(ge=1, description=PAGE_DOC)]
+OpenPageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
 
 
 class Paged(BaseModel):
@@ -48,6 +51,11 @@ def lookup(table: Mapping[str, T], key: str, missing: str) -> T:
     if found is None:
         raise AppError("not_found", missing)
     return found
+
+
+def produces(flows: Sequence[tuple[str, str, str]]) -> list[Prerequisite]:
+    """One "produces" edge per (before, after, via) row: the compact way apps declare where ids come from."""
+    return [Prerequisite(before, after, "produces", via) for before, after, via in flows]
 
 
 # --- time ------------------------------------------------------------------------------------
@@ -129,6 +137,14 @@ def money(value: float) -> float:
     return round(value + 0.0, 2)
 
 
+def name_search(records: Iterable[dict[str, Any]], query: str, fields: Sequence[str], page: int,
+                page_size: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A page of the records whose `fields` match every word of `query`, by name then id: how the
+    directory, contact and user searches of the apps behave."""
+    found = [r for r in records if matches(query, *(r[f] for f in fields))]
+    return paginate(sorted(found, key=lambda r: (r["name"], r["id"])), page, page_size)
+
+
 # --- models two apps publish ----------------------------------------------------------------
 # Each app subclasses these under its own model name (the schema title), adding or wording fields, so the
 # published schemas stay each app's own while the shared fields and the code that fills them live here.
@@ -157,8 +173,7 @@ def people_page(directory: dict[str, dict[str, Any]], query: str, page: int, pag
                 person: type[P], page_model: Callable[..., PageT]) -> PageT:
     """A page of the people whose name, email or company match `query`, by name: the look-up that
     calendar invitations and document sharing both need before they take a person id."""
-    found = [p for p in directory.values() if matches(query, p["name"], p["email"], p["company"])]
-    chunk, meta = paginate(sorted(found, key=lambda p: (p["name"], p["id"])), page, page_size)
+    chunk, meta = name_search(directory.values(), query, ("name", "email", "company"), page, page_size)
     people = [person(person_id=p["id"], **{k: p[k] for k in person.model_fields if k != "person_id"}) for p in chunk]
     return page_model(people=people, **meta)
 

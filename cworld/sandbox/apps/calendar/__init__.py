@@ -7,10 +7,7 @@ only the organizer may change or cancel a meeting; the holidays calendar is read
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.calendar.state import initial_calendar_state
+from cworld.sandbox.apps.calendar.state import seed_state
 from cworld.sandbox.apps.calendar.tools import CalendarTools
 from cworld.sandbox.framework import Prerequisite
 
@@ -34,5 +31,4 @@ class CalendarApp(CalendarTools):
                      note="times are UTC; convert local times first"),
     )
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return initial_calendar_state(self, rng)
+    initial_state = seed_state

@@ -113,7 +113,7 @@ def _directory(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {p["id"]: {k: p[k] for k in keys} for p in [world["me"], *everyone(world)]}
 
 
-def initial_calendar_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
+def seed_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
     world = cast(app.session.seed)
     me = world["me"]
     cals = {"cal_mine": {"id": "cal_mine", "name": "My calendar", "owner": me["id"], "writable": True},

@@ -8,8 +8,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cworld.sandbox.apps._shared import (
-    PAGE_DOC,
-    PAGE_SIZE_DOC,
+    OpenPage as Page,
+)
+from cworld.sandbox.apps._shared import (
+    OpenPageSize as PageSize,
+)
+from cworld.sandbox.apps._shared import (
     PeopleQuery,
     iso,
     lookup,
@@ -46,8 +50,6 @@ EventId = Annotated[str, Field(description="event id, e.g. evt_0004 (from list_e
 Moment = Annotated[str, Field(description="UTC time, YYYY-MM-DDTHH:MM")]
 Day = Annotated[str, Field(description="a UTC date, YYYY-MM-DD")]
 PersonIds = Annotated[list[str], Field(max_length=30, description="person ids from find_people")]
-Page = Annotated[int, Field(ge=1, description=PAGE_DOC)]
-PageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
 
 
 def _overlaps(a: tuple[datetime, datetime], b: tuple[datetime, datetime]) -> bool:

@@ -8,10 +8,7 @@ member of; private channels cannot be joined, archived ones are read-only.
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.chat.state import initial_chat_state
+from cworld.sandbox.apps.chat.state import seed_state
 from cworld.sandbox.apps.chat.tools import ChatTools
 from cworld.sandbox.framework import Prerequisite
 
@@ -35,5 +32,4 @@ class ChatApp(ChatTools):
         Prerequisite("list_unread", "mark_read", "produces", via="conversation_id"),
     )
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return initial_chat_state(self, rng)
+    initial_state = seed_state

@@ -81,7 +81,7 @@ def _channels(app: SandboxApp, world: dict[str, Any], users: dict[str, str], rng
     return channels, posts
 
 
-def initial_chat_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
+def seed_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
     world = cast(app.session.seed)
     people = [world["me"], *world["colleagues"]]
     namesake = _namesake(world, rng)

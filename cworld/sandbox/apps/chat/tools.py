@@ -8,12 +8,17 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from cworld.sandbox.apps._shared import (
-    PAGE_DOC,
-    PAGE_SIZE_DOC,
+    OpenPage as Page,
+)
+from cworld.sandbox.apps._shared import (
+    OpenPageSize as PageSize,
+)
+from cworld.sandbox.apps._shared import (
     iso,
     issue_token,
     lookup,
     matches,
+    name_search,
     paginate,
     require_token,
 )
@@ -42,8 +47,6 @@ Token = Annotated[str, Field(description="session token from login")]
 ChannelId = Annotated[str, Field(description="channel id, e.g. C_0003 (from list_channels), not the #name")]
 MessageId = Annotated[str, Field(description="message id, e.g. chat_0012")]
 Text = Annotated[str, Field(min_length=1, max_length=4000, description="message text")]
-Page = Annotated[int, Field(ge=1, description=PAGE_DOC)]
-PageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
 
 
 class ChatTools(SandboxApp):
@@ -142,8 +145,7 @@ class ChatTools(SandboxApp):
         page_size: PageSize = 10,
     ) -> UserPage:
         """Find people to get their user ids (several people may share a first name: check titles)."""
-        found = [u for u in self.state["users"].values() if matches(query, u["name"], u["handle"], u["title"])]
-        chunk, meta = paginate(sorted(found, key=lambda u: (u["name"], u["id"])), page, page_size)
+        chunk, meta = name_search(self.state["users"].values(), query, ("name", "handle", "title"), page, page_size)
         return UserPage(users=[User(user_id=u["id"], **self._user_fields(u)) for u in chunk], **meta)
 
     @tool(read_only=False, idempotent=True)

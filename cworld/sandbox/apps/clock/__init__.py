@@ -7,12 +7,9 @@ person's local time ("3 pm in Tokyo") to UTC and back, and where it learns the u
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
+from cworld.sandbox.apps.clock.state import seed_state
 from cworld.sandbox.apps.clock.tools import ClockTools
 from cworld.sandbox.framework import Prerequisite
-from cworld.sandbox.framework.world import cast
 
 
 class ClockApp(ClockTools):
@@ -30,6 +27,4 @@ class ClockApp(ClockTools):
                      note="only a reminder whose time has come can be dismissed"),
     )
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        me = cast(self.session.seed)["me"]
-        return {"timezone": me["timezone"], "reminders": {}}
+    initial_state = seed_state

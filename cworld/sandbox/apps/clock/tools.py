@@ -9,7 +9,9 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import PAGE_DOC, PAGE_SIZE_DOC, iso, lookup, paginate, parse_iso, suggest
+from cworld.sandbox.apps._shared import OpenPage as Page
+from cworld.sandbox.apps._shared import OpenPageSize as PageSize
+from cworld.sandbox.apps._shared import iso, lookup, paginate, parse_iso, suggest
 from cworld.sandbox.apps.clock.models import Duration, Reading, Reminder, ReminderList, Zone, ZonePage
 from cworld.sandbox.framework import AppError, SandboxApp, kb, tool
 
@@ -107,8 +109,8 @@ class ClockTools(SandboxApp):
     def list_timezones(
         self,
         query: Annotated[str, Field(description="filter by zone, city or country, e.g. 'tokyo'; empty for all")] = "",
-        page: Annotated[int, Field(ge=1, description=PAGE_DOC)] = 1,
-        page_size: Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)] = 20,
+        page: Page = 1,
+        page_size: PageSize = 20,
     ) -> ZonePage:
         """Well-known time zones with a city each and their current UTC offsets, to find a zone's IANA name."""
         q = query.strip().lower()

@@ -8,10 +8,7 @@ version you read (`expected_version`): if someone saved in between, it is a conf
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.docs.state import initial_docs_state
+from cworld.sandbox.apps.docs.state import seed_state
 from cworld.sandbox.apps.docs.tools import DocsTools
 from cworld.sandbox.framework import Prerequisite
 
@@ -40,5 +37,4 @@ class DocsApp(DocsTools):
         Prerequisite("list_comments", "resolve_comment", "produces", via="comment_id"),
     )
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return initial_docs_state(self, rng)
+    initial_state = seed_state

@@ -62,7 +62,7 @@ def _comments(app: SandboxApp, docs: list[dict[str, Any]], world: dict[str, Any]
             for text in texts]
 
 
-def initial_docs_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
+def seed_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
     world = cast(app.session.seed)
     folders = {name: app.new_id("fld") for name in FOLDERS}
     docs = _topic_docs(app, world, folders, rng)

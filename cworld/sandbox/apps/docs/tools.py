@@ -7,8 +7,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cworld.sandbox.apps._shared import (
-    PAGE_DOC,
-    PAGE_SIZE_DOC,
+    OpenPage as Page,
+)
+from cworld.sandbox.apps._shared import (
+    OpenPageSize as PageSize,
+)
+from cworld.sandbox.apps._shared import (
     PeopleQuery,
     iso,
     lookup,
@@ -38,8 +42,6 @@ RANK = {"viewer": 1, "editor": 2, "owner": 3}
 
 DocId = Annotated[str, Field(description="document id, e.g. doc_0002 (from list_documents or search_documents)")]
 Content = Annotated[str, Field(max_length=MAX_CONTENT, description="document text (Markdown)")]
-Page = Annotated[int, Field(ge=1, description=PAGE_DOC)]
-PageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
 
 
 class DocsTools(SandboxApp):

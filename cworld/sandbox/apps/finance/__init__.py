@@ -7,10 +7,8 @@ two steps (create, then confirm with a one-time code); trading follows market ho
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.finance import state as fin
+from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps.finance.state import seed_state
 from cworld.sandbox.apps.finance.tools import FinanceTools
 from cworld.sandbox.apps.finance.tools_trading import TradingTools
 from cworld.sandbox.apps.finance.tools_transfers import TransferTools
@@ -35,7 +33,7 @@ def _edges() -> tuple[Prerequisite, ...]:
         ("list_orders", "cancel_order", "order_id"), ("list_watchlists", "add_to_watchlist", "watchlist_id"),
         ("list_watchlists", "remove_from_watchlist", "watchlist_id"),
     ]
-    produced = [Prerequisite(a, b, "produces", via) for a, b, via in flows]
+    produced = produces(flows)
     return (*token, *produced,
             Prerequisite("create_transfer", "read_authenticator", "requires", None, "creating sends the code"),
             Prerequisite("get_market_status", "place_order", "requires", None, "market orders need open hours"))
@@ -50,5 +48,4 @@ class FinanceApp(FinanceTools, TradingTools, TransferTools):
     category = "finance"
     prerequisites = _edges()
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return fin.seed_state(self, rng)
+    initial_state = seed_state

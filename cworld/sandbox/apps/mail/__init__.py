@@ -7,10 +7,7 @@ thread. The seeded mailbox is messy: see `_mail_state`.
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.mail.state import initial_mail_state
+from cworld.sandbox.apps.mail.state import seed_state
 from cworld.sandbox.apps.mail.tools import MailTools
 from cworld.sandbox.framework import Prerequisite
 
@@ -34,5 +31,4 @@ class MailApp(MailTools):
         Prerequisite("get_message", "get_thread", "produces", via="thread_id"),
     )
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return initial_mail_state(self, rng)
+    initial_state = seed_state

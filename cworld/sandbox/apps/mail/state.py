@@ -112,7 +112,7 @@ def _sent_draft_trash(app: SandboxApp, world: dict[str, Any], inbox: list[dict[s
     return out
 
 
-def initial_mail_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
+def seed_state(app: SandboxApp, rng: random.Random) -> dict[str, Any]:
     world = cast(app.session.seed)
     contacts = [_contact(app, p) for p in everyone(world)]
     lookalikes = _lookalikes(app, world, rng)

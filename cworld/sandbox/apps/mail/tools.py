@@ -7,7 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import PAGE_DOC, PAGE_SIZE_DOC, iso, lookup, matches, paginate
+from cworld.sandbox.apps._shared import OpenPage as Page
+from cworld.sandbox.apps._shared import OpenPageSize as PageSize
+from cworld.sandbox.apps._shared import iso, lookup, matches, name_search, paginate
 from cworld.sandbox.apps.mail.models import (
     Address,
     Changed,
@@ -25,8 +27,6 @@ from cworld.sandbox.framework import AppError, SandboxApp, tool
 MAX_RECIPIENTS = 20
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
-Page = Annotated[int, Field(ge=1, description=PAGE_DOC)]
-PageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
 MessageId = Annotated[str, Field(description="message id, e.g. mail_0007 (from list_messages or search_messages)")]
 ContactIds = Annotated[list[str], Field(description="contact ids (from search_contacts), not names or addresses")]
 Body = Annotated[str, Field(max_length=20000, description="message text")]
@@ -100,8 +100,8 @@ class MailTools(SandboxApp):
         page_size: PageSize = 10,
     ) -> ContactPage:
         """Find contacts by name, email or company (all words must match), alphabetically. Gives contact ids."""
-        found = [c for c in self.state["contacts"].values() if matches(query, c["name"], c["email"], c["company"])]
-        chunk, meta = paginate(sorted(found, key=lambda c: (c["name"], c["id"])), page, page_size)
+        chunk, meta = name_search(self.state["contacts"].values(), query, ("name", "email", "company"), page,
+                                  page_size)
         return ContactPage(contacts=[_contact(c) for c in chunk], **meta)
 
     @tool(read_only=True)

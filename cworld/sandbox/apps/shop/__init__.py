@@ -6,10 +6,8 @@ checkout, orders, returns) needs the token `login` returns, which expires after 
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.shop import state as rules
+from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps.shop.state import seed_state
 from cworld.sandbox.apps.shop.tools import ShopTools
 from cworld.sandbox.apps.shop.tools_orders import OrderTools
 from cworld.sandbox.framework import Prerequisite
@@ -31,7 +29,7 @@ def _edges() -> tuple[Prerequisite, ...]:
         ("list_orders", "get_order", "order_id"), ("list_orders", "cancel_order", "order_id"),
         ("list_orders", "request_return", "order_id"), ("get_order", "request_return", "product_id"),
     ]
-    produced = [Prerequisite(a, b, "produces", via) for a, b, via in flows]
+    produced = produces(flows)
     return (*token, *produced, Prerequisite("add_to_cart", "checkout", "requires", None, "checkout buys the cart"))
 
 
@@ -43,5 +41,4 @@ class ShopApp(ShopTools, OrderTools):
     category = "shopping"
     prerequisites = _edges()
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return rules.seed_state(self, rng)
+    initial_state = seed_state

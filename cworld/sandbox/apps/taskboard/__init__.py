@@ -7,10 +7,8 @@ also archive and change roles, after `confirm_identity`). Due dates are judged b
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.taskboard import state as tb
+from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps.taskboard.state import seed_state
 from cworld.sandbox.apps.taskboard.tools import TaskboardTools
 from cworld.sandbox.apps.taskboard.tools_extras import ExtraTools
 from cworld.sandbox.framework import Prerequisite
@@ -26,7 +24,7 @@ def _edges() -> tuple[Prerequisite, ...]:
         ("search_cards", "move_card", "card_id"), ("get_card", "set_checklist_item", "item_id"),
         ("create_card", "add_checklist", "card_id"), ("list_boards", "create_list", "board_id"),
     ]
-    produced = [Prerequisite(a, b, "produces", via) for a, b, via in flows]
+    produced = produces(flows)
     admin = [Prerequisite("confirm_identity", t, "requires", None, "admin actions need a confirmation within "
                                                                      "10 minutes") for t in
              ("archive_card", "archive_list", "set_member_role")]
@@ -42,5 +40,4 @@ class TaskboardApp(TaskboardTools, ExtraTools):
     category = "productivity"
     prerequisites = _edges()
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return tb.seed_state(self, rng)
+    initial_state = seed_state

@@ -173,6 +173,13 @@ def touch(app: SandboxApp, found: dict[str, Any]) -> None:
     found["updated_at"] = iso(app.now)
 
 
+def attach(app: SandboxApp, found: dict[str, Any], field: str, item_id: str) -> None:
+    """Put a label or member id on a card once (kept sorted); already there: nothing changes."""
+    if item_id not in found[field]:
+        found[field] = sorted([*found[field], item_id])
+        touch(app, found)
+
+
 def elevate(app: SandboxApp) -> str:
     until = iso(app.now + timedelta(minutes=ELEVATION_MINUTES))
     app.state["auth"]["confirmed_until"] = until

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, paginate
+from cworld.sandbox.apps._shared import Page, PageSize, iso, lookup, paginate
 from cworld.sandbox.apps.taskboard import state as tb
 from cworld.sandbox.apps.taskboard.models import (
     Archived,
@@ -59,28 +59,20 @@ class ExtraTools(SandboxApp):
     def add_label(self, card_id: CardId, label_id: LabelId) -> Label:
         """Put one of its board's labels on a card (by label id; already there: nothing changes)."""
         card = tb.writable_card(self, card_id)
-        labels = self.state["boards"][card["board_id"]]["labels"]
-        if label_id not in labels:
-            raise AppError("not_found", f"no label '{label_id}' on this card's board: get_board lists label ids "
-                                        "(create_label makes a new one)")
-        if label_id not in card["labels"]:
-            card["labels"] = sorted([*card["labels"], label_id])
-            tb.touch(self, card)
-        return Label(label_id=label_id, **labels[label_id])
+        label = lookup(self.state["boards"][card["board_id"]]["labels"], label_id, f"no label '{label_id}' on "
+                       "this card's board: get_board lists label ids (create_label makes a new one)")
+        tb.attach(self, card, "labels", label_id)
+        return Label(label_id=label_id, **label)
 
     @tool(read_only=False, idempotent=True)
     def assign_member(self, card_id: CardId, member_id: MemberId) -> Member:
         """Assign a board member to a card (by member id from get_board; already assigned: nothing changes)."""
         card = tb.writable_card(self, card_id)
-        roles = self.state["boards"][card["board_id"]]["roles"]
-        if member_id not in roles:
-            raise AppError("not_found", f"'{member_id}' is not a member of this card's board: get_board lists "
-                                        "member ids")
-        if member_id not in card["members"]:
-            card["members"] = sorted([*card["members"], member_id])
-            tb.touch(self, card)
+        role = lookup(self.state["boards"][card["board_id"]]["roles"], member_id, f"'{member_id}' is not a "
+                      "member of this card's board: get_board lists member ids")
+        tb.attach(self, card, "members", member_id)
         person = self.state["members"][member_id]
-        return Member(member_id=member_id, name=person["name"], username=person["username"], role=roles[member_id])
+        return Member(member_id=member_id, name=person["name"], username=person["username"], role=role)
 
     @tool(read_only=False)
     def add_checklist(

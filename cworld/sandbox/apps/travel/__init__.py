@@ -7,10 +7,8 @@ cancelling takes a fee quote first. All times are UTC.
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from cworld.sandbox.apps.travel import state as world
+from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps.travel.state import seed_state
 from cworld.sandbox.apps.travel.tools import TravelTools
 from cworld.sandbox.apps.travel.tools_bookings import BookingTools
 from cworld.sandbox.framework import Prerequisite
@@ -28,7 +26,7 @@ def _edges() -> tuple[Prerequisite, ...]:
         ("list_travellers", "book_hotel", "traveller_id"), ("list_bookings", "get_booking", "booking_id"),
         ("list_bookings", "quote_cancellation", "booking_id"), ("quote_cancellation", "cancel_booking", "quote_id"),
     ]
-    produced = [Prerequisite(a, b, "produces", via) for a, b, via in flows]
+    produced = produces(flows)
     return (*produced,
             Prerequisite("update_traveller_passport", "book_flight", "requires", None,
                          "international flights need a passport valid on the day of travel"),
@@ -45,5 +43,4 @@ class TravelApp(TravelTools, BookingTools):
     category = "travel"
     prerequisites = _edges()
 
-    def initial_state(self, rng: random.Random) -> dict[str, Any]:
-        return world.seed_state(self, rng)
+    initial_state = seed_state
