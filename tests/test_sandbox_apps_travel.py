@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sandbox_results import err, ok
 
-from cworld.sandbox.apps._shared import iso
+from cworld.sandbox.apps._shared.values import iso
 from cworld.sandbox.apps.travel import TravelApp
 from cworld.sandbox.apps.travel import state as world
 from cworld.sandbox.framework import SandboxSession

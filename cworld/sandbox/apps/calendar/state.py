@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from cworld.sandbox.apps._shared import iso
+from cworld.sandbox.apps._shared.values import iso
 from cworld.sandbox.framework import SandboxApp, kb
 from cworld.sandbox.framework.world import cast, everyone
 

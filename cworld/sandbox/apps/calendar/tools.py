@@ -7,23 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import (
-    OpenPage as Page,
-)
-from cworld.sandbox.apps._shared import (
-    OpenPageSize as PageSize,
-)
-from cworld.sandbox.apps._shared import (
-    PeopleQuery,
-    iso,
-    lookup,
-    matches,
-    paginate,
-    parse_day,
-    parse_iso,
-    parse_moment,
-    people_page,
-)
+from cworld.sandbox.apps._shared.people import PeopleQuery, people_page
+from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, matches, parse_day, parse_iso, parse_moment
 from cworld.sandbox.apps.calendar.models import (
     Attendee,
     Busy,
@@ -149,7 +135,7 @@ class CalendarTools(SandboxApp):
                                        for c in self.state["calendars"].values()])
 
     @tool(read_only=True)
-    def find_people(self, query: PeopleQuery = "", page: Page = 1, page_size: PageSize = 10) -> PersonPage:
+    def find_people(self, query: PeopleQuery = "", page: OpenPage = 1, page_size: OpenPageSize = 10) -> PersonPage:
         """Look people up in the directory to get their person ids (needed to invite them)."""
         return people_page(self.state["directory"], query, page, page_size, Person, PersonPage)
 
@@ -160,8 +146,8 @@ class CalendarTools(SandboxApp):
         end_date: Day,
         calendar_id: Annotated[str | None, Field(description="one calendar; default: all")] = None,
         include_cancelled: Annotated[bool, Field(description="also show cancelled events")] = False,
-        page: Page = 1,
-        page_size: PageSize = 20,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 20,
     ) -> EventPage:
         """Events between two UTC dates (inclusive, at most 62 days), in time order."""
         first, last = parse_day(start_date, "start_date"), parse_day(end_date, "end_date")
@@ -180,8 +166,8 @@ class CalendarTools(SandboxApp):
     def search_events(
         self,
         query: Annotated[str, Field(min_length=1, description="words from the title or description")],
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> EventPage:
         """Find events (any date, cancelled ones included) by words in their title or description."""
         found = [e for e in self.state["events"].values() if matches(query, e["title"], e["description"])]

@@ -7,21 +7,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import (
-    OpenPage as Page,
-)
-from cworld.sandbox.apps._shared import (
-    OpenPageSize as PageSize,
-)
-from cworld.sandbox.apps._shared import (
-    iso,
-    issue_token,
-    lookup,
-    matches,
-    name_search,
-    paginate,
-    require_token,
-)
+from cworld.sandbox.apps._shared.auth import issue_token, require_token
+from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, name_search, paginate
+from cworld.sandbox.apps._shared.values import iso, matches
 from cworld.sandbox.apps.chat.models import (
     Channel,
     ChannelDetail,
@@ -141,8 +129,8 @@ class ChatTools(SandboxApp):
     def search_users(
         self,
         query: Annotated[str, Field(description="words from a name, handle or title; empty lists everyone")] = "",
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> UserPage:
         """Find people to get their user ids (several people may share a first name: check titles)."""
         chunk, meta = name_search(self.state["users"].values(), query, ("name", "handle", "title"), page, page_size)
@@ -161,8 +149,8 @@ class ChatTools(SandboxApp):
         self,
         query: Annotated[str, Field(description="filter by words in the name or topic")] = "",
         include_archived: Annotated[bool, Field(description="also list archived channels")] = False,
-        page: Page = 1,
-        page_size: PageSize = 20,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 20,
     ) -> ChannelPage:
         """Channels you can see (public ones and private ones you belong to), by name."""
         found = [c for c in self.state["channels"].values() if self._can_read(c["id"])
@@ -227,7 +215,7 @@ class ChatTools(SandboxApp):
 
     # --- messages ------------------------------------------------------------------------
     @tool(read_only=True)
-    def read_channel(self, channel_id: ChannelId, page: Page = 1, page_size: PageSize = 20) -> MessagePage:
+    def read_channel(self, channel_id: ChannelId, page: OpenPage = 1, page_size: OpenPageSize = 20) -> MessagePage:
         """Messages of a channel, newest first (thread replies included; see thread_parent)."""
         self._readable(channel_id)
         recs = [m for m in self.state["messages"].values() if m["conversation_id"] == channel_id]
@@ -249,8 +237,8 @@ class ChatTools(SandboxApp):
         self,
         query: Annotated[str, Field(min_length=1, description="words to find in message text")],
         channel_id: Annotated[str | None, Field(description="limit to one channel")] = None,
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> MessagePage:
         """Search messages you can read (all words must match), newest first."""
         if channel_id is not None:
@@ -325,8 +313,8 @@ class ChatTools(SandboxApp):
 
     @tool(read_only=True)
     def read_direct_messages(
-        self, user_id: Annotated[str, Field(description="the other person's user id")], page: Page = 1,
-        page_size: PageSize = 20,
+        self, user_id: Annotated[str, Field(description="the other person's user id")], page: OpenPage = 1,
+        page_size: OpenPageSize = 20,
     ) -> MessagePage:
         """Your direct-message history with one person, newest first (empty if you never wrote)."""
         self._user_rec(user_id)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared.records import Paged
 
 
 class Reading(BaseModel):

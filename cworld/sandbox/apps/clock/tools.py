@@ -9,9 +9,8 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import OpenPage as Page
-from cworld.sandbox.apps._shared import OpenPageSize as PageSize
-from cworld.sandbox.apps._shared import iso, lookup, paginate, parse_iso, suggest
+from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, parse_iso, suggest
 from cworld.sandbox.apps.clock.models import Duration, Reading, Reminder, ReminderList, Zone, ZonePage
 from cworld.sandbox.framework import AppError, SandboxApp, kb, tool
 
@@ -109,8 +108,8 @@ class ClockTools(SandboxApp):
     def list_timezones(
         self,
         query: Annotated[str, Field(description="filter by zone, city or country, e.g. 'tokyo'; empty for all")] = "",
-        page: Page = 1,
-        page_size: PageSize = 20,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 20,
     ) -> ZonePage:
         """Well-known time zones with a city each and their current UTC offsets, to find a zone's IANA name."""
         q = query.strip().lower()

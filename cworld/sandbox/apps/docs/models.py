@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged, PersonBase
+from cworld.sandbox.apps._shared.people import PersonBase
+from cworld.sandbox.apps._shared.records import Paged
 
 Role = Literal["owner", "editor", "viewer"]
 

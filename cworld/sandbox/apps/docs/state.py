@@ -11,7 +11,7 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from cworld.sandbox.apps._shared import iso
+from cworld.sandbox.apps._shared.values import iso
 from cworld.sandbox.framework import SandboxApp
 from cworld.sandbox.framework.world import cast, everyone
 

@@ -6,20 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import (
-    OpenPage as Page,
-)
-from cworld.sandbox.apps._shared import (
-    OpenPageSize as PageSize,
-)
-from cworld.sandbox.apps._shared import (
-    PeopleQuery,
-    iso,
-    lookup,
-    matches,
-    paginate,
-    people_page,
-)
+from cworld.sandbox.apps._shared.people import PeopleQuery, people_page
+from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, matches
 from cworld.sandbox.apps.docs.models import (
     AccessRequest,
     Comment,
@@ -108,7 +97,7 @@ class DocsTools(SandboxApp):
 
     # --- people and folders --------------------------------------------------------------
     @tool(read_only=True)
-    def find_people(self, query: PeopleQuery = "", page: Page = 1, page_size: PageSize = 10) -> PersonPage:
+    def find_people(self, query: PeopleQuery = "", page: OpenPage = 1, page_size: OpenPageSize = 10) -> PersonPage:
         """Look people up to get the person ids that sharing needs."""
         return people_page(self.state["directory"], query, page, page_size, Person, PersonPage)
 
@@ -135,8 +124,8 @@ class DocsTools(SandboxApp):
         self,
         folder_id: Annotated[str | None, Field(description="one folder; default: all")] = None,
         include_trashed: Annotated[bool, Field(description="also list documents in the trash")] = False,
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> DocumentPage:
         """Documents you can see, most recently updated first (titles can repeat: check folder and version)."""
         if folder_id is not None:
@@ -149,8 +138,8 @@ class DocsTools(SandboxApp):
     def search_documents(
         self,
         query: Annotated[str, Field(min_length=1, description="words in the title or text")],
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> DocumentPage:
         """Find documents by words in the title or text (locked ones match by title only)."""
         docs = [d for d in self._visible() if not d["trashed"] and matches(

@@ -7,7 +7,7 @@ two steps (create, then confirm with a one-time code); trading follows market ho
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps._shared.records import produces
 from cworld.sandbox.apps.finance.state import seed_state
 from cworld.sandbox.apps.finance.tools import FinanceTools
 from cworld.sandbox.apps.finance.tools_trading import TradingTools

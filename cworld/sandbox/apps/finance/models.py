@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import LoginBase, Paged
+from cworld.sandbox.apps._shared.auth import LoginBase
+from cworld.sandbox.apps._shared.records import Paged
 
 Token = Annotated[str, Field(description="session token from `login` (expires after 10 minutes)", max_length=200)]
 Symbol = Annotated[str, Field(description="ticker symbol such as NWSC; find_symbol resolves company names",

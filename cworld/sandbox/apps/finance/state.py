@@ -15,7 +15,9 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from cworld.sandbox.apps._shared import iso, later, lookup, money, require_token, secret
+from cworld.sandbox.apps._shared.auth import require_token, secret
+from cworld.sandbox.apps._shared.records import lookup
+from cworld.sandbox.apps._shared.values import iso, later, money
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
 from cworld.seeding import derive_rng
 

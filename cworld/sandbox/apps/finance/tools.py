@@ -6,7 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, log_in, lookup, matches, paginate
+from cworld.sandbox.apps._shared.auth import log_in
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, matches
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
     Account,

@@ -11,7 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, money, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, paginate
+from cworld.sandbox.apps._shared.values import iso, money
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
     Order,

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import iso, lookup, money, parse_iso
+from cworld.sandbox.apps._shared.records import lookup
+from cworld.sandbox.apps._shared.values import iso, money, parse_iso
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
     AccountId,

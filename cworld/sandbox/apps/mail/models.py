@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared.records import Paged
 
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash"]
 

@@ -7,9 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import OpenPage as Page
-from cworld.sandbox.apps._shared import OpenPageSize as PageSize
-from cworld.sandbox.apps._shared import iso, lookup, matches, name_search, paginate
+from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, name_search, paginate
+from cworld.sandbox.apps._shared.values import iso, matches
 from cworld.sandbox.apps.mail.models import (
     Address,
     Changed,
@@ -96,8 +95,8 @@ class MailTools(SandboxApp):
     def search_contacts(
         self,
         query: Annotated[str, Field(description="words from the name, email or company; empty lists everyone")] = "",
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> ContactPage:
         """Find contacts by name, email or company (all words must match), alphabetically. Gives contact ids."""
         chunk, meta = name_search(self.state["contacts"].values(), query, ("name", "email", "company"), page,
@@ -140,8 +139,8 @@ class MailTools(SandboxApp):
         self,
         folder: Annotated[Folder, Field(description="which folder")] = "inbox",
         unread_only: Annotated[bool, Field(description="only unread messages")] = False,
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> MessagePage:
         """Messages in a folder, newest first, with snippets (get_message shows the full text)."""
         in_folder = [m for m in self.state["messages"].values() if m["folder"] == folder]
@@ -158,8 +157,8 @@ class MailTools(SandboxApp):
         self,
         query: Annotated[str, Field(min_length=1, description="words to find in subject, body or sender")],
         folder: Annotated[Folder | None, Field(description="limit to one folder; default: all but trash")] = None,
-        page: Page = 1,
-        page_size: PageSize = 10,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 10,
     ) -> MessagePage:
         """Full-text search over messages (all words must match), newest first."""
         pool = [m for m in self.state["messages"].values() if (m["folder"] == folder if folder else m["folder"] != "trash")]

@@ -6,7 +6,7 @@ checkout, orders, returns) needs the token `login` returns, which expires after 
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps._shared.records import produces
 from cworld.sandbox.apps.shop.state import seed_state
 from cworld.sandbox.apps.shop.tools import ShopTools
 from cworld.sandbox.apps.shop.tools_orders import OrderTools

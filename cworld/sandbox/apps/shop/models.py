@@ -7,7 +7,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import LoginBase, Paged
+from cworld.sandbox.apps._shared.auth import LoginBase
+from cworld.sandbox.apps._shared.records import Paged
 
 TOKEN_MINUTES = 30
 

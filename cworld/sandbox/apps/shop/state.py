@@ -12,7 +12,9 @@ import random
 from datetime import datetime
 from typing import Any
 
-from cworld.sandbox.apps._shared import later, lookup, money, parse_iso, require_token
+from cworld.sandbox.apps._shared.auth import require_token
+from cworld.sandbox.apps._shared.records import lookup
+from cworld.sandbox.apps._shared.values import later, money, parse_iso
 from cworld.sandbox.framework import SandboxApp, kb, world
 
 CATALOG_SIZE = 48

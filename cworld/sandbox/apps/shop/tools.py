@@ -6,17 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import (
-    Page,
-    PageSize,
-    iso,
-    log_in,
-    lookup,
-    matches,
-    money,
-    norm,
-    paginate,
-)
+from cworld.sandbox.apps._shared.auth import log_in
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, matches, money, norm
 from cworld.sandbox.apps.shop import state as rules
 from cworld.sandbox.apps.shop.models import (
     TOKEN_MINUTES,

@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, later, lookup, money, paginate, parse_iso
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, later, money, parse_iso
 from cworld.sandbox.apps.shop import state as rules
 from cworld.sandbox.apps.shop.models import (
     Order,

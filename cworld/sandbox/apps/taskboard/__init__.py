@@ -7,7 +7,7 @@ also archive and change roles, after `confirm_identity`). Due dates are judged b
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps._shared.records import produces
 from cworld.sandbox.apps.taskboard.state import seed_state
 from cworld.sandbox.apps.taskboard.tools import TaskboardTools
 from cworld.sandbox.apps.taskboard.tools_extras import ExtraTools

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared.records import Paged
 
 BoardId = Annotated[str, Field(description="board id such as brd_0001, from list_boards", max_length=40)]
 ListId = Annotated[str, Field(description="list id such as lst_0003 (not the list's name), from get_board",

@@ -12,7 +12,8 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from cworld.sandbox.apps._shared import iso, later, lookup, parse_iso
+from cworld.sandbox.apps._shared.records import lookup
+from cworld.sandbox.apps._shared.values import iso, later, parse_iso
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
 
 LISTS = ("Backlog", "To do", "In progress", "Review", "Done")

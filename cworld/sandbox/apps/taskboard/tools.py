@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, matches, paginate, parse_iso, parse_moment
+from cworld.sandbox.apps._shared.records import Page, PageSize, paginate
+from cworld.sandbox.apps._shared.values import iso, matches, parse_iso, parse_moment
 from cworld.sandbox.apps.taskboard import state as tb
 from cworld.sandbox.apps.taskboard.models import (
     Board,

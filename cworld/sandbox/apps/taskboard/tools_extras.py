@@ -11,7 +11,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, lookup, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso
 from cworld.sandbox.apps.taskboard import state as tb
 from cworld.sandbox.apps.taskboard.models import (
     Archived,

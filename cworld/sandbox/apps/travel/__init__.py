@@ -7,7 +7,7 @@ cancelling takes a fee quote first. All times are UTC.
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared import produces
+from cworld.sandbox.apps._shared.records import produces
 from cworld.sandbox.apps.travel.state import seed_state
 from cworld.sandbox.apps.travel.tools import TravelTools
 from cworld.sandbox.apps.travel.tools_bookings import BookingTools

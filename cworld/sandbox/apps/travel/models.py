@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared import Paged
+from cworld.sandbox.apps._shared.records import Paged
 
 Cabin = Literal["economy", "premium", "business"]
 AirportCode = Annotated[str, Field(description="3-letter IATA airport code such as LIS; resolve city names with "

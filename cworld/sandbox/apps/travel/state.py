@@ -19,7 +19,8 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from cworld.sandbox.apps._shared import iso, later, lookup, money, parse_day
+from cworld.sandbox.apps._shared.records import lookup
+from cworld.sandbox.apps._shared.values import iso, later, money, parse_day
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
 from cworld.seeding import derive_rng
 

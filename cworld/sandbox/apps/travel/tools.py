@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, matches, norm, paginate, parse_day, suggest
+from cworld.sandbox.apps._shared.records import Page, PageSize, paginate
+from cworld.sandbox.apps._shared.values import iso, matches, norm, parse_day, suggest
 from cworld.sandbox.apps.travel import state as world
 from cworld.sandbox.apps.travel.models import (
     Airport,

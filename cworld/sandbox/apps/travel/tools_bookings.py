@@ -11,7 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared import Page, PageSize, iso, later, lookup, money, paginate, parse_iso
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, later, money, parse_iso
 from cworld.sandbox.apps.travel import state as world
 from cworld.sandbox.apps.travel.models import (
     Booking,
