@@ -17,6 +17,7 @@ from typing import Any
 import mcp
 from mcp.server import MCPServer
 
+from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import build_all, build_server
 
@@ -49,7 +50,7 @@ async def _rate(server: Any, tool: str, args: dict[str, Any], calls: int) -> flo
 
 def _direct_rate(calls: int) -> float:
     """Calls per second with no transport at all (`SandboxServer.call_tool_sync`)."""
-    server = build_server(SandboxSession(seed=0), READ_CALL[0])
+    server = build_server(SandboxSession(seed=0, apps=all_apps()), READ_CALL[0])
     start = time.perf_counter()
     for _ in range(calls):
         server.call_tool_sync(READ_CALL[1], READ_CALL[2])
@@ -57,22 +58,22 @@ def _direct_rate(calls: int) -> float:
 
 
 def _session_cost(repeats: int) -> dict[str, float]:
-    build_all(SandboxSession(seed=0))  # schemas are derived once per app class; measure the steady state
+    build_all(SandboxSession(seed=0, apps=all_apps()))  # schemas are derived once per app class; measure the steady state
     sessions, servers = [], []
     for seed in range(1, repeats + 1):
         start = time.perf_counter()
-        session = SandboxSession(seed=seed)
+        session = SandboxSession(seed=seed, apps=all_apps())
         middle = time.perf_counter()
         build_all(session)
         servers.append((time.perf_counter() - middle) * 1000)
         sessions.append((middle - start) * 1000)
     return {"session_ms": statistics.median(sessions), "servers_ms": statistics.median(servers),
-            "apps": len(SandboxSession(seed=0).apps)}
+            "apps": len(SandboxSession(seed=0, apps=all_apps()).apps)}
 
 
 def run(calls: int = 400, repeats: int = 10) -> dict[str, Any]:
     """The figures: calls/s (read, write, no-op baseline, direct), their ratio, and start-up cost in ms."""
-    session = SandboxSession(seed=0)
+    session = SandboxSession(seed=0, apps=all_apps())
     read = asyncio.run(_rate(build_server(session, READ_CALL[0]), READ_CALL[1], READ_CALL[2], calls))
     write = asyncio.run(_rate(build_server(session, WRITE_CALL[0]), WRITE_CALL[1], WRITE_CALL[2], calls))
     noop = asyncio.run(_rate(_noop_server(), "noop", {}, calls))

@@ -55,7 +55,7 @@ def record_sandbox(seed: int, rounds: int) -> tuple[list[Recorded], float]:
     from cworld.sandbox.framework.server import app_prerequisites, build_server, tool_specs
     from cworld.sandbox.framework.session import SandboxSession
 
-    session = SandboxSession(seed=seed)
+    session = SandboxSession(seed=seed, apps=all_apps())
     out: list[Recorded] = []
     for app in all_apps():
         server, specs = build_server(session, app.name), tool_specs(app)
@@ -74,10 +74,11 @@ def record_sandbox(seed: int, rounds: int) -> tuple[list[Recorded], float]:
 
 def _time_live(calls: list[Recorded], seed: int) -> float:
     """The same calls again on a fresh session, timed without the recording overhead."""
+    from cworld.sandbox.catalog import all_apps
     from cworld.sandbox.framework.server import build_all
     from cworld.sandbox.framework.session import SandboxSession
 
-    servers = build_all(SandboxSession(seed=seed))
+    servers = build_all(SandboxSession(seed=seed, apps=all_apps()))
     started = time.perf_counter()
     for call in calls:
         servers[call.tool.server].call_tool_sync(call.tool.name, call.arguments)

@@ -13,6 +13,7 @@ from cworld.data_model import Task, read_jsonl
 from cworld.errors import UsageError
 from cworld.rollout import build_episode, run_episode
 from cworld.rollout.testing import fired, scratch_context, succeeded
+from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import build_all
 
@@ -42,7 +43,7 @@ def test_fixture_tasks_replay_to_their_ground_truth():
     (If a sandbox app changes, regenerate with tests/fixtures/make_tasks_sandbox.py.)"""
     assert 8 <= len(TASKS) <= 10
     for task in TASKS.values():
-        session = SandboxSession(task.initial_state_seed)
+        session = SandboxSession(task.initial_state_seed, all_apps())
         servers, results = build_all(session), {}
         for step in task.gold_plan:
             app, name = step.tool.split("/")

@@ -22,6 +22,7 @@ from cworld.controller import (
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import PlanStep, Task, ToolResult, ToolSpec
 from cworld.environment import Environment, Workspace
+from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework import SandboxSession
 
 ENV = Environment.resolve()
@@ -156,7 +157,7 @@ async def test_faults_do_not_touch_the_sandbox_streams(tmp_path: Path) -> None:
     calm, stormy = controller(tmp_path, "a", policy="none"), controller(tmp_path, "a", policy="stress")
     await calm.open()
     await stormy.open()
-    assert await calm.end_state() == await stormy.end_state() == SandboxSession(7).snapshot()
+    assert await calm.end_state() == await stormy.end_state() == SandboxSession(7, all_apps()).snapshot()
 
 
 class ScrambledBackend:

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from sandbox_results import err, ok
 
-from cworld.sandbox.apps._common import parse_iso
+from cworld.sandbox.apps._shared.values import parse_iso
 from cworld.sandbox.apps.calendar import CalendarApp
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server

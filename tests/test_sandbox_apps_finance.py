@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sandbox_results import err, ok
 
-from cworld.sandbox.apps import _finance_state as fin
 from cworld.sandbox.apps.finance import FinanceApp
+from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from sandbox_results import err, ok
 
-from cworld.sandbox.apps import _travel_state as world
-from cworld.sandbox.apps._common import iso
+from cworld.sandbox.apps._shared.values import iso
 from cworld.sandbox.apps.travel import TravelApp
+from cworld.sandbox.apps.travel import state as world
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import SandboxServer, build_server
 

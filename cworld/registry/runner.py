@@ -180,7 +180,7 @@ async def check_sandbox(
     spec: ServerSpec, *, timeout_s: float, previous: ServerValidation | None, force: bool, hooks: Hooks
 ) -> ServerOutcome:
     """In memory, in a session made for this check alone and dropped after it."""
-    from cworld.sandbox.catalog import app_by_name
+    from cworld.sandbox.catalog import all_apps, app_by_name
     from cworld.sandbox.framework import SandboxSession
     from cworld.sandbox.framework.server import app_prerequisites, build_server
 
@@ -188,7 +188,7 @@ async def check_sandbox(
         app_cls = app_by_name(spec.app or "")
     except KeyError as exc:
         raise ContentError(f"servers.yaml: server '{spec.id}': {exc.args[0]}") from None
-    session = SandboxSession(seed=SANDBOX_SEED)
+    session = SandboxSession(seed=SANDBOX_SEED, apps=all_apps())
     bank = ValueBank(now=session.clock.now())
     bank.seed(session.state.get(app_cls.name, {}))
     edges = [

@@ -141,9 +141,10 @@ class RegistryService:
     def session(self) -> Any:
         """The one sandbox session every sandbox call of this server shares."""
         if self._session is None:
+            from cworld.sandbox.catalog import all_apps
             from cworld.sandbox.framework import SandboxSession
 
-            self._session = SandboxSession(seed=self.seed)
+            self._session = SandboxSession(seed=self.seed, apps=all_apps())
         return self._session
 
     async def close(self) -> None:

@@ -1,6 +1,7 @@
 """Every sandbox app and stateless server, found by scanning `apps/` and `stateless/`.
 
-Adding an app is adding a module there that defines a `SandboxApp` subclass with a `name`: no list to edit.
+Adding an app is adding a package (or a module) there whose top level defines a `SandboxApp` subclass with a
+`name`: no list to edit. Names starting with `_` (shared helpers) are skipped.
 """
 
 from __future__ import annotations

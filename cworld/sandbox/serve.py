@@ -23,7 +23,7 @@ def make_server(app_name: str, seed: int = 0) -> SandboxServer:
     names = [a.name for a in all_apps()]
     if app_name not in names:
         raise UsageError(f"no sandbox app '{app_name}'; choose one of: {', '.join(names)} (see `cworld sandbox list`)")
-    return build_server(SandboxSession(seed=seed), app_name)
+    return build_server(SandboxSession(seed=seed, apps=all_apps()), app_name)
 
 
 def serve(

@@ -220,9 +220,10 @@ def sandbox_diff_config() -> StateDiffConfig:
 
 @cache
 def _initial_snapshot(seed: int) -> str:
+    from cworld.sandbox.catalog import all_apps
     from cworld.sandbox.framework.session import SandboxSession
 
-    return json.dumps(SandboxSession(seed).snapshot())
+    return json.dumps(SandboxSession(seed, all_apps()).snapshot())
 
 
 def sandbox_initial_state(seed: int) -> dict[str, Any]:

@@ -16,6 +16,7 @@ so references follow their record. An actual id that would collide with a rename
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,35 +45,43 @@ class IdContext:
         )
 
 
+def _collect(root: Any, visit: Callable[[Any, set[str]], Iterable[Any]]) -> set[str]:
+    """Depth-first over `root` without recursion: `visit` adds a node's own strings and returns its children."""
+    found: set[str] = set()
+    stack = [root]
+    while stack:
+        stack.extend(visit(stack.pop(), found))
+    return found
+
+
+def _raw_node(item: Any, found: set[str]) -> Iterable[Any]:
+    if isinstance(item, str):
+        found.add(item)
+    elif isinstance(item, dict):
+        found.update(k for k in item if isinstance(k, str))
+        return item.values()
+    elif isinstance(item, list | tuple):
+        return item
+    return ()
+
+
+def _tree_node(node: Any, found: set[str]) -> Iterable[Any]:
+    if not isinstance(node, dict):
+        found |= raw_strings(node)
+        return ()
+    for kind, raw in node:
+        found |= raw_strings(json.loads(raw)) if kind == "e" else raw_strings(raw)
+    return node.values()
+
+
 def raw_strings(value: Any) -> set[str]:
     """Every string value and dict key of a plain JSON-like value."""
-    found: set[str] = set()
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, dict):
-            found.update(k for k in item if isinstance(k, str))
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return found
+    return _collect(value, _raw_node)
 
 
 def tree_strings(tree: Any) -> set[str]:
     """Every string of a normalized tree: keys, record ids, list items and leaf values."""
-    found: set[str] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            for (kind, raw), child in node.items():
-                found.update(raw_strings(json.loads(raw)) if kind == "e" else raw_strings(raw))
-                stack.append(child)
-        else:
-            found.update(raw_strings(node))
-    return found
+    return _collect(tree, _tree_node)
 
 
 # --- 1. new records -------------------------------------------------------------------------

@@ -42,9 +42,10 @@ class PlanRunner:
     """One seeded session; `run(step)` resolves, calls and records. Also the offline composer's probe."""
 
     def __init__(self, seed: int) -> None:
+        from cworld.sandbox.catalog import all_apps
         from cworld.sandbox.framework import SandboxSession
 
-        self.session = SandboxSession(seed)
+        self.session = SandboxSession(seed, all_apps())
         self._servers: dict[str, Any] = {}
         self.trace = ExecutionTrace()
 

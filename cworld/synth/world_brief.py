@@ -81,9 +81,10 @@ BRIEFS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 def world_brief(seed: int, servers: list[str]) -> str:
     """One line per stateful candidate server, plus who 'I' am and what time it is."""
+    from cworld.sandbox.catalog import all_apps
     from cworld.sandbox.framework import SandboxSession, world
 
-    session = SandboxSession(seed)
+    session = SandboxSession(seed, all_apps())
     me = world.cast(seed)["me"]
     lines = [
         f"You are {me['name']} ({me['title']}, {me['company']}, {me['city']}); now is "

@@ -14,6 +14,7 @@ from mcp.types import CallToolResult
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.mcp import Connection, memory_target
+from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import INTERNAL_ERROR_PREFIX, META_KEY, SandboxServer, build_server
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
@@ -55,7 +56,7 @@ class SandboxBackend:
 
     async def open(self, seed: int) -> None:
         await self.close()
-        self.session = SandboxSession(seed)
+        self.session = SandboxSession(seed, all_apps())
 
     def server(self, app: str) -> SandboxServer | None:
         """The app's server in this episode's session, built on first use (None for an unknown app)."""

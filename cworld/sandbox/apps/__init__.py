@@ -1,1 +1,1 @@
-"""Stateful sandbox apps: one module per app, all on the `SandboxApp` template."""
+"""Stateful sandbox apps: one package per app, all on the `SandboxApp` template (see `framework/app.py`)."""

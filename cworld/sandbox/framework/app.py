@@ -4,6 +4,16 @@ An app is a subclass of `SandboxApp` with: class metadata (name, category, descr
 `initial_state(rng)` that samples its seeded state from the knowledge base, `@tool` methods that read
 and write `self.state`, and `prerequisites`: the tool-order edges the registry's dependency graph reads.
 An app object is bound to one `SandboxSession`; state lives in the session, never on the app.
+
+Composition, one rule for every app: each tool module defines ONE mixin class of `@tool` methods
+(`class TradingTools(SandboxApp)`, or over the app's own base of shared look-ups, `TravelBase` in its
+`state.py`, when several tool modules need them), and the app class lists its mixins and holds only
+metadata: `class FinanceApp(FinanceTools, TradingTools, TransferTools)`. `tool_methods` reads the MRO
+from the base up, so the published listing shows the LAST mixin's tools first and the first mixin's last
+(the stateless servers follow the same rule: `class CryptoServer(EncodingTools, CipherTools, SandboxApp)`).
+A stateful app is a package `cworld/sandbox/apps/<app>/`: `__init__.py` (the app class), `models.py`
+(pydantic answers), `state.py` (`seed_state(app, rng)` and state helpers), `tools.py` and, for a large
+app, `tools_<topic>.py`; what several apps share is in `cworld/sandbox/apps/_shared/`.
 """
 
 from __future__ import annotations

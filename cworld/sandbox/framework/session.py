@@ -7,6 +7,7 @@ start. `snapshot()` gives the nested state the state-diff evaluator compares.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -57,12 +58,13 @@ def seeded_start(seed: int) -> datetime:
 
 
 class SandboxSession:
-    def __init__(self, seed: int = 0, apps: list[type[SandboxApp]] | None = None) -> None:
-        from cworld.sandbox.catalog import all_apps
+    """One seeded world over the app classes it is given (callers pass `catalog.all_apps()` for all of them:
+    the framework never reaches up to discovery)."""
 
+    def __init__(self, seed: int, apps: Sequence[type[SandboxApp]]) -> None:
         self.seed = seed
         self.clock = VirtualClock(seeded_start(seed))
-        self.app_types: list[type[SandboxApp]] = list(apps) if apps is not None else all_apps()
+        self.app_types: list[type[SandboxApp]] = list(apps)
         self.apps: dict[str, SandboxApp] = {t.name: t(self) for t in self.app_types}
         self.state: dict[str, dict[str, Any]] = {}
         self._id_counters: dict[str, int] = {}

@@ -1,0 +1,70 @@
+"""Records and pages: the page arguments and fields, pagination, not-found look-ups, name search and
+the compact "produces" edges, so every app pages and fails to find things the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from cworld.sandbox.apps._shared.values import matches
+from cworld.sandbox.framework import AppError, Prerequisite
+
+T = TypeVar("T")
+EdgeKind = Literal["requires", "produces"]
+
+
+PAGE_DOC = "1-based page number; see has_more in the answer to know whether another page exists"
+PAGE_SIZE_DOC = "results per page (1-50)"
+Page = Annotated[int, Field(description=PAGE_DOC, ge=1, le=10_000)]
+PageSize = Annotated[int, Field(description=PAGE_SIZE_DOC, ge=1, le=50)]
+
+
+#: The same arguments as mail, calendar, chat, docs and clock publish them (no upper bound on the page number).
+OpenPage = Annotated[int, Field(ge=1, description=PAGE_DOC)]
+OpenPageSize = Annotated[int, Field(ge=1, le=50, description=PAGE_SIZE_DOC)]
+
+
+class Paged(BaseModel):
+    """The page fields every paginated answer carries, so `has_more` is never a guess."""
+
+    page: int = Field(description="the page returned (1-based)")
+    page_size: int = Field(description="results per page")
+    total: int = Field(description="results across all pages")
+    has_more: bool = Field(description="true when a later page holds more results")
+
+
+def paginate(items: Sequence[T], page: int, page_size: int) -> tuple[list[T], dict[str, Any]]:
+    """The slice for one page and the honest page fields (a page past the end is empty, not an error)."""
+    start = (page - 1) * page_size
+    chunk = list(items[start : start + page_size])
+    meta = {"page": page, "page_size": page_size, "total": len(items), "has_more": start + page_size < len(items)}
+    return chunk, meta
+
+
+def lookup(table: Mapping[str, T], key: str, missing: str) -> T:
+    """`table[key]`, or a `not_found` error whose text (`missing`) says where the ids come from."""
+    found = table.get(key)
+    if found is None:
+        raise AppError("not_found", missing)
+    return found
+
+
+def edges(rows: Sequence[tuple[str, str, EdgeKind, str | None] | tuple[str, str, EdgeKind, str | None, str]]
+          ) -> tuple[Prerequisite, ...]:
+    """The app's prerequisites from a table of (before, after, kind, via[, note]) rows, in order."""
+    return tuple(Prerequisite(*row) for row in rows)
+
+
+def produces(flows: Sequence[tuple[str, str, str]]) -> list[Prerequisite]:
+    """One "produces" edge per (before, after, via) row: the compact way apps declare where ids come from."""
+    return [Prerequisite(before, after, "produces", via) for before, after, via in flows]
+
+
+def name_search(records: Iterable[dict[str, Any]], query: str, fields: Sequence[str], page: int,
+                page_size: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A page of the records whose `fields` match every word of `query`, by name then id: how the
+    directory, contact and user searches of the apps behave."""
+    found = [r for r in records if matches(query, *(r[f] for f in fields))]
+    return paginate(sorted(found, key=lambda r: (r["name"], r["id"])), page, page_size)

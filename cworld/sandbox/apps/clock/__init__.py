@@ -1,0 +1,30 @@
+"""Clock: the one virtual time every app sees, time zones, and reminders.
+
+The time is the session's clock: it starts at a seeded moment and moves 20 s per tool call (and when
+`sleep` is called). Other apps store and take times in UTC; this app is where an agent converts a
+person's local time ("3 pm in Tokyo") to UTC and back, and where it learns the user's own time zone.
+"""
+
+from __future__ import annotations
+
+from cworld.sandbox.apps._shared.records import edges
+from cworld.sandbox.apps.clock.state import seed_state
+from cworld.sandbox.apps.clock.tools import ClockTools
+
+
+class ClockApp(ClockTools):
+    name = "clock"
+    title = "Clock"
+    description = "The system clock every app shares: current time, time zones, conversions, sleep and reminders."
+    category = "time"
+    prerequisites = edges([
+        ("list_timezones", "set_timezone", "produces", "timezone", "zone names are IANA ids"),
+        ("list_timezones", "convert_time", "produces", "timezone"),
+        ("get_timezone", "schedule_reminder", "produces", "timezone",
+         "reminder times are wall-clock times in your zone"),
+        ("schedule_reminder", "cancel_reminder", "produces", "reminder_id"),
+        ("list_reminders", "dismiss_reminder", "produces", "reminder_id",
+         "only a reminder whose time has come can be dismissed"),
+    ])
+
+    initial_state = seed_state

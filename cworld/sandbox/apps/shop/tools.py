@@ -1,0 +1,268 @@
+"""The shop app's account, catalog, cart and wallet tools."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from cworld.sandbox.apps._shared.auth import log_in
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.values import iso, matches, money, norm
+from cworld.sandbox.apps.shop import state as rules
+from cworld.sandbox.apps.shop.models import (
+    TOKEN_MINUTES,
+    Address,
+    AddressList,
+    Cart,
+    CartItemId,
+    CartLine,
+    CategoryCount,
+    CategoryList,
+    Coupon,
+    CouponList,
+    LoginResult,
+    PaymentMethod,
+    PaymentMethodList,
+    ProductDetails,
+    ProductId,
+    ProductPage,
+    ProductSummary,
+    Quantity,
+    Removed,
+    Token,
+)
+from cworld.sandbox.apps.shop.state import ShopBase
+from cworld.sandbox.framework import AppError, tool
+
+
+class ShopTools(ShopBase):
+    """Tools of the shop app (a mixin of `ShopApp`)."""
+
+    # --- account ------------------------------------------------------------------------
+    @tool(read_only=False)
+    def login(
+        self,
+        email: Annotated[str, Field(description="the account's email address", max_length=200)],
+        password: Annotated[str, Field(description="the account's password", max_length=200)],
+    ) -> LoginResult:
+        """Log in to the shop account and get a session token for account tools (valid 30 minutes; a new login
+        replaces the previous token)."""
+        account = self.state["account"]
+        if norm(email) != account["email"] or password != account["password"]:
+            raise AppError("auth", "email or password is wrong: check both and call login again")
+        return log_in(self, "shop", TOKEN_MINUTES, account["name"], LoginResult)
+
+    # --- catalog ------------------------------------------------------------------------
+    @tool(read_only=True)
+    def list_categories(self) -> CategoryList:
+        """List the catalog's categories with how many products each holds; search_products filters by these names."""
+        counts: dict[str, int] = {}
+        for product in self.state["catalog"].values():
+            counts[product["category"]] = counts.get(product["category"], 0) + 1
+        return CategoryList(categories=[CategoryCount(category=c, products=n) for c, n in sorted(counts.items())])
+
+    @tool(read_only=True)
+    def search_products(
+        self,
+        query: Annotated[str, Field(description="words to look for in name, brand or description; empty lists all",
+                                    max_length=200)] = "",
+        category: Annotated[str | None, Field(description="exact category name from list_categories")] = None,
+        min_price: Annotated[float | None, Field(description="lowest price to include", ge=0, le=1e6)] = None,
+        max_price: Annotated[float | None, Field(description="highest price to include", ge=0, le=1e6)] = None,
+        in_stock_only: Annotated[bool, Field(description="leave out products with no stock")] = False,
+        sort: Annotated[Literal["relevance", "price_asc", "price_desc", "rating"],
+                        Field(description="result order")] = "relevance",
+        page: Page = 1,
+        page_size: PageSize = 10,
+    ) -> ProductPage:
+        """Search the catalog by words, category, price range and stock, sorted and paginated; gives product ids."""
+        catalog = self.state["catalog"]
+        if category is not None and category not in {p["category"] for p in catalog.values()}:
+            raise AppError("not_found", f"no category '{category}': list_categories shows the exact names")
+        hits = [pid for pid, p in catalog.items()
+                if matches(query, p["name"], p["brand"], p["description"])
+                and category in (None, p["category"])
+                and (min_price is None or p["price"] >= min_price)
+                and (max_price is None or p["price"] <= max_price)
+                and (not in_stock_only or p["stock"] > 0)]
+        hits.sort(key=lambda pid: self._sort_key(pid, query, sort))
+        chunk, meta = paginate(hits, page, page_size)
+        return ProductPage(products=[self._summary(pid) for pid in chunk], **meta)
+
+    def _sort_key(self, pid: str, query: str, sort: str) -> tuple[float, str]:
+        p = self.state["catalog"][pid]
+        if sort == "price_asc":
+            return (p["price"], pid)
+        if sort == "price_desc":
+            return (-p["price"], pid)
+        if sort == "rating":
+            return (-p["rating"], pid)
+        in_name = sum(word in norm(p["name"]) for word in norm(query).split())
+        return (-in_name - p["rating"] / 10, pid)
+
+    @tool(read_only=True)
+    def get_product(self, product_id: ProductId) -> ProductDetails:
+        """Full details of one product: price, description, current stock and the per-order limit."""
+        product_id, p = self._product(product_id)
+        return ProductDetails(**self._summary(product_id).model_dump(), description=p["description"],
+                              reviews=p["reviews"], stock=p["stock"], max_per_order=p["max_per_order"])
+
+    # --- cart ---------------------------------------------------------------------------
+    @tool(read_only=True)
+    def view_cart(self) -> Cart:
+        """Show the cart: lines with their cart_item_id, the applied coupon, totals, and every problem that would
+        stop checkout (look here before checking out: the cart may hold items from earlier visits)."""
+        return self._cart()
+
+    @tool(read_only=False)
+    def add_to_cart(self, product_id: ProductId, quantity: Quantity = 1) -> Cart:
+        """Add units of a product to the cart (a product already in the cart gets its quantity raised)."""
+        product_id, product = self._product(product_id)
+        items = self.state["cart"]["items"]
+        line_id = next((cid for cid, i in items.items() if i["product_id"] == product_id), None)
+        wanted = quantity + (items[line_id]["quantity"] if line_id else 0)
+        self._check_quantity(product, wanted)
+        if line_id:
+            items[line_id]["quantity"] = wanted
+        else:
+            items[self.new_id("ci")] = {"product_id": product_id, "quantity": quantity, "added_at": iso(self.now)}
+        return self._cart()
+
+    @tool(read_only=False, destructive=True, idempotent=True)
+    def update_cart_item(self, cart_item_id: CartItemId, quantity: Quantity) -> Cart:
+        """Set the quantity of one cart line (use remove_cart_item to drop it)."""
+        line = self._line(cart_item_id)
+        self._check_quantity(self.state["catalog"][line["product_id"]], quantity)
+        line["quantity"] = quantity
+        return self._cart()
+
+    @tool(read_only=False, destructive=True, idempotent=True)
+    def remove_cart_item(self, cart_item_id: CartItemId) -> Cart:
+        """Remove one line from the cart."""
+        self._line(cart_item_id)
+        del self.state["cart"]["items"][cart_item_id]
+        return self._cart()
+
+    @tool(read_only=False, destructive=True, idempotent=True)
+    def apply_coupon(
+        self, code: Annotated[str, Field(description="coupon code from list_coupons", max_length=40)]
+    ) -> Cart:
+        """Apply a coupon code to the cart (one code per order; it replaces a code applied before)."""
+        code = code.strip().upper()
+        problem = rules.coupon_problem(self.state, code, self.now)
+        if problem:
+            raise AppError("not_found" if code not in self.state["coupons"] else "conflict", problem)
+        self.state["cart"]["coupon"] = code
+        return self._cart()
+
+    @tool(read_only=False, destructive=True, idempotent=True)
+    def remove_coupon(self) -> Cart:
+        """Take the coupon code off the cart (no-op when none is applied)."""
+        self.state["cart"]["coupon"] = None
+        return self._cart()
+
+    # --- wallet, addresses, cards -------------------------------------------------------
+    @tool(read_only=True)
+    def list_coupons(self, token: Token) -> CouponList:
+        """The coupon codes in the account's wallet with their conditions and status (active, expired, used)."""
+        self._auth(token)
+        return CouponList(coupons=[Coupon(code=code, status=rules.coupon_status(c, self.now),
+                                          **{k: v for k, v in c.items() if k != "used"})
+                                   for code, c in sorted(self.state["coupons"].items())])
+
+    @tool(read_only=True)
+    def list_addresses(self, token: Token) -> AddressList:
+        """The account's saved shipping addresses with their ids (checkout needs one)."""
+        self._auth(token)
+        return AddressList(addresses=[Address(address_id=a, **v) for a, v in self.state["addresses"].items()])
+
+    @tool(read_only=False)
+    def add_address(
+        self,
+        token: Token,
+        label: Annotated[str, Field(description="short name such as home or office", min_length=1, max_length=40)],
+        recipient: Annotated[str, Field(description="full name of the person receiving parcels", min_length=1,
+                                        max_length=100)],
+        street: Annotated[str, Field(description="street and house number", min_length=1, max_length=200)],
+        city: Annotated[str, Field(description="city", min_length=1, max_length=100)],
+        postcode: Annotated[str, Field(description="postal code", min_length=1, max_length=20)],
+        country: Annotated[str, Field(description="country name", min_length=1, max_length=60)],
+        make_default: Annotated[bool, Field(description="use it as the default shipping address")] = False,
+    ) -> Address:
+        """Save a new shipping address to the account and get its address_id."""
+        self._auth(token)
+        addresses = self.state["addresses"]
+        if make_default or not addresses:
+            for a in addresses.values():
+                a["is_default"] = False
+        record = {"label": label, "recipient": recipient, "street": street, "city": city, "postcode": postcode,
+                  "country": country, "is_default": make_default or not addresses}
+        address_id = self.new_id("addr")
+        addresses[address_id] = record
+        return Address(address_id=address_id, **record)
+
+    @tool(read_only=False, destructive=True, idempotent=True)
+    def delete_address(
+        self, token: Token, address_id: Annotated[str, Field(description="address id from list_addresses",
+                                                            max_length=64)]
+    ) -> Removed:
+        """Delete a saved shipping address (orders already placed keep their delivery details)."""
+        self._auth(token)
+        self._address(address_id)
+        del self.state["addresses"][address_id]
+        return Removed(removed_id=address_id, message="address deleted")
+
+    @tool(read_only=True)
+    def list_payment_methods(self, token: Token) -> PaymentMethodList:
+        """The account's saved cards with their ids, expiry and whether they have expired."""
+        self._auth(token)
+        return PaymentMethodList(payment_methods=[
+            PaymentMethod(payment_method_id=pm, expired=rules.card_expired(c, self.now), **c)
+            for pm, c in self.state["payment_methods"].items()])
+
+    # --- helpers ------------------------------------------------------------------------
+    def _product(self, product_id: str) -> tuple[str, dict[str, Any]]:
+        """(canonical id, product): ids are matched case-insensitively, stored as the catalog spells them."""
+        canonical = product_id.strip().upper()
+        product = self.state["catalog"].get(canonical)
+        if product is None:
+            raise AppError("not_found", f"no product '{product_id}': ids look like SKU-1042; find them with "
+                                        "search_products")
+        return canonical, product
+
+    def _line(self, cart_item_id: str) -> dict[str, Any]:
+        return lookup(self.state["cart"]["items"], cart_item_id,
+                      f"no cart line '{cart_item_id}': view_cart shows the cart_item_id of each line")
+
+    def _check_quantity(self, product: dict[str, Any], wanted: int) -> None:
+        if product["stock"] == 0:
+            raise AppError("limit", f"{product['name']} is out of stock: pick another product")
+        if wanted > product["stock"]:
+            raise AppError("limit", f"only {product['stock']} of {product['name']} in stock; the cart would hold "
+                                    f"{wanted}: ask for fewer")
+        if wanted > product["max_per_order"]:
+            raise AppError("limit", f"at most {product['max_per_order']} of {product['name']} per order; the cart "
+                                    f"would hold {wanted}: ask for fewer")
+
+    def _summary(self, pid: str) -> ProductSummary:
+        p = self.state["catalog"][pid]
+        return ProductSummary(product_id=pid, name=p["name"], brand=p["brand"], category=p["category"],
+                              price=p["price"], rating=p["rating"], in_stock=p["stock"] > 0)
+
+    def _cart(self) -> Cart:
+        cart, catalog = self.state["cart"], self.state["catalog"]
+        lines = []
+        for cid, item in cart["items"].items():
+            p = catalog[item["product_id"]]
+            lines.append(CartLine(cart_item_id=cid, product_id=item["product_id"], name=p["name"],
+                                  unit_price=p["price"], quantity=item["quantity"],
+                                  line_total=money(p["price"] * item["quantity"]),
+                                  problem=rules.line_problem(p, item["quantity"])))
+        problems = [line.problem for line in lines if line.problem]
+        if cart["coupon"] and (coupon_issue := rules.coupon_problem(self.state, cart["coupon"], self.now)):
+            problems.append(coupon_issue)
+        if not lines:
+            problems.append("the cart is empty: add_to_cart first")
+        return Cart(items=lines, coupon=cart["coupon"], problems=problems, ready_for_checkout=not problems,
+                    **rules.totals(self.state, self.now))
