@@ -22,8 +22,8 @@ from cworld.engine.protocol import SessionLog
 from cworld.engine.schema_engine import SchemaEngine
 from cworld.engine.task_context import TaskContext
 from cworld.environment import Environment, Workspace
+from cworld.fidelity.experiment import make_engine
 from cworld.llm import Gateway, mock
-from cworld.report.fidelity_experiment import make_engine
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
 
 ROOT = Path(__file__).resolve().parents[1]

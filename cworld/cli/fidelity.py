@@ -16,7 +16,7 @@ from cworld.cli.common import environment, workspace
 
 if TYPE_CHECKING:
     from cworld.environment import Workspace
-    from cworld.report.fidelity_report import FidelityReport
+    from cworld.fidelity.build import FidelityReport
 
 _run_path = click.Path(path_type=Path)
 
@@ -77,8 +77,8 @@ def command(
     if ctx.invoked_subcommand is not None:
         return
     from cworld.controller.tools import environment_tools
+    from cworld.fidelity.build import build_fidelity
     from cworld.judges import JudgeContent, resolve_run
-    from cworld.report.fidelity_report import build_fidelity
 
     ws = workspace(ctx)
     if live is None and synth is None and reference is None:
@@ -144,9 +144,9 @@ def experiment_command(
     write the fidelity report. Re-running with the same --out resumes the runs."""
     from cworld.controller.tools import environment_tools
     from cworld.data_model import Task, read_jsonl
+    from cworld.fidelity.build import build_fidelity
+    from cworld.fidelity.experiment import DEFAULT_AGENTS, ExperimentConfig, run_experiment
     from cworld.judges import JudgeContent
-    from cworld.report.fidelity_experiment import DEFAULT_AGENTS, ExperimentConfig, run_experiment
-    from cworld.report.fidelity_report import build_fidelity
 
     env, ws = environment(ctx), workspace(ctx)
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else list(DEFAULT_AGENTS)
@@ -178,8 +178,8 @@ def experiment_command(
 
 
 def _finish(report: FidelityReport, out: Path, ws: Workspace, as_json: bool) -> None:
-    from cworld.report.fidelity_report import save_fidelity
-    from cworld.report.fidelity_text import render_fidelity
+    from cworld.fidelity.build import save_fidelity
+    from cworld.fidelity.text import render_fidelity
 
     json_path, html_path = save_fidelity(report, out.expanduser().resolve(), ws)
     data = report.to_dict()
