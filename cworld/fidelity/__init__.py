@@ -1,6 +1,6 @@
 """Ranking fidelity (paper §5.4): does synthesized execution rank agents as live execution does?
 
-    live, synth = await run_experiment(tasks, ExperimentConfig(), env, ws, out, tools)   # optional
+    live, synth = await run_experiment(tasks, ExperimentConfig(), RolloutContext(env, ws, tools), out)
     report = build_fidelity(live=live, synth=synth, tools=tools, content=content)
     save_fidelity(report, out_dir)                # fidelity.json + fidelity.html
 
