@@ -21,8 +21,8 @@ from cworld.engine.world import task as task_context
 from cworld.engine.world.grounding import parse_path
 from cworld.engine.world.task import TaskContext
 from cworld.environment import Environment, Workspace
+from cworld.fidelity.experiment import make_engine
 from cworld.llm import Gateway, mock
-from cworld.report.fidelity_experiment import make_engine
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
 from cworld.schemas.validation import validation_error
 

@@ -29,7 +29,7 @@ from cworld.export import (
     summary_path,
 )
 from cworld.export.names import FUNCTION_NAME, ToolNames, split_name
-from cworld.report.redact import Redactor
+from cworld.redact import Redactor
 
 SECRET = "sk-plantedSECRET0123456789"
 ENV_SECRET = "envsecret-value-987654"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cworld.data_model import Step, ToolCall, ToolResult, ToolSpec, Trajectory
-from cworld.report.fidelity_calls import call_divergence, pair_episodes, payload
+from cworld.fidelity.calls import call_divergence, pair_episodes, payload
 
 OUT_SCHEMA = {
     "type": "object",

@@ -10,7 +10,7 @@ import pytest
 from cworld.cli import main as cli_main
 from cworld.data_model import Score, Step, ToolCall, ToolResult, Trajectory, write_jsonl_atomic
 from cworld.environment import Workspace
-from cworld.report.fidelity_html import latest_fidelity_section
+from cworld.fidelity.html import latest_fidelity_section
 
 LIVE = {"scripted:oracle": 9.0, "scripted:noisy-0.1": 8.0, "scripted:no-look": 6.0, "scripted:no-retry": 3.0}
 SYNTH = {"scripted:oracle": 8.5, "scripted:noisy-0.1": 6.5, "scripted:no-look": 7.0, "scripted:no-retry": 2.0}

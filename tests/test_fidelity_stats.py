@@ -9,8 +9,8 @@ from scipy.stats import kendalltau, spearmanr
 
 from cworld.data_model import Score
 from cworld.errors import UsageError
-from cworld.report.fidelity import compare_rankings
-from cworld.report.fidelity_tables import AGENT_LEVEL, ScoreTable, metric_value, table_from_csv
+from cworld.fidelity.stats import compare_rankings
+from cworld.fidelity.tables import AGENT_LEVEL, ScoreTable, metric_value, table_from_csv
 
 AGENTS = ["a", "b", "c", "d", "e"]
 

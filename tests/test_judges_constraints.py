@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 import yaml
+from judges_helpers import TrajectoryBuilder
 
 from cworld.data_model import Constraint, Task, ToolAnnotations, ToolSpec
 from cworld.environment import Environment
 from cworld.judges import CHECKERS, classify_calls
-from cworld.judges.constraints import CheckContext, verify
-from cworld.judges.testing import TrajectoryBuilder
+from cworld.judges.checkers import CheckContext, verify
 
 TOOLS = {t.id: t for t in (
     ToolSpec(server="travel", name="search_flights", annotations=ToolAnnotations(read_only_hint=True)),

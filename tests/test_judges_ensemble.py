@@ -7,14 +7,14 @@ import json
 import re
 
 import pytest
+from judges_helpers import TrajectoryBuilder
 
 from cworld.config import ModelConfig, ModelsConfig
 from cworld.data_model import Constraint, Task
 from cworld.judges import BASIS_VERIFIABLE, JudgeContent, JudgeSetup, score_trajectory
 from cworld.judges.ensemble import aggregate
-from cworld.judges.testing import TrajectoryBuilder
 from cworld.llm import Gateway, RetryPolicy, mock
-from cworld.report.redact import MASK, Redactor
+from cworld.redact import MASK, Redactor
 
 CONTENT = JudgeContent.from_environment()
 TASK = Task(id="t-mail", query="Forward the audit email to Deborah.", tools=["mail/forward_message"],

@@ -13,12 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from judges_helpers import sample_episode, sample_task, write_run
 
 from cworld.cli import llm_local
 from cworld.config import ModelConfig, ModelsConfig
 from cworld.errors import MissingDependency
 from cworld.judges import JudgeContent, JudgeSetup, judge_run, load_scores
-from cworld.judges.testing import sample_episode, sample_task, write_run
 from cworld.llm import Gateway
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from judges_helpers import TrajectoryBuilder
 
 from cworld.data_model import Constraint, PlanStep, SubGoal, Task, ToolAnnotations, ToolSpec
 from cworld.judges import classify_calls, schema_errors, verifiable_scores
 from cworld.judges import metrics as m
 from cworld.judges.personas import personas
-from cworld.judges.testing import TrajectoryBuilder
 
 SEARCH = ToolSpec(server="mail", name="search_messages", annotations=ToolAnnotations(read_only_hint=True),
                   input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from judges_helpers import TrajectoryBuilder, sample_episode, sample_task, write_run
 
 from cworld.cli.judge import command as judge_command
 from cworld.cli.report import command as report_command
 from cworld.data_model import Score, read_jsonl
 from cworld.environment import Workspace
 from cworld.judges import JudgeContent, JudgeSetup, judge_run, load_scores
-from cworld.judges.testing import TrajectoryBuilder, sample_episode, sample_task, write_run
 from cworld.llm import mock
 
 

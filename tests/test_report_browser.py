@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from judges_helpers import sample_episode, sample_task, write_run
 
-from cworld.judges.testing import sample_episode, sample_task, write_run
 from cworld.report import build_report
 from cworld.report.drilldown import episode_anchor
 

@@ -8,16 +8,17 @@ import json
 from pathlib import Path
 
 import pytest
+from judges_helpers import TrajectoryBuilder, sample_episode, sample_task, write_run
 
 from cworld.config import ModelConfig, ModelsConfig
 from cworld.data_model import DimensionScore, JudgeVote, Score, Trajectory, Usage
 from cworld.judges import JudgeContent, JudgeSetup, judge_run
-from cworld.judges.testing import TrajectoryBuilder, sample_episode, sample_task, write_run
+from cworld.judges.runs import Episode, RunData
 from cworld.llm import Gateway, RetryPolicy, mock
-from cworld.report import MASK, Redactor, build_report
+from cworld.redact import MASK, Redactor
+from cworld.report import build_report
 from cworld.report.accountability import accountability
 from cworld.report.leaderboard import build_rows
-from cworld.report.runs import Episode, RunData
 
 ENV_SECRET = "pa55-w0rd-from-the-env-1234"
 BEARER = "Bearer eyJhbGciOi.planted.token"

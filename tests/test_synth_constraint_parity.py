@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 import yaml
+from judges_helpers import TrajectoryBuilder
 
 from cworld.data_model import Constraint, ToolAnnotations, ToolSpec
 from cworld.environment import Environment
 from cworld.judges import classify_calls
-from cworld.judges.constraints import CheckContext, verify
-from cworld.judges.testing import TrajectoryBuilder
+from cworld.judges.checkers import CheckContext, verify
 from cworld.synth.constraint_eval import evaluate
 from cworld.synth.plan_exec import CallRecord
 

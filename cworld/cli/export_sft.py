@@ -62,7 +62,7 @@ def command(
     from cworld.controller.tools import environment_tools
     from cworld.export import ExportFilters, export_sft
     from cworld.judges import resolve_run
-    from cworld.judges.runner import load_trajectories, tools_seen
+    from cworld.judges.runs import load_trajectories, tools_seen
 
     filters = ExportFilters(
         min_score=min_score,

@@ -4,10 +4,13 @@ rank agents as live execution does (paper §5.4)?"""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -15,13 +18,31 @@ from rich.console import Console
 from cworld.cli.common import environment, workspace
 
 if TYPE_CHECKING:
-    from cworld.environment import Workspace
-    from cworld.report.fidelity_report import FidelityReport
+    from cworld.data_model import ToolSpec
+    from cworld.environment import Environment, Workspace
 
 _run_path = click.Path(path_type=Path)
 
 
-def _report_options(fn: click.decorators.FC) -> click.decorators.FC:
+@dataclass(frozen=True)
+class ReportOptions:
+    """The options both commands share: the metric that ranks, the bootstrap, and where the report goes."""
+
+    metric: str
+    bootstrap: int
+    seed: int
+    out: Path | None
+    as_json: bool
+
+
+def _report_options(fn: Callable[..., None]) -> Callable[..., None]:
+    """Adds the shared options and hands them to the command as one `report: ReportOptions`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        report = ReportOptions(**{f.name: kwargs.pop(f.name) for f in fields(ReportOptions)})
+        fn(*args, report=report, **kwargs)
+
     for option in reversed(
         [
             click.option(
@@ -47,8 +68,14 @@ def _report_options(fn: click.decorators.FC) -> click.decorators.FC:
             click.option("--json", "as_json", is_flag=True, help="Print the report as JSON."),
         ]
     ):
-        fn = option(fn)
-    return fn
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _agents(_ctx: click.Context, _param: click.Parameter, value: str | None) -> list[str]:
+    from cworld.fidelity import DEFAULT_AGENTS
+
+    return [a.strip() for a in value.split(",") if a.strip()] if value else list(DEFAULT_AGENTS)
 
 
 @click.group("fidelity", invoke_without_command=True)
@@ -62,39 +89,21 @@ def _report_options(fn: click.decorators.FC) -> click.decorators.FC:
 @_report_options
 @click.pass_context
 def command(
-    ctx: click.Context,
-    live: Path | None,
-    synth: Path | None,
-    reference: Path | None,
-    metric: str,
-    bootstrap: int,
-    seed: int,
-    out: Path | None,
-    as_json: bool,
+    ctx: click.Context, live: Path | None, synth: Path | None, reference: Path | None, report: ReportOptions
 ) -> None:
     """Rank agents by METRIC in a live and a synthesized run and report Spearman's rho and Kendall's tau
     with bootstrap intervals, per-task agreement and per-tool divergence (plus an HTML page)."""
     if ctx.invoked_subcommand is not None:
         return
     from cworld.controller.tools import environment_tools
-    from cworld.judges import JudgeContent, resolve_run
-    from cworld.report.fidelity_report import build_fidelity
+    from cworld.judges import resolve_run
 
     ws = workspace(ctx)
     if live is None and synth is None and reference is None:
         raise click.UsageError("give --live RUN and --synth RUN, or run `cworld fidelity experiment`")
     runs = {k: resolve_run(v, ws) if v is not None else None for k, v in (("live", live), ("synth", synth))}
-    report = build_fidelity(
-        live=runs["live"],
-        synth=runs["synth"],
-        tools=environment_tools(ws),
-        content=JudgeContent.from_environment(environment(ctx)),
-        metric=metric,
-        reference=reference,
-        bootstrap=bootstrap,
-        seed=seed,
-    )
-    _finish(report, out or ws.path("reports") / time.strftime("fidelity-%Y%m%d-%H%M%S"), ws, as_json)
+    out = report.out or ws.path("reports") / time.strftime("fidelity-%Y%m%d-%H%M%S")
+    _report(report, runs["live"], runs["synth"], environment_tools(ws), environment(ctx), ws, out, reference)
 
 
 @command.command("experiment")
@@ -104,7 +113,7 @@ def command(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Tasks JSONL (default: the workspace's latest).",
 )
-@click.option("--agents", help="Comma-separated agents (default: six graded scripted agents).")
+@click.option("--agents", callback=_agents, help="Comma-separated agents (default: six graded scripted agents).")
 @click.option(
     "--engine",
     type=click.Choice(["schema", "llm"]),
@@ -126,64 +135,56 @@ def command(
 def experiment_command(
     ctx: click.Context,
     tasks_file: Path | None,
-    agents: str | None,
-    engine: str,
-    seeds: int,
-    policy: str,
     limit: int | None,
-    max_turns: int | None,
-    concurrency: int,
     no_progress: bool,
-    metric: str,
-    bootstrap: int,
-    seed: int,
-    out: Path | None,
-    as_json: bool,
+    report: ReportOptions,
+    **settings: Any,
 ) -> None:
     """Run the agents live and synthesized on the same tasks, seeds and policy, score both runs, and
     write the fidelity report. Re-running with the same --out resumes the runs."""
     from cworld.controller.tools import environment_tools
     from cworld.data_model import Task, read_jsonl
-    from cworld.judges import JudgeContent
-    from cworld.report.fidelity_experiment import DEFAULT_AGENTS, ExperimentConfig, run_experiment
-    from cworld.report.fidelity_report import build_fidelity
+    from cworld.fidelity import ExperimentConfig, run_experiment
+    from cworld.rollout import RolloutContext
 
     env, ws = environment(ctx), workspace(ctx)
-    chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else list(DEFAULT_AGENTS)
-    config = ExperimentConfig(
-        agents=chosen,
-        engine=engine,
-        seeds=seeds,
-        policy=policy,
-        concurrency=concurrency,
-        max_turns=max_turns,
-        progress=not (no_progress or as_json),
-    )
+    config = ExperimentConfig(**settings, progress=not (no_progress or report.as_json))
     tasks = read_jsonl(tasks_file or ws.latest("tasks"), Task)[: limit or None]
-    target = (out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
+    target = (report.out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
     tools = environment_tools(ws)
-    live, synth = asyncio.run(
-        run_experiment(tasks, config, env, ws, target, tools, console=Console(stderr=True))
-    )
-    report = build_fidelity(
+    live_ctx = RolloutContext(env, ws, dict(tools))
+    live, synth = asyncio.run(run_experiment(tasks, config, live_ctx, target, console=Console(stderr=True)))
+    _report(report, live, synth, tools, env, ws, target)
+
+
+def _report(
+    report: ReportOptions,
+    live: Path | None,
+    synth: Path | None,
+    tools: dict[str, ToolSpec],
+    env: Environment,
+    ws: Workspace,
+    out: Path,
+    reference: Path | None = None,
+) -> None:
+    """Build the fidelity report, write its files, and print it (a table, or JSON with --json)."""
+    from cworld.fidelity import build_fidelity, save_fidelity
+    from cworld.fidelity.text import render_fidelity
+    from cworld.judges import JudgeContent
+
+    result = build_fidelity(
         live=live,
         synth=synth,
         tools=tools,
         content=JudgeContent.from_environment(env),
-        metric=metric,
-        bootstrap=bootstrap,
-        seed=seed,
+        metric=report.metric,
+        reference=reference,
+        bootstrap=report.bootstrap,
+        seed=report.seed,
     )
-    _finish(report, target, ws, as_json)
-
-
-def _finish(report: FidelityReport, out: Path, ws: Workspace, as_json: bool) -> None:
-    from cworld.report.fidelity_report import save_fidelity
-    from cworld.report.fidelity_text import render_fidelity
-
-    json_path, html_path = save_fidelity(report, out.expanduser().resolve(), ws)
-    data = report.to_dict()
-    if as_json:
+    json_path, html_path = save_fidelity(result, out.expanduser().resolve(), ws)
+    data = result.to_dict()
+    if report.as_json:
         click.echo(json.dumps({**data, "files": {"json": str(json_path), "html": str(html_path)}}, indent=2))
         return
     render_fidelity(data, Console())

@@ -40,7 +40,7 @@ def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concur
     """Score every episode of RUN (default: the workspace's latest run): verifiable metrics always, LLM
     judges when configured. Resumes: episodes already scored with the same judges are skipped."""
     from cworld.judges import JudgeContent, JudgeSetup, resolve_run
-    from cworld.judges.runner import all_runs as workspace_runs
+    from cworld.judges.runs import all_runs as workspace_runs
 
     ws = workspace(ctx)
     if all_runs and run is not None:

@@ -29,10 +29,10 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     """Leaderboard and self-contained HTML report over RUNS (default: the workspace's latest run).
     Runs never judged are scored here with the verifiable metrics only, and the report says so."""
     from cworld.controller.tools import environment_tools
+    from cworld.fidelity.html import latest_fidelity_section
     from cworld.judges import JudgeContent, resolve_run
-    from cworld.judges.runner import all_runs as workspace_runs
+    from cworld.judges.runs import all_runs as workspace_runs
     from cworld.report import build_report
-    from cworld.report.fidelity_html import latest_fidelity_section
 
     ws = workspace(ctx)
     if all_runs and runs:

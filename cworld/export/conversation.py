@@ -27,7 +27,7 @@ from cworld.agents.toolbox import SEARCH_TOOL
 from cworld.data_model import Step, Task, ToolResult, ToolSpec, Trajectory
 from cworld.export.names import ToolNames
 from cworld.judges.calls import classify_calls
-from cworld.report.redact import Redactor
+from cworld.redact import Redactor
 
 Role = Literal["system", "user", "assistant", "tool"]
 MAX_RESULT_CHARS = 6000

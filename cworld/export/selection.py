@@ -18,7 +18,7 @@ from cworld.agents.toolbox import SEARCH_TOOL
 from cworld.data_model import Score, ToolSpec, Trajectory, iter_jsonl
 from cworld.errors import UsageError
 from cworld.judges.calls import classify_calls
-from cworld.judges.runner import SCORES_FILE, TRAJECTORIES_FILE, load_scores
+from cworld.judges.runs import SCORES_FILE, TRAJECTORIES_FILE, load_scores
 
 NO_FAULTS = "none"
 VALID_FIRST_CALL = ("valid", "injected")

@@ -27,7 +27,7 @@ from cworld.export.openai import openai_record
 from cworld.export.selection import Episode, ExportFilters, FirstRound, load_runs
 from cworld.export.sharegpt import DATASET_INFO, check_sharegpt_record, sharegpt_record
 from cworld.export.tokens import count_tokens, tokenizer_name
-from cworld.report.redact import MASK, Redactor
+from cworld.redact import MASK, Redactor
 
 FORMATS = ("openai", "sharegpt", "hf")
 

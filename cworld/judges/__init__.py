@@ -8,12 +8,13 @@ Definitions of every metric, the personas and the weights are in docs/reward.md.
 """
 
 from cworld.judges.calls import CALL_CLASSES, CallRecord, classify_calls, schema_errors
-from cworld.judges.constraints import CHECKERS, CheckContext, checker, verify
+from cworld.judges.checkers import CHECKERS, CheckContext, checker, verify
 from cworld.judges.content import JudgeContent, Rubric, Weights
 from cworld.judges.ensemble import JudgeAnswer, aggregate, judge_episode
 from cworld.judges.overall import BASIS_ALL, BASIS_VERIFIABLE, overall
 from cworld.judges.personas import PERSONAS
-from cworld.judges.runner import SCORES_FILE, JudgeRunReport, judge_run, load_scores, resolve_run
+from cworld.judges.runs import SCORES_FILE, load_scores, resolve_run
+from cworld.judges.score_run import JudgeRunReport, judge_run
 from cworld.judges.scoring import JudgeSetup, score_trajectory
 from cworld.judges.verifiable import VerifiableResult, verifiable_scores
 

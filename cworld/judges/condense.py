@@ -13,7 +13,7 @@ from typing import Any
 
 from cworld.data_model import Constraint, Step, Trajectory
 from cworld.judges.content import Rubric
-from cworld.report.redact import Redactor
+from cworld.redact import Redactor
 
 DEFAULT_BUDGET = 14000
 """Characters for the whole step list; each step gets an equal share (never below MIN_STEP)."""

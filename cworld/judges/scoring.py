@@ -17,7 +17,7 @@ from cworld.judges.ensemble import judge_episode, unscored_dimensions
 from cworld.judges.overall import comparable_overall, overall
 from cworld.judges.verifiable import VerifiableResult, verifiable_scores
 from cworld.llm import Gateway
-from cworld.report.redact import Redactor
+from cworld.redact import Redactor
 
 OFFLINE_REASON = "no judge model configured (set CWORLD_JUDGE_MODELS or pass --judges)"
 

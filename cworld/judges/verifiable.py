@@ -9,7 +9,7 @@ from typing import Any
 from cworld.data_model import Constraint, ToolSpec, Trajectory
 from cworld.judges import metrics as m
 from cworld.judges.calls import CallRecord, classify_calls
-from cworld.judges.constraints import CheckContext, unchecked_kinds, verify
+from cworld.judges.checkers import CheckContext, unchecked_kinds, verify
 from cworld.judges.personas import personas
 from cworld.judges.state import state_diff, state_metrics
 from cworld.sandbox.statediff import StateDiffResult

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from cworld.data_model import Usage
-from cworld.report.runs import Episode
+from cworld.judges.runs import Episode
 from cworld.report.stats import spearman
 
 

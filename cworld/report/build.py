@@ -3,7 +3,7 @@
     result = build_report([run_a, run_b], out_dir)
     print(result.markdown)
 
-Secrets are masked in everything written (see `cworld.report.redact`); as a last guard the finished
+Secrets are masked in everything written (see `cworld.redact`); as a last guard the finished
 files are scanned again and any survivor is masked before writing.
 """
 
@@ -15,12 +15,12 @@ from pathlib import Path
 
 from cworld.data_model import ToolSpec
 from cworld.judges.content import JudgeContent
+from cworld.judges.runs import RunData, load_runs
+from cworld.redact import Redactor
 from cworld.report import html, markdown
 from cworld.report.accountability import Accountability, accountability
 from cworld.report.drilldown import Text
 from cworld.report.leaderboard import Row, build_rows
-from cworld.report.redact import Redactor
-from cworld.report.runs import RunData, load_runs
 
 MARKDOWN_FILE = "leaderboard.md"
 HTML_FILE = "report.html"

@@ -14,9 +14,9 @@ from html import escape
 from typing import Any
 
 from cworld.data_model import Constraint, DimensionScore, Step
+from cworld.judges.runs import Episode
+from cworld.redact import Redactor
 from cworld.report import fmt
-from cworld.report.redact import Redactor
-from cworld.report.runs import Episode
 
 OBS_CHARS, ARGS_CHARS = 1500, 800
 

@@ -3,10 +3,11 @@ every mean with its interval when it has one."""
 
 from __future__ import annotations
 
+from cworld.fidelity.fmt import DASH, share
 from cworld.report.leaderboard import Kind
 from cworld.report.stats import Estimate
 
-DASH = "–"
+__all__ = ["DASH", "estimate", "interval", "number", "share", "value"]
 
 
 def value(v: float | None, kind: Kind) -> str:
@@ -32,10 +33,6 @@ def interval(est: Estimate, kind: Kind) -> str:
 def estimate(est: Estimate, kind: Kind) -> str:
     ci = interval(est, kind)
     return f"{value(est.mean, kind)} {ci}" if ci else value(est.mean, kind)
-
-
-def share(v: float | None) -> str:
-    return DASH if v is None else f"{100 * v:.0f}%"
 
 
 def number(v: float | None, digits: int = 2) -> str:

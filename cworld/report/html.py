@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from html import escape
 
 from cworld.judges.personas import PERSONAS
+from cworld.judges.runs import RunData
 from cworld.report import fmt
 from cworld.report.accountability import Accountability
 from cworld.report.assets import CSS, JS
 from cworld.report.drilldown import Text, task_sections
 from cworld.report.leaderboard import Column, Row
 from cworld.report.markdown import MAIN, MORE, basis_lines, run_lines
-from cworld.report.runs import RunData
 from cworld.report.stats import Estimate
 from cworld.report.svg import bar_chart, radar_chart
 

@@ -11,7 +11,7 @@ from statistics import fmean
 from typing import Literal
 
 from cworld.judges.personas import PERSONAS
-from cworld.report.runs import Episode, RunData
+from cworld.judges.runs import Episode, RunData
 from cworld.report.stats import Estimate, bootstrap_mean, flip_share, mean_over_tasks
 
 Kind = Literal["score", "rate", "count"]

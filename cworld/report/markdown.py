@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from cworld.judges.overall import BASIS_VERIFIABLE
+from cworld.judges.runs import RunData
 from cworld.report import fmt
 from cworld.report.accountability import Accountability
 from cworld.report.leaderboard import Column, Row
-from cworld.report.runs import RunData
 
 MAIN = ("overall", "success", "R_c", "schema_compliance", "constraints", "recovery", "flexibility", "tool_calls")
 COMPACT = ("overall", "success", "R_c", "constraints", "recovery")

@@ -9,15 +9,11 @@ from __future__ import annotations
 import math
 from html import escape
 
+from cworld.fidelity.fmt import color
 from cworld.report.stats import Estimate
 
-PALETTE = ("#3b6fb6", "#d9822b", "#3f9a5b", "#b9404b", "#7b5ea7", "#8c6d46", "#c75fa3", "#6b7b8c")
 LABEL_W, BAR_W, ROW_H, PAD = 210, 300, 26, 10
 RADAR_MARGIN = 40  # room left and right for the axis labels
-
-
-def color(index: int) -> str:
-    return PALETTE[index % len(PALETTE)]
 
 
 def _text(x: float, y: float, body: str, **attrs: str) -> str:

@@ -2,7 +2,7 @@
 
 Synthesis uses it to prove that the gold plan satisfies every verifiable constraint of its own task
 (a constraint the reference solution breaks is a broken task). The checkers are the judges' own
-(`cworld.judges.constraints`), so a task is accepted by the same rules its episodes are later judged
+(`cworld.judges.checkers`), so a task is accepted by the same rules its episodes are later judged
 by: this module only shows them the gold run as a trajectory, with `proving` set (a constraint the run
 never exercises is not shown), and reads a malformed form as not shown either. A form no checker knows
 evaluates to None ("cannot tell").
@@ -16,7 +16,7 @@ from typing import Any
 
 from cworld.data_model import Constraint, Step, ToolCall, ToolResult, ToolSpec, Trajectory
 from cworld.judges.calls import classify_calls
-from cworld.judges.constraints import CheckContext, has_checker, run_checker
+from cworld.judges.checkers import CheckContext, has_checker, run_checker
 from cworld.synth.plan_exec import CallRecord
 
 Verdict = tuple[bool | None, str]

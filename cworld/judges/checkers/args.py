@@ -12,7 +12,8 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 
 from cworld.judges.calls import CallRecord
-from cworld.judges.constraints import CheckContext, Verdict, checker, tool_matches
+from cworld.judges.checkers.context import CheckContext, Verdict, tool_matches
+from cworld.judges.checkers.registry import checker
 
 _MISSING = object()
 

@@ -22,7 +22,7 @@ from itertools import combinations
 import numpy as np
 
 from cworld.errors import UsageError
-from cworld.report.fidelity_tables import ScoreTable
+from cworld.fidelity.tables import ScoreTable
 from cworld.seeding import derive_seed
 
 BOOTSTRAP = 2000

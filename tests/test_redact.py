@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cworld.report.redact import MASK, Redactor, redact, secret_env_values
+from cworld.redact import MASK, Redactor, redact, secret_env_values
 
 ENV = {"OPENAI_API_KEY": "sk-proj-abcdefghijklmnop", "GITHUB_TOKEN": "ghp_0123456789abcdef",
        "DB_PASSWORD": "correct-horse-battery", "MY_SECRET": "s3cr3t-v4lue", "DEBUG_KEY": "1",

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-DASH = "–"
+from cworld.fidelity.fmt import share
 
 
 def render_fidelity(data: dict[str, Any], console: Console, *, top: int = 8) -> None:
@@ -63,10 +63,10 @@ def _tasks(c: dict[str, Any], console: Console, top: int) -> None:
         "pairs ordered alike",
         f"{c['a']} mean",
         f"{c['b']} mean",
-        title=f"per-task agreement: mean {pct(c.get('mean_task_agreement'))} (least first)",
+        title=f"per-task agreement: mean {share(c.get('mean_task_agreement'))} (least first)",
     )
     for t in tasks[:top]:
-        table.add_row(t["task_id"], pct(t["agreement"]), f"{t['mean_a']:.2f}", f"{t['mean_b']:.2f}")
+        table.add_row(t["task_id"], share(t["agreement"]), f"{t['mean_a']:.2f}", f"{t['mean_b']:.2f}")
     console.print(table)
 
 
@@ -94,15 +94,11 @@ def _divergence(calls: dict[str, Any] | None, console: Console, top: int) -> Non
             table.add_row(
                 r["name"],
                 str(r["calls"]),
-                pct(r["divergence"]),
-                pct(r["error_agreement"]),
-                pct(r["key_overlap"]),
-                pct(r["schema_valid_b"]),
-                pct(r["schema_valid_a"]),
-                pct(r["same_args"]),
+                share(r["divergence"]),
+                share(r["error_agreement"]),
+                share(r["key_overlap"]),
+                share(r["schema_valid_b"]),
+                share(r["schema_valid_a"]),
+                share(r["same_args"]),
             )
         console.print(table)
-
-
-def pct(v: float | None) -> str:
-    return DASH if v is None else f"{100 * v:.0f}%"

@@ -14,13 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cworld.data_model import Score, ToolSpec, Trajectory, Usage, append_jsonl, iter_jsonl, write_jsonl_atomic
-from cworld.environment import Workspace
-from cworld.errors import UsageError
+from cworld.data_model import Score, Trajectory, Usage, append_jsonl, write_jsonl_atomic
+from cworld.judges.runs import SCORES_FILE, load_scores, load_trajectories, tools_seen
 from cworld.judges.scoring import JudgeSetup, score_trajectory
-
-SCORES_FILE = "scores.jsonl"
-TRAJECTORIES_FILE = "trajectories.jsonl"
 
 
 @dataclass
@@ -33,53 +29,6 @@ class JudgeRunReport:
     judges: list[str]
     unscored_dimensions: Counter[str] = field(default_factory=Counter)
     usage: dict[str, Usage] = field(default_factory=dict)
-
-
-def resolve_run(run: Path | str | None, workspace: Workspace) -> Path:
-    """A run folder (or its trajectories.jsonl); the workspace's latest run when not given."""
-    path = Path(run).expanduser() if run else workspace.latest("run")
-    if path.is_file() and path.name.endswith(".jsonl"):
-        path = path.parent
-    if not (path / TRAJECTORIES_FILE).is_file():
-        raise UsageError(f"{path} holds no {TRAJECTORIES_FILE}; give a run folder written by `cworld run`")
-    return path
-
-
-def all_runs(workspace: Workspace) -> list[Path]:
-    """Every run folder of the workspace that holds trajectories, by name."""
-    root = workspace.root / "runs"
-    runs = sorted(p for p in root.glob("*") if (p / TRAJECTORIES_FILE).is_file()) if root.is_dir() else []
-    if not runs:
-        raise UsageError(f"no runs in {root}; create one with `cworld run` first")
-    return runs
-
-
-def load_trajectories(run: Path) -> list[Trajectory]:
-    return list(iter_jsonl(run / TRAJECTORIES_FILE, Trajectory))
-
-
-def load_scores(run: Path) -> dict[str, Score]:
-    """Episode id -> its latest score (later lines win); empty when the run was never judged."""
-    path = run / SCORES_FILE
-    if not path.is_file():
-        return {}
-    return {s.episode_id: s for s in iter_jsonl(path, Score)}
-
-
-def tools_seen(trajectories: list[Trajectory]) -> dict[str, ToolSpec]:
-    """Tool specs the agent's searches returned (id, description, input schema): a fallback source of
-    schemas when the judge's workspace lacks the registry the run used."""
-    found: dict[str, ToolSpec] = {}
-    for t in trajectories:
-        for step in t.steps:
-            body = step.observation.structured_content if step.kind == "search" and step.observation else None
-            for item in (body or {}).get("tools", []) or []:
-                tool_id = str(item.get("id", ""))
-                if "/" in tool_id and tool_id not in found:
-                    server, name = tool_id.split("/", 1)
-                    found[tool_id] = ToolSpec(server=server, name=name, description=str(item.get("description", "")),
-                                              input_schema=item.get("input_schema") or {"type": "object"})
-    return found
 
 
 def needs_judging(previous: Score | None, setup: JudgeSetup) -> bool:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from cworld.judges.calls import CallRecord
-from cworld.judges.constraints import CheckContext, Verdict, as_list, checker, tool_matches
+from cworld.judges.checkers.context import CheckContext, Verdict, as_list, tool_matches
+from cworld.judges.checkers.registry import checker
 from cworld.judges.toolkind import is_destructive, is_read_only
 
 

@@ -19,11 +19,11 @@ from typing import Any
 from cworld.data_model import ToolSpec, Trajectory
 from cworld.environment import Workspace
 from cworld.errors import UsageError
+from cworld.fidelity.calls import CallDivergence, call_divergence
+from cworld.fidelity.stats import BOOTSTRAP, LEVEL, RankComparison, compare_rankings
+from cworld.fidelity.tables import ScoreTable, metric_value, table_from_csv, table_from_scores
 from cworld.judges.content import JudgeContent
-from cworld.report.fidelity import BOOTSTRAP, LEVEL, RankComparison, compare_rankings
-from cworld.report.fidelity_calls import CallDivergence, call_divergence
-from cworld.report.fidelity_tables import ScoreTable, metric_value, table_from_csv, table_from_scores
-from cworld.report.runs import RunData, load_run
+from cworld.judges.runs import RunData, load_run
 
 JSON_FILE = "fidelity.json"
 HTML_FILE = "fidelity.html"
@@ -160,7 +160,7 @@ def _metric_names(data: RunData) -> list[str]:
 
 def save_fidelity(report: FidelityReport, out: Path, workspace: Workspace | None = None) -> tuple[Path, Path]:
     """fidelity.json and fidelity.html in `out` (each written whole); marks the json as the latest."""
-    from cworld.report.fidelity_html import fidelity_page
+    from cworld.fidelity.html import fidelity_page
 
     out.mkdir(parents=True, exist_ok=True)
     json_path, html_path = out / JSON_FILE, out / HTML_FILE

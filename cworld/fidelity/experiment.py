@@ -1,7 +1,7 @@
 """`cworld fidelity experiment`: run agents live and synthesized on the same tasks, seeds and fault
 policy, score both runs, and compare the rankings. How a user checks a new engine, card or model.
 
-    live, synth = await run_experiment(tasks, ExperimentConfig(), env, ws, out)
+    live, synth = await run_experiment(tasks, ExperimentConfig(), RolloutContext(env, ws, tools), out)
     report = build_fidelity(live=live, synth=synth, tools=tools, content=content)
 
 The two runs go to `OUT/live` and `OUT/synthesized` (ordinary run folders, one agent after another);
@@ -14,8 +14,9 @@ scripted agents.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -23,6 +24,9 @@ from cworld.data_model import Task, ToolSpec
 from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
+
+if TYPE_CHECKING:
+    from cworld.rollout import RolloutContext, RunConfig
 
 DEFAULT_AGENTS: tuple[str, ...] = (
     "scripted:oracle",
@@ -53,6 +57,15 @@ class ExperimentConfig:
         if len(set(self.agents)) < 3:
             raise UsageError("a fidelity experiment needs at least 3 distinct agents to rank")
 
+    def run_config(self, agent: str, mode: str) -> RunConfig:
+        """One agent's run on one side: the settings it shares with the experiment (policy, seeds,
+        concurrency, limits, progress) passed through, resumable."""
+        from cworld.rollout import RunConfig
+
+        names = {f.name for f in fields(RunConfig)}
+        shared = {f.name: getattr(self, f.name) for f in fields(self) if f.name in names}
+        return RunConfig(agent=agent, mode=mode, resume=True, **shared)
+
 
 def make_engine(
     kind: str, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec]
@@ -65,60 +78,26 @@ def make_engine(
 
 
 async def run_experiment(
-    tasks: Sequence[Task],
-    config: ExperimentConfig,
-    env: Environment,
-    workspace: Workspace,
-    out: Path,
-    tools: Mapping[str, ToolSpec],
-    *,
-    console: Console | None = None,
+    tasks: Sequence[Task], config: ExperimentConfig, live: RolloutContext, out: Path, *, console: Console | None = None
 ) -> tuple[Path, Path]:
-    """Both runs (resumable) and their scores; returns the live and synthesized run folders."""
+    """Both runs (resumable) and their scores; returns the live and synthesized run folders. `live` holds the
+    environment, workspace and tools; the synthesized side is the same context with the World Engine."""
     from cworld.agents import scripted_skills
-    from cworld.rollout import RolloutContext
+    from cworld.rollout import Runner
 
     if not tasks:
         raise UsageError("no tasks for the experiment; give --tasks FILE or create tasks with `cworld synth`")
     for agent in config.agents:
         if agent.startswith("scripted:"):
             scripted_skills(agent)
-    engine = make_engine(config.engine, env, workspace, tools)
-    contexts = {
-        LIVE: RolloutContext(env, workspace, dict(tools)),
-        SYNTH: RolloutContext(env, workspace, dict(tools), engine=engine),
-    }
+    engine = make_engine(config.engine, live.env, live.workspace, live.tools)
+    contexts = {LIVE: live, SYNTH: replace(live, engine=engine)}
     folders = {mode: out / mode for mode in contexts}
     for mode, ctx in contexts.items():
         for agent in config.agents:
-            await _run(tasks, config, agent, mode, ctx, folders[mode], console)
-        await _score(folders[mode], env, tools)
+            await Runner(tasks, config.run_config(agent, mode), ctx, folders[mode], console=console).run()
+        await _score(folders[mode], live.env, live.tools)
     return folders[LIVE], folders[SYNTH]
-
-
-async def _run(
-    tasks: Sequence[Task],
-    config: ExperimentConfig,
-    agent: str,
-    mode: str,
-    ctx: object,
-    folder: Path,
-    console: Console | None,
-) -> None:
-    from cworld.rollout import RunConfig, Runner
-
-    run_config = RunConfig(
-        agent=agent,
-        mode=mode,
-        policy=config.policy,
-        seeds=config.seeds,
-        concurrency=config.concurrency,
-        max_turns=config.max_turns,
-        timeout_s=config.timeout_s,
-        resume=True,
-        progress=config.progress,
-    )
-    await Runner(tasks, run_config, ctx, folder, console=console).run()  # type: ignore[arg-type]
 
 
 async def _score(folder: Path, env: Environment, tools: Mapping[str, ToolSpec]) -> None:

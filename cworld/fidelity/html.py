@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from cworld.environment import Workspace
-from cworld.report.svg import color
+from cworld.fidelity.fmt import color, share
 
 W, H, M = 440, 380, 48
 LEGEND_W = 220
-DASH = "–"
 
 
 def latest_fidelity(workspace: Workspace) -> dict[str, Any] | None:
@@ -127,7 +126,7 @@ def _tasks_table(c: dict[str, Any], limit: int = 10) -> str:
         for t in tasks[:limit]
     )
     return (
-        f"<h3>Per-task agreement (mean {_pct(mean)}; least first)</h3><table><tr><th>task</th>"
+        f"<h3>Per-task agreement (mean {share(mean)}; least first)</h3><table><tr><th>task</th>"
         f"<th>pairs ordered alike</th><th>{escape(c['a'])} mean</th><th>{escape(c['b'])} mean</th></tr>"
         f"{rows}</table>"
     )
@@ -155,15 +154,11 @@ def _divergence(calls: dict[str, Any] | None, limit: int = 12) -> str:
 def _div_rows(rows: list[dict[str, Any]]) -> str:
     return "".join(
         f"<tr><td>{escape(r['name'])}</td><td class='num'>{r['calls']}</td>"
-        f"<td class='num'>{_pct(r['divergence'])}</td><td class='num'>{_pct(r['error_agreement'])}</td>"
-        f"<td class='num'>{_pct(r['key_overlap'])}</td><td class='num'>{_pct(r['schema_valid_b'])}</td>"
-        f"<td class='num'>{_pct(r['schema_valid_a'])}</td><td class='num'>{_pct(r['same_args'])}</td></tr>"
+        f"<td class='num'>{share(r['divergence'])}</td><td class='num'>{share(r['error_agreement'])}</td>"
+        f"<td class='num'>{share(r['key_overlap'])}</td><td class='num'>{share(r['schema_valid_b'])}</td>"
+        f"<td class='num'>{share(r['schema_valid_a'])}</td><td class='num'>{share(r['same_args'])}</td></tr>"
         for r in rows
     )
-
-
-def _pct(v: float | None) -> str:
-    return DASH if v is None else f"{100 * v:.0f}%"
 
 
 # --- the scatter plot ---------------------------------------------------------------------------

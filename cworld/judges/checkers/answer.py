@@ -6,7 +6,8 @@ import json
 import re
 from typing import Any
 
-from cworld.judges.constraints import CheckContext, Verdict, as_list, checker
+from cworld.judges.checkers.context import CheckContext, Verdict, as_list
+from cworld.judges.checkers.registry import checker
 
 # '- ' or '* ' (task_synth/constraints.yaml); other markers ('+', a bullet sign) are not the asked-for bullets
 _BULLET = re.compile(r"^\s*[-*] \s*\S")
