@@ -21,7 +21,7 @@ from cworld.synth.dedupe import DuplicateGuard
 from cworld.synth.draft import Draft
 from cworld.synth.pipeline import Synthesis
 from cworld.synth.plan_exec import execute_plan
-from cworld.synth.runner import RunResult
+from cworld.synth.scheduler import RunResult
 
 
 class SynthSummary(BaseModel):
