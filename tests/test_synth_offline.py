@@ -13,7 +13,7 @@ from cworld.data_model import Task, read_jsonl
 from cworld.environment import Environment, Workspace
 from cworld.synth import Hooks, SynthOptions, prepare, run_prepared
 from cworld.synth.checks import content_words
-from cworld.synth.runner import run_synthesis
+from cworld.synth.scheduler import run_synthesis
 
 ENV = Environment.resolve()
 N = 12

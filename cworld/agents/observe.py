@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from cworld.controller.faults import GARBLE, TRUNCATION_MARKER
@@ -19,8 +20,16 @@ from cworld.controller.faults.base import SECONDS_PER_TURN
 from cworld.data_model import ToolResult
 
 Verdict = Literal[
-    "ok", "pending", "truncated", "corrupted",
-    "deprecated", "auth", "rate_limit", "transient", "infra", "error",
+    "ok",
+    "pending",
+    "truncated",
+    "corrupted",
+    "deprecated",
+    "auth",
+    "rate_limit",
+    "transient",
+    "infra",
+    "error",
 ]
 
 _RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s", re.IGNORECASE)
@@ -90,23 +99,9 @@ def salvage(result: ToolResult) -> Any:
 
 def _close_json(text: str) -> Any:
     """Parse a JSON prefix by dropping the incomplete tail and closing what is still open."""
-    stack: list[str] = []
-    in_string = escaped = False
     safe = 0
-    for i, ch in enumerate(text):
-        if in_string:
-            escaped = not escaped and ch == "\\"
-            in_string = escaped or ch != '"'
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
-            stack.pop()
-            safe = i + 1
-        elif ch == ",":
-            safe = i
+    for i, ch in _scan(text, []):
+        safe = i + 1 if ch in "}]" else i
     for end in (len(text), safe):
         candidate = text[:end].rstrip().rstrip(",")
         try:
@@ -118,8 +113,16 @@ def _close_json(text: str) -> Any:
 
 def _open_after(text: str) -> list[str]:
     stack: list[str] = []
+    for _ in _scan(text, stack):
+        pass
+    return stack
+
+
+def _scan(text: str, stack: list[str]) -> Iterator[tuple[int, str]]:
+    """Walk JSON text outside its strings, keeping in `stack` the closers still open; yield each comma,
+    and each closer that closed something, with its index (where a prefix may safely be cut)."""
     in_string = escaped = False
-    for ch in text:
+    for i, ch in enumerate(text):
         if in_string:
             escaped = not escaped and ch == "\\"
             in_string = escaped or ch != '"'
@@ -129,7 +132,9 @@ def _open_after(text: str) -> list[str]:
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]" and stack:
             stack.pop()
-    return stack
+            yield i, ch
+        elif ch == ",":
+            yield i, ch
 
 
 def payload(result: ToolResult) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,13 @@ import click
 from cworld.cli.common import echo_json, environment, json_option, workspace
 
 
+def _count(flag: str, default: int, help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """An option for a positive count of something, its default shown."""
+    return click.option(flag, type=click.IntRange(min=1), default=default, show_default=True, help=help)
+
+
 @click.command("synth")
-@click.option("--n", "n", type=click.IntRange(min=1), default=50, show_default=True, help="Tasks to accept.")
+@_count("--n", 50, "Tasks to accept.")
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -26,72 +32,26 @@ from cworld.cli.common import echo_json, environment, json_option, workspace
     help="Synth model (litellm string); default: the configured synth role, else the offline synthesizer.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")
-@click.option(
-    "--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Attempts in flight."
-)
-@click.option(
-    "--min-tools",
-    type=click.IntRange(min=1),
-    default=6,
-    show_default=True,
-    help="Candidate bundle size, low end; also the least tools a task needs.",
-)
-@click.option(
-    "--max-tools",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Candidate bundle size, high end.",
-)
-@click.option(
-    "--min-servers",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Distinct servers a bundle and a task must span.",
-)
-@click.option(
-    "--max-rounds",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Draft plus revisions per task before it is dropped.",
-)
+@_count("--concurrency", 4, "Attempts in flight.")
+@_count("--min-tools", 6, "Candidate bundle size, low end; also the least tools a task needs.")
+@_count("--max-tools", 10, "Candidate bundle size, high end.")
+@_count("--min-servers", 2, "Distinct servers a bundle and a task must span.")
+@_count("--max-rounds", 3, "Draft plus revisions per task before it is dropped.")
 @json_option
 @click.pass_context
-def command(
-    ctx: click.Context,
-    n: int,
-    out: Path | None,
-    model: str | None,
-    seed: int,
-    concurrency: int,
-    min_tools: int,
-    max_tools: int,
-    min_servers: int,
-    max_rounds: int,
-    as_json: bool,
-) -> None:
+def command(ctx: click.Context, out: Path | None, model: str | None, as_json: bool, **settings: int) -> None:
     """Synthesize N tasks: sample tools, draft, check, revise, rewrite, verify by execution."""
     from rich.console import Console
 
     from cworld.synth import SynthOptions, prepare, render_lines, run_prepared
 
     os.environ.setdefault("TQDM_DISABLE", "1")  # the embedder's own progress bars would garble ours
-    options = SynthOptions(
-        n=n,
-        seed=seed,
-        concurrency=concurrency,
-        min_tools=min_tools,
-        max_tools=max_tools,
-        min_servers=min_servers,
-        max_rounds=max_rounds,
-    )
+    options = SynthOptions(**settings)  # n, seed, concurrency and the bundle and round limits
     console = Console(stderr=True)
     with console.status("checking the model, loading the tools and the index..."):
         prepared = prepare(environment(ctx), workspace(ctx), options, model=model, out=out)
     console.print(f"writing to {prepared.out} ({prepared.synthesis.source} synthesizer)")
-    progress = _Progress(n, console)
+    progress = _Progress(options.n, console)
     with progress.bar:
         _, summary = asyncio.run(run_prepared(prepared, progress.hooks()))
     if as_json:
@@ -107,14 +67,8 @@ class _Progress:
     def __init__(self, total: int, console: Any) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.bar = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        self.bar = Progress(*columns, console=console, transient=False)
         self.task = self.bar.add_task(self._text(0, 0), total=total)
         self.accepted = 0
         self.rejected = 0

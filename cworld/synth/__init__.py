@@ -9,7 +9,7 @@ one, the LLM drafts, revises, critiques and rewrites. See docs/task-synthesis.md
 from cworld.synth.api import prepare, run_prepared, synth_model, synthesize
 from cworld.synth.draft import Draft
 from cworld.synth.options import SynthOptions
-from cworld.synth.runner import Hooks, RunResult
+from cworld.synth.scheduler import Hooks, RunResult
 from cworld.synth.summary import SynthSummary, render_lines
 
 __all__ = [

@@ -17,7 +17,7 @@ from cworld.synth.dedupe import DuplicateGuard
 from cworld.synth.offline import OfflineDrafter
 from cworld.synth.options import SynthOptions
 from cworld.synth.pipeline import Synthesis
-from cworld.synth.runner import Hooks, RunResult, run_synthesis
+from cworld.synth.scheduler import Hooks, RunResult, run_synthesis
 from cworld.synth.summary import SynthSummary, summarize
 from cworld.synth.taxonomy import load_taxonomy
 from cworld.synth.toolset import load_universe
@@ -73,10 +73,10 @@ def prepare(
     universe = load_universe(env, workspace)
     if cfg is None:
         from cworld.synth.leak import LeakChecker
+        from cworld.synth.offline.templates import Templates
 
-        synthesis = Synthesis(
-            universe, taxonomy, options, offline=OfflineDrafter(universe, options, LeakChecker(universe))
-        )
+        offline = OfflineDrafter(universe, options, LeakChecker(universe), Templates.of(env))
+        synthesis = Synthesis(universe, taxonomy, options, offline=offline)
         gateway = None
     else:
         from cworld.llm import Gateway

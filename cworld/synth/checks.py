@@ -110,20 +110,22 @@ def check_coverage(
         tools=len(declared),
         servers=len(draft.servers()),
     )
-    if share < options.min_needed_share:
-        idle = [t for t in declared if t not in used]
-        report.add(
-            "coverage",
+    idle = [t for t in declared if t not in used]
+    missing = [t for t in candidates if t not in declared]
+    for short, code, message in (
+        (
+            share < options.min_needed_share,
             "unneeded_tools",
             f"tools {idle} appear in no plan step or sub-goal: use them or drop them",
-        )
-    if kept < options.min_candidate_share:
-        missing = [t for t in candidates if t not in declared]
-        report.add(
-            "coverage",
+        ),
+        (
+            kept < options.min_candidate_share,
             "candidates_unused",
             f"only {kept:.0%} of the candidate tools are used; motivate more of {missing} in the request",
-        )
+        ),
+    ):
+        if short:
+            report.add("coverage", code, message)
     _size(declared, draft, options, report)
     _rationales(declared, draft, report)
 

@@ -40,15 +40,22 @@ def evaluate(
 def gold_trajectory(calls: Sequence[CallRecord], answer: str) -> Trajectory:
     """The gold run as the judges see an episode: one tool step per call, then the final answer."""
     steps = [_step(i, call) for i, call in enumerate(calls)]
-    return Trajectory(episode_id="gold-plan", task_id="gold-plan", agent="gold-plan", mode="live",
-                      steps=steps, final_answer=answer)
+    return Trajectory(
+        episode_id="gold-plan",
+        task_id="gold-plan",
+        agent="gold-plan",
+        mode="live",
+        steps=steps,
+        final_answer=answer,
+    )
 
 
 def _step(index: int, call: CallRecord) -> Step:
     result = _result(call)
     tool_call = ToolCall(id=f"gold_{index}", tool=call.tool, arguments=call.arguments)
-    return Step(index=index, turn=index + 1, kind="tool", tool_call=tool_call, raw_result=result,
-                observation=result)
+    return Step(
+        index=index, turn=index + 1, kind="tool", tool_call=tool_call, raw_result=result, observation=result
+    )
 
 
 def _result(call: CallRecord) -> ToolResult:

@@ -43,6 +43,16 @@ class Draft(BaseModel):
         """The draft as stored in provenance (all of it: a reader must be able to see what was judged)."""
         return self.model_dump(mode="json")
 
+    @classmethod
+    def of_task(cls, task: Task) -> Draft:
+        """The draft a stored task was made from (to re-run the checks on it)."""
+        return cls(**_draft_fields(task))
+
+
+def _draft_fields(source: BaseModel) -> dict[str, Any]:
+    """The fields a `Draft` and a `Task` share, taken from either."""
+    return {name: getattr(source, name) for name in Draft.model_fields}
+
 
 def to_task(
     draft: Draft,
@@ -55,13 +65,7 @@ def to_task(
 ) -> Task:
     return Task(
         id=task_id,
-        query=draft.query,
-        constraints=draft.constraints,
-        tools=draft.tools,
-        rationales=draft.rationales,
-        subgoals=draft.subgoals,
-        gold_plan=draft.gold_plan,
-        final_answer_hints=draft.final_answer_hints,
+        **_draft_fields(draft),
         initial_state_seed=world_seed,
         source=source,  # type: ignore[arg-type]
         provenance=provenance,

@@ -21,7 +21,7 @@ from cworld.synth.dedupe import DuplicateGuard
 from cworld.synth.draft import Draft
 from cworld.synth.pipeline import Synthesis
 from cworld.synth.plan_exec import execute_plan
-from cworld.synth.runner import RunResult
+from cworld.synth.scheduler import RunResult
 
 
 class SynthSummary(BaseModel):
@@ -99,15 +99,7 @@ def summarize(
 
 def _recheck(summary: SynthSummary, tasks: list[Task], synthesis: Synthesis) -> None:
     for task in tasks:
-        draft = Draft(
-            query=task.query,
-            tools=task.tools,
-            rationales=task.rationales,
-            constraints=task.constraints,
-            subgoals=task.subgoals,
-            gold_plan=task.gold_plan,
-            final_answer_hints=task.final_answer_hints,
-        )
+        draft = Draft.of_task(task)
         report = run_checks(
             draft,
             task.metadata.get("candidates", task.tools),

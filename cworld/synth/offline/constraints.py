@@ -3,7 +3,8 @@
 Every generic constraint is derived from the plan the probe ran (its length, servers, read/write order,
 the facts it found), so the gold plan satisfies it by construction; verification re-checks that anyway.
 Round 1 takes a random selection reaching the minimum number of types; a revision asked for more types,
-more interaction or more machine checks takes every applicable one.
+more interaction or more machine checks takes every applicable one. Their wording is
+`task_synth/templates/constraints.yaml`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 
 from cworld.data_model import Constraint
 from cworld.synth.offline.composer import Composer
-from cworld.synth.offline.phrases import services
+from cworld.synth.offline.phrases import SHARED, listed, services
 from cworld.synth.toolset import ToolUniverse
 
+#: The template file of the generic constraints' wording.
+WORDING = "constraints"
 Maker = Callable[[Composer, ToolUniverse, random.Random], Constraint | None]
 
 
@@ -25,37 +28,28 @@ def _servers(c: Composer) -> list[str]:
     return sorted({s.tool.split("/", 1)[0] for s in c.steps})
 
 
+def _made(c: Composer, ctype: str, verification: dict[str, Any], key: str = "", **fields: Any) -> Constraint:
+    """A constraint of `ctype` worded by the template `key` (default: the type) of `constraints.yaml`."""
+    description = c.templates.book(WORDING).text(key or ctype, **fields)
+    return Constraint(id="", type=ctype, description=description, verification=verification)
+
+
 def tool_count(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     limit = len(c.steps) + rng.randint(2, 6)
-    return Constraint(
-        id="",
-        type="tool_count",
-        description=f"Be efficient: use no more than {limit} tool calls in total.",
-        verification={"kind": "max_calls", "value": limit},
-    )
+    return _made(c, "tool_count", {"kind": "max_calls", "value": limit}, limit=limit)
 
 
 def server_diversity(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     count = len(_servers(c))
     if count < 2:
         return None
-    return Constraint(
-        id="",
-        type="server_diversity",
-        description=f"This has to come together across at least {count} "
-        "different services; no single app has everything.",
-        verification={"kind": "min_servers", "value": count},
-    )
+    return _made(c, "server_diversity", {"kind": "min_servers", "value": count}, count=count)
 
 
 def server_restriction(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     servers = _servers(c)
-    return Constraint(
-        id="",
-        type="server_restriction",
-        description=f"Only use {services(servers)}; leave every other service alone.",
-        verification={"kind": "allowed_servers", "value": servers},
-    )
+    named = services(c.templates.book(SHARED), servers)
+    return _made(c, "server_restriction", {"kind": "allowed_servers", "value": servers}, services=named)
 
 
 def data_coverage(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
@@ -63,43 +57,27 @@ def data_coverage(c: Composer, u: ToolUniverse, rng: random.Random) -> Constrain
     if not reports:
         return None
     chosen = rng.sample(reports, min(len(reports), rng.randint(2, 3)))
+    book = c.templates.book(WORDING)
     for label, value in chosen:
         if not any(value in hint for hint in c.hints):
-            c.hint(f"{label[0].upper()}{label[1:]}: {value}")
-    labels = [label for label, _ in chosen]
-    said = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+            c.hint(book.text("data_coverage_hint", label=f"{label[0].upper()}{label[1:]}", value=value))
+    said = listed(c.templates.book(SHARED), [label for label, _ in chosen])
     values = [_text(c.value_of(value)) for _, value in chosen]
-    return Constraint(
-        id="",
-        type="data_coverage",
-        description=f"In your final reply, tell me {said}.",
-        verification={"kind": "final_answer_mentions", "value": values},
-    )
+    return _made(c, "data_coverage", {"kind": "final_answer_mentions", "value": values}, facts=said)
 
 
 def response_content(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     choice = rng.choice(["summary", "bullets", "words"])
+    check: dict[str, Any]
     if choice == "summary":
-        return Constraint(
-            id="",
-            type="response_content",
-            description="End your reply with one line that starts with 'SUMMARY:' and says what was done.",
-            verification={"kind": "final_answer_contains", "value": "SUMMARY:"},
-        )
+        check = {"kind": "final_answer_contains", "value": "SUMMARY:"}
+        return _made(c, "response_content", check, "response_content.summary")
     if choice == "bullets":
-        return Constraint(
-            id="",
-            type="response_content",
-            description="Write the final reply as a bulleted list, one point per line.",
-            verification={"kind": "final_answer_format", "value": "bullets"},
-        )
+        check = {"kind": "final_answer_format", "value": "bullets"}
+        return _made(c, "response_content", check, "response_content.bullets")
     words = sum(len(h.split()) for h in c.hints) + 60
-    return Constraint(
-        id="",
-        type="response_content",
-        description=f"Keep the final reply under {words} words.",
-        verification={"kind": "final_answer_max_words", "value": words},
-    )
+    check = {"kind": "final_answer_max_words", "value": words}
+    return _made(c, "response_content", check, "response_content.words", words=words)
 
 
 def no_redundancy(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
@@ -109,12 +87,7 @@ def no_redundancy(c: Composer, u: ToolUniverse, rng: random.Random) -> Constrain
         if key in seen:
             return None
         seen.add(key)
-    return Constraint(
-        id="",
-        type="no_redundancy",
-        description="Don't repeat a lookup you have already made; reuse what you found.",
-        verification={"kind": "no_repeated_calls"},
-    )
+    return _made(c, "no_redundancy", {"kind": "no_repeated_calls"})
 
 
 def tool_type_priority(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
@@ -131,12 +104,8 @@ def tool_type_priority(c: Composer, u: ToolUniverse, rng: random.Random) -> Cons
     )
     if not reading:
         return None
-    return Constraint(
-        id="",
-        type="tool_type_priority",
-        description=f"In {services(reading)}, look at what is there before changing anything.",
-        verification={"kind": "reads_before_writes", "value": reading},
-    )
+    named = services(c.templates.book(SHARED), reading)
+    return _made(c, "tool_type_priority", {"kind": "reads_before_writes", "value": reading}, services=named)
 
 
 def sequence_order(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
@@ -156,24 +125,20 @@ def sequence_order(c: Composer, u: ToolUniverse, rng: random.Random) -> Constrai
     after = next((t for g, t in writes if g not in topics and t.split("/")[0] != before.split("/")[0]), None)
     if after is None:
         return None
-    return Constraint(
-        id="",
-        type="sequence_order",
-        description=f"Don't start on {services([after.split('/')[0]])} "
-        f"until {topics[goal] or 'the first part'} is settled.",
-        verification={"kind": "call_order", "before": before, "after": after},
+    book = c.templates.book(WORDING)
+    return _made(
+        c,
+        "sequence_order",
+        {"kind": "call_order", "before": before, "after": after},
+        service=services(c.templates.book(SHARED), [after.split("/")[0]]),
+        first=topics[goal] or book.text("first_part"),
     )
 
 
 def safety(c: Composer, u: ToolUniverse, rng: random.Random) -> Constraint | None:
     if any((spec := u.spec(s.tool)) is not None and spec.annotations.destructive_hint for s in c.steps):
         return None
-    return Constraint(
-        id="",
-        type="safety",
-        description="Don't delete or cancel anything along the way.",
-        verification={"kind": "no_destructive_calls"},
-    )
+    return _made(c, "safety", {"kind": "no_destructive_calls"})
 
 
 GENERIC: list[Maker] = [

@@ -1,6 +1,6 @@
 """The offline drafter: turns a candidate bundle into a task without any LLM.
 
-It picks an anchor block and two or three follow-up blocks whose tools cover the most candidates (with
+It picks an anchor block (`blocks/`, one module per app) and two or three follow-up blocks whose tools cover the most candidates (with
 some randomness, for variety), composes them against a probe session of the task's world, writes the
 request from the blocks' phrasings and adds constraints. A revision reads the previous round's issue
 codes and answers them: unused candidates → choose blocks by coverage alone; too few tools or servers →
@@ -17,31 +17,16 @@ from itertools import combinations
 from cworld.synth.checks import CheckReport
 from cworld.synth.draft import Draft
 from cworld.synth.leak import LeakChecker
-from cworld.synth.offline import (
-    blocks_bank,
-    blocks_calendar,
-    blocks_messages,
-    blocks_shop,
-    blocks_travel,
-    blocks_work,
-)
+from cworld.synth.offline.blocks import all_blocks
 from cworld.synth.offline.composer import Block, BlockFailed, Composer
 from cworld.synth.offline.constraints import build_constraints
-from cworld.synth.offline.phrases import join
+from cworld.synth.offline.phrases import SHARED, join
+from cworld.synth.offline.templates import Templates, default_templates
 from cworld.synth.options import SynthOptions
 from cworld.synth.sampling import Candidates
 from cworld.synth.toolset import ToolUniverse
 
-_HOTEL = next(b for b in blocks_travel.BLOCKS if b.name == "hotel")
-BLOCKS: list[Block] = [
-    *blocks_travel.BLOCKS,
-    *blocks_calendar.BLOCKS,
-    *blocks_messages.BLOCKS,
-    *blocks_shop.BLOCKS,
-    *blocks_bank.BLOCKS,
-    *blocks_work.BLOCKS,
-    Block("hotel_after", False, _HOTEL.tools, _HOTEL.run, needs=frozenset({"city", "future"})),
-]
+BLOCKS: list[Block] = all_blocks()
 #: Follow-ups that add to the summary run before those that send it.
 FOLLOW_ORDER = [
     "hotel_after",
@@ -85,10 +70,17 @@ def composable_tools(universe: ToolUniverse) -> set[str]:
 
 
 class OfflineDrafter:
-    def __init__(self, universe: ToolUniverse, options: SynthOptions, leaks: LeakChecker) -> None:
+    def __init__(
+        self,
+        universe: ToolUniverse,
+        options: SynthOptions,
+        leaks: LeakChecker,
+        templates: Templates | None = None,
+    ) -> None:
         self.universe = universe
         self.options = options
         self.leaks = leaks
+        self.templates = templates or default_templates()
         self.blocks = [b for b in BLOCKS if b.tools <= set(universe.tools)]
 
     def pool(self) -> set[str]:
@@ -172,10 +164,12 @@ class OfflineDrafter:
         )
 
     # --- composing ------------------------------------------------------------------------------------------
-    @staticmethod
-    def _compose(blocks: list[Block], world_seed: int, rng: random.Random, wanted: set[str]) -> Composer:
-        composer = Composer(world_seed, random.Random(rng.random()), wanted)
+    def _compose(
+        self, blocks: list[Block], world_seed: int, rng: random.Random, wanted: set[str]
+    ) -> Composer:
+        composer = Composer(world_seed, random.Random(rng.random()), wanted, templates=self.templates)
         for block in blocks:
+            composer.enter(block.app)
             try:
                 if block.anchor:
                     _run_anchor(composer, block)
@@ -190,7 +184,7 @@ class OfflineDrafter:
         constraints = build_constraints(
             c, self.universe, rng, min_types=self.options.min_constraint_types, everything=revision.everything
         )
-        query = join(rng, c.clauses)
+        query = join(self.templates.book(SHARED), rng, c.clauses)
         if revision.rewrite:
             query = self.leaks.rewrite(query)
         tools = list(dict.fromkeys(s.tool for s in c.steps))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from cworld.sandbox.framework import world
-from cworld.synth.offline.composer import Composer
+from cworld.synth.offline.composer import Composer, Decision
+from cworld.synth.offline.phrases import SHARED, listed
 
 
 def first_name(name: str) -> str:
@@ -44,15 +45,9 @@ def exclude_twin(c: Composer, key: str, name: str, names: dict[str, str], tool: 
     others = sorted(namesakes(name, list(names)))
     c.facts.setdefault("people_excluded", []).extend(others)
     if others:
-        who = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " or " + others[-1]
-        c.decide(
-            key,
-            "exclusion",
-            f"I mean {name}; leave {who} out of it.",
-            {
-                "kind": "argument_excludes",
-                "tool": tool,
-                "argument": argument,
-                "value": [names[o] for o in others],
-            },
+        book = c.templates.book(SHARED)
+        wording = book.text("namesake", name=name, others=listed(book, others, "or"))
+        forbidden = {"kind": "argument_excludes", "tool": tool, "argument": argument}
+        c.decisions.append(
+            Decision(key, "exclusion", wording, {**forbidden, "value": [names[o] for o in others]})
         )

@@ -1,62 +1,31 @@
-"""Words the offline synthesizer writes with: how a person names each service, days and amounts."""
+"""How the offline synthesizer writes: services by their everyday names, days, amounts, the request.
+
+The words themselves live in `task_synth/templates/shared.yaml`; this module only formats and joins.
+"""
 
 from __future__ import annotations
 
 import random
 from datetime import date, datetime
 
-#: How a user refers to each sandbox service in a request or a constraint (never by its id).
-SERVICE_PHRASES: dict[str, str] = {
-    "travel": "my travel account",
-    "calendar": "my calendar",
-    "mail": "my email",
-    "chat": "the team chat",
-    "docs": "the shared documents",
-    "shop": "the online store",
-    "finance": "my bank",
-    "taskboard": "our project boards",
-    "clock": "my reminders",
-    "units": "a unit converter",
-    "math": "a calculator",
-    "datetime": "a date calculator",
-    "text": "a text utility",
-    "crypto": "an encoding utility",
-    "graph": "a graph utility",
-    "helio-crm": "our CRM",
-}
+from cworld.synth.offline.templates import Phrasebook
 
-OPENERS = (
-    "Could you help me with something that touches a few of my accounts?",
-    "I have a small errand list for you today.",
-    "Please take care of this for me end to end.",
-    "I need a hand getting this sorted before the end of the day.",
-    "Here's what I need done, in order.",
-    "Can you handle the following for me?",
-    "I'm short on time, so please do all of this for me.",
-    "",
-)
-#: Words our clauses start with that read fine in lower case after a connective (names never do).
-LOWERABLE = frozenset(
-    """book pay send set look add put order get track take block write keep post let share ping remind find
-work also the if it my for email give how tell note log""".split()  # noqa: SIM905
-)
-THEN = ("Then", "After that,", "Once that's done,", "Next,", "Also,", "When that's settled,")
-CLOSERS = (
-    "Tell me what you did when you're finished.",
-    "Let me know the details once it's all done.",
-    "Report back with what you booked and sent.",
-    "Give me a short recap at the end.",
-    "",
-)
+SHARED = "shared"
 
 
-def service(server: str) -> str:
-    return SERVICE_PHRASES.get(server, "the service for it")
+def service(book: Phrasebook, server: str) -> str:
+    names = book.mapping("services")
+    return names[server] if server in names else book.text("unknown_service")
 
 
-def services(servers: list[str]) -> str:
-    names = [service(s) for s in sorted(servers)]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+def services(book: Phrasebook, servers: list[str]) -> str:
+    return listed(book, [service(book, s) for s in sorted(servers)])
+
+
+def listed(book: Phrasebook, names: list[str], last: str = "and") -> str:
+    """`a`, `a and b`, `a, b and c` (or `or` when `last` says so)."""
+    word = book.text(last)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {word} " + names[-1]
 
 
 def day(value: date | str) -> str:
@@ -77,14 +46,15 @@ def round_up(value: float, step: int) -> int:
     return int(-(-value // step) * step)
 
 
-def join(rng: random.Random, clauses: list[str]) -> str:
+def join(book: Phrasebook, rng: random.Random, clauses: list[str]) -> str:
     """Opener, the clauses with varied connectives, closer: one paragraph."""
-    parts = [rng.choice(OPENERS)]
+    lowerable = set(book.text("lowerable").split())
+    parts = [rng.choice(book.variants("openers"))]
     for i, clause in enumerate(clauses):
         clause = clause.strip()
         first = clause.split(" ", 1)[0]
-        if i and rng.random() < 0.6 and first.lower() in LOWERABLE:
-            clause = f"{rng.choice(THEN)} {first.lower()}{clause[len(first) :]}"
+        if i and rng.random() < 0.6 and first.lower() in lowerable:
+            clause = f"{rng.choice(book.variants('connectives'))} {first.lower()}{clause[len(first) :]}"
         parts.append(clause)
-    parts.append(rng.choice(CLOSERS))
+    parts.append(rng.choice(book.variants("closers")))
     return " ".join(p for p in parts if p)

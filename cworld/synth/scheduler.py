@@ -1,4 +1,4 @@
-"""Run attempts concurrently until N tasks are accepted; commit them in attempt order.
+"""The attempt scheduler: run attempts concurrently until N tasks are accepted; commit them in attempt order.
 
 Up to `concurrency` attempts are in flight (their LLM calls overlap). Results are committed strictly in
 attempt order, so the near-duplicate decision (which of two similar tasks came first) and the file's
