@@ -8,18 +8,18 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from registry_helpers import default_specs, ensure_real_servers
 
 from cworld.data_model import ToolAnnotations, ToolResult, ToolSpec
 from cworld.environment import Environment
 from cworld.mcp import Connection
 from cworld.registry.launch import LaunchContext, resolve
 from cworld.registry.probe_args import ValueBank, generate_args, planned_args, probe_order
-from cworld.registry.runner import ServerOutcome, check_server
 from cworld.registry.schema_examples import example_value
 from cworld.registry.services import find_pg_bin
-from cworld.registry.testing import default_specs, ensure_real_servers
 from cworld.registry.usability import text_error, unusable_reason
 from cworld.registry.validate import availability_for, judge
+from cworld.registry.validate_server import ServerOutcome, check_server
 
 # --- the error-payload heuristic ---------------------------------------------------------------------
 

@@ -76,8 +76,8 @@ def command(
     with bootstrap intervals, per-task agreement and per-tool divergence (plus an HTML page)."""
     if ctx.invoked_subcommand is not None:
         return
-    from cworld.controller.tools import environment_tools
     from cworld.judges import JudgeContent, resolve_run
+    from cworld.registry.tools import environment_tools
     from cworld.report.fidelity_report import build_fidelity
 
     ws = workspace(ctx)
@@ -87,7 +87,7 @@ def command(
     report = build_fidelity(
         live=runs["live"],
         synth=runs["synth"],
-        tools=environment_tools(ws),
+        tools=environment_tools(workspace=ws).episode(),
         content=JudgeContent.from_environment(environment(ctx)),
         metric=metric,
         reference=reference,
@@ -142,9 +142,9 @@ def experiment_command(
 ) -> None:
     """Run the agents live and synthesized on the same tasks, seeds and policy, score both runs, and
     write the fidelity report. Re-running with the same --out resumes the runs."""
-    from cworld.controller.tools import environment_tools
     from cworld.data_model import Task, read_jsonl
     from cworld.judges import JudgeContent
+    from cworld.registry.tools import environment_tools
     from cworld.report.fidelity_experiment import DEFAULT_AGENTS, ExperimentConfig, run_experiment
     from cworld.report.fidelity_report import build_fidelity
 
@@ -161,7 +161,7 @@ def experiment_command(
     )
     tasks = read_jsonl(tasks_file or ws.latest("tasks"), Task)[: limit or None]
     target = (out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
-    tools = environment_tools(ws)
+    tools = environment_tools(env, ws).episode()
     live, synth = asyncio.run(
         run_experiment(tasks, config, env, ws, target, tools, console=Console(stderr=True))
     )

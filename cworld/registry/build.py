@@ -31,8 +31,8 @@ from cworld.environment import Environment, Workspace
 from cworld.errors import CworldError, UsageError
 from cworld.registry.launch import LaunchContext
 from cworld.registry.manifest import load_manifest
-from cworld.registry.runner import Hooks, ServerOutcome, check_server
 from cworld.registry.validate import ServerValidation, ToolValidation
+from cworld.registry.validate_server import Hooks, ServerOutcome, check_server
 
 TOOLS_FILE, VALIDATION_FILE, GRAPH_FILE, INDEX_DIR = "tools.jsonl", "validation.json", "graph.json", "index"
 DEFAULT_PARALLEL = 4
