@@ -128,6 +128,10 @@ class Fault:
         self.fired, self.fired_turn, self.fired_index = True, ctx.turn, ctx.index
         self.log(ctx, "fire", message, **extra)
 
+    def error(self, ctx: CallContext, error_class: Any, message: str, **meta: Any) -> ToolResult:
+        """The injected error, as the server the call went to would have sent it (`fault_error`)."""
+        return fault_error(error_class, message, source_of(ctx), **meta)
+
     def log(self, ctx: CallContext, phase: str, message: str, **extra: Any) -> None:
         params = {**self.planned.params, **extra, "fault": self.planned.key, "phase": phase}
         ctx.intervene(self.kind, self.level, message, params)

@@ -22,9 +22,7 @@ from cworld.controller.faults.base import (
     FaultParams,
     PlanInput,
     Targeting,
-    fault_error,
     register,
-    source_of,
 )
 from cworld.controller.memory import call_key
 from cworld.controller.middleware import CallContext, CallNext
@@ -290,4 +288,4 @@ class SessionExpiredFault(Fault):
 
     def _denied(self, ctx: CallContext) -> ToolResult:
         text = "401 Unauthorized: the session has expired or the token was revoked; authenticate again"
-        return fault_error("auth", text, source_of(ctx))
+        return self.error(ctx, "auth", text)
