@@ -52,10 +52,8 @@ class TimeoutParams(FaultParams):
     sleep_scale: float = Field(0.0, ge=0, description="real seconds slept per reported second (0 = none)")
 
 
-@register
+@register("timeout", TimeoutParams)
 class TimeoutFault(_OneShot):
-    kind = "timeout"
-    Params = TimeoutParams
     params: TimeoutParams
 
     async def _spoil(self, ctx: CallContext) -> ToolResult:
@@ -71,11 +69,9 @@ class RateLimitParams(FaultParams):
     scope: Literal["server", "tool"] = Field("server", description="what the limit covers")
 
 
-@register
+@register("rate_limit", RateLimitParams)
 class RateLimitFault(Fault):
-    kind = "rate_limit"
     level = "tool"
-    Params = RateLimitParams
     params: RateLimitParams
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -118,11 +114,9 @@ class UnavailableParams(FaultParams):
     calls: int = Field(1, ge=1, description="consecutive calls to the tool that get 503 (the first included)")
 
 
-@register
+@register("unavailable", UnavailableParams)
 class UnavailableFault(Fault):
-    kind = "unavailable"
     level = "tool"
-    Params = UnavailableParams
     params: UnavailableParams
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -159,13 +153,11 @@ class DeprecatedParams(FaultParams):
     )
 
 
-@register
+@register("deprecated", DeprecatedParams)
 class DeprecatedFault(Fault):
     """The target tool answers 404 from the firing call to the end of the episode."""
 
-    kind = "deprecated"
     level = "tool"
-    Params = DeprecatedParams
     params: DeprecatedParams
 
     @classmethod
@@ -218,12 +210,10 @@ class NetworkErrorParams(FaultParams):
     reaches_server: bool = Field(False, description="the request was executed before the connection dropped")
 
 
-@register
+@register("network_error", NetworkErrorParams)
 class NetworkErrorFault(_OneShot):
     """A transient transport failure: retrying the same call works."""
 
-    kind = "network_error"
-    Params = NetworkErrorParams
     params: NetworkErrorParams
 
     async def _spoil(self, ctx: CallContext) -> ToolResult:
