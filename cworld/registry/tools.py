@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
-from cworld.data_model import ServerSpec, ToolSpec
+from cworld.data_model import ServerSpec, ToolSpec, read_jsonl
 from cworld.environment import Environment, Workspace
 from cworld.errors import CworldError, UsageError
 
@@ -63,20 +63,17 @@ class ToolList:
     def sandbox(self) -> dict[str, ToolSpec]:
         return sandbox_tools()
 
-    @cached_property
-    def built(self) -> list[ToolSpec] | None:
-        """The built registry's tools in their file's order; None when the registry was never built."""
-        from cworld.registry.build import TOOLS_FILE, load_tools
-
-        if self.workspace is None or not (self.workspace.root / "registry" / TOOLS_FILE).is_file():
-            return None
-        return load_tools(self.workspace)
-
     @property
     def built_path(self) -> Path | None:
         from cworld.registry.build import TOOLS_FILE
 
         return self.workspace.root / "registry" / TOOLS_FILE if self.workspace else None
+
+    @cached_property
+    def built(self) -> list[ToolSpec] | None:
+        """The built registry's tools in their file's order; None when the registry was never built."""
+        path = self.built_path
+        return read_jsonl(path, ToolSpec) if path is not None and path.is_file() else None
 
     @cached_property
     def _manifest(self) -> tuple[dict[str, ServerSpec], str | None]:
@@ -106,7 +103,8 @@ class ToolList:
         env = self.env
         if env is None:
             return []
-        return [t for spec in self.servers.values() if spec.kind == "catalog" for t in load_catalog(env, spec)]
+        catalogs = [spec for spec in self.servers.values() if spec.kind == "catalog"]
+        return [t for spec in catalogs for t in load_catalog(env, spec)]
 
     @cached_property
     def recorded(self) -> list[ToolSpec]:
@@ -119,15 +117,16 @@ class ToolList:
         return {**self.sandbox, **by_id(self.built or [])}
 
     def merged(self, *, catalogs: bool = True, recorded: bool = True) -> dict[str, ToolSpec]:
-        """`episode()` when built; else the sandbox's tools plus the unbuilt stand-ins asked for."""
-        if self.built is not None:
+        """`episode()` when built (an empty build counts as none); else the sandbox's tools plus the
+        stand-ins asked for."""
+        if self.built:
             return self.episode()
         extra = (self.catalogs if catalogs else []) + (self.recorded if recorded else [])
         return {**self.sandbox, **by_id(extra)}
 
     @cached_property
     def tools(self) -> list[ToolSpec]:
-        """Every tool: the built registry as built, else the sandbox's, the catalogs' and the recorded ones."""
+        """Every tool: the built registry as built, else the sandbox's, the catalogs' and the recorded."""
         if self.built is not None:
             return self.built
         return list(self.sandbox.values()) + self.catalogs + self.recorded
@@ -146,7 +145,8 @@ class ToolList:
         if "/" not in tool_id:
             raise UsageError(f"'{tool_id}' is not SERVER/TOOL (e.g. mail/list_messages)")
         close = difflib.get_close_matches(tool_id, list(found), n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; `cworld engine cards --json` lists the tools"
+        hint = (f"; did you mean {', '.join(close)}?" if close
+                else "; `cworld engine cards --json` lists the tools")
         raise UsageError(f"unknown tool '{tool_id}' in {self.source}{hint}")
 
 

@@ -61,16 +61,17 @@ def load_universe(env: Environment, workspace: Workspace, *, need_search: bool =
     listing = environment_tools(env, workspace)
     tools = listing.merged(recorded=False)
     notes: list[str] = []
-    if listing.built is not None:
+    if listing.built:
         notes.append(f"tools: the built registry ({len(listing.built)} tools) over the sandbox's")
     else:
         if listing.manifest_error:
             notes.append(f"catalogs skipped: {listing.manifest_error}")
-        notes.append(f"tools: no built registry; sandbox apps and {len(listing.catalogs)} schema-only catalog tools")
+        catalogs = len(listing.catalogs)
+        notes.append(f"tools: no built registry; sandbox apps and {catalogs} schema-only catalog tools")
     graph = _graph(workspace, list(tools.values()), notes)
     universe = ToolUniverse(tools=tools, graph=graph, notes=notes)
     if need_search:
-        _attach_search(universe, env, workspace, listing.built is not None)
+        _attach_search(universe, env, workspace, bool(listing.built))
     return universe
 
 
