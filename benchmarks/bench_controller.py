@@ -37,11 +37,12 @@ from typing import Any
 
 from mcp import Client
 
-from cworld.controller import FAULT_TYPES, StateController, load_policy, sandbox_tools
+from cworld.controller import FAULT_TYPES, StateController, load_policy
 from cworld.controller.backends import SandboxBackend
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import PlanStep, Task, ToolResult, ToolSpec
 from cworld.environment import Environment
+from cworld.registry.tools import sandbox_tools
 
 TOOLS = {"cheap": ("calendar/list_calendars", {}), "typical": ("mail/search_contacts", {"query": "a"})}
 TASK = Task(id="bench", query="bench", tools=["mail/search_contacts", "mail/search_messages", "mail/list_messages"],

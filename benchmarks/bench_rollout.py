@@ -29,9 +29,12 @@ from cworld.agents import Action, Observation, ScriptedAgent, Toolbox, scripted_
 from cworld.data_model import Task, read_jsonl
 from cworld.llm import Gateway, mock
 from cworld.rollout import RolloutContext, RunConfig, Runner
-from cworld.rollout.testing import busy_actor, scratch_context
 
-FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "tasks_sandbox.jsonl"
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+FIXTURE = TESTS / "fixtures" / "tasks_sandbox.jsonl"
+sys.path.insert(0, str(TESTS))
+from rollout_helpers import busy_actor, scratch_context  # noqa: E402  (the tests' helpers, found above)
+
 TURN_S = 0.2
 LEVELS = (1, 8, 32, 64)
 

@@ -5,7 +5,7 @@ and without prerequisites, and the recall of the gold prerequisite tools.
 
 Tools: `--tools` (JSON list or JSONL of ToolSpec), else the workspace's `registry/tools.jsonl` (what
 `cworld registry build` listed and indexed), else (or with `--tools default`) the sandbox apps' tools + the real servers' published tool lists
-(tests/fixtures/real_tools.json) + the schema-only catalogs of registry/servers.yaml. `--sweep` tunes
+(registry/recorded/real_tools.json) + the schema-only catalogs of registry/servers.yaml. `--sweep` tunes
 fusion and BM25 field weights on one half of the queries (split by a hash of the text) and reports the
 other half, so a setting is never chosen on the queries it is judged on.
 """
@@ -44,7 +44,7 @@ from cworld.registry.index.quality import (  # noqa: E402
 from cworld.registry.index.store import ToolIndex  # noqa: E402
 
 QUERIES = ROOT / "registry" / "eval" / "queries.jsonl"
-REAL_TOOLS = ROOT / "tests" / "fixtures" / "real_tools.json"
+REAL_TOOLS = ROOT / "registry" / "recorded" / "real_tools.json"
 MANIFEST = ROOT / "registry" / "servers.yaml"
 KS = (1, 5, 10)
 

@@ -126,10 +126,11 @@ def make(task: Task | dict[str, Any], mode: str = "live", policy: str = "default
          tools: dict[str, ToolSpec] | None = None, agent: str = AGENT) -> CworldEnv:
     """An environment for one task. `agent` names the policy being trained (it picks the fault timing
     stream, so two trainees on one (task, policy, seed) meet the same faults at their own turns)."""
-    from cworld.controller import environment_tools
+    from cworld.registry.tools import environment_tools
 
     ws = workspace or Workspace.resolve()
-    ctx = RolloutContext(env or Environment.resolve(), ws, tools if tools is not None else environment_tools(ws),
+    chosen = env or Environment.resolve()
+    ctx = RolloutContext(chosen, ws, tools if tools is not None else environment_tools(chosen, ws).episode(),
                          max_turns=max_turns)
     ctx.policy(policy)
     return CworldEnv(_as_task(task), ctx, mode=mode, policy=policy, access=access, agent=agent)

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rollout_helpers import fired, scratch_context, succeeded
 
 from cworld.agents import make_agent
 from cworld.controller import FAULT_TYPES
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import Task, read_jsonl
 from cworld.rollout import build_episode, run_episode
-from cworld.rollout.testing import fired, scratch_context, succeeded
 
 TASKS = {t.id: t for t in read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)}
 

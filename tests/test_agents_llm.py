@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rollout_helpers import busy_actor, scratch_context, succeeded, without_timings
 
 from cworld.agents import make_agent
 from cworld.config import ModelConfig
@@ -17,7 +18,6 @@ from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import Task, read_jsonl
 from cworld.llm import Gateway, mock
 from cworld.rollout import RunConfig, Runner, TrajectoryStore, build_episode, run_episode
-from cworld.rollout.testing import busy_actor, scratch_context, succeeded, without_timings
 
 TASKS = {t.id: t for t in read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)}
 FORWARD = "sbx-mail-forward-audit"

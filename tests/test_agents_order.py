@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rollout_helpers import fired, scratch_context, success_rate
 
 from cworld.agents import make_agent
 from cworld.data_model import Task, read_jsonl
 from cworld.rollout import build_episode, run_episode
-from cworld.rollout.testing import fired, scratch_context, success_rate
 
 TASKS = read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)
 DESIGNED_ORDER = ["scripted:oracle", "scripted:noisy-0.1", "scripted:no-replan", "scripted:no-look",

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rollout_helpers import fired, scratch_context, succeeded
 
 from cworld.agents import make_agent, resolve_references, scripted_skills
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import Task, read_jsonl
 from cworld.errors import UsageError
 from cworld.rollout import build_episode, run_episode
-from cworld.rollout.testing import fired, scratch_context, succeeded
 from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework import SandboxSession
 from cworld.sandbox.framework.server import build_all

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cworld.controller import StateController, build_controller, sandbox_tools
+from cworld.controller import StateController, build_controller
 from cworld.controller.backends import (
     EngineBackend,
     HybridBackend,
@@ -23,6 +23,7 @@ from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.environment import Environment, Workspace
 from cworld.errors import ModelError
+from cworld.registry.tools import sandbox_tools
 
 ENV = Environment.resolve()
 TOOLS = sandbox_tools()

@@ -16,12 +16,12 @@ from cworld.controller import (
     fault_multiset,
     load_policy,
     plan_faults,
-    sandbox_tools,
     time_faults,
 )
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import PlanStep, Task, ToolResult, ToolSpec
 from cworld.environment import Environment, Workspace
+from cworld.registry.tools import sandbox_tools
 from cworld.sandbox.catalog import all_apps
 from cworld.sandbox.framework import SandboxSession
 

@@ -13,12 +13,12 @@ from cworld.controller import (
     TRUNCATION_MARKER,
     StateController,
     build_controller,
-    sandbox_tools,
     similar_tools,
 )
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import Constraint, PlanStep, Task, ToolResult
 from cworld.environment import Environment, Workspace
+from cworld.registry.tools import sandbox_tools
 
 ENV = Environment.resolve()
 TOOLS = sandbox_tools()

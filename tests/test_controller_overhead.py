@@ -11,11 +11,12 @@ import statistics
 import time
 from typing import Any
 
-from cworld.controller import FAULT_TYPES, StateController, load_policy, sandbox_tools
+from cworld.controller import FAULT_TYPES, StateController, load_policy
 from cworld.controller.backends import SandboxBackend
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import PlanStep, Task, ToolResult, ToolSpec
 from cworld.environment import Environment
+from cworld.registry.tools import sandbox_tools
 
 TOOLS = sandbox_tools()
 SPEC, ARGS = TOOLS["mail/search_contacts"], {"query": "a"}

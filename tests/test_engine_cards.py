@@ -45,7 +45,7 @@ def test_every_sandbox_app_and_real_server_is_named_by_a_card(cards) -> None:
 
 def test_every_sandbox_and_real_tool_gets_a_specific_card(cards) -> None:
     tools = [t for app in all_apps() for t in tool_specs(app)]
-    tools += [ToolSpec.model_validate(t) for t in json.loads((ROOT / "tests/fixtures/real_tools.json").read_text())]
+    tools += [ToolSpec.model_validate(t) for t in json.loads((ROOT / "registry/recorded/real_tools.json").read_text())]
     assignments = assign_cards(tools, cards)
     generic = [a.tool_id for a in assignments if a.card == "generic"]
     assert generic == []

@@ -8,7 +8,7 @@ from typing import Any
 
 from cworld.agents import make_agent
 from cworld.config import ModelConfig, ModelsConfig
-from cworld.controller import build_controller, sandbox_tools
+from cworld.controller import build_controller
 from cworld.controller.backends import EngineBackend
 from cworld.controller.factory import build_engine, default_engine
 from cworld.controller.policy import Policy
@@ -23,6 +23,7 @@ from cworld.engine.world.task import TaskContext
 from cworld.environment import Environment, Workspace
 from cworld.fidelity.experiment import make_engine
 from cworld.llm import Gateway, mock
+from cworld.registry.tools import sandbox_tools
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
 from cworld.schemas.validation import validation_error
 

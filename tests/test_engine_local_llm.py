@@ -44,7 +44,7 @@ def test_the_server_command_serves_the_packaged_gguf_on_localhost() -> None:
 
 def _calls() -> list[tuple[ToolSpec, dict]]:
     mail = {t.name: t for t in tool_specs(app_by_name("mail"))}
-    real = {t["name"]: ToolSpec.model_validate(t) for t in json.loads((ROOT / "tests/fixtures/real_tools.json").read_text())
+    real = {t["name"]: ToolSpec.model_validate(t) for t in json.loads((ROOT / "registry/recorded/real_tools.json").read_text())
             if t["server"] in ("time", "git")}
     return [(real["get_current_time"], {"timezone": "Asia/Tokyo"}),
             (mail["get_contact"], {"contact_id": "contact_0002"}),

@@ -23,7 +23,7 @@ from cworld.schemas.walk import inline_refs
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_cards(ROOT / "category_cards")
 SANDBOX = [t for app in all_apps() for t in tool_specs(app)]
-REAL = [ToolSpec.model_validate(t) for t in json.loads((ROOT / "tests/fixtures/real_tools.json").read_text())]
+REAL = [ToolSpec.model_validate(t) for t in json.loads((ROOT / "registry/recorded/real_tools.json").read_text())]
 BY_ID = {t.id: t for t in SANDBOX + REAL}
 
 

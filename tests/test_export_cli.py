@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from cworld.cli import main as cli_main
-from cworld.controller.tools import environment_tools
 from cworld.data_model import Task, read_jsonl
 from cworld.environment import Environment, Workspace
 from cworld.export import check_openai_file, check_sharegpt_record
+from cworld.registry.tools import environment_tools
 from cworld.rollout import RolloutContext, RunConfig, Runner
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
@@ -29,7 +29,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("export")
     ws = Workspace.resolve(root / "ws")
     tasks = read_jsonl(FIXTURE, Task)[:3]
-    ctx = RolloutContext(Environment.resolve(), ws, environment_tools(ws))
+    ctx = RolloutContext(Environment.resolve(), ws, environment_tools(workspace=ws).episode())
     out = root / "run"
     for agent in ("scripted:oracle", "scripted:no-retry"):
         config = RunConfig(agent=agent, mode="live", policy="default", resume=True, progress=False)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from registry_helpers import default_specs, ensure_real_servers, make_environment
 
 from cworld.data_model import ToolSpec, read_jsonl
 from cworld.environment import Environment, Workspace
 from cworld.registry.build import BuildReport, build_registry, load_report, summary
-from cworld.registry.testing import default_specs, ensure_real_servers, make_environment
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mcp_servers"
 HANG_TIMEOUT_S = 3

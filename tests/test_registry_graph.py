@@ -24,7 +24,7 @@ from cworld.registry.index import HashEmbedder
 from cworld.registry.search import SearchService, build_search_index, surfaced_tools
 from cworld.sandbox.framework.app import Prerequisite
 
-REAL_TOOLS = Path(__file__).resolve().parent / "fixtures" / "real_tools.json"
+REAL_TOOLS = Path(__file__).resolve().parents[1] / "registry" / "recorded" / "real_tools.json"
 
 
 def spec(server: str, name: str, params: dict[str, Any] | None = None, output: dict[str, Any] | None = None,

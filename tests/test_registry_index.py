@@ -25,7 +25,7 @@ from cworld.registry.index.text import stem, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
 QUALITY_SET = ROOT / "registry" / "eval" / "queries.jsonl"
-REAL_TOOLS = ROOT / "tests" / "fixtures" / "real_tools.json"
+REAL_TOOLS = ROOT / "registry" / "recorded" / "real_tools.json"
 
 
 class CountingEmbedder:

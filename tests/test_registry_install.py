@@ -6,6 +6,7 @@ import json
 import time
 
 import pytest
+from registry_helpers import ensure_real_servers, make_environment
 
 from cworld.data_model import ServerSpec
 from cworld.environment import Environment, Workspace
@@ -18,7 +19,6 @@ from cworld.registry.install import (
     server_status,
     stamp_path,
 )
-from cworld.registry.testing import ensure_real_servers, make_environment
 
 
 @pytest.fixture(scope="module")

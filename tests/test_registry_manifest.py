@@ -8,13 +8,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from registry_helpers import make_environment
 
 from cworld.data_model import ServerSpec
 from cworld.environment import Environment
 from cworld.errors import ContentError
 from cworld.registry.launch import LaunchContext, derived_command, expand, needed_services, resolve
 from cworld.registry.manifest import load_catalog, load_manifest, server_by_id
-from cworld.registry.testing import make_environment
 
 REAL = ("filesystem", "memory", "git", "time", "sqlite", "fetch", "postgres", "github", "brave-search")
 

@@ -14,13 +14,13 @@ import time
 import httpx
 import pytest
 from mcp import Client
+from registry_helpers import default_specs, ensure_real_servers, make_environment
 
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
 from cworld.mcp import Connection, http_target, stdio_target
 from cworld.registry.build import build_registry
 from cworld.registry.serve import RegistryService, build_mcp_server
-from cworld.registry.testing import default_specs, ensure_real_servers, make_environment
 
 #: Runs the CLI with `serve` registered, whether or not cworld.cli.main lists it yet.
 BOOT = (

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from registry_helpers import default_specs, ensure_real_servers
 
 from cworld.data_model import ToolAnnotations, ToolResult, ToolSpec
 from cworld.environment import Environment
 from cworld.mcp import Connection
 from cworld.registry.launch import LaunchContext, resolve
 from cworld.registry.probe_args import ValueBank, generate_args, planned_args, probe_order
-from cworld.registry.runner import ServerOutcome, check_server
 from cworld.registry.services import find_pg_bin
-from cworld.registry.testing import default_specs, ensure_real_servers
 from cworld.registry.usability import text_error, unusable_reason
 from cworld.registry.validate import availability_for, judge
+from cworld.registry.validate_server import Check, ServerOutcome, check_server
 from cworld.schemas.probe import example_value
 
 # --- the error-payload heuristic ---------------------------------------------------------------------
@@ -253,10 +253,10 @@ def real_results(tmp_path_factory) -> dict[str, ServerOutcome | ToolResult]:
         ctx, ctx_missing, ctx_direct = (
             LaunchContext(root, cache, root / "scratch" / n) for n in ("a", "b", "c")
         )
-        checks = [check_server(env, s, ctx, timeout_s=30) for s in default_specs(*REAL)]
+        checks = [check_server(env, s, ctx, Check(30)) for s in default_specs(*REAL)]
         try:
             *outcomes, missing_outcome, raw = await asyncio.gather(
-                *checks, check_server(env, missing, ctx_missing, timeout_s=30), direct(ctx_direct)
+                *checks, check_server(env, missing, ctx_missing, Check(30)), direct(ctx_direct)
             )
         finally:
             for c in (ctx, ctx_missing, ctx_direct):
@@ -324,5 +324,5 @@ def test_sqlite_error_as_text_is_caught_at_stage_three(real_results):
 async def test_a_real_server_that_is_not_installed_says_so(tmp_path):
     spec = default_specs("time")[0]
     ctx = LaunchContext(tmp_path, tmp_path / "servers", tmp_path / "scratch")
-    outcome = await check_server(Environment.resolve(), spec, ctx, timeout_s=5)
+    outcome = await check_server(Environment.resolve(), spec, ctx, Check(5))
     assert not outcome.validation.started and "cworld servers install" in outcome.validation.reason

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from rollout_helpers import TIMING_FIELDS, scratch_context, without_timings
 
 from cworld.agents import make_agent
 from cworld.controller import fault_multiset
 from cworld.data_model import Task, read_jsonl
 from cworld.rollout import build_episode, run_episode
-from cworld.rollout.testing import TIMING_FIELDS, scratch_context, without_timings
 
 TASKS = read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)
 

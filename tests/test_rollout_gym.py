@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rollout_helpers import without_timings
 
 from cworld.data_model import Task, read_jsonl
 from cworld.environment import Workspace
 from cworld.errors import UsageError
 from cworld.gym import make
-from cworld.rollout.testing import without_timings
 
 TASKS = {t.id: t for t in read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)}
 NOTE = "Deborah, could you rotate the stale API keys this week? Thanks."

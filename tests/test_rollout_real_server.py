@@ -12,9 +12,9 @@ from pathlib import Path
 import yaml
 
 from cworld.agents import Action, Observation, Toolbox
-from cworld.controller import environment_tools
 from cworld.data_model import Task, ToolSpec
 from cworld.environment import Environment, Workspace, init_environment
+from cworld.registry.tools import environment_tools
 from cworld.rollout import RolloutContext, RunConfig, Runner, TrajectoryStore
 
 TOY = Path(__file__).parent / "fixtures" / "mcp_servers" / "toy_server.py"
@@ -53,7 +53,7 @@ async def test_a_real_server_killed_mid_episode_is_an_infra_error_that_is_retrie
         {"id": "toy", "kind": "real", "command": sys.executable, "args": [str(TOY)],
          "env": {"TOY_SCRATCH": "{scratch}"}, "timeout_s": 20}]}))
     ws = Workspace.resolve(tmp_path / "ws")
-    tools = {**environment_tools(ws), **{t.id: t for t in (toy("pid"), toy("slow", seconds="number"),
+    tools = {**environment_tools(workspace=ws).episode(), **{t.id: t for t in (toy("pid"), toy("slow", seconds="number"),
                                                            toy("echo", text="string"))}}
     task = Task(id="real-kill", query="Echo hello.", tools=["toy/pid", "toy/slow", "toy/echo"])
     ctx = RolloutContext(Environment.resolve(env_dir), ws, tools)

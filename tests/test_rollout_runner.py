@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rollout_helpers import CrashingServer, SleepyAgent, scratch_context, succeeded
 
 from cworld.cli.main import COMMANDS, cli
 from cworld.data_model import Task, read_jsonl
 from cworld.errors import UsageError
 from cworld.rollout import TRAJECTORIES_FILE, RunConfig, Runner, TrajectoryStore, episode_id
-from cworld.rollout.testing import CrashingServer, SleepyAgent, scratch_context, succeeded
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
 TASKS = read_jsonl(FIXTURE, Task)

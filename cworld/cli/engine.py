@@ -26,10 +26,10 @@ def cards_command(ctx: click.Context, embed: bool, as_json: bool) -> None:
     """Tools per category card, and how many are left uncategorized (generic by fallback)."""
     from cworld.engine.cards.card import load_cards
     from cworld.engine.cards.coverage import coverage
-    from cworld.engine.toolset import load_toolset
+    from cworld.registry.tools import environment_tools
 
     env = environment(ctx)
-    report = coverage(load_toolset(env, workspace(ctx)), load_cards(env.category_cards), _embedder() if embed else None)
+    report = coverage(environment_tools(env, workspace(ctx)), load_cards(env.category_cards), _embedder() if embed else None)
     if as_json:
         echo_json(report)
         return
@@ -72,12 +72,12 @@ def try_command(ctx: click.Context, tool_id: str, args_text: str, engine_name: s
     from cworld.engine.cards.card import load_cards
     from cworld.engine.protocol import SessionLog
     from cworld.engine.schema.preview import parse_arguments, preview, save_session
-    from cworld.engine.toolset import load_toolset
     from cworld.errors import UsageError
+    from cworld.registry.tools import environment_tools
 
     arguments = parse_arguments(args_text)
     env, ws = environment(ctx), workspace(ctx)
-    toolset = load_toolset(env, ws)
+    toolset = environment_tools(env, ws)
     tool = toolset.find(tool_id)
     cards = load_cards(env.category_cards)
     if record and session_file is None:

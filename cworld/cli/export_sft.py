@@ -59,10 +59,10 @@ def command(
     """Export RUNS (default: the workspace's latest run) as fine-tuning data. Observations are what the
     agent saw (faults included), exact duplicates are dropped, secrets are masked; a summary goes to
     OUT.summary.json."""
-    from cworld.controller.tools import environment_tools
     from cworld.export import ExportFilters, export_sft
     from cworld.judges import resolve_run
     from cworld.judges.runs import load_trajectories, tools_seen
+    from cworld.registry.tools import environment_tools
 
     filters = ExportFilters(
         min_score=min_score,
@@ -75,7 +75,7 @@ def command(
     folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
     catalog = {
         **{k: v for f in folders for k, v in tools_seen(load_trajectories(f)).items()},
-        **environment_tools(ws),
+        **environment_tools(workspace=ws).episode(),
     }
     summary = export_sft(folders, fmt, out.expanduser().resolve(), filters, catalog)
     if as_json:

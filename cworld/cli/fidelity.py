@@ -95,15 +95,15 @@ def command(
     with bootstrap intervals, per-task agreement and per-tool divergence (plus an HTML page)."""
     if ctx.invoked_subcommand is not None:
         return
-    from cworld.controller.tools import environment_tools
     from cworld.judges import resolve_run
+    from cworld.registry.tools import environment_tools
 
     ws = workspace(ctx)
     if live is None and synth is None and reference is None:
         raise click.UsageError("give --live RUN and --synth RUN, or run `cworld fidelity experiment`")
     runs = {k: resolve_run(v, ws) if v is not None else None for k, v in (("live", live), ("synth", synth))}
     out = report.out or ws.path("reports") / time.strftime("fidelity-%Y%m%d-%H%M%S")
-    _report(report, runs["live"], runs["synth"], environment_tools(ws), environment(ctx), ws, out, reference)
+    _report(report, runs["live"], runs["synth"], environment_tools(workspace=ws).episode(), environment(ctx), ws, out, reference)
 
 
 @command.command("experiment")
@@ -142,16 +142,16 @@ def experiment_command(
 ) -> None:
     """Run the agents live and synthesized on the same tasks, seeds and policy, score both runs, and
     write the fidelity report. Re-running with the same --out resumes the runs."""
-    from cworld.controller.tools import environment_tools
     from cworld.data_model import Task, read_jsonl
     from cworld.fidelity import ExperimentConfig, run_experiment
+    from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext
 
     env, ws = environment(ctx), workspace(ctx)
     config = ExperimentConfig(**settings, progress=not (no_progress or report.as_json))
     tasks = read_jsonl(tasks_file or ws.latest("tasks"), Task)[: limit or None]
     target = (report.out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
-    tools = environment_tools(ws)
+    tools = environment_tools(env, ws).episode()
     live_ctx = RolloutContext(env, ws, dict(tools))
     live, synth = asyncio.run(run_experiment(tasks, config, live_ctx, target, console=Console(stderr=True)))
     _report(report, live, synth, tools, env, ws, target)

@@ -67,9 +67,9 @@ async def _judge_all(runs: list[Path], setup: JudgeSetup, *, resume: bool, concu
 
 
 def _tools(ws: Workspace) -> dict[str, ToolSpec]:
-    from cworld.controller.tools import environment_tools
+    from cworld.registry.tools import environment_tools
 
-    return environment_tools(ws)
+    return environment_tools(workspace=ws).episode()
 
 
 def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | None:

@@ -28,10 +28,10 @@ def default_out(runs: list[Path], ws: Workspace) -> Path:
 def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet: bool, all_runs: bool) -> None:
     """Leaderboard and self-contained HTML report over RUNS (default: the workspace's latest run).
     Runs never judged are scored here with the verifiable metrics only, and the report says so."""
-    from cworld.controller.tools import environment_tools
     from cworld.fidelity.html import latest_fidelity_section
     from cworld.judges import JudgeContent, resolve_run
     from cworld.judges.runs import all_runs as workspace_runs
+    from cworld.registry.tools import environment_tools
     from cworld.report import build_report
 
     ws = workspace(ctx)
@@ -44,7 +44,7 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     target = out or default_out(folders, ws)
     fidelity = latest_fidelity_section(ws)
     result = build_report(folders, target, content=JudgeContent.from_environment(environment(ctx)),
-                          tools=environment_tools(ws), extra_sections=[fidelity] if fidelity else [])
+                          tools=environment_tools(workspace=ws).episode(), extra_sections=[fidelity] if fidelity else [])
     ws.mark_latest("report", result.out)
     if not quiet:
         click.echo(result.compact + "\n")

@@ -45,9 +45,9 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     """Run AGENT on every task (x seeds); trajectories go to OUT/trajectories.jsonl as episodes end."""
     from cworld.agents import agent_label, scripted_skills
     from cworld.agents.search import registry_index_folder
-    from cworld.controller import environment_tools
     from cworld.data_model import Task, read_jsonl
     from cworld.errors import UsageError
+    from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext, RunConfig, Runner, render
 
     env, ws = environment(ctx), workspace(ctx)
@@ -62,7 +62,7 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
         raise UsageError("the tasks file holds no tasks; create some with `cworld synth` or pass --tasks FILE")
     if registry_search and registry_index_folder(ws) is None:
         raise UsageError("no registry index in the workspace; run `cworld registry build` or drop --registry-search")
-    rollout = RolloutContext(env, ws, environment_tools(ws), registry_search=registry_search)
+    rollout = RolloutContext(env, ws, environment_tools(env, ws).episode(), registry_search=registry_search)
     rollout.policy(policy)
     folder = _run_folder(ws, out, resume)
     report = asyncio.run(Runner(tasks, config, rollout, folder).run())

@@ -1,7 +1,7 @@
 """The state controller: middleware between agent and backend that injects faults (paper §2.3).
 
     controller = build_controller(task, mode="live", policy="default", seed=0, agent="scripted:oracle",
-                                  env=env, workspace=ws, tools=environment_tools(ws))
+                                  env=env, workspace=ws, tools=environment_tools(env, ws).episode())
     await controller.open()
     outcome = await controller.call(tool_spec, {"query": "x"}, turn=1)   # CallOutcome(raw, observation, ...)
     for text, constraint, record in controller.due_user_messages(turn): ...
@@ -24,7 +24,6 @@ from cworld.controller.planning import (
     time_faults,
 )
 from cworld.controller.policy import Policy, load_policy, policy_names
-from cworld.controller.tools import environment_tools, sandbox_tools
 
 __all__ = [
     "FAULT_TYPES",
@@ -47,14 +46,12 @@ __all__ = [
     "build_backend",
     "build_controller",
     "default_engine",
-    "environment_tools",
     "fault_multiset",
     "is_login",
     "is_read",
     "load_policy",
     "plan_faults",
     "policy_names",
-    "sandbox_tools",
     "similar_tools",
     "time_faults",
 ]

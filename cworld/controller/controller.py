@@ -77,9 +77,13 @@ class StateController:
         agent: str,
         tools: Mapping[str, ToolSpec] | None = None,
         seed: int = 0,
+        world_seed: int | None = None,
         middlewares: Sequence[Middleware] = (),
     ) -> None:
         self.backend = backend
+        self.world_seed = world_seed
+        """The seed the backend's world opens at, whatever the episode seed (a task's world is fixed by
+        the task: its query and ground truth were written against it); None: the episode seed."""
         self.task = task
         self.policy = policy
         self.agent = agent
@@ -104,7 +108,7 @@ class StateController:
         if self._opened:
             await self.backend.close()
         self._plan_for(self.seed if seed is None else seed)
-        await self.backend.open(self.seed)
+        await self.backend.open(self.seed if self.world_seed is None else self.world_seed)
         self._opened = True
 
     async def close(self) -> None:

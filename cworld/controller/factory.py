@@ -119,6 +119,7 @@ def build_controller(
     seed: int,
     agent: str,
     env: Environment,
+    world_seed: int | None = None,
     workspace: Workspace,
     tools: Mapping[str, ToolSpec],
     engine: WorldEngine | None = None,
@@ -126,10 +127,11 @@ def build_controller(
     middlewares: Sequence[Middleware] = (),
     via: Via = "direct",
 ) -> StateController:
-    """A controller ready to `open()`; faults are planned for `seed` already (see `controller.plan`)."""
+    """A controller ready to `open()`; faults are planned for `seed` already (see `controller.plan`).
+    `world_seed` fixes the seed the backend's world opens at (a task's world); None: the episode seed."""
     chosen = policy if isinstance(policy, Policy) else load_policy(env, policy)
     episode = f"{task.id}-{agent}-{mode}-{chosen.name}"
     backend = build_backend(mode, env=env, workspace=workspace, tools=tools, engine=engine, episode=episode,
                             resources=resources, via=via, task=task)
     return StateController(backend, task=task, policy=chosen, agent=agent, tools=tools, seed=seed,
-                           middlewares=middlewares)
+                           world_seed=world_seed, middlewares=middlewares)

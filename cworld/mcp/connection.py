@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from cworld.data_model import ErrorClass, ServerSpec, ToolResult, ToolSpec
@@ -47,65 +47,34 @@ class ToolConnection(Protocol):
     async def close(self) -> None: ...
 
 
+@dataclass(eq=False)
 class Connection:
     """One MCP server (stdio, streamable HTTP or in memory), started once, restarted when it breaks."""
 
-    def __init__(
-        self,
-        target: Target,
-        server_id: str,
-        *,
-        server_kind: ServerKind | None = None,
-        default_timeout_s: float = 30.0,
-        handshake_timeout_s: float = 20.0,
-        max_restarts: int = 2,
-        probe_timeout_s: float = 2.0,
-        mode: str = "auto",
-    ) -> None:
-        self.target = target
-        self.server_id = server_id
-        self.server_kind = server_kind
-        self.default_timeout_s = default_timeout_s
-        self.handshake_timeout_s = handshake_timeout_s
-        self.max_restarts = max_restarts
-        self.probe_timeout_s = probe_timeout_s
-        self.mode = mode
-        self.restarts = 0
-        self.start_error: str | None = None
-        """Why the last start failed; calls then return `unavailable` with it instead of retrying."""
-        self.gave_up: str | None = None
-        """Set when the restart budget is spent; calls then return `server_crash` with it."""
-        self._live: LiveSession | None = None
-        self._lock = asyncio.Lock()
-        self._closed = False
+    target: Target
+    server_id: str
+    _: KW_ONLY
+    server_kind: ServerKind | None = None
+    default_timeout_s: float = 30.0
+    handshake_timeout_s: float = 20.0
+    max_restarts: int = 2
+    probe_timeout_s: float = 2.0
+    mode: str = "auto"
+    restarts: int = field(default=0, init=False)
+    start_error: str | None = field(default=None, init=False)
+    """Why the last start failed; calls then return `unavailable` with it instead of retrying."""
+    gave_up: str | None = field(default=None, init=False)
+    """Set when the restart budget is spent; calls then return `server_crash` with it."""
+    _live: LiveSession | None = field(default=None, init=False, repr=False)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
+    _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
-    def from_spec(
-        cls,
-        spec: ServerSpec,
-        *,
-        server: Any = None,
-        command: str | None = None,
-        args: list[str] | None = None,
-        env: dict[str, str] | None = None,
-        cwd: str | Path | None = None,
-        url: str | None = None,
-        bearer_token: str | None = None,
-        **options: Any,
-    ) -> Connection:
-        """A connection as the spec describes it; explicit target fields and `Connection` options win."""
-        target = target_from_spec(
-            spec,
-            server=server,
-            command=command,
-            args=args,
-            env=env,
-            cwd=cwd,
-            url=url,
-            bearer_token=bearer_token,
-        )
+    def from_spec(cls, spec: ServerSpec, *, server: Any = None, **options: Any) -> Connection:
+        """A connection as the spec describes it (`server`: the in-memory server of a sandbox spec);
+        `Connection` options win over the spec's. Other target overrides: `target_from_spec`."""
         options.setdefault("default_timeout_s", spec.timeout_s)
-        return cls(target, spec.id, server_kind=spec.kind, **options)
+        return cls(target_from_spec(spec, server=server), spec.id, server_kind=spec.kind, **options)
 
     @property
     def pid(self) -> int | None:

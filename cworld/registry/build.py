@@ -30,9 +30,9 @@ from cworld.data_model import ServerSpec, ToolSpec, read_jsonl, write_jsonl_atom
 from cworld.environment import Environment, Workspace
 from cworld.errors import CworldError, UsageError
 from cworld.registry.launch import LaunchContext
-from cworld.registry.manifest import load_manifest
-from cworld.registry.runner import Hooks, ServerOutcome, check_server
+from cworld.registry.manifest import load_manifest, select_servers
 from cworld.registry.validate import ServerValidation, ToolValidation
+from cworld.registry.validate_server import Check, Hooks, ServerOutcome, check_server
 
 TOOLS_FILE, VALIDATION_FILE, GRAPH_FILE, INDEX_DIR = "tools.jsonl", "validation.json", "graph.json", "index"
 DEFAULT_PARALLEL = 4
@@ -92,16 +92,6 @@ def load_tools(workspace: Workspace) -> list[ToolSpec]:
     return read_jsonl(path, ToolSpec)
 
 
-def _select(specs: list[ServerSpec], only: list[str] | None) -> list[ServerSpec]:
-    if not only:
-        return specs
-    known = {s.id for s in specs}
-    unknown = sorted(set(only) - known)
-    if unknown:
-        raise UsageError(f"no server {unknown} in the manifest; choose from {sorted(known)}")
-    return [s for s in specs if s.id in only]
-
-
 async def _check_all(
     env: Environment,
     specs: list[ServerSpec],
@@ -122,9 +112,7 @@ async def _check_all(
             before = previous.server(spec.id) if previous else None
             timeout = timeout_s if timeout_s is not None else spec.timeout_s
             budget = timeout * (BUDGET_CALLS + (len(before.tools) if before else 30))
-            check = check_server(
-                env, spec, ctx, timeout_s=timeout, previous=before, force=force, hooks=progress.hooks
-            )
+            check = check_server(env, spec, ctx, Check(timeout, before, force, progress.hooks))
             started = time.perf_counter()
             try:
                 outcome = await asyncio.wait_for(check, budget)
@@ -236,7 +224,7 @@ async def build_registry(
     """Validate the manifest's servers and write the registry; see the module docstring."""
     started = time.perf_counter()
     specs = load_manifest(env)
-    chosen = _select(specs, only)
+    chosen = select_servers(specs, only)
     out = registry_dir(workspace)
     previous = load_report(workspace)
     old_tools = read_jsonl(out / TOOLS_FILE, ToolSpec) if (out / TOOLS_FILE).is_file() else []

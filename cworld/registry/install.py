@@ -21,8 +21,7 @@ from typing import Literal
 
 from cworld.data_model import InstallSpec, ServerSpec
 from cworld.environment import Environment, Workspace
-from cworld.errors import UsageError
-from cworld.registry.manifest import load_manifest
+from cworld.registry.manifest import load_manifest, select_servers
 
 Status = Literal["installed", "skipped", "failed"]
 INSTALL_TIMEOUT_S = 900
@@ -208,7 +207,7 @@ def install_servers(
 ) -> list[InstallOutcome]:
     """Install every installable server (or those in `only`): npm ones one after another (they share a
     prefix), PyPI ones alongside them, each in its own venv."""
-    chosen = _select(installable(specs), only)
+    chosen = select_servers(installable(specs), only, noun="installable server", where="")
     npm = [s for s in chosen if s.install and s.install.npm]
     pypi = [s for s in chosen if s.install and not s.install.npm]
 
@@ -226,13 +225,3 @@ def install_servers(
         results = [o for f in futures for o in f.result()]
     order = {s.id: i for i, s in enumerate(chosen)}
     return sorted(results, key=lambda o: order[o.server])
-
-
-def _select(specs: list[ServerSpec], only: list[str] | None) -> list[ServerSpec]:
-    if not only:
-        return specs
-    known = {s.id for s in specs}
-    unknown = sorted(set(only) - known)
-    if unknown:
-        raise UsageError(f"no installable server {unknown}; choose from {sorted(known)}")
-    return [s for s in specs if s.id in only]

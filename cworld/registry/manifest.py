@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from cworld.data_model import ServerSpec, ToolAnnotations, ToolSpec
 from cworld.environment import Environment
-from cworld.errors import ContentError
+from cworld.errors import ContentError, UsageError
 
 MANIFEST_NAME = "servers.yaml"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -133,6 +133,18 @@ _CAMEL = {
 def _snake(d: dict[str, Any]) -> dict[str, Any]:
     """Accept MCP's wire spelling too, so a `tools/list` dump can be pasted into a catalog as is."""
     return {_CAMEL.get(k, k): v for k, v in d.items()}
+
+
+def select_servers(specs: list[ServerSpec], only: list[str] | None, *, noun: str = "server",
+                   where: str = " in the manifest") -> list[ServerSpec]:
+    """The specs whose id is in `only` (all of them when `only` is empty); unknown ids are a usage error."""
+    if not only:
+        return specs
+    known = {s.id for s in specs}
+    unknown = sorted(set(only) - known)
+    if unknown:
+        raise UsageError(f"no {noun} {unknown}{where}; choose from {sorted(known)}")
+    return [s for s in specs if s.id in only]
 
 
 def load_catalog(env: Environment, spec: ServerSpec) -> list[ToolSpec]:

@@ -8,8 +8,8 @@ from rich.table import Table
 
 from cworld.registry.build import BuildReport
 from cworld.registry.build import Progress as BuildProgress
-from cworld.registry.runner import Hooks
 from cworld.registry.validate import STAGE_NAMES, ServerValidation, ToolValidation
+from cworld.registry.validate_server import Hooks
 
 _STAGE_STYLE = {0: "red", 1: "red", 2: "yellow", 3: "green"}
 _NUMBERS = ("tools", "usable", "invocable", "available", "seconds")

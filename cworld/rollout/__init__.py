@@ -1,12 +1,12 @@
 """Rollouts: the episode loop (agent -> controller -> observation), trajectories, and the runner.
 
-    ctx = RolloutContext(env, workspace, environment_tools(workspace))
+    ctx = RolloutContext(env, workspace, environment_tools(env, workspace).episode())
     report = await Runner(tasks, RunConfig(agent="scripted:oracle", mode="live"), ctx, out_dir).run()
 """
 
 from cworld.rollout.episode import DEFAULT_MAX_TURNS, Episode, EpisodeInfraError, episode_id
-from cworld.rollout.loop import RolloutContext, TaskWorld, build_episode, run_episode
-from cworld.rollout.runner import RunConfig, Runner, RunReport
+from cworld.rollout.loop import RolloutContext, build_episode, run_episode
+from cworld.rollout.run_tasks import RunConfig, Runner, RunReport
 from cworld.rollout.store import TRAJECTORIES_FILE, TrajectoryStore, cut_torn_tail
 from cworld.rollout.summary import SummaryRow, render, state_matches, summarize
 
@@ -20,7 +20,6 @@ __all__ = [
     "RunReport",
     "Runner",
     "SummaryRow",
-    "TaskWorld",
     "TrajectoryStore",
     "build_episode",
     "cut_torn_tail",

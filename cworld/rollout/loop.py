@@ -6,44 +6,22 @@ one searcher, one LLM gateway, one World Engine. `build_episode` makes a fresh c
 
 The sandbox (or simulated) world of an episode is the task's world, `SandboxSession(task.initial_state_seed)`:
 the task's query and its ground-truth end state were written against that world, whatever the episode
-seed. The episode seed drives everything that may vary between episodes of one task: the faults'
-parameters and timing, distractors, the agent's sampling.
+seed (`build_controller(world_seed=...)`). The episode seed drives everything that may vary between
+episodes of one task: the faults' parameters and timing, distractors, the agent's sampling.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from cworld.agents.base import Agent, Observation
 from cworld.agents.search import LazySearch, ToolSearch, default_search
 from cworld.agents.toolbox import Toolbox
-from cworld.controller import Backend, Middleware, Policy, build_controller, default_engine, load_policy
-from cworld.data_model import Task, ToolResult, ToolSpec, Trajectory
+from cworld.controller import Middleware, Policy, build_controller, default_engine, load_policy
+from cworld.data_model import Task, ToolSpec, Trajectory
 from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
 from cworld.rollout.episode import Episode, turn_budget
-
-
-class TaskWorld:
-    """A backend opened at the task's world seed, whatever seed the episode passes (see module docstring)."""
-
-    def __init__(self, inner: Backend, world_seed: int) -> None:
-        self.inner = inner
-        self.world_seed = world_seed
-        self.mode = inner.mode
-
-    async def open(self, seed: int) -> None:
-        await self.inner.open(self.world_seed)
-
-    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
-        return await self.inner.call(tool, arguments)
-
-    async def end_state(self) -> dict[str, Any] | None:
-        return await self.inner.end_state()
-
-    async def close(self) -> None:
-        await self.inner.close()
 
 
 @dataclass
@@ -85,11 +63,11 @@ class RolloutContext:
 
 def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str, seed: int,
                   ctx: RolloutContext) -> Episode:
-    """A fresh episode: its own controller (faults planned for this seed) and toolbox."""
+    """A fresh episode: its own controller (faults planned for this seed, world at the task's seed) and toolbox."""
     controller = build_controller(task, mode=mode, policy=ctx.policy(policy), seed=seed, agent=agent, env=ctx.env,
-                                  workspace=ctx.workspace, tools=ctx.tools, engine=ctx.world_engine(mode),
-                                  middlewares=ctx.middlewares, via=ctx.via)  # type: ignore[arg-type]
-    controller.backend = TaskWorld(controller.backend, task.initial_state_seed)
+                                  world_seed=task.initial_state_seed, workspace=ctx.workspace, tools=ctx.tools,
+                                  engine=ctx.world_engine(mode), middlewares=ctx.middlewares,
+                                  via=ctx.via)  # type: ignore[arg-type]
     toolbox = Toolbox(ctx.tools, task, access, seed=seed, searcher=ctx.search(), distractors=ctx.distractors)
     return Episode(task, controller, toolbox, agent=agent, mode=mode, policy=policy, seed=seed,
                    max_turns=turn_budget(task, ctx.max_turns))

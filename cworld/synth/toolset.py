@@ -1,9 +1,10 @@
 """The tools task synthesis draws on: their specs, the dependency graph, a search index and an embedder.
 
-With a built registry (`cworld registry build`) everything comes from the workspace: the validated tool
-list, the index and the graph saved beside it. On a fresh machine there is none, so the universe is
-assembled from what ships with cworld: every sandbox app's tools (live) plus the environment's
-schema-only catalogs, an in-memory index over them and a graph from their declared and inferred edges.
+The tools are the environment's (`cworld.registry.tools.environment_tools`); what synthesis adds is the
+graph and the index. With a built registry (`cworld registry build`) both come from the workspace, saved
+beside the validated tool list. On a fresh machine there is none: the tools are the sandbox apps' (live)
+and the schema-only catalogs, with an in-memory index over them and a graph from their declared and
+inferred edges.
 Which of these happened is kept in `notes`, for the summary.
 """
 
@@ -18,6 +19,7 @@ import networkx as nx
 from cworld.data_model import ToolSpec
 from cworld.environment import Environment, Workspace
 from cworld.errors import CworldError
+from cworld.registry.tools import environment_tools
 
 INDEX_PARTS = ("registry", "index")
 
@@ -54,55 +56,23 @@ class ToolUniverse:
 
 
 def load_universe(env: Environment, workspace: Workspace, *, need_search: bool = True) -> ToolUniverse:
-    """The registry's tools when built, else the sandbox's and the catalogs'; see the module docstring."""
+    """The environment's tools without the recorded real-server listings (their tools cannot run in a
+    sandbox session to verify a gold plan), a graph and an index over them; see the module docstring."""
+    listing = environment_tools(env, workspace)
+    tools = listing.merged(recorded=False)
     notes: list[str] = []
-    tools = _sandbox_tools()
-    built = _registry_tools(workspace)
-    if built:
-        tools.update(built)
-        notes.append(f"tools: the built registry ({len(built)} tools) over the sandbox's")
+    if listing.built:
+        notes.append(f"tools: the built registry ({len(listing.built)} tools) over the sandbox's")
     else:
-        catalog = _catalog_tools(env, notes)
-        tools.update(catalog)
-        notes.append(f"tools: no built registry; sandbox apps and {len(catalog)} schema-only catalog tools")
+        if listing.manifest_error:
+            notes.append(f"catalogs skipped: {listing.manifest_error}")
+        catalogs = len(listing.catalogs)
+        notes.append(f"tools: no built registry; sandbox apps and {catalogs} schema-only catalog tools")
     graph = _graph(workspace, list(tools.values()), notes)
     universe = ToolUniverse(tools=tools, graph=graph, notes=notes)
     if need_search:
-        _attach_search(universe, env, workspace, bool(built))
+        _attach_search(universe, env, workspace, bool(listing.built))
     return universe
-
-
-def _sandbox_tools() -> dict[str, ToolSpec]:
-    from cworld.sandbox.catalog import all_apps
-    from cworld.sandbox.framework.server import tool_specs
-
-    return {spec.id: spec for app in all_apps() for spec in tool_specs(app)}
-
-
-def _registry_tools(workspace: Workspace) -> dict[str, ToolSpec]:
-    from cworld.registry.build import load_tools
-
-    if not (workspace.root / "registry" / "tools.jsonl").is_file():
-        return {}
-    return {t.id: t for t in load_tools(workspace)}
-
-
-def _catalog_tools(env: Environment, notes: list[str]) -> dict[str, ToolSpec]:
-    from cworld.registry.manifest import load_catalog, load_manifest
-
-    found: dict[str, ToolSpec] = {}
-    try:
-        specs = load_manifest(env)
-    except CworldError as exc:
-        notes.append(f"catalogs skipped: {exc}")
-        return found
-    for spec in specs:
-        if spec.kind == "catalog":
-            for tool in load_catalog(env, spec):
-                found[tool.id] = tool.model_copy(
-                    update={"availability": "schema-only", "server_kind": "catalog"}
-                )
-    return found
 
 
 def _graph(workspace: Workspace, tools: list[ToolSpec], notes: list[str]) -> nx.DiGraph:

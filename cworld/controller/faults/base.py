@@ -1,4 +1,4 @@
-"""The fault template: a small class with a pydantic `Params` model, registered by its `kind`.
+"""The fault template: a small class registered by its `kind` with a pydantic `Params` model.
 
 A fault is planned (its parameters and target fixed per task, policy and seed), then armed in one
 episode. When its turn has come, it is `ready` and a call is `eligible`, it fires on that call: `trigger`
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import fnmatch
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -128,6 +128,10 @@ class Fault:
         self.fired, self.fired_turn, self.fired_index = True, ctx.turn, ctx.index
         self.log(ctx, "fire", message, **extra)
 
+    def error(self, ctx: CallContext, error_class: Any, message: str, **meta: Any) -> ToolResult:
+        """The injected error, as the server the call went to would have sent it (`fault_error`)."""
+        return fault_error(error_class, message, source_of(ctx), **meta)
+
     def log(self, ctx: CallContext, phase: str, message: str, **extra: Any) -> None:
         params = {**self.planned.params, **extra, "fault": self.planned.key, "phase": phase}
         ctx.intervene(self.kind, self.level, message, params)
@@ -150,11 +154,17 @@ def source_of(ctx: CallContext) -> str:
 
 
 FAULT_TYPES: dict[str, type[Fault]] = {}
+F = TypeVar("F", bound=Fault)
 
 
-def register(cls: type[Fault]) -> type[Fault]:
-    """Class decorator: adds a fault type under its `kind`; a kind can be registered once."""
-    if cls.kind in FAULT_TYPES:
-        raise TypeError(f"fault kind {cls.kind!r} is registered twice ({FAULT_TYPES[cls.kind].__name__}, {cls.__name__})")
-    FAULT_TYPES[cls.kind] = cls
-    return cls
+def register(kind: str, params: type[FaultParams] = FaultParams) -> Callable[[type[F]], type[F]]:
+    """Class decorator: the fault type `kind`, its parameters' model `params`; a kind can be registered once."""
+
+    def add(cls: type[F]) -> type[F]:
+        if kind in FAULT_TYPES:
+            raise TypeError(f"fault kind {kind!r} is registered twice ({FAULT_TYPES[kind].__name__}, {cls.__name__})")
+        cls.kind, cls.Params = kind, params
+        FAULT_TYPES[kind] = cls
+        return cls
+
+    return add

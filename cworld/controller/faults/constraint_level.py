@@ -44,13 +44,11 @@ class NewConstraintParams(FaultParams):
     shift_days: int = Field(-1, description="deadline: days the deadline moves (negative = earlier)")
 
 
-@register
+@register("new_constraint", NewConstraintParams)
 class NewConstraintFault(Fault):
     """Delivered between turns as a user message; it never touches a tool call."""
 
-    kind = "new_constraint"
     level = "constraint"
-    Params = NewConstraintParams
 
     def eligible(self, ctx: Any) -> bool:
         return False

@@ -22,9 +22,7 @@ from cworld.controller.faults.base import (
     FaultParams,
     PlanInput,
     Targeting,
-    fault_error,
     register,
-    source_of,
 )
 from cworld.controller.memory import call_key
 from cworld.controller.middleware import CallContext, CallNext
@@ -56,7 +54,7 @@ class DelayedParams(FaultParams):
     calls: int = Field(2, ge=1, description="calls after the first one before the result is ready")
 
 
-@register
+@register("delayed", DelayedParams)
 class DelayedFault(_StateFault):
     """The request is accepted but its result shows up only when the same call is repeated, k calls later.
 
@@ -64,8 +62,6 @@ class DelayedFault(_StateFault):
     write is never executed twice.
     """
 
-    kind = "delayed"
-    Params = DelayedParams
     params: DelayedParams
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -115,12 +111,10 @@ class CorruptedParams(FaultParams):
     mode: Literal["garble", "null", "wrong_type", "mixed"] = "mixed"
 
 
-@register
+@register("corrupted", CorruptedParams)
 class CorruptedFault(_StateFault):
     """Some leaf fields of a structured result are spoiled; a fresh call returns them intact."""
 
-    kind = "corrupted"
-    Params = CorruptedParams
     params: CorruptedParams
 
     def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
@@ -170,10 +164,8 @@ class TruncatedParams(FaultParams):
     min_chars: int = Field(200, ge=0, description="payloads shorter than this are never truncated")
 
 
-@register
+@register("truncated", TruncatedParams)
 class TruncatedFault(_StateFault):
-    kind = "truncated"
-    Params = TruncatedParams
     params: TruncatedParams
 
     def transform(self, ctx: CallContext, raw: ToolResult) -> ToolResult | None:
@@ -186,11 +178,10 @@ class TruncatedFault(_StateFault):
         return ToolResult(content=[{"type": "text", "text": text[:cut] + marker}], meta=dict(raw.meta))
 
 
-@register
+@register("stale")
 class StaleFault(_StateFault):
     """A read answered with an older truth: the earlier answer to the same call, else older entity versions."""
 
-    kind = "stale"
     needs_memory = True
 
     def eligible(self, ctx: CallContext) -> bool:
@@ -235,11 +226,10 @@ def takes_auth(tool: ToolSpec) -> bool:
     return any(_AUTH_PARAM.match(p) for p in (tool.input_schema or {}).get("properties", {}) or {})
 
 
-@register
+@register("session_expired")
 class SessionExpiredFault(Fault):
     """The server's session ends: its authenticated tools answer 401 until a login-like tool succeeds."""
 
-    kind = "session_expired"
     level = "state"
 
     @classmethod
@@ -290,4 +280,4 @@ class SessionExpiredFault(Fault):
 
     def _denied(self, ctx: CallContext) -> ToolResult:
         text = "401 Unauthorized: the session has expired or the token was revoked; authenticate again"
-        return fault_error("auth", text, source_of(ctx))
+        return self.error(ctx, "auth", text)

@@ -20,9 +20,7 @@ from cworld.controller.faults.base import (
     FaultParams,
     PlanInput,
     Targeting,
-    fault_error,
     register,
-    source_of,
     tool_matches,
 )
 from cworld.controller.middleware import CallContext, CallNext
@@ -30,16 +28,22 @@ from cworld.data_model import ToolResult
 
 
 class _OneShot(Fault):
-    """A fault that spoils exactly the call it fires on."""
+    """A fault that spoils exactly the call it fires on. With `reaches_server` the request is let through
+    first (it "got there", its answer was lost); an infrastructure failure then defers the fault."""
 
     level = "tool"
+    params: TimeoutParams | NetworkErrorParams
 
-    async def _reach(self, ctx: CallContext, call_next: CallNext, reaches: bool) -> ToolResult | None:
-        """Let the request through first when it "got there"; an infrastructure failure defers the fault."""
-        if not reaches:
-            return None
-        raw = await call_next(ctx)
-        return raw if raw.is_infra_error else None
+    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
+        if self.params.reaches_server:
+            raw = await call_next(ctx)
+            if raw.is_infra_error:
+                return raw
+        return await self._spoil(ctx)
+
+    async def _spoil(self, ctx: CallContext) -> ToolResult:
+        """Fire: the error the agent sees instead of the answer."""
+        raise NotImplementedError
 
 
 class TimeoutParams(FaultParams):
@@ -48,21 +52,16 @@ class TimeoutParams(FaultParams):
     sleep_scale: float = Field(0.0, ge=0, description="real seconds slept per reported second (0 = none)")
 
 
-@register
+@register("timeout", TimeoutParams)
 class TimeoutFault(_OneShot):
-    kind = "timeout"
-    Params = TimeoutParams
     params: TimeoutParams
 
-    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        infra = await self._reach(ctx, call_next, self.params.reaches_server)
-        if infra is not None:
-            return infra
+    async def _spoil(self, ctx: CallContext) -> ToolResult:
         if self.params.sleep_scale:
             await asyncio.sleep(self.params.delay_s * self.params.sleep_scale)
         text = f"timeout: {ctx.tool.name} did not answer within {self.params.delay_s:g}s (ETIMEDOUT)"
         self.mark_fired(ctx, text)
-        return fault_error("timeout", text, source_of(ctx), latency_ms=round(self.params.delay_s * 1000, 1))
+        return self.error(ctx, "timeout", text, latency_ms=round(self.params.delay_s * 1000, 1))
 
 
 class RateLimitParams(FaultParams):
@@ -70,11 +69,9 @@ class RateLimitParams(FaultParams):
     scope: Literal["server", "tool"] = Field("server", description="what the limit covers")
 
 
-@register
+@register("rate_limit", RateLimitParams)
 class RateLimitFault(Fault):
-    kind = "rate_limit"
     level = "tool"
-    Params = RateLimitParams
     params: RateLimitParams
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -110,18 +107,16 @@ class RateLimitFault(Fault):
         turns = self._until - ctx.turn
         seconds = turns * SECONDS_PER_TURN
         text = f"429 Too Many Requests: rate limit exceeded for {self._scope_id}; retry after {seconds}s"
-        return fault_error("rate_limit", text, source_of(ctx), retry_after_s=seconds, retry_after_turns=turns)
+        return self.error(ctx, "rate_limit", text, retry_after_s=seconds, retry_after_turns=turns)
 
 
 class UnavailableParams(FaultParams):
     calls: int = Field(1, ge=1, description="consecutive calls to the tool that get 503 (the first included)")
 
 
-@register
+@register("unavailable", UnavailableParams)
 class UnavailableFault(Fault):
-    kind = "unavailable"
     level = "tool"
-    Params = UnavailableParams
     params: UnavailableParams
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -149,7 +144,7 @@ class UnavailableFault(Fault):
 
     def _answer(self, ctx: CallContext) -> ToolResult:
         text = f"503 Service Unavailable: {ctx.tool.server} is temporarily unavailable; try again shortly"
-        return fault_error("unavailable", text, source_of(ctx))
+        return self.error(ctx, "unavailable", text)
 
 
 class DeprecatedParams(FaultParams):
@@ -158,13 +153,11 @@ class DeprecatedParams(FaultParams):
     )
 
 
-@register
+@register("deprecated", DeprecatedParams)
 class DeprecatedFault(Fault):
     """The target tool answers 404 from the firing call to the end of the episode."""
 
-    kind = "deprecated"
     level = "tool"
-    Params = DeprecatedParams
     params: DeprecatedParams
 
     @classmethod
@@ -202,7 +195,7 @@ class DeprecatedFault(Fault):
     def _gone(self, ctx: CallContext) -> ToolResult:
         text = (f"404 Not Found: tool '{ctx.tool.name}' has been deprecated and removed from {ctx.tool.server}; "
                 "use another tool")
-        return fault_error("not_found", text, source_of(ctx), deprecated=True)
+        return self.error(ctx, "not_found", text, deprecated=True)
 
 
 NETWORK_MESSAGES = (
@@ -217,18 +210,13 @@ class NetworkErrorParams(FaultParams):
     reaches_server: bool = Field(False, description="the request was executed before the connection dropped")
 
 
-@register
+@register("network_error", NetworkErrorParams)
 class NetworkErrorFault(_OneShot):
     """A transient transport failure: retrying the same call works."""
 
-    kind = "network_error"
-    Params = NetworkErrorParams
     params: NetworkErrorParams
 
-    async def trigger(self, ctx: CallContext, call_next: CallNext) -> ToolResult:
-        infra = await self._reach(ctx, call_next, self.params.reaches_server)
-        if infra is not None:
-            return infra
+    async def _spoil(self, ctx: CallContext) -> ToolResult:
         text = NETWORK_MESSAGES[self.params.flavor]
         self.mark_fired(ctx, text)
-        return fault_error("unavailable", text, source_of(ctx), transient=True)
+        return self.error(ctx, "unavailable", text, transient=True)

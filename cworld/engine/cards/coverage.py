@@ -7,10 +7,10 @@ from typing import Any
 
 from cworld.engine.cards.assign import Assignment, Embedder, assign_cards
 from cworld.engine.cards.card import CategoryCard
-from cworld.engine.toolset import Toolset
+from cworld.registry.tools import ToolList
 
 
-def coverage(toolset: Toolset, cards: dict[str, CategoryCard], embed: Embedder | None = None) -> dict[str, Any]:
+def coverage(toolset: ToolList, cards: dict[str, CategoryCard], embed: Embedder | None = None) -> dict[str, Any]:
     """Per card: its tools and why they were assigned; `uncategorized`: tools that reached `generic` only
     because nothing recognised them (an explicit choice of `generic` in the manifest is not counted)."""
     assignments = assign_cards(toolset.tools, cards, toolset.servers, embed)

@@ -1,4 +1,4 @@
-"""The runner: every (task, seed) episode of one agent, mode and policy, with bounded concurrency.
+"""The run of a task set: every (task, seed) episode of one agent, mode and policy, with bounded concurrency.
 
 - asyncio, at most `concurrency` episodes at once (each LLM call and tool call yields, so waiting on a
   model overlaps across episodes);

@@ -110,14 +110,26 @@ async def check_catalog(env: Environment, spec: ServerSpec) -> ServerOutcome:
     return ServerOutcome(validation, tools)
 
 
+@dataclass
+class Check:
+    """How one server is checked: the time budget, the previous results to reuse, progress callbacks."""
+
+    timeout_s: float
+    previous: ServerValidation | None = None
+    force: bool = False
+    """Probe again even when the previous results could be reused."""
+    hooks: Hooks = field(default_factory=Hooks)
+
+    def connect(self, spec: ServerSpec, server: Any = None) -> Connection:
+        return Connection.from_spec(spec, server=server, handshake_timeout_s=self.timeout_s,
+                                    default_timeout_s=self.timeout_s, max_restarts=1)
+
+
 async def _run_live(
     conn: Connection,
     spec: ServerSpec,
+    check: Check,
     *,
-    timeout_s: float,
-    previous: ServerValidation | None,
-    force: bool,
-    hooks: Hooks,
     has_scratch: bool,
     bank: ValueBank,
     edges: list[tuple[str, str]],
@@ -126,6 +138,7 @@ async def _run_live(
     code: str = "",
 ) -> ServerOutcome:
     """Start, list, then probe (or reuse): shared by sandbox apps and real servers."""
+    hooks, previous = check.hooks, check.previous
     started = time.perf_counter()
     try:
         await conn.start()
@@ -141,7 +154,7 @@ async def _run_live(
     list_ms = _ms(listed_at)
     hooks.on_listed(spec.id, len(tools))
     digest = content_hash(hash_spec or spec, tools, code)
-    if not force and _reusable(previous, digest, tools):
+    if not check.force and _reusable(previous, digest, tools):
         assert previous is not None
         for result in previous.tools:
             hooks.on_tool(result)
@@ -151,7 +164,7 @@ async def _run_live(
         conn,
         spec,
         tools,
-        timeout_s=timeout_s,
+        timeout_s=check.timeout_s,
         has_scratch=has_scratch,
         bank=bank,
         edges=edges,
@@ -170,15 +183,7 @@ async def _run_live(
     return ServerOutcome(validation, _apply_availability(tools, results))
 
 
-def _connection(spec: ServerSpec, timeout_s: float, **target: Any) -> Connection:
-    return Connection.from_spec(
-        spec, handshake_timeout_s=timeout_s, default_timeout_s=timeout_s, max_restarts=1, **target
-    )
-
-
-async def check_sandbox(
-    spec: ServerSpec, *, timeout_s: float, previous: ServerValidation | None, force: bool, hooks: Hooks
-) -> ServerOutcome:
+async def check_sandbox(spec: ServerSpec, check: Check) -> ServerOutcome:
     """In memory, in a session made for this check alone and dropped after it."""
     from cworld.sandbox.catalog import all_apps, app_by_name
     from cworld.sandbox.framework import SandboxSession
@@ -198,20 +203,9 @@ async def check_sandbox(
     ]
     framework = Path(inspect.getfile(SandboxSession)).parent
     code = source_digest(Path(inspect.getfile(app_cls)).parent, framework, framework.parent / "kb")
-    async with _connection(spec, timeout_s, server=build_server(session, app_cls.name)) as conn:
-        return await _run_live(
-            conn,
-            spec,
-            timeout_s=timeout_s,
-            previous=previous,
-            force=force,
-            hooks=hooks,
-            has_scratch=True,
-            bank=bank,
-            edges=edges,
-            category=app_cls.category,
-            code=code,
-        )
+    async with check.connect(spec, build_server(session, app_cls.name)) as conn:
+        return await _run_live(conn, spec, check, has_scratch=True, bank=bank, edges=edges,
+                               category=app_cls.category, code=code)
 
 
 def uses_scratch(spec: ServerSpec) -> bool:
@@ -219,15 +213,7 @@ def uses_scratch(spec: ServerSpec) -> bool:
     return "{scratch" in text
 
 
-async def check_real(
-    spec: ServerSpec,
-    ctx: LaunchContext,
-    *,
-    timeout_s: float,
-    previous: ServerValidation | None,
-    force: bool,
-    hooks: Hooks,
-) -> ServerOutcome:
+async def check_real(spec: ServerSpec, ctx: LaunchContext, check: Check) -> ServerOutcome:
     """Launched against scratch targets and local services made for this run."""
     entry = entry_path(spec, ctx.servers_dir)
     if not spec.command and entry is not None and not entry.exists():
@@ -248,49 +234,27 @@ async def check_real(
                 reason="no command to launch; run `cworld servers install`",
             )
         )
-    conn = _connection(resolved, timeout_s)
+    conn = check.connect(resolved)
     try:
-        return await _run_live(
-            conn,
-            resolved,
-            timeout_s=timeout_s,
-            previous=previous,
-            force=force,
-            hooks=hooks,
-            has_scratch=uses_scratch(spec),
-            bank=ValueBank(),
-            edges=[],
-            hash_spec=spec,
-        )
+        return await _run_live(conn, resolved, check, has_scratch=uses_scratch(spec), bank=ValueBank(), edges=[],
+                               hash_spec=spec)
     finally:
         await conn.close()
 
 
-async def check_server(
-    env: Environment,
-    spec: ServerSpec,
-    ctx: LaunchContext,
-    *,
-    timeout_s: float | None = None,
-    previous: ServerValidation | None = None,
-    force: bool = False,
-    hooks: Hooks | None = None,
-) -> ServerOutcome:
-    """Validate one server; anything that goes wrong becomes a result for that server, never an exception."""
-    hooks = hooks or Hooks()
-    timeout = timeout_s if timeout_s is not None else spec.timeout_s
+async def check_server(env: Environment, spec: ServerSpec, ctx: LaunchContext, check: Check | None = None
+                       ) -> ServerOutcome:
+    """Validate one server (default: under the spec's own timeout, nothing to reuse); anything that goes
+    wrong becomes a result for that server, never an exception."""
+    check = check or Check(spec.timeout_s)
     started = time.perf_counter()
     try:
         if spec.kind == "catalog":
             outcome = await check_catalog(env, spec)
         elif spec.kind == "sandbox":
-            outcome = await check_sandbox(
-                spec, timeout_s=timeout, previous=previous, force=force, hooks=hooks
-            )
+            outcome = await check_sandbox(spec, check)
         else:
-            outcome = await check_real(
-                spec, ctx, timeout_s=timeout, previous=previous, force=force, hooks=hooks
-            )
+            outcome = await check_real(spec, ctx, check)
     except Exception as exc:  # one broken server never stops the build: its failure is its result
         reason = f"validation failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
         outcome = ServerOutcome(

@@ -1,6 +1,6 @@
 """Helpers for tests and benchmarks of rollouts: contexts, outcome checks, timing-free comparison, fakes.
 
-Not used by the product code; kept here (like `cworld.judges.testing`) so every suite uses the same ones.
+Kept in one module so every suite (and `benchmarks/bench_rollout.py`) uses the same ones.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from cworld.agents.toolbox import Toolbox
 from cworld.controller.middleware import CallContext, CallNext
 from cworld.data_model import Task, ToolResult, Trajectory
 from cworld.environment import Environment, Workspace
+from cworld.registry.tools import environment_tools
 from cworld.rollout.loop import RolloutContext
 from cworld.rollout.summary import state_matches
 
@@ -24,10 +25,8 @@ TIMING_FIELDS = frozenset({"started_at", "finished_at", "duration_ms", "latency_
 
 def scratch_context(workspace: Path, env: Environment | None = None, **kwargs: Any) -> RolloutContext:
     """A context over the sandbox tools with a private workspace (no registry built)."""
-    from cworld.controller import environment_tools
-
     ws = Workspace.resolve(workspace)
-    return RolloutContext(env or Environment.resolve(), ws, environment_tools(ws), **kwargs)
+    return RolloutContext(env or Environment.resolve(), ws, environment_tools(workspace=ws).episode(), **kwargs)
 
 
 def without_timings(value: Any) -> Any:
