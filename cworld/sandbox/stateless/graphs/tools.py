@@ -42,6 +42,8 @@ from cworld.sandbox.stateless.graphs.paths import (
 )
 from cworld.sandbox.stateless.shared import invalid, rejecting
 
+MaxPaths = Annotated[int, Field(description="List at most this many paths (1..100).", ge=1, le=100)]
+
 
 class PathTools:
     @tool(read_only=True)
@@ -82,14 +84,8 @@ class PathTools:
         return Neighbors(node=node, successors=around, predecessors=around, degree=g.degree(node))
 
     @tool(read_only=True)
-    def shortest_path(
-        self,
-        edges: Edges,
-        source: NodeName,
-        target: NodeName,
-        directed: Directed = False,
-        weighted: Weighted = True,
-    ) -> PathResult:
+    def shortest_path(self, edges: Edges, source: NodeName, target: NodeName, directed: Directed = False,
+                      weighted: Weighted = True) -> PathResult:
         """The shortest path between two nodes (Dijkstra; Bellman-Ford when weights are negative). Not
         reachable is a normal answer (found=false); a negative cycle is an error."""
         nx = networkx()
@@ -103,17 +99,8 @@ class PathTools:
         return PathResult(found=True, path=path, length=path_length(g, path, weighted), hops=len(path) - 1)
 
     @tool(read_only=True)
-    def all_shortest_paths(
-        self,
-        edges: Edges,
-        source: NodeName,
-        target: NodeName,
-        directed: Directed = False,
-        weighted: Weighted = True,
-        max_paths: Annotated[
-            int, Field(description="List at most this many paths (1..100).", ge=1, le=100)
-        ] = 20,
-    ) -> PathList:
+    def all_shortest_paths(self, edges: Edges, source: NodeName, target: NodeName, directed: Directed = False,
+                           weighted: Weighted = True, max_paths: MaxPaths = 20) -> PathList:
         """Every shortest path between two nodes (ties included), up to max_paths. Fails when target is
         unreachable."""
         nx = networkx()
