@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from cworld.sandbox.statediff_ids import (
+from cworld.sandbox.statediff.ids import (
     IdContext,
     align_new_values,
     compose,
@@ -24,15 +24,15 @@ from cworld.sandbox.statediff_ids import (
     rename_ids,
     tree_strings,
 )
-from cworld.sandbox.statediff_match import match, nearer_to_expected
-from cworld.sandbox.statediff_models import (
+from cworld.sandbox.statediff.match import match, nearer_to_expected
+from cworld.sandbox.statediff.models import (
     ABSENT_REPR,
     DEFAULT_VOLATILE_KEYS,
     Change,
     StateDiffConfig,
     StateDiffResult,
 )
-from cworld.sandbox.statediff_tree import ABSENT, Flat, Path, Rules, flatten, normalize, render, to_plain
+from cworld.sandbox.statediff.tree import ABSENT, Flat, Path, Rules, flatten, normalize, render, to_plain
 
 __all__ = [
     "ABSENT_REPR",

@@ -6,7 +6,7 @@ import difflib
 import math
 from typing import Any, Literal
 
-from cworld.sandbox.statediff_tree import ABSENT, Rules
+from cworld.sandbox.statediff.tree import ABSENT, Rules
 
 Match = Literal["exact", "fuzzy"] | None
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from cworld.sandbox.statediff_models import ABSENT_REPR, StateDiffConfig
+from cworld.sandbox.statediff.models import ABSENT_REPR, StateDiffConfig
 
 Seg = tuple[str, Any]
 Path = tuple[Seg, ...]

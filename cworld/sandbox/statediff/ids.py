@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from cworld.sandbox.statediff_match import match
-from cworld.sandbox.statediff_tree import ListNode, Path, Rules, Seg, dump_canonical, flatten, render
+from cworld.sandbox.statediff.match import match
+from cworld.sandbox.statediff.tree import ListNode, Path, Rules, Seg, dump_canonical, flatten, render
 
 
 @dataclass(frozen=True)

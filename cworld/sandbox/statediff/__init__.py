@@ -1,0 +1,24 @@
+"""The state-diff evaluator (ComplexMCP): compares an episode's end state with the expected one.
+
+`diff.py` scores a pair of states (R_c, R_b, success); `tree.py` flattens and normalizes state trees;
+`ids.py` aligns generated ids; `match.py` decides exact and fuzzy matches; `models.py` holds the config
+and the result.
+"""
+
+from cworld.sandbox.statediff.diff import (
+    config_for_apps,
+    diff_states,
+    sandbox_diff_config,
+    sandbox_initial_state,
+)
+from cworld.sandbox.statediff.models import ABSENT_REPR, StateDiffConfig, StateDiffResult
+
+__all__ = [
+    "ABSENT_REPR",
+    "StateDiffConfig",
+    "StateDiffResult",
+    "config_for_apps",
+    "diff_states",
+    "sandbox_diff_config",
+    "sandbox_initial_state",
+]
