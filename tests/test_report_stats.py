@@ -79,3 +79,13 @@ def test_spearman_matches_scipy_including_ties():
     assert spearman([1, 2], [2, 1]) is None and spearman([1, 1, 1], [1, 2, 3]) is None
     assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert list(average_ranks([5, 1, 5, 3])) == [3.5, 1.0, 3.5, 2.0]
+
+
+def test_interval_does_not_depend_on_the_order_episodes_finished() -> None:
+    values = [8.85, 8.44, 8.33, 7.9, 9.1, 6.2, 8.0, 7.75, 8.6, 9.0]
+    tasks = [f"t{i % 7}" for i in range(len(values))]
+    order = [3, 9, 0, 7, 1, 8, 2, 6, 4, 5]
+    shuffled_values = [values[i] for i in order]
+    shuffled_tasks = [tasks[i] for i in order]
+    assert bootstrap_mean(values, tasks, purpose="x") == bootstrap_mean(shuffled_values, shuffled_tasks, purpose="x")
+    assert bootstrap_mean(values, purpose="x") == bootstrap_mean(shuffled_values, purpose="x")

@@ -36,23 +36,24 @@ EMPTY = Estimate(None, None, None, 0)
 def bootstrap_mean(values: Sequence[float], clusters: Sequence[str] | None = None, *, purpose: str = "ci",
                    samples: int = BOOTSTRAP_SAMPLES, level: float = LEVEL, seed: int = 0) -> Estimate:
     """The mean with a percentile bootstrap interval. With `clusters` (e.g. task ids) whole clusters are
-    resampled, since repeated runs of one task are not independent; with one cluster, single values are."""
+    resampled, since repeated runs of one task are not independent; with one cluster, single values are.
+    The input order never matters: episodes land in a run file in the order they finish, which varies."""
     if not values:
         return EMPTY
-    data = np.asarray(values, dtype=float)
+    data = np.sort(np.asarray(values, dtype=float))
     mean = float(data.mean())
     if len(data) < 2:
         return Estimate(mean, None, None, len(data))
     rng = np.random.default_rng(derive_seed(seed, f"bootstrap:{purpose}"))
-    means = _resample(data, clusters, rng, samples)
+    means = _resample(_groups(values, clusters), rng, samples)
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(means, [tail, 1.0 - tail])
     return Estimate(mean, float(low), float(high), len(data))
 
 
-def _resample(data: np.ndarray, clusters: Sequence[str] | None, rng: np.random.Generator, samples: int) -> np.ndarray:
-    groups = _groups(data, clusters)
+def _resample(groups: list[np.ndarray], rng: np.random.Generator, samples: int) -> np.ndarray:
     if len(groups) < 2:
+        data = np.concatenate(groups)
         picks = rng.integers(0, len(data), size=(samples, len(data)))
         return data[picks].mean(axis=1)
     sums = np.array([g.sum() for g in groups])
@@ -61,13 +62,14 @@ def _resample(data: np.ndarray, clusters: Sequence[str] | None, rng: np.random.G
     return sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
 
 
-def _groups(data: np.ndarray, clusters: Sequence[str] | None) -> list[np.ndarray]:
+def _groups(values: Sequence[float], clusters: Sequence[str] | None) -> list[np.ndarray]:
+    """Clusters in key order, each one's values sorted: the draws do not depend on the input order."""
     if clusters is None:
-        return [data]
+        return [np.sort(np.asarray(values, dtype=float))]
     by: dict[str, list[float]] = {}
-    for value, key in zip(data.tolist(), clusters, strict=True):
-        by.setdefault(key, []).append(value)
-    return [np.asarray(v) for v in by.values()]
+    for value, key in zip(values, clusters, strict=True):
+        by.setdefault(key, []).append(float(value))
+    return [np.sort(np.asarray(by[key])) for key in sorted(by)]
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
