@@ -77,7 +77,7 @@ def diff_states(
 def _align_generated_ids(
     i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, ctx: IdContext
 ) -> tuple[Flat, dict[str, str]]:
-    """Rename the actual state's generated ids to the expected ones they stand for (statediff_ids):
+    """Rename the actual state's generated ids to the expected ones they stand for (`ids.py`):
     first new records paired by content, then new id values left at the same paths."""
     records = pair_new_records(i_tree, e_tree, a_tree, ctx)
     if records:

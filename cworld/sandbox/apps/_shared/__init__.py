@@ -1,4 +1,4 @@
-"""What the stateful apps share, one module per concern: `records` (pages, look-ups, search, edges),
+"""What the stateful apps share, one module per concern: `records` (pages, look-ups, search, "produces" edges),
 `values` (times, money, names), `auth` (tokens, logins) and `people` (the directory of calendar and docs).
 
 Kept out of the app packages so that each app reads as its tools only, and so that pagination, not-found

@@ -4,7 +4,7 @@ the compact "produces" edges, so every app pages and fails to find things the sa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -12,7 +12,6 @@ from cworld.sandbox.apps._shared.values import matches
 from cworld.sandbox.framework import AppError, Prerequisite
 
 T = TypeVar("T")
-EdgeKind = Literal["requires", "produces"]
 
 
 PAGE_DOC = "1-based page number; see has_more in the answer to know whether another page exists"
@@ -49,12 +48,6 @@ def lookup(table: Mapping[str, T], key: str, missing: str) -> T:
     if found is None:
         raise AppError("not_found", missing)
     return found
-
-
-def edges(rows: Sequence[tuple[str, str, EdgeKind, str | None] | tuple[str, str, EdgeKind, str | None, str]]
-          ) -> tuple[Prerequisite, ...]:
-    """The app's prerequisites from a table of (before, after, kind, via[, note]) rows, in order."""
-    return tuple(Prerequisite(*row) for row in rows)
 
 
 def produces(flows: Sequence[tuple[str, str, str]]) -> list[Prerequisite]:

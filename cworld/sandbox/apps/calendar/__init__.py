@@ -7,9 +7,9 @@ only the organizer may change or cancel a meeting; the holidays calendar is read
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared.records import edges
 from cworld.sandbox.apps.calendar.state import seed_state
 from cworld.sandbox.apps.calendar.tools import CalendarTools
+from cworld.sandbox.framework import Prerequisite
 
 
 class CalendarApp(CalendarTools):
@@ -17,18 +17,18 @@ class CalendarApp(CalendarTools):
     title = "Calendar"
     description = "Your calendar: meetings, invitations, free/busy of colleagues, free slots and meeting rooms."
     category = "calendar"
-    prerequisites = edges([
-        ("find_people", "create_event", "produces", "person_id", "attendees are person ids"),
-        ("find_people", "find_free_slots", "produces", "person_id"),
-        ("find_free_slots", "create_event", "produces", "start",
-         "pick a slot that is free for everyone to avoid conflicts"),
-        ("list_rooms", "create_event", "produces", "room_id"),
-        ("list_calendars", "create_event", "produces", "calendar_id"),
-        ("list_invitations", "respond_to_invitation", "produces", "event_id"),
-        ("list_events", "update_event", "produces", "event_id"),
-        ("create_event", "add_attendees", "produces", "event_id"),
-        ("clock/convert_time", "create_event", "produces", "start",
-         "times are UTC; convert local times first"),
-    ])
+    prerequisites = (
+        Prerequisite("find_people", "create_event", "produces", via="person_id", note="attendees are person ids"),
+        Prerequisite("find_people", "find_free_slots", "produces", via="person_id"),
+        Prerequisite("find_free_slots", "create_event", "produces", via="start",
+                     note="pick a slot that is free for everyone to avoid conflicts"),
+        Prerequisite("list_rooms", "create_event", "produces", via="room_id"),
+        Prerequisite("list_calendars", "create_event", "produces", via="calendar_id"),
+        Prerequisite("list_invitations", "respond_to_invitation", "produces", via="event_id"),
+        Prerequisite("list_events", "update_event", "produces", via="event_id"),
+        Prerequisite("create_event", "add_attendees", "produces", via="event_id"),
+        Prerequisite("clock/convert_time", "create_event", "produces", via="start",
+                     note="times are UTC; convert local times first"),
+    )
 
     initial_state = seed_state

@@ -8,7 +8,6 @@ member of; private channels cannot be joined, archived ones are read-only.
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared.records import edges
 from cworld.sandbox.apps.chat.state import seed_state
 from cworld.sandbox.apps.chat.tools import ChatTools
 from cworld.sandbox.framework import Prerequisite
@@ -21,20 +20,16 @@ class ChatApp(ChatTools):
     description = "Team chat: channels, threads, direct messages, reactions and status. Changes need a login token."
     category = "messaging"
     prerequisites = (
-        *edges([
-            ("get_my_profile", "login", "produces", "handle"),
-        ]),
+        Prerequisite("get_my_profile", "login", "produces", via="handle"),
         *(Prerequisite("login", after, "produces", via="token", note="tokens expire after 10 minutes")
           for after in ("post_message", "send_direct_message", "join_channel", "leave_channel", "create_channel",
                         "edit_message", "delete_message", "add_reaction", "mark_read", "set_status")),
-        *edges([
-            ("list_channels", "post_message", "produces", "channel_id"),
-            ("join_channel", "post_message", "requires", "channel_id", "only members can post"),
-            ("search_users", "send_direct_message", "produces", "user_id"),
-            ("search_users", "create_channel", "produces", "user_id"),
-            ("read_channel", "add_reaction", "produces", "message_id"),
-            ("list_unread", "mark_read", "produces", "conversation_id"),
-        ]),
+        Prerequisite("list_channels", "post_message", "produces", via="channel_id"),
+        Prerequisite("join_channel", "post_message", "requires", via="channel_id", note="only members can post"),
+        Prerequisite("search_users", "send_direct_message", "produces", via="user_id"),
+        Prerequisite("search_users", "create_channel", "produces", via="user_id"),
+        Prerequisite("read_channel", "add_reaction", "produces", via="message_id"),
+        Prerequisite("list_unread", "mark_read", "produces", via="conversation_id"),
     )
 
     initial_state = seed_state

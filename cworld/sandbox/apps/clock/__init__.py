@@ -7,9 +7,9 @@ person's local time ("3 pm in Tokyo") to UTC and back, and where it learns the u
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared.records import edges
 from cworld.sandbox.apps.clock.state import seed_state
 from cworld.sandbox.apps.clock.tools import ClockTools
+from cworld.sandbox.framework import Prerequisite
 
 
 class ClockApp(ClockTools):
@@ -17,14 +17,14 @@ class ClockApp(ClockTools):
     title = "Clock"
     description = "The system clock every app shares: current time, time zones, conversions, sleep and reminders."
     category = "time"
-    prerequisites = edges([
-        ("list_timezones", "set_timezone", "produces", "timezone", "zone names are IANA ids"),
-        ("list_timezones", "convert_time", "produces", "timezone"),
-        ("get_timezone", "schedule_reminder", "produces", "timezone",
-         "reminder times are wall-clock times in your zone"),
-        ("schedule_reminder", "cancel_reminder", "produces", "reminder_id"),
-        ("list_reminders", "dismiss_reminder", "produces", "reminder_id",
-         "only a reminder whose time has come can be dismissed"),
-    ])
+    prerequisites = (
+        Prerequisite("list_timezones", "set_timezone", "produces", via="timezone", note="zone names are IANA ids"),
+        Prerequisite("list_timezones", "convert_time", "produces", via="timezone"),
+        Prerequisite("get_timezone", "schedule_reminder", "produces", via="timezone",
+                     note="reminder times are wall-clock times in your zone"),
+        Prerequisite("schedule_reminder", "cancel_reminder", "produces", via="reminder_id"),
+        Prerequisite("list_reminders", "dismiss_reminder", "produces", via="reminder_id",
+                     note="only a reminder whose time has come can be dismissed"),
+    )
 
     initial_state = seed_state

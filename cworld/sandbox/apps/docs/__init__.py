@@ -8,9 +8,9 @@ version you read (`expected_version`): if someone saved in between, it is a conf
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared.records import edges
 from cworld.sandbox.apps.docs.state import seed_state
 from cworld.sandbox.apps.docs.tools import DocsTools
+from cworld.sandbox.framework import Prerequisite
 
 
 class DocsApp(DocsTools):
@@ -19,21 +19,22 @@ class DocsApp(DocsTools):
     title = "Docs"
     description = "Documents and folders: read, search, write, version history, sharing, access requests, comments."
     category = "documents"
-    prerequisites = edges([
-        ("list_documents", "get_document", "produces", "document_id"),
-        ("search_documents", "get_document", "produces", "document_id"),
-        ("get_document", "update_document", "produces", "expected_version",
-         "saves must name the version they were based on"),
-        ("request_edit_access", "update_document", "requires", "document_id",
-         "viewers must get edit access first"),
-        ("request_edit_access", "share_document", "requires", "document_id"),
-        ("unlock_document", "get_document", "requires", "document_id", "locked documents"),
-        ("unlock_document", "update_document", "requires", "document_id"),
-        ("mail/search_messages", "unlock_document", "produces", "password", "the owner mailed the password"),
-        ("find_people", "share_document", "produces", "person_id"),
-        ("list_versions", "restore_version", "produces", "version"),
-        ("list_folders", "move_document", "produces", "folder_id"),
-        ("list_comments", "resolve_comment", "produces", "comment_id"),
-    ])
+    prerequisites = (
+        Prerequisite("list_documents", "get_document", "produces", via="document_id"),
+        Prerequisite("search_documents", "get_document", "produces", via="document_id"),
+        Prerequisite("get_document", "update_document", "produces", via="expected_version",
+                     note="saves must name the version they were based on"),
+        Prerequisite("request_edit_access", "update_document", "requires", via="document_id",
+                     note="viewers must get edit access first"),
+        Prerequisite("request_edit_access", "share_document", "requires", via="document_id"),
+        Prerequisite("unlock_document", "get_document", "requires", via="document_id", note="locked documents"),
+        Prerequisite("unlock_document", "update_document", "requires", via="document_id"),
+        Prerequisite("mail/search_messages", "unlock_document", "produces", via="password",
+                     note="the owner mailed the password"),
+        Prerequisite("find_people", "share_document", "produces", via="person_id"),
+        Prerequisite("list_versions", "restore_version", "produces", via="version"),
+        Prerequisite("list_folders", "move_document", "produces", via="folder_id"),
+        Prerequisite("list_comments", "resolve_comment", "produces", via="comment_id"),
+    )
 
     initial_state = seed_state
