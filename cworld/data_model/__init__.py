@@ -1,6 +1,13 @@
 """The records that cross boundaries between cworld's parts; their JSON form is documented in docs/data-model.md."""
 
-from cworld.data_model.jsonl import append_jsonl, iter_jsonl, read_jsonl, write_jsonl_atomic
+from cworld.data_model.jsonl import (
+    append_jsonl,
+    iter_jsonl,
+    read_json,
+    read_jsonl,
+    write_jsonl_atomic,
+    write_text_atomic,
+)
 from cworld.data_model.scores import DimensionScore, JudgeVote, Score
 from cworld.data_model.tasks import Constraint, PlanStep, SubGoal, Task
 from cworld.data_model.tools import (
@@ -39,6 +46,8 @@ __all__ = [
     "Versioned",
     "append_jsonl",
     "iter_jsonl",
+    "read_json",
     "read_jsonl",
     "write_jsonl_atomic",
+    "write_text_atomic",
 ]

@@ -1,4 +1,5 @@
-"""JSONL files of versioned records: append with fsync, read with clear errors."""
+"""JSON and JSONL files: records appended with fsync, whole files written atomically, reads with clear
+one-line errors."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cworld.errors import UsageError
+from cworld.errors import CworldError, UsageError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -56,3 +57,28 @@ def write_jsonl_atomic(path: Path, records: Iterable[BaseModel]) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     tmp.replace(path)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """A whole text file via a temp file beside it and a rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_json(path: Path, error: type[CworldError], what: str, missing: str | None = None) -> Any:
+    """The JSON in `path`. A missing file or invalid JSON raises `error` in one line naming `what`
+    (`missing` replaces the default "<what> does not exist")."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(missing or f"{what} does not exist") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{what}: line {exc.lineno}: invalid JSON ({exc.msg})") from None

@@ -14,10 +14,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
-from cworld.data_model import ToolResult, ToolSpec
+from cworld.data_model import ToolResult, ToolSpec, read_json
 from cworld.engine.world.task import TaskContext
 from cworld.errors import UsageError
-from cworld.schemas.jsonfile import read_json
 
 
 def canonical_json(value: Any) -> str:

@@ -30,13 +30,6 @@ def atomic_path(path: Path) -> Iterator[Path]:
         _remove(tmp)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
 def _replace(tmp: Path, path: Path) -> None:
     if tmp.is_dir() and path.exists():
         old = _sibling(path, "old")

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cworld.data_model import ToolSpec
+from cworld.data_model import ToolSpec, write_text_atomic
 from cworld.errors import UsageError
-from cworld.export.atomic import atomic_path, write_text_atomic
+from cworld.export.atomic import atomic_path
 from cworld.export.check_openai import check_openai_record
 from cworld.export.conversation import Conversation, ConversationBuilder, arguments_json
 from cworld.export.hf import hf_row, save_hf

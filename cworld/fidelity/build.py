@@ -9,14 +9,13 @@ verifiable metrics (in memory, as `cworld report` does).
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cworld.data_model import ToolSpec, Trajectory
+from cworld.data_model import ToolSpec, Trajectory, write_text_atomic
 from cworld.environment import Workspace
 from cworld.errors import UsageError
 from cworld.fidelity.calls import CallDivergence, call_divergence
@@ -170,10 +169,3 @@ def save_fidelity(report: FidelityReport, out: Path, workspace: Workspace | None
     if workspace is not None:
         workspace.mark_latest("fidelity", json_path)
     return json_path, html_path
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Readers (and a later `cworld report`) never see half a file."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

@@ -7,7 +7,6 @@ names the file and the field on one line, because these files are edited by hand
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from cworld.data_model import ServerSpec, ToolAnnotations, ToolSpec
+from cworld.data_model import ServerSpec, ToolAnnotations, ToolSpec, read_json
 from cworld.environment import Environment
 from cworld.errors import ContentError, UsageError
 
@@ -150,12 +149,7 @@ def select_servers(specs: list[ServerSpec], only: list[str] | None, *, noun: str
 def load_catalog(env: Environment, spec: ServerSpec) -> list[ToolSpec]:
     """The tools of a schema-only catalog, as `ToolSpec`s with availability `schema-only`."""
     path = catalog_path(env, spec)
-    try:
-        items = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ContentError(f"{path}: no such file (servers.yaml entry '{spec.id}')") from None
-    except json.JSONDecodeError as exc:
-        raise ContentError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+    items = read_json(path, ContentError, str(path), missing=f"{path}: no such file (servers.yaml entry '{spec.id}')")
     if not isinstance(items, list):
         raise ContentError(f"{path}: a catalog must be a JSON list of tool definitions")
     tools = [_catalog_tool(path, spec, i, item) for i, item in enumerate(items)]
