@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cworld.environment import Environment
-from cworld.errors import UsageError
+from cworld.errors import ContentError
 from cworld.synth.offline.blocks import MODULES, all_blocks
 from cworld.synth.offline.composer import Composer
 from cworld.synth.offline.templates import Templates
@@ -62,11 +62,11 @@ def test_a_reworded_template_changes_the_task(tmp_path: Path) -> None:
 def test_a_broken_template_names_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
     templates = _copy(tmp_path)
     (templates.folder / "finance.yaml").write_text(text)
-    with pytest.raises(UsageError, match=message) as caught:
+    with pytest.raises(ContentError, match=message) as caught:
         templates.book("finance").text("why.quote", company="Acme")
     assert "\n" not in str(caught.value)
 
 
 def test_a_missing_template_file_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match=r"nowhere\.yaml: cannot read"):
+    with pytest.raises(ContentError, match=r"nowhere\.yaml: cannot read"):
         Templates(tmp_path).book("nowhere")

@@ -84,9 +84,14 @@ def load_report(workspace: Workspace) -> BuildReport | None:
         return None
 
 
+def built_tools_path(workspace: Workspace) -> Path:
+    """Where `cworld registry build` writes the validated tool list."""
+    return workspace.root / "registry" / TOOLS_FILE
+
+
 def load_tools(workspace: Workspace) -> list[ToolSpec]:
     """The built tool list; a clear error when the registry was never built."""
-    path = workspace.root / "registry" / TOOLS_FILE
+    path = built_tools_path(workspace)
     if not path.is_file():
         raise UsageError(f"no registry in {workspace.root}; run `cworld registry build` first")
     return read_jsonl(path, ToolSpec)

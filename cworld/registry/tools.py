@@ -65,9 +65,9 @@ class ToolList:
 
     @property
     def built_path(self) -> Path | None:
-        from cworld.registry.build import TOOLS_FILE
+        from cworld.registry.build import built_tools_path
 
-        return self.workspace.root / "registry" / TOOLS_FILE if self.workspace else None
+        return built_tools_path(self.workspace) if self.workspace else None
 
     @cached_property
     def built(self) -> list[ToolSpec] | None:

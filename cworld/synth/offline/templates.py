@@ -5,7 +5,7 @@ Keeping the wording in the environment's content folder lets an author who copie
 template is a `str.format` string whose fields the block fills (`{payee}`, `{amount}`); a list is a set of
 interchangeable phrasings the block picks from with the task's RNG (so its length is part of the seed's
 outcome). Files are parsed once per path; a missing or malformed file, key or field is a one-line
-`UsageError` naming the file and the key.
+`ContentError` naming the file and the key.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from cworld.environment import Environment
-from cworld.errors import UsageError
+from cworld.errors import ContentError
 
 FOLDER = "templates"
 
@@ -33,7 +33,7 @@ class Phrasebook:
         node: Any = self.data
         for part in key.split("."):
             if not isinstance(node, dict) or part not in node:
-                raise UsageError(f"{self.path}: no template '{key}'")
+                raise ContentError(f"{self.path}: no template '{key}'")
             node = node[part]
         return node
 
@@ -41,7 +41,7 @@ class Phrasebook:
         """The template at `key` filled with `fields`."""
         value = self.raw(key)
         if not isinstance(value, str):
-            raise UsageError(f"{self.path}: template '{key}' must be a string")
+            raise ContentError(f"{self.path}: template '{key}' must be a string")
         return self._fill(key, value, fields)
 
     def variants(self, key: str, **fields: Any) -> list[str]:
@@ -49,13 +49,13 @@ class Phrasebook:
         value = self.raw(key)
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list) or not items or not all(isinstance(v, str) for v in items):
-            raise UsageError(f"{self.path}: template '{key}' must be a string or a list of strings")
+            raise ContentError(f"{self.path}: template '{key}' must be a string or a list of strings")
         return [self._fill(key, v, fields) for v in items]
 
     def mapping(self, key: str) -> dict[str, str]:
         value = self.raw(key)
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise UsageError(f"{self.path}: template '{key}' must map names to strings")
+            raise ContentError(f"{self.path}: template '{key}' must map names to strings")
         return value
 
     def _fill(self, key: str, template: str, fields: dict[str, Any]) -> str:
@@ -63,7 +63,7 @@ class Phrasebook:
             return template.format(**fields)
         except (KeyError, IndexError, ValueError) as exc:
             problem = f"{type(exc).__name__}: {exc}"
-            raise UsageError(f"{self.path}: template '{key}' cannot be filled ({problem})") from None
+            raise ContentError(f"{self.path}: template '{key}' cannot be filled ({problem})") from None
 
 
 class Templates:
@@ -85,11 +85,11 @@ def _load(path: Path) -> Phrasebook:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read the template file ({exc.strerror})") from None
+        raise ContentError(f"{path}: cannot read the template file ({exc.strerror})") from None
     except yaml.YAMLError as exc:
-        raise UsageError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+        raise ContentError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
     if not isinstance(data, dict):
-        raise UsageError(f"{path}: a template file must be a mapping of keys to templates")
+        raise ContentError(f"{path}: a template file must be a mapping of keys to templates")
     return Phrasebook(path, data)
 
 
