@@ -9,7 +9,16 @@ from cworld.data_model.jsonl import (
     write_text_atomic,
 )
 from cworld.data_model.scores import DimensionScore, JudgeVote, Score
-from cworld.data_model.tasks import Constraint, PlanStep, SubGoal, Task
+from cworld.data_model.tasks import (
+    Constraint,
+    PlanStep,
+    PublicTask,
+    Scenario,
+    ScenarioEntity,
+    ScenarioRelation,
+    SubGoal,
+    Task,
+)
 from cworld.data_model.tools import (
     ErrorClass,
     InstallSpec,
@@ -36,6 +45,10 @@ __all__ = [
     "ServerSpec",
     "Step",
     "SubGoal",
+    "PublicTask",
+    "Scenario",
+    "ScenarioEntity",
+    "ScenarioRelation",
     "Task",
     "ToolAnnotations",
     "ToolCall",

@@ -54,6 +54,10 @@ class SandboxApp:
     #: State paths stamped from the clock or otherwise not reproducible by a gold plan (globs such as
     #: `messages.*.date`, relative to the app's state); the state diff ignores them.
     volatile_paths: ClassVar[tuple[str, ...]] = ()
+    #: State collections (`{id: record}` maps at the top of the app's state) by the entity kind their
+    #: category card names them (`{"catalog": "product"}`). Scenario entities are written from these, and a
+    #: synthesized episode's end state is put back into them (docs/task-synthesis.md, "Scenario").
+    entity_kinds: ClassVar[dict[str, str]] = {}
 
     def __init__(self, session: SandboxSession) -> None:
         self.session = session

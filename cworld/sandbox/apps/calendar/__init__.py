@@ -17,6 +17,7 @@ class CalendarApp(CalendarTools):
     title = "Calendar"
     description = "Your calendar: meetings, invitations, free/busy of colleagues, free slots and meeting rooms."
     category = "calendar"
+    entity_kinds = {"calendars": "calendar", "rooms": "room", "directory": "person", "events": "event"}
     prerequisites = (
         Prerequisite("find_people", "create_event", "produces", via="person_id", note="attendees are person ids"),
         Prerequisite("find_people", "find_free_slots", "produces", via="person_id"),

@@ -19,6 +19,7 @@ class ChatApp(ChatTools):
     title = "Chat"
     description = "Team chat: channels, threads, direct messages, reactions and status. Changes need a login token."
     category = "messaging"
+    entity_kinds = {"users": "user", "channels": "channel", "dms": "conversation", "messages": "message"}
     prerequisites = (
         Prerequisite("get_my_profile", "login", "produces", via="handle"),
         *(Prerequisite("login", after, "produces", via="token", note="tokens expire after 10 minutes")

@@ -17,6 +17,7 @@ class ClockApp(ClockTools):
     title = "Clock"
     description = "The system clock every app shares: current time, time zones, conversions, sleep and reminders."
     category = "time"
+    entity_kinds = {"reminders": "reminder"}
     prerequisites = (
         Prerequisite("list_timezones", "set_timezone", "produces", via="timezone", note="zone names are IANA ids"),
         Prerequisite("list_timezones", "convert_time", "produces", via="timezone"),

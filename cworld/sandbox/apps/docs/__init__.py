@@ -19,6 +19,7 @@ class DocsApp(DocsTools):
     title = "Docs"
     description = "Documents and folders: read, search, write, version history, sharing, access requests, comments."
     category = "documents"
+    entity_kinds = {"directory": "person", "folders": "folder", "documents": "document", "comments": "comment"}
     prerequisites = (
         Prerequisite("list_documents", "get_document", "produces", via="document_id"),
         Prerequisite("search_documents", "get_document", "produces", via="document_id"),

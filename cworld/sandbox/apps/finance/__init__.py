@@ -46,6 +46,7 @@ class FinanceApp(FinanceTools, TradingTools, TransferTools):
     description = ("Bank and brokerage: look up symbols and quotes, log in with a PIN, check balances and "
                    "statements, trade, move money with confirmed transfers, keep watchlists.")
     category = "finance"
+    entity_kinds = {"accounts": "account", "transactions": "transaction", "payees": "payee", "transfers": "transfer", "orders": "order", "watchlists": "watchlist"}
     prerequisites = _edges()
 
     initial_state = seed_state

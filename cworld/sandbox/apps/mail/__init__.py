@@ -18,6 +18,7 @@ class MailApp(MailTools):
     title = "Mail"
     description = "Your email: read, search, draft, send, reply, forward and file messages; manage contacts."
     category = "email"
+    entity_kinds = {"contacts": "contact", "messages": "message"}
     prerequisites = (
         Prerequisite("search_contacts", "send_email", "produces", via="contact_id", note="recipients are contact ids"),
         Prerequisite("search_contacts", "create_draft", "produces", via="contact_id"),

@@ -38,6 +38,7 @@ class TaskboardApp(TaskboardTools, ExtraTools):
     description = ("Trello-like boards: lists of cards with due dates, labels, members, checklists and comments; "
                    "search, move, and (as board admin) archive.")
     category = "productivity"
+    entity_kinds = {"boards": "board", "lists": "list", "cards": "card", "checklists": "checklist", "comments": "comment"}
     prerequisites = _edges()
 
     initial_state = seed_state

@@ -41,6 +41,7 @@ class TravelApp(TravelTools, BookingTools):
     description = ("Book trips: resolve airports, search flights and hotels, manage traveller profiles, book, "
                    "choose seats, view the itinerary and cancel with fees.")
     category = "travel"
+    entity_kinds = {"travellers": "traveller", "bookings": "booking"}
     prerequisites = _edges()
 
     initial_state = seed_state
