@@ -70,6 +70,7 @@ class Trajectory(Versioned):
     task_id: str
     task: Task | None = None
     agent: str
+    privileged: bool = Field(False, description="the agent read the task's answer key (gold plan, hints)")
     mode: Literal["live", "synthesized", "hybrid"]
     policy: str = "none"
     seed: int = 0
