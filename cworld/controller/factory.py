@@ -34,7 +34,6 @@ from cworld.controller.policy import Policy, load_policy
 from cworld.data_model import Task, ToolSpec
 from cworld.engine.cards.card import CategoryCard, load_cards
 from cworld.engine.protocol import WorldEngine
-from cworld.engine.world.task import TaskContext
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
 
@@ -96,10 +95,11 @@ def _needs_real(tools: Mapping[str, ToolSpec]) -> bool:
 def build_backend(mode: str, *, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec],
                   engine: WorldEngine | None = None, episode: str = "episode",
                   resources: LiveResources | None = None, via: Via = "direct", task: Task | None = None) -> Backend:
-    """`task` gives the engine its context (synthesized and hybrid modes); live mode does not need it."""
+    """`task` gives the engine its public part (`task.public()`: synthesized and hybrid modes); the engine
+    never gets the task itself, so it cannot read the gold plan, hints or ground truth."""
     if mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
-    context = TaskContext.from_task(task) if task is not None else None
+    context = task.public() if task is not None else None
     if mode == "synthesized":
         return EngineBackend(engine or default_engine(env, workspace, tools.values()), context=context)
     real = None

@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
-from cworld.data_model import ToolResult, ToolSpec, read_json
-from cworld.engine.world.task import TaskContext
+from cworld.data_model import PublicTask, ToolResult, ToolSpec, read_json
+from cworld.engine.world.task import task_digest
 from cworld.errors import UsageError
 
 
@@ -36,11 +36,12 @@ class LogEntry(BaseModel):
 class SessionLog(BaseModel):
     """The calls and responses of one episode so far; the engine's memory of the simulated world.
 
-    `context` is the task the episode serves (query, constraints, hints, the gold plan's calls): engines
-    ground the simulated world in it (docs/world-engine.md, "Grounding"). None for a bare session."""
+    `context` is the public part of the task the episode serves (query, constraints as stated, tools,
+    scenario; never the gold plan, hints or ground truth): engines ground the simulated world in it
+    (docs/world-engine.md, "Grounding"). None for a bare session."""
 
     seed: int = 0
-    context: TaskContext | None = None
+    context: PublicTask | None = None
     entries: list[LogEntry] = Field(default_factory=list)
     #: Engines' private views of this session (e.g. the schema engine's world), never serialized.
     _views: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -52,7 +53,7 @@ class SessionLog(BaseModel):
         """A short hash of the seed and the entries so far: equal histories, equal digests."""
         hasher = hashlib.sha256(str(self.seed).encode())
         if self.context is not None:  # a bare session keeps the digest it always had (and its cache entries)
-            hasher.update(f"context:{self.context.digest()}".encode())
+            hasher.update(f"context:{task_digest(self.context)}".encode())
         for entry in self.entries[:upto]:
             hasher.update(entry.fingerprint().encode())
             hasher.update(canonical_json([entry.result.is_error, entry.result.structured_content, entry.result.text]).encode())

@@ -1,8 +1,8 @@
 """Synthesized mode: the World Engine predicts every response from the tool, the arguments and the log.
 
-One `SessionLog` per episode is the engine's memory of the simulated world; it carries the task's context
-(`TaskContext`: query, constraints, hints, the gold plan's calls, never its ground truth), so the engine
-grounds the world in what the task says. The engine answers tool faults as error results. An engine whose model is down is an infrastructure failure, never the agent's:
+One `SessionLog` per episode is the engine's memory of the simulated world; it carries the task's public
+part (`PublicTask`: query, constraints as stated, tools, scenario; never the gold plan, hints or ground
+truth), so the engine grounds the world in what the agent was told and the scenario says. The engine answers tool faults as error results. An engine whose model is down is an infrastructure failure, never the agent's:
 an engine that raises a `CworldError` (ModelError/InfraError), or the LLM engine falling back to the
 schema engine because of a model error (`meta.fallback_reason` "model error: ..."), becomes an `infra`
 result here, so the runner retries the episode instead of scoring a half-simulated one. Fallbacks for an
@@ -14,16 +14,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from cworld.data_model import ToolResult, ToolSpec
+from cworld.data_model import PublicTask, ToolResult, ToolSpec
 from cworld.engine.protocol import SessionLog, WorldEngine
-from cworld.engine.world.task import TaskContext
 from cworld.errors import CworldError
 
 
 class EngineBackend:
     mode = "synthesized"
 
-    def __init__(self, engine: WorldEngine, *, context: TaskContext | None = None,
+    def __init__(self, engine: WorldEngine, *, context: PublicTask | None = None,
                  model_down_is_infra: bool = True) -> None:
         self.engine = engine
         self.context = context

@@ -37,6 +37,7 @@ from cworld.engine.llm.prompts import (
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.engine.schema.patterns import ResponsePattern, response_pattern
+from cworld.engine.world.task import task_summary
 from cworld.errors import ModelError
 from cworld.llm import Gateway, extract_json
 from cworld.schemas.validation import validation_error
@@ -166,7 +167,7 @@ class LLMEngine:
         values = {
             "card": card_text(card, op, entity), "tool": tool_text(tool), "operation": op,
             "response_schema": _schema_text(pattern), "envelope": envelope_text(),
-            "demonstrations": demonstrations_text(card), "session": escape_data(_with_task(session, condensed.text)),
+            "demonstrations": demonstrations_text(card), "session": escape_data(_with_task(session, tool, condensed.text)),
             "session_note": condensed.note, "arguments": data_json(arguments),
         }
         return self.template.render(values)
@@ -184,12 +185,14 @@ class LLMEngine:
         return {"type": "json_object"} if mode == "json" else None
 
 
-def _with_task(session: SessionLog, calls: str) -> str:
-    """The session block opens with the task the episode serves, so the model answers in the world the
-    task describes (the entities it names exist); like the calls, it is data, never instructions."""
+def _with_task(session: SessionLog, tool: ToolSpec, calls: str) -> str:
+    """The session block opens with the public task the episode serves (what the agent was told and the
+    scenario's entities and relations, those of this tool's server first), so the model answers in the
+    world the task describes; like the calls, it is data, never instructions. Never a plan or a hint."""
     if session.context is None:
         return calls
-    return f"The task the agent is working on (what this world holds):\n{session.context.summary()}\n\nCalls so far:\n{calls}"
+    summary = task_summary(session.context, app=tool.server)
+    return f"The task the agent is working on and the world it presumes:\n{summary}\n\nCalls so far:\n{calls}"
 
 
 def _schema_text(pattern: ResponsePattern) -> str:

@@ -8,14 +8,13 @@ The world is a function of the session log: it is kept between calls while the l
 and rebuilt by replaying the log otherwise. A replayed create adopts the id the log shows, so the world
 agrees with answers another engine (or a live server) gave.
 
-When the session carries its task's context, the world is grounded in it (`world/grounding.py`): the entities
-the task names exist, searches it is about find something, dates fall near the task's 'today'.
+When the session carries its public task, the world is grounded in it (`world/grounding.py`): the scenario's
+entities are the records, ids the task names exist, searches it is about find something, dates fall near
+the task's 'today'. The engine never sees the gold plan, hints or ground truth.
 """
 
 from __future__ import annotations
 
-import copy
-import json
 import random
 import re
 from collections.abc import Iterable
@@ -28,13 +27,12 @@ from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
-from cworld.engine.schema.expectations import ExpectedItems
 from cworld.engine.schema.handlers import apply
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern, text_template
 from cworld.engine.schema.shaping import Shaper, single_text_property
 from cworld.engine.world.filters import BEFORE_ARGS
 from cworld.engine.world.fresh import as_fields, freshen
-from cworld.engine.world.grounding import LIST_NAMES, Grounding, ToolView, entity_named
+from cworld.engine.world.grounding import LIST_NAMES, Grounding, entity_named
 from cworld.engine.world.idformat import IdFormat, hinted_formats
 from cworld.engine.world.state import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown
 from cworld.schemas.plausible import clock, focus_day, session_clock
@@ -95,24 +93,17 @@ class SchemaEngine:
         with session_clock(grounding.clock if grounding else None):
             return self._view_for(session).world.snapshot()
 
-    # --- the task context ------------------------------------------------------------------------------
+    # --- the public task ------------------------------------------------------------------------------
     def _grounding(self, session: SessionLog) -> Grounding | None:
-        """The session's task context resolved against this engine's tools, once per session."""
+        """The session's public task, resolved once per session."""
         if session.context is None:
             return None
         key = f"{self.name}:{id(self)}:grounding"
         found: Grounding | None = session.view(key)
-        if found is None or found.context is not session.context:
-            found = Grounding(session.context, self._describe)
+        if found is None or found.task is not session.context:
+            found = Grounding(session.context)
             session.set_view(key, found)
         return found
-
-    def _describe(self, tool_id: str) -> ToolView | None:
-        spec = self._tools.get(tool_id)
-        if spec is None:
-            return None
-        card = self.card_for(spec)
-        return ToolView(spec.server, card, operation_kind(spec), entity_for(spec, card))
 
     def card_for(self, tool: ToolSpec) -> CategoryCard:
         return self.index.card_for(tool)
@@ -172,26 +163,8 @@ class SchemaEngine:
             pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
         shaper = _shaper(world, tool.server, card, coll, hints, rng, made)
         result = self._shaped(pattern, outcome, coll, card, op, shaper)
-        if world.grounding is not None and result.structured_content is not None:
-            maker = ExpectedItems(world, tool.server, card, coll, hints, rng)
-            result = self._complete(world.grounding, maker, tool, arguments, pattern, result)
         absorb(coll, result.structured_content)
         return result
-
-    def _complete(self, grounding: Grounding, maker: ExpectedItems, tool: ToolSpec, arguments: dict[str, Any],
-                  pattern: ResponsePattern, result: ToolResult) -> ToolResult:
-        """Make the paths the task's later calls read from this answer exist (expectations.py)."""
-        original = result.structured_content
-        if original is None or result.text != json.dumps(original, ensure_ascii=False):
-            return result  # a text answer: nothing to complete
-        value = original
-        for expectation in grounding.expectations.get(tool.id, []):
-            if expectation.applies_to(arguments):
-                candidate = copy.deepcopy(value)
-                maker.complete(candidate, pattern.schema, expectation.parts)
-                if validation_error(pattern.schema, candidate) is None:
-                    value = candidate
-        return result if value == original else ToolResult.ok(value, **result.meta)
 
     def _shaped(self, pattern: ResponsePattern, outcome: Outcome, coll: Collection, card: CategoryCard, op: str,
                 shaper: Shaper) -> ToolResult:
@@ -219,7 +192,8 @@ class SchemaEngine:
 @dataclass
 class _NestedLists:
     """A list inside a record's answer shows the world's records of the entity it names: a board's
-    `lists` (those of this board, when lists know their board), a cart answer's `items` (its lines)."""
+    `lists` (those of this board, when lists know their board), a cart answer's `items` (its lines); for a
+    list no card entity holds (a board's `members`), the scenario's entities related to the record."""
 
     world: SimWorld
     scope: str
@@ -231,13 +205,15 @@ class _NestedLists:
         entity = entity_named(self.card, singular_word(prop))
         if entity is None and prop in LIST_NAMES and not siblings & set(id_keys(self.coll.entity)):
             entity = self.coll.entity  # the answer is a container of this entity's records, not one of them
+        key = str(source.get(self.coll.key_field))
+        if entity is None and self.world.grounding is not None and prop not in LIST_NAMES:
+            return self.world.grounding.related(self.scope, self.coll.entity, key, prop)
         if entity is None or entity is self.coll.entity and prop not in LIST_NAMES:
             return None
         target = self.world.collection(self.scope, self.card, entity, self.hints)
         records = list(reversed(target.records.values()))
         parent = f"{self.coll.entity.name}_id"
-        if target is not self.coll and parent in entity.fields:
-            key = str(source.get(self.coll.key_field))
+        if target is not self.coll and (parent in entity.fields or any(parent in r for r in records)):
             records = [r for r in records if str(r.get(parent)) == key]
         target.shown.update(str(r[target.key_field]) for r in records[:20])
         return [dict(r) for r in records[:20]]

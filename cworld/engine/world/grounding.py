@@ -1,114 +1,49 @@
-"""Grounding: the simulated world holds what the task says it holds (docs/world-engine.md, "Grounding").
+"""Grounding: the simulated world holds what the public task says it holds (docs/world-engine.md, "Grounding").
 
-From a `TaskContext` (never from a live sandbox) the engine learns:
+From a `PublicTask` (never the gold plan, hints or ground truth, never a live sandbox) the engine learns:
 
-- **seeds**: entities the task presumes exist, per collection (server, card, entity): an id a planned call
-  uses literally (`get_fare_rules(flight_id="OA314-20260426")`, `add_to_watchlist(watchlist_id="wl_0001")`),
-  an item a planned call picks out of an earlier answer (`{{payees.payees[name=Chidi Lewis].payee_id}}`: a
-  payee named Chidi Lewis), or the first item it reads (`{{find.messages.0.message_id}}`: the search has a
-  hit). A seed also satisfies the literal arguments of the call whose answer shows it (`search_products(
-  category="books", max_price=30)` -> a book under 30). Seeds are materialized when their collection is.
-- **expectations**: the paths later calls read from an answer. A list nested in a record that no
-  collection holds (a board's members, free-time slots) is checked after shaping and completed.
-- **mentions**: a value is grounded when the task or an earlier answer of the session names it. A read
-  of an unseen id the task names materializes it; a search whose filter values are grounded returns at
-  least one match. Anything else keeps the card's contract: unknown ids are not found.
+- **the scenario's entities**: each `ScenarioEntity(app, kind, id, attributes)` is a record of the card
+  entity named `kind` on server `app`. When the scenario has entities of a collection's kind, they are
+  that collection's world (no card-seeded filler a live app would not have); relations set the linking
+  fields (`account_id`) the attributes do not. Lists nested in an answer show the scenario's entities
+  related to the record (a board's lists by `board_id`, its members by relation).
+- **mentions**: a value is grounded when the task's text or an earlier answer of the session names it. In
+  a collection the scenario does not describe, a read of an unseen id the task names materializes it and
+  a search whose filter values are grounded returns at least one match. Anything else keeps the card's
+  contract: unknown ids are not found.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-from cworld.data_model.references import references
+from cworld.data_model import PublicTask, ScenarioEntity
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import singular_word
 from cworld.engine.protocol import LogEntry
 from cworld.engine.world.filters import QUERY_ARGS, matches, query_of, satisfy, skipped
 from cworld.engine.world.idformat import IdFormat
-from cworld.engine.world.state import Collection, id_keys, matching_email, new_record
-from cworld.engine.world.task import TaskContext, mentioned
+from cworld.engine.world.state import Collection, matching_email, new_record
+from cworld.engine.world.task import TaskText, mentioned
 
-_PART = re.compile(r"\.([^.\[\]]+)|\[([^\]]*)\]")
-_CONDITION = re.compile(r"^\s*([^=~]+?)\s*([=~])\s*(.*?)\s*$")
-_STEM = re.compile(r"^(.+?)_ids?$")
 _ID_LIKE = re.compile(r"^[\w.:/@#+-]{2,80}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 #: Names under which an answer holds "the list of items" rather than a named entity's list.
 LIST_NAMES = ("items", "results", "data", "entries", "records", "list", "rows", "matches", "hits")
 
 
-@dataclass(frozen=True)
-class Part:
-    """One step of a reference path: a field, a list index, or a selection `[field=value&field~value]`."""
-
-    field: str | None = None
-    index: int | None = None
-    where: tuple[tuple[str, str, str], ...] = ()
-
-
-def parse_path(path: str) -> tuple[Part, ...] | None:
-    """`.payees[name=Chidi Lewis].payee_id` -> parts; None for a path this grammar does not read."""
-    parts: list[Part] = []
-    for match in _PART.finditer(path):
-        text = match.group(1) if match.group(1) is not None else match.group(2)
-        if re.fullmatch(r"\s*-?\d+\s*", text):
-            parts.append(Part(index=int(text)))
-        elif match.group(1) is not None:
-            parts.append(Part(field=text))
-        else:
-            conditions = [_CONDITION.match(c) for c in text.split("&")]
-            if not all(conditions):
-                return None
-            parts.append(Part(where=tuple((c.group(1), c.group(2), c.group(3)) for c in conditions if c)))
-    return tuple(parts)
-
-
-@dataclass(frozen=True)
-class ToolView:
-    """What the engine knows of a tool: its server (the world's scope), card, operation and entity."""
-
-    scope: str
-    card: CategoryCard
-    op: str
-    entity: EntityType
-
-
-@dataclass
-class Seed:
-    key: str | None
-    fields: dict[str, Any] = field(default_factory=dict)
-    filters: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Expectation:
-    filters: dict[str, Any]
-    parts: tuple[Part, ...]
-
-    def applies_to(self, arguments: dict[str, Any]) -> bool:
-        """A call asks what the planned call asked when no literal argument of the plan differs."""
-        return all(k not in arguments or _same(arguments[k], v) for k, v in self.filters.items())
-
-
-Describe = Callable[[str], ToolView | None]
-
-
 class Grounding:
-    """The task context resolved against the engine's tools and cards, for one session."""
+    """A public task resolved for one session: its text for the mention rules, its scenario for the world."""
 
-    def __init__(self, context: TaskContext, describe: Describe) -> None:
-        self.context = context
-        self.clock: datetime | None = context.clock()
-        self.seeds: dict[str, list[Seed]] = {}
-        self.expectations: dict[str, list[Expectation]] = {}
+    def __init__(self, task: PublicTask) -> None:
+        self.task = task
+        self.words = TaskText(task)
+        self.clock = self.words.clock()
+        self._by_handle = {e.handle: e for e in task.scenario.entities}
         self._entries: list[LogEntry] = []
         self._seen: tuple[int, str] = (-1, "")
-        self._read_plan(describe)
 
     # --- what the session has shown -------------------------------------------------------------------
     def observe(self, entries: list[LogEntry]) -> None:
@@ -117,7 +52,7 @@ class Grounding:
 
     def mentions(self, value: Any) -> bool:
         text = str(value).strip()
-        return bool(text) and (self.context.mentions(text) or mentioned(self._seen_text(), text))
+        return bool(text) and (self.words.mentions(text) or mentioned(self._seen_text(), text))
 
     def _seen_text(self) -> str:
         if self._seen[0] != len(self._entries):
@@ -129,8 +64,8 @@ class Grounding:
     def knows(self, entity: EntityType, fmt: IdFormat, key: str) -> bool:
         """An id nobody created yet exists when the task names it and it looks like this entity's ids."""
         if entity.key_field != "id":
-            return self.context.mentions(key)
-        return _ID_LIKE.match(key) is not None and self.context.mentions(key) and fmt.looks_like(key)
+            return self.words.mentions(key)
+        return _ID_LIKE.match(key) is not None and self.words.mentions(key) and fmt.looks_like(key)
 
     def grounded(self, entity: EntityType, args: dict[str, Any]) -> bool:
         """A list/search the task is about: every text value it filters by is named by the task or by an
@@ -139,98 +74,86 @@ class Grounding:
                   and (k in QUERY_ARGS or k in entity.fields)]
         return all(self.mentions(v) for v in values)
 
-    def populate(self, coll: Collection, key: str, rng: random.Random) -> None:
-        """Add the task's entities to a collection as it is created (after the card's seeded records)."""
-        coll.ground = self
-        for seed in self.seeds.get(key, []):
-            record = _existing(coll, seed)
-            if record is None:
-                given = dict(seed.fields)
-                if seed.key is not None:
-                    given[coll.key_field] = typed_key(coll, seed.key)
-                record = new_record(coll, rng, given)
-            satisfy(record, seed.filters, coll.entity, rng)
-            record.update(seed.fields)
-            coll.grounded[coll.put(matching_email(coll.entity, record))] = {*seed.fields, coll.key_field}
+    # --- the scenario ---------------------------------------------------------------------------------
+    def populate(self, coll: Collection, scope: str, card: CategoryCard, rng: random.Random) -> bool:
+        """Put the scenario's entities of this collection in it, as it is created; False when the scenario
+        has none (the card's seeded records are the world then)."""
+        mine = [e for e in self.task.scenario.entities if e.app == scope and kind_entity(card, e.kind) is coll.entity]
+        if not mine:
+            return False
+        coll.scenario = True
+        for entity in mine:
+            given = {k: typed(coll.entity, k, v) for k, v in entity.attributes.items()}
+            for name, value in self._links(entity, coll.entity, card).items():
+                if name not in given:
+                    given[name] = value
+                elif isinstance(given[name], list) and value[0] not in given[name]:
+                    given[name] = [*given[name], *value]
+            key = typed_key(coll, entity.id) if entity.id is not None else _new_key(coll, rng)
+            key_field = coll.key_field
+            record = {key_field: key, **{k: v for k, v in given.items() if k != key_field}}
+            coll.grounded[coll.put(record)] = {*given, key_field}
+        return True
 
-    # --- reading the plan -----------------------------------------------------------------------------
-    def _read_plan(self, describe: Describe) -> None:
-        steps = {s.id: s for s in self.context.steps}
-        for step in self.context.steps:
-            view = describe(step.tool)
-            literals = literal_arguments(step.arguments)
-            if view is not None:
-                for arg, value in literals.items():
-                    self._named_ids(view, arg, value, literals)
-            for ref_step, path in references(step.arguments):
-                source = steps.get(ref_step)
-                parts = parse_path(path)
-                if source is None or not parts or not any(p.field is None for p in parts):
-                    continue
-                filters = literal_arguments(source.arguments)
-                self.expectations.setdefault(source.tool, []).append(Expectation(filters, parts))
-                source_view = describe(source.tool)
-                if source_view is not None:
-                    self._selected(source_view, parts, filters)
-
-    def _named_ids(self, view: ToolView, arg: str, value: Any, literals: dict[str, Any]) -> None:
-        keys = _id_values(value)
-        own = arg in id_keys(view.entity) or arg == view.entity.name
-        if own and (view.op != "create" or arg not in (view.entity.key_field, "id")):  # a create's own key is new
-            pins = {k: v for k, v in literals.items() if k != arg and k in view.entity.fields and not isinstance(v, list)}
-            for key in keys:
-                self._add(view, view.entity, Seed(key, pins if view.op in ("get", "list", "search") else {}))
-            return
-        stem = _STEM.match(arg)
-        other = entity_named(view.card, stem.group(1)) if stem else None
-        if other is not None and other is not view.entity:
-            for key in keys:
-                self._add(view, other, Seed(key))
-
-    def _selected(self, view: ToolView, parts: tuple[Part, ...], filters: dict[str, Any]) -> None:
-        at = next(i for i, p in enumerate(parts) if p.field is None)
-        if at == 0 or any(p.field is None for p in parts[:at]):
-            return
-        list_name = parts[at - 1].field or ""
-        entity = entity_named(view.card, singular_word(list_name))
-        main = at == 1 and (view.op in ("list", "search") or list_name in LIST_NAMES)
-        entity = entity or (view.entity if main else None)
-        if entity is None:
-            return  # a list no collection holds: the expectation completes the answer instead
-        key, fields = None, {}
-        for name, _, value in parts[at].where:
-            if name in id_keys(entity):
-                key = value
+    def _links(self, subject: ScenarioEntity, entity: EntityType, card: CategoryCard) -> dict[str, Any]:
+        """The linking fields the scenario's relations give an entity (`account_id`, `members: [...]`)."""
+        links: dict[str, Any] = {}
+        for relation in self.task.scenario.relations:
+            if relation.subject != subject.handle:
+                continue
+            _, kind, key = _split(relation.object)
+            other = kind_entity(card, kind)
+            name = link_field(entity, relation.relation, other.name if other is not None else singular_word(kind))
+            if entity.fields.get(name, "").startswith("list["):
+                links.setdefault(name, []).append(key)
             else:
-                fields[name] = typed(entity, name, value)
-        self._add(view, entity, Seed(key, fields, filters))
+                links.setdefault(name, key)
+        return links
 
-    def _add(self, view: ToolView, entity: EntityType, seed: Seed) -> None:
-        bucket = self.seeds.setdefault(collection_key(view.scope, view.card, entity), [])
-        for known in bucket:
-            if seed.key is not None and known.key == seed.key:
-                known.fields.update(seed.fields)
-                known.filters.update(seed.filters)
-                return
-            if seed.key is None and known.fields == seed.fields and known.filters == seed.filters:
-                return
-        bucket.append(seed)
+    def related(self, scope: str, parent: EntityType, parent_key: str, list_name: str) -> list[dict[str, Any]] | None:
+        """The scenario's entities a list nested in a record's answer shows when no card entity holds them
+        (a board's `members`): those of the kind the list names linked to the record by a relation or by a
+        `<parent>_id` attribute. None when the scenario has no entity of that kind."""
+        kind = singular_word(list_name)
+        candidates = [e for e in self.task.scenario.entities
+                      if e.app == scope and (kind in (e.kind, singular_word(e.kind)) or e.kind.endswith(f"_{kind}"))]
+        if not candidates:
+            return None
+        parents = {e.handle for e in self.task.scenario.entities
+                   if e.app == scope and e.id == parent_key and parent.name in (e.kind, singular_word(e.kind))}
+        pairs = {(r.subject, r.object) for r in self.task.scenario.relations}
+        shown = []
+        for entity in candidates:
+            linked = any((entity.handle, p) in pairs or (p, entity.handle) in pairs for p in parents)
+            if linked or str(entity.attributes.get(f"{parent.name}_id")) == parent_key:
+                shown.append({f"{kind}_id": entity.id, **entity.attributes} if entity.id is not None else dict(entity.attributes))
+        return shown
 
 
-def collection_key(scope: str, card: CategoryCard, entity: EntityType) -> str:
-    return f"{scope}:{card.name}:{entity.name}"
+def kind_entity(card: CategoryCard, kind: str) -> EntityType | None:
+    """The card entity a scenario kind names: by name, singular form (`payees`), or `_`-suffix (`cart_item`)."""
+    return entity_named(card, kind) or entity_named(card, singular_word(kind))
 
 
-def literal_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
-    """The arguments a planned call fixes in advance (those without a `{{reference}}` anywhere inside)."""
-    return {k: v for k, v in arguments.items() if not references(v)}
+def entity_named(card: CategoryCard, stem: str) -> EntityType | None:
+    return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
 
 
-def typed(entity: EntityType, name: str, value: str) -> Any:
-    """A selector's text in the field's type: `[is_primary=true]` means the boolean."""
+def link_field(entity: EntityType, relation: str, other: str) -> str:
+    """The field of `entity` a relation to an `other` sets: a card field named after the relation or the
+    other entity (`account` -> `account_id`), else `<other>_id`."""
+    names = [relation, f"{relation}_id", f"{singular_word(relation)}s", f"{other}_id", f"{other}s"]
+    found = next((n for n in names if n in entity.fields), None)
+    return found or (relation if relation.endswith("_id") else f"{other}_id")
+
+
+def typed(entity: EntityType, name: str, value: Any) -> Any:
+    """A text value in the type the card gives its field (`"true"` for a bool, `"12.50"` for money)."""
+    if not isinstance(value, str):
+        return value
     kind = entity.fields.get(name, "")
     low = value.strip().lower()
-    if kind == "bool" or low in ("true", "false"):
+    if kind == "bool" and low in ("true", "false"):
         return low == "true"
     if kind == "int" and re.fullmatch(r"-?\d+", low):
         return int(low)
@@ -239,29 +162,25 @@ def typed(entity: EntityType, name: str, value: str) -> Any:
     return value
 
 
-def _id_values(value: Any) -> list[str]:
-    """The values of an argument that could be ids: one string or number, or a list of strings."""
-    if isinstance(value, str | int) and not isinstance(value, bool):
-        found = [str(value)]
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        found = [str(v) for v in value]
-    else:
-        found = []
-    return [k for k in found if _ID_LIKE.match(k) and not _DAY.match(k)]
+def _split(handle: str) -> tuple[str, str, str]:
+    app, _, rest = handle.partition("/")
+    kind, _, key = rest.partition("/")
+    return app, kind, key
 
 
-def entity_named(card: CategoryCard, stem: str) -> EntityType | None:
-    return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+def _new_key(coll: Collection, rng: random.Random) -> Any:
+    return coll.new_key(rng) if coll.key_field == "id" else coll.natural_key(rng)
 
 
 def _same(have: Any, want: Any) -> bool:
     return str(have).strip().lower() == str(want).strip().lower()
 
 
-# --- the world's side: seeds become records, grounded reads and searches find something ----------------
+# --- the world's side: grounded reads and searches find something ------------------------------------
 def materialize(coll: Collection, key: str, rng: random.Random) -> dict[str, Any] | None:
-    """The record for an id the task names, made on first use; None for an id the task does not name."""
-    if coll.ground is None or not coll.ground.knows(coll.entity, coll.fmt, key):
+    """The record for an id the task names, made on first use; None for an id the task does not name, and
+    in a collection the scenario describes (its entities are all there is)."""
+    if coll.ground is None or coll.scenario or not coll.ground.knows(coll.entity, coll.fmt, key):
         return None
     stored = coll.put(new_record(coll, rng, {coll.key_field: typed_key(coll, key)}))
     coll.grounded[stored] = {coll.key_field}
@@ -270,8 +189,9 @@ def materialize(coll: Collection, key: str, rng: random.Random) -> dict[str, Any
 
 def grounded_matches(coll: Collection, args: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
     """For a grounded list/search that found nothing: a task entity nobody has seen yet, adapted to the
-    filters where the task did not fix its fields, else one new record that matches them."""
-    if coll.ground is None or not coll.ground.grounded(coll.entity, args):
+    filters where the task did not fix its fields, else one new record that matches them. Nothing in a
+    collection the scenario describes: a live app finds nothing there either."""
+    if coll.ground is None or coll.scenario or not coll.ground.grounded(coll.entity, args):
         return []
     for key, pinned in coll.grounded.items():
         record = coll.records.get(key)
@@ -298,10 +218,10 @@ def namesakes(coll: Collection, args: dict[str, Any], rng: random.Random) -> Non
     the one to leave out ('I mean Emma Lopez; leave Emma Johansson out of it')."""
     query = query_of(args)
     name_field = next((f for f, k in coll.entity.fields.items() if k == "name"), None)
-    if coll.ground is None or name_field is None or not query or not re.fullmatch(r"[A-Z][\w'-]+", query.strip()):
+    if coll.ground is None or coll.scenario or name_field is None or not query or not re.fullmatch(r"[A-Z][\w'-]+", query.strip()):
         return
     known = {str(r.get(name_field)).lower() for r in coll.records.values()}
-    for name in coll.ground.context.full_names(query.strip()):
+    for name in coll.ground.words.full_names(query.strip()):
         if name.lower() not in known:
             made = matching_email(coll.entity, new_record(coll, rng, {name_field: name}))
             coll.grounded[coll.put(made)] = {name_field}
@@ -310,10 +230,3 @@ def namesakes(coll: Collection, args: dict[str, Any], rng: random.Random) -> Non
 def typed_key(coll: Collection, key: str) -> Any:
     numeric = coll.entity.fields.get(coll.key_field) == "int" or (coll.key_field == "id" and coll.fmt.numeric)
     return int(key) if numeric and key.isdigit() else key
-
-
-def _existing(coll: Collection, seed: Seed) -> dict[str, Any] | None:
-    if seed.key is not None:
-        return coll.records.get(seed.key)
-    return next((r for r in coll.records.values()
-                 if all(_same(r.get(f), v) for f, v in seed.fields.items()) and matches(r, seed.filters)), None)

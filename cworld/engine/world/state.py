@@ -2,7 +2,8 @@
 
 What a create/update/delete did is seen by later list/get/search calls; ids keep their format and
 continue the sequence; reads of unknown ids fail with the card's not-found message. A new world is not
-empty: each collection starts with the card's `seed_count` plausible records (messy states matter).
+empty: each collection starts with the task scenario's entities of it, or else the card's `seed_count`
+plausible records (messy states matter).
 Collections are per server: two mail servers do not share a mailbox.
 """
 
@@ -48,8 +49,10 @@ class Collection:
     refs: Callable[[str], list[str]] | None = None
     #: (entity stem, key) -> that record of the same world and card, if it exists.
     ref_record: Callable[[str, str], dict[str, Any] | None] | None = None
-    #: The session's task context, resolved (None for a bare session): see `grounding.py`.
+    #: The session's public task, resolved (None for a bare session): see `grounding.py`.
     ground: Grounding | None = None
+    #: The task's scenario describes this collection: its entities are the records, nothing is made up.
+    scenario: bool = False
     #: Keys of records the task put here -> the fields it fixed; the rest may still adapt until shown.
     grounded: dict[str, set[str]] = field(default_factory=dict)
     #: Keys of records some answer has shown the agent: those never change behind its back.
@@ -179,7 +182,7 @@ class SimWorld:
             try:
                 fmt = format_for(entity, hints or {})
                 refs = lambda stem: self.keys(scope, card, stem, hints)  # noqa: E731
-                self._collections[key] = coll = self._seeded(key, entity, fmt, refs)
+                self._collections[key] = coll = self._seeded(key, scope, card, entity, fmt, refs)
                 coll.ref_record = lambda stem, ref: self.record(scope, card, stem, ref, hints)
             finally:
                 self._seeding.discard(key)
@@ -206,15 +209,19 @@ class SimWorld:
         return next((c.records[key] for k, c in self._collections.items() if k.startswith(prefix) and key in c.records),
                     None)
 
-    def _seeded(self, key: str, entity: EntityType, fmt: IdFormat, refs: Callable[[str], list[str]]) -> Collection:
+    def _seeded(self, key: str, scope: str, card: CategoryCard, entity: EntityType, fmt: IdFormat,
+                refs: Callable[[str], list[str]]) -> Collection:
+        """A new collection: the scenario's entities of it when the task has some, else the card's seeded
+        records (a live app holds what the scenario says, not filler besides)."""
+        coll = Collection(entity, fmt, refs=refs, ground=self.grounding)
+        if self.grounding is not None and self.grounding.populate(coll, scope, card,
+                                                                  derive_rng(self.seed, f"engine:ground:{key}")):
+            return coll
         rng = derive_rng(self.seed, f"engine:world:{key}")
-        coll = Collection(entity, fmt, refs=refs)
         for example in entity.examples[: entity.seed_count]:
             coll.put(new_record(coll, rng, dict(example)))
         while len(coll.records) < entity.seed_count:
             coll.put(new_record(coll, rng))
-        if self.grounding is not None:
-            self.grounding.populate(coll, key, derive_rng(self.seed, f"engine:ground:{key}"))
         return coll
 
     def snapshot(self) -> dict[str, Any]:
