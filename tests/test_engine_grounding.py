@@ -12,8 +12,16 @@ from cworld.controller import build_controller
 from cworld.controller.backends import EngineBackend
 from cworld.controller.factory import build_engine, default_engine
 from cworld.controller.policy import Policy
-from cworld.data_model import (Constraint, PlanStep, Scenario, ScenarioEntity, ScenarioRelation, Task, ToolResult,
-                               ToolSpec)
+from cworld.data_model import (
+    Constraint,
+    PlanStep,
+    Scenario,
+    ScenarioEntity,
+    ScenarioRelation,
+    Task,
+    ToolResult,
+    ToolSpec,
+)
 from cworld.engine.cards.card import load_cards
 from cworld.engine.llm.engine import LLMEngine
 from cworld.engine.protocol import SessionLog
