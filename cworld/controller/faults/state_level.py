@@ -234,7 +234,7 @@ class SessionExpiredFault(Fault):
 
     @classmethod
     def plan_target(cls, plan: PlanInput, params: dict[str, Any], rng: random.Random) -> Targeting | None:
-        used = [s.tool for s in plan.task.gold_plan] or list(plan.task.tools)
+        used = list(plan.task.tools)  # the public candidate tools: fault targets never come from the answer key
         servers = list(dict.fromkeys(t.split("/", 1)[0] for t in used))
         logins = {t.server for t in plan.tools.values() if is_login(t)}
         candidates = [s for s in servers if s in logins]

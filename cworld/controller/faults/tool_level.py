@@ -162,7 +162,7 @@ class DeprecatedFault(Fault):
 
     @classmethod
     def plan_target(cls, plan: PlanInput, params: dict[str, object], rng: random.Random) -> Targeting | None:
-        used = [s.tool for s in plan.task.gold_plan] or list(plan.task.tools)
+        used = list(plan.task.tools)  # the public candidate tools: fault targets never come from the answer key
         need_alternative = bool(params.get("require_alternative")) and bool(plan.tools)
         candidates = [t for t in dict.fromkeys(used) if cls._replaceable(plan, t, need_alternative)]
         return Targeting(target=rng.choice(candidates)) if candidates else None
