@@ -19,6 +19,7 @@ from cworld.synth.draft import Draft
 from cworld.synth.offline import OfflineDrafter, Revision
 from cworld.synth.pipeline import WORLD_SEEDS
 from cworld.synth.sampling import Candidates
+from cworld.synth.scenario import write_scenario
 
 ENV = Environment.resolve()
 OK = json.dumps({"passed": True, "issues": []})
@@ -51,7 +52,8 @@ def _good(prepared, options: SynthOptions) -> Draft:
     draft, _ = drafter.draft(
         candidates, world, random.Random(1), Revision(everything=True), schema_only=False
     )
-    return draft
+    scenario, _ = write_scenario(draft, universe, world)
+    return draft.model_copy(update={"scenario": scenario})
 
 
 def _unneeded(draft: Draft, universe) -> Draft:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cworld.data_model import Scenario
 from cworld.synth.toolset import ToolUniverse
 
 #: Server ids that are ordinary words: leaks only in an identifier context.
@@ -52,6 +53,7 @@ class LeakChecker:
         self._generic = _code_pattern([s for s in self.servers if s.lower() in GENERIC_WORDS])
         distinct = [s for s in self.servers if s.lower() not in GENERIC_WORDS]
         self._distinct = _any_word(distinct)
+        self._tools: re.Pattern[str] | None = None
 
     def leaks(self, text: str) -> list[Leak]:
         found: list[Leak] = []
@@ -64,6 +66,16 @@ class LeakChecker:
         found += [Leak("server name", m.group("name")) for m in _finditer(self._generic, text)]
         found += [Leak("server name", m.group(0)) for m in _finditer(self._distinct, text)]
         return list(dict.fromkeys(found))
+
+    def tool_pattern(self) -> re.Pattern[str]:
+        """Any tool id, or any compound tool name as a word: one pattern, compiled once (a scenario has
+        thousands of strings to scan)."""
+        if self._tools is None:
+            ids = "|".join(re.escape(t) for t in self.tool_ids)
+            names = "|".join(re.escape(n) for n in self.compound_names)
+            parts = [p for p in (ids, rf"(?<![\w\-])(?:{names})(?![\w\-])" if names else "") if p]
+            self._tools = re.compile("|".join(parts) or r"(?!x)x", flags=re.IGNORECASE)
+        return self._tools
 
     def rewrite(self, text: str) -> str:
         """Replace every leaked name with plain words: ids and identifiers lose their punctuation,
@@ -146,3 +158,75 @@ def _sub(pattern: re.Pattern[str] | None, text: str, fn) -> str:  # type: ignore
     if pattern is None:
         return text
     return pattern.sub(lambda m: fn(_Named(m)), text)
+
+
+# --- scenarios ----------------------------------------------------------------------------------------------
+REFERENCE = re.compile(r"\{\{|\}\}")
+#: Words that belong to solving the task, not to the world: a note saying them is about the plan.
+PLAN_WORDS = re.compile(
+    r"\b(?:final answer|the answer|gold plan|the agent|the assistant|tool calls?|should (?:call|use|reply|answer)"
+    r"|step \w+)\b",
+    flags=re.IGNORECASE,
+)
+HINT_WORDS = 4
+
+
+def scenario_leaks(
+    checker: LeakChecker, scenario: Scenario, *, step_ids: list[str], hints: list[str]
+) -> list[str]:
+    """Why a scenario is not facts-only: it names a tool, holds a `{{...}}` reference or a plan step id,
+    speaks of the answer, or repeats a final-answer hint sentence. The engine reads the scenario, so
+    anything of the plan in it would let the world answer for the agent."""
+    problems: list[str] = []
+    fragments = _hint_fragments(hints)
+    ids = [s for s in step_ids if re.search(r"[\d_\-]", s)]
+    step_words = _any_of(ids)
+    tools = checker.tool_pattern()
+    for where, text, free in _scenario_strings(scenario):
+        if REFERENCE.search(text):
+            problems.append(f"{where} holds a reference {text[:60]!r}")
+        problems += [f"{where} names the tool {m.group(0)!r}" for m in tools.finditer(text)]
+        if text in ids or (free and step_words is not None and step_words.search(text)):
+            problems.append(f"{where} names a plan step ({text[:60]!r})")
+        if free and PLAN_WORDS.search(text):
+            problems.append(f"{where} speaks of solving the task ({text[:60]!r}): state facts only")
+        if fragments:
+            lowered = text.lower()
+            problems += [f"{where} repeats the answer hint {f!r}" for f in fragments if f in lowered]
+    return list(dict.fromkeys(problems))
+
+
+def _any_of(words: list[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![\w\-])(?:{alt})(?![\w\-])", flags=re.IGNORECASE)
+
+
+def _hint_fragments(hints: list[str]) -> list[str]:
+    """The literal runs of the hints (references cut out) long enough to be a sentence of the answer."""
+    runs = [part for hint in hints for part in re.split(r"\{\{.*?\}\}", hint)]
+    return [r.strip().lower() for r in runs if len(r.split()) >= HINT_WORDS]
+
+
+def _scenario_strings(scenario: Scenario) -> list[tuple[str, str, bool]]:
+    """(where, text, free) for every string; `free` marks the drafter's own words (notes, relation and kind
+    names), as against record values copied from the world."""
+    found: list[tuple[str, str, bool]] = []
+    for i, note in enumerate(scenario.notes):
+        found.append((f"note {i + 1}", note, True))
+    for e in scenario.entities:
+        found += [(f"entity {e.handle}", s, False) for s in (e.app, e.kind, str(e.id))]
+        for key, value in _flat(e.attributes):
+            found += [(f"entity {e.handle}", key, False), (f"entity {e.handle}", value, False)]
+    for r in scenario.relations:
+        found.append((f"relation {r.subject} {r.relation}", r.relation, True))
+    return [f for f in found if f[1]]
+
+
+def _flat(value: object, key: str = "") -> list[tuple[str, str]]:
+    if isinstance(value, dict):
+        return [pair for k, v in value.items() for pair in _flat(v, str(k))]
+    if isinstance(value, list):
+        return [pair for v in value for pair in _flat(v, key)]
+    return [(key, value if isinstance(value, str) else "")]
