@@ -123,7 +123,11 @@ def test_a_payee_paid_by_name_is_in_the_scenario(tasks: list[Task]) -> None:
         named = [name for name in payees if name in task.query]
         assert named, task.query
         assert {"bank", "account"} <= set(payees[named[0]].attributes)
-        assert any(r.relation == "account" for r in task.scenario.relations if r.subject.startswith("finance/transaction"))
+        assert any(
+            r.relation == "account"
+            for r in task.scenario.relations
+            if r.subject.startswith("finance/transaction")
+        )
 
 
 def test_same_seed_same_scenario(ws: Workspace, tasks: list[Task], tmp_path: Path) -> None:
@@ -170,7 +174,9 @@ def test_the_facts_only_check_rejects_tools_references_steps_and_hints(tasks: li
     assert any("solving the task" in p for p in problems(notes=["The final answer is 42."]))
     assert any("hint" in p for p in problems(notes=["It went to Chidi Lewis and the transfer is confirmed."]))
     tooled = payee.model_copy(update={"attributes": {"name": "{{who.name}}"}})
-    assert any("reference" in p for p in scenario_leaks(leaks, Scenario(entities=[tooled]), step_ids=[], hints=[]))
+    assert any(
+        "reference" in p for p in scenario_leaks(leaks, Scenario(entities=[tooled]), step_ids=[], hints=[])
+    )
 
 
 def test_a_malformed_or_dangling_scenario_is_a_check_issue(tasks: list[Task], leaks) -> None:
@@ -189,5 +195,7 @@ def test_a_malformed_or_dangling_scenario_is_a_check_issue(tasks: list[Task], le
     check_scenario(odd, leaks, report, require=True)
     assert {i.code for i in report.issues} == {"duplicate_entity", "dangling_relation", "bad_today"}
     empty = CheckReport()
-    check_scenario(Draft.of_task(tasks[0]).model_copy(update={"scenario": Scenario()}), leaks, empty, require=True)
+    check_scenario(
+        Draft.of_task(tasks[0]).model_copy(update={"scenario": Scenario()}), leaks, empty, require=True
+    )
     assert [i.code for i in empty.issues] == ["no_scenario"]

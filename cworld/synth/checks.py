@@ -344,7 +344,9 @@ def check_leaks(draft: Draft, leaks: LeakChecker, report: CheckReport) -> None:
 def check_scenario(draft: Draft, leaks: LeakChecker, report: CheckReport, *, require: bool = False) -> None:
     """The scenario is well formed, about the task's own services, consistent, and facts only."""
     scenario = draft.scenario
-    report.metrics.update(scenario_entities=len(scenario.entities), scenario_relations=len(scenario.relations))
+    report.metrics.update(
+        scenario_entities=len(scenario.entities), scenario_relations=len(scenario.relations)
+    )
     if draft.scenario_problem:
         report.add(
             "scenario",
@@ -364,15 +366,15 @@ def check_scenario(draft: Draft, leaks: LeakChecker, report: CheckReport, *, req
     strangers = sorted({e.app for e in scenario.entities if e.app not in servers})
     if strangers:
         report.add(
-            "scenario", "scenario_app", f"scenario entities of {strangers}: use the task's services {sorted(servers)}"
+            "scenario",
+            "scenario_app",
+            f"scenario entities of {strangers}: use the task's services {sorted(servers)}",
         )
     handles = [e.handle for e in scenario.entities]
     twice = sorted({h for h in handles if handles.count(h) > 1})
     if twice:
         report.add("scenario", "duplicate_entity", f"entities {twice} are listed twice: merge them")
-    dangling = sorted(
-        {h for r in scenario.relations for h in (r.subject, r.object) if h not in set(handles)}
-    )
+    dangling = sorted({h for r in scenario.relations for h in (r.subject, r.object) if h not in set(handles)})
     if dangling:
         report.add(
             "scenario", "dangling_relation", f"relations name {dangling}, which are not scenario entities"

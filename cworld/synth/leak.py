@@ -29,6 +29,7 @@ crypto time memory fetch files filesystem search weather news notes maps contact
 )
 SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
 CAMEL = re.compile(r"\b[a-z]+[A-Z][a-zA-Z0-9]*\b")
+TOKEN = re.compile(r"[\w\-]+(?:/[\w\-]+)?")
 CODE_WORDS = r"(?:tool|tools|function|endpoint|api|command|server|mcp|plugin)"
 
 
@@ -53,7 +54,7 @@ class LeakChecker:
         self._generic = _code_pattern([s for s in self.servers if s.lower() in GENERIC_WORDS])
         distinct = [s for s in self.servers if s.lower() not in GENERIC_WORDS]
         self._distinct = _any_word(distinct)
-        self._tools: re.Pattern[str] | None = None
+        self._tool_words: dict[str, str] | None = None
 
     def leaks(self, text: str) -> list[Leak]:
         found: list[Leak] = []
@@ -67,15 +68,20 @@ class LeakChecker:
         found += [Leak("server name", m.group(0)) for m in _finditer(self._distinct, text)]
         return list(dict.fromkeys(found))
 
-    def tool_pattern(self) -> re.Pattern[str]:
-        """Any tool id, or any compound tool name as a word: one pattern, compiled once (a scenario has
-        thousands of strings to scan)."""
-        if self._tools is None:
-            ids = "|".join(re.escape(t) for t in self.tool_ids)
-            names = "|".join(re.escape(n) for n in self.compound_names)
-            parts = [p for p in (ids, rf"(?<![\w\-])(?:{names})(?![\w\-])" if names else "") if p]
-            self._tools = re.compile("|".join(parts) or r"(?!x)x", flags=re.IGNORECASE)
-        return self._tools
+    def tools_named(self, text: str) -> list[str]:
+        """The tool ids and compound tool names `text` holds as words: a set look-up per token, since a
+        scenario has thousands of strings to scan (one alternation of every name is far slower)."""
+        if self._tool_words is None:
+            self._tool_words = {t.lower(): t for t in self.tool_ids} | {
+                n.lower(): n for n in self.compound_names
+            }
+        found = []
+        for token in TOKEN.findall(text):
+            for word in (token, *token.split("/")) if "/" in token else (token,):
+                hit = self._tool_words.get(word.lower())
+                if hit is not None and ("/" in hit) == ("/" in word):
+                    found.append(hit)
+        return list(dict.fromkeys(found))
 
     def rewrite(self, text: str) -> str:
         """Replace every leaked name with plain words: ids and identifiers lose their punctuation,
@@ -181,11 +187,10 @@ def scenario_leaks(
     fragments = _hint_fragments(hints)
     ids = [s for s in step_ids if re.search(r"[\d_\-]", s)]
     step_words = _any_of(ids)
-    tools = checker.tool_pattern()
     for where, text, free in _scenario_strings(scenario):
         if REFERENCE.search(text):
             problems.append(f"{where} holds a reference {text[:60]!r}")
-        problems += [f"{where} names the tool {m.group(0)!r}" for m in tools.finditer(text)]
+        problems += [f"{where} names the tool {t!r}" for t in checker.tools_named(text)]
         if text in ids or (free and step_words is not None and step_words.search(text)):
             problems.append(f"{where} names a plan step ({text[:60]!r})")
         if free and PLAN_WORDS.search(text):

@@ -205,7 +205,9 @@ class Synthesis:
             self.leaks, scenario, step_ids=[s.id for s in draft.gold_plan], hints=draft.final_answer_hints
         )
         if found:
-            report.add("scenario", "scenario_leak", "the written scenario is not facts only: " + "; ".join(found[:5]))
+            report.add(
+                "scenario", "scenario_leak", "the written scenario is not facts only: " + "; ".join(found[:5])
+            )
             entry["scenario"]["problems"] = found
         return scenario, report
 

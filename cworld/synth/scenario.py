@@ -74,10 +74,8 @@ def collection_records(app_state: Any, collection: str) -> dict[str, dict[str, A
     if not isinstance(found, dict):
         return {}
     inner = found.get(HOLDER_MEMBER)
-    if isinstance(inner, dict) and not all(isinstance(v, dict) for v in found.values()):
-        found = inner
-    elif isinstance(inner, dict) and all(isinstance(v, dict) for v in inner.values()) and len(found) == 1:
-        found = inner
+    if isinstance(inner, dict) and all(isinstance(v, dict) for v in inner.values()):
+        found = inner  # no record's fields are all objects: `items` is the holder's record map
     return {str(k): v for k, v in found.items() if isinstance(v, dict)}
 
 
@@ -166,7 +164,14 @@ def _in_query(index: WorldIndex, query: str) -> list[Ref]:
 
 
 def _phrase_in(phrase: str, text: str) -> bool:
-    return phrase in text and re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
+    """`phrase` occurs in `text` as whole words."""
+    start = text.find(phrase)
+    while start >= 0:
+        end = start + len(phrase)
+        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
 
 
 def relations_of(entities: list[ScenarioEntity]) -> list[ScenarioRelation]:
@@ -251,7 +256,9 @@ def scenario_of_trace(
     )
 
 
-def merge_stated(derived: Scenario, stated: Scenario, kinds: dict[str, dict[str, str]]) -> tuple[Scenario, list[str]]:
+def merge_stated(
+    derived: Scenario, stated: Scenario, kinds: dict[str, dict[str, str]]
+) -> tuple[Scenario, list[str]]:
     """The derived scenario plus what a drafter stated that the seeded state cannot say: entities of apps
     without seeded collections (a schema-only CRM) or of kinds no collection holds (a flight). A stated
     entity of a seeded collection is taken from the state when derived, else dropped (it does not exist);
