@@ -19,6 +19,7 @@ from cworld.synth.draft import Draft
 from cworld.synth.offline import OfflineDrafter, Revision
 from cworld.synth.pipeline import WORLD_SEEDS
 from cworld.synth.sampling import Candidates
+from cworld.synth.scenario import write_scenario
 
 ENV = Environment.resolve()
 OK = json.dumps({"passed": True, "issues": []})
@@ -51,7 +52,8 @@ def _good(prepared, options: SynthOptions) -> Draft:
     draft, _ = drafter.draft(
         candidates, world, random.Random(1), Revision(everything=True), schema_only=False
     )
-    return draft
+    scenario, _ = write_scenario(draft, universe, world)
+    return draft.model_copy(update={"scenario": scenario})
 
 
 def _unneeded(draft: Draft, universe) -> Draft:
@@ -160,3 +162,19 @@ def test_wrong_or_unreachable_model_fails_before_any_work(
         prepare(ENV, ws, _options(), model="openai/nothing-listens-here", out=ws.root / "b.jsonl")
     assert "\n" not in str(down.value)
     assert not (ws.root / "a.jsonl").exists() and not (ws.root / "b.jsonl").exists()
+
+
+def test_the_model_is_asked_for_a_scenario_and_a_malformed_one_is_revised(ws: Workspace) -> None:
+    prepared = _prepare(ws, "scenario")
+    good = _good(prepared, _options())
+    assert good.scenario.entities
+    malformed = json.loads(good.model_dump_json())
+    malformed["scenario"] = {"entities": [{"app": "finance"}], "relations": "none"}
+    script = mock.script("scenario", [json.dumps(malformed), good.model_dump_json(), OK])
+    result, summary = asyncio.run(run_prepared(prepared))
+    assert summary.accepted == 1
+    (task,) = result.accepted
+    first = next(p for p in task.provenance if p["stage"] == "round")
+    assert [i["code"] for i in first["checks"]["issues"]] == ["malformed"]
+    assert "`scenario`" in script.calls[0].messages[-1]["content"]
+    assert task.scenario == good.scenario and task.scenario.entities

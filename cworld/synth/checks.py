@@ -14,7 +14,7 @@ import networkx as nx
 
 from cworld.agents.references import referenced_steps
 from cworld.synth.draft import Draft
-from cworld.synth.leak import LeakChecker
+from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.options import SynthOptions
 from cworld.synth.taxonomy import Taxonomy, form_problems, verifiable
 from cworld.synth.toolset import ToolUniverse
@@ -76,12 +76,17 @@ def run_checks(
     taxonomy: Taxonomy,
     options: SynthOptions,
     leaks: LeakChecker,
+    *,
+    require_scenario: bool = False,
 ) -> CheckReport:
+    """`require_scenario`: the drafter must state a scenario (the LLM drafter; the offline one has its
+    scenario written from the verified run)."""
     report = CheckReport()
     check_coverage(draft, candidates, universe, options, report)
     check_constraints(draft, taxonomy, options, report)
     check_structure(draft, universe, report)
     check_leaks(draft, leaks, report)
+    check_scenario(draft, leaks, report, require=require_scenario)
     return report
 
 
@@ -333,3 +338,61 @@ def check_leaks(draft: Draft, leaks: LeakChecker, report: CheckReport) -> None:
                 "constraint_leak",
                 f"{c.id} names {', '.join(map(str, hits))}: describe it in plain words",
             )
+
+
+# --- scenario -----------------------------------------------------------------------------------------------
+def check_scenario(draft: Draft, leaks: LeakChecker, report: CheckReport, *, require: bool = False) -> None:
+    """The scenario is well formed, about the task's own services, consistent, and facts only."""
+    scenario = draft.scenario
+    report.metrics.update(
+        scenario_entities=len(scenario.entities), scenario_relations=len(scenario.relations)
+    )
+    if draft.scenario_problem:
+        report.add(
+            "scenario",
+            "malformed",
+            f"the scenario could not be read ({draft.scenario_problem}): give entities with app, kind, id "
+            "and attributes, and relations with subject, relation and object handles",
+        )
+        return
+    if require and not scenario.entities:
+        report.add(
+            "scenario",
+            "no_scenario",
+            "state the scenario: the entities the task relies on (the people, records and items it names, "
+            "with their attributes as they are before the task) and the relations between them",
+        )
+    servers = set(draft.servers())
+    strangers = sorted({e.app for e in scenario.entities if e.app not in servers})
+    if strangers:
+        report.add(
+            "scenario",
+            "scenario_app",
+            f"scenario entities of {strangers}: use the task's services {sorted(servers)}",
+        )
+    handles = [e.handle for e in scenario.entities]
+    twice = sorted({h for h in handles if handles.count(h) > 1})
+    if twice:
+        report.add("scenario", "duplicate_entity", f"entities {twice} are listed twice: merge them")
+    dangling = sorted({h for r in scenario.relations for h in (r.subject, r.object) if h not in set(handles)})
+    if dangling:
+        report.add(
+            "scenario", "dangling_relation", f"relations name {dangling}, which are not scenario entities"
+        )
+    if scenario.today is not None and not _iso(scenario.today):
+        report.add("scenario", "bad_today", f"today {scenario.today!r} is not an ISO 8601 date-time")
+    found = scenario_leaks(
+        leaks, scenario, step_ids=[s.id for s in draft.gold_plan], hints=draft.final_answer_hints
+    )
+    if found:
+        report.add("scenario", "scenario_leak", "the scenario must state facts only: " + "; ".join(found[:5]))
+
+
+def _iso(text: str) -> bool:
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
-from cworld.data_model import Constraint, PlanStep, SubGoal, Task
+from cworld.data_model import Constraint, PlanStep, Scenario, SubGoal, Task
 
 
 class Draft(BaseModel):
@@ -32,6 +33,33 @@ class Draft(BaseModel):
     final_answer_hints: list[str] = Field(
         default_factory=list, description="lines a correct final answer contains; may use {{step_id.path}}"
     )
+    scenario: Scenario = Field(
+        default_factory=Scenario,
+        description="facts about the world the task presumes, before it starts: the entities it relies on "
+        "(app = server id, kind, id = the record's key, attributes = its fields) and the relations between "
+        "them (handles app/kind/id). Facts only: no tool names, references, plan steps or answers",
+    )
+    #: Why the drafter's scenario could not be read (then `scenario` is empty): a check failure that the
+    #: revision answers, not a reply to repair.
+    scenario_problem: SkipJsonSchema[str | None] = Field(None, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keep_bad_scenario_apart(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if k != "scenario_problem"}
+        if data.get("scenario") is None:
+            data.pop("scenario", None)
+            return data
+        try:
+            Scenario.model_validate(data["scenario"])
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "scenario"
+            data["scenario"] = {}
+            data["scenario_problem"] = f"{where}: {first['msg']}"
+        return data
 
     def plan_tools(self) -> list[str]:
         return list(dict.fromkeys(step.tool for step in self.gold_plan))
@@ -51,7 +79,7 @@ class Draft(BaseModel):
 
 def _draft_fields(source: BaseModel) -> dict[str, Any]:
     """The fields a `Draft` and a `Task` share, taken from either."""
-    return {name: getattr(source, name) for name in Draft.model_fields}
+    return {name: getattr(source, name) for name in Draft.model_fields if name != "scenario_problem"}
 
 
 def to_task(

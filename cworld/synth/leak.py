@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cworld.data_model import Scenario
 from cworld.synth.toolset import ToolUniverse
 
 #: Server ids that are ordinary words: leaks only in an identifier context.
@@ -28,6 +29,7 @@ crypto time memory fetch files filesystem search weather news notes maps contact
 )
 SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
 CAMEL = re.compile(r"\b[a-z]+[A-Z][a-zA-Z0-9]*\b")
+TOKEN = re.compile(r"[\w\-]+(?:/[\w\-]+)?")
 CODE_WORDS = r"(?:tool|tools|function|endpoint|api|command|server|mcp|plugin)"
 
 
@@ -52,6 +54,7 @@ class LeakChecker:
         self._generic = _code_pattern([s for s in self.servers if s.lower() in GENERIC_WORDS])
         distinct = [s for s in self.servers if s.lower() not in GENERIC_WORDS]
         self._distinct = _any_word(distinct)
+        self._tool_words: dict[str, str] | None = None
 
     def leaks(self, text: str) -> list[Leak]:
         found: list[Leak] = []
@@ -63,6 +66,21 @@ class LeakChecker:
         found += [Leak("tool name", m.group("name")) for m in _finditer(self._word_code, text)]
         found += [Leak("server name", m.group("name")) for m in _finditer(self._generic, text)]
         found += [Leak("server name", m.group(0)) for m in _finditer(self._distinct, text)]
+        return list(dict.fromkeys(found))
+
+    def tools_named(self, text: str) -> list[str]:
+        """The tool ids and compound tool names `text` holds as words: a set look-up per token, since a
+        scenario has thousands of strings to scan (one alternation of every name is far slower)."""
+        if self._tool_words is None:
+            self._tool_words = {t.lower(): t for t in self.tool_ids} | {
+                n.lower(): n for n in self.compound_names
+            }
+        found = []
+        for token in TOKEN.findall(text):
+            for word in (token, *token.split("/")) if "/" in token else (token,):
+                hit = self._tool_words.get(word.lower())
+                if hit is not None and ("/" in hit) == ("/" in word):
+                    found.append(hit)
         return list(dict.fromkeys(found))
 
     def rewrite(self, text: str) -> str:
@@ -146,3 +164,74 @@ def _sub(pattern: re.Pattern[str] | None, text: str, fn) -> str:  # type: ignore
     if pattern is None:
         return text
     return pattern.sub(lambda m: fn(_Named(m)), text)
+
+
+# --- scenarios ----------------------------------------------------------------------------------------------
+REFERENCE = re.compile(r"\{\{|\}\}")
+#: Words that belong to solving the task, not to the world: a note saying them is about the plan.
+PLAN_WORDS = re.compile(
+    r"\b(?:final answer|the answer|gold plan|the agent|the assistant|tool calls?|should (?:call|use|reply|answer)"
+    r"|step \w+)\b",
+    flags=re.IGNORECASE,
+)
+HINT_WORDS = 4
+
+
+def scenario_leaks(
+    checker: LeakChecker, scenario: Scenario, *, step_ids: list[str], hints: list[str]
+) -> list[str]:
+    """Why a scenario is not facts-only: it names a tool, holds a `{{...}}` reference or a plan step id,
+    speaks of the answer, or repeats a final-answer hint sentence. The engine reads the scenario, so
+    anything of the plan in it would let the world answer for the agent."""
+    problems: list[str] = []
+    fragments = _hint_fragments(hints)
+    ids = [s for s in step_ids if re.search(r"[\d_\-]", s)]
+    step_words = _any_of(ids)
+    for where, text, free in _scenario_strings(scenario):
+        if REFERENCE.search(text):
+            problems.append(f"{where} holds a reference {text[:60]!r}")
+        problems += [f"{where} names the tool {t!r}" for t in checker.tools_named(text)]
+        if text in ids or (free and step_words is not None and step_words.search(text)):
+            problems.append(f"{where} names a plan step ({text[:60]!r})")
+        if free and PLAN_WORDS.search(text):
+            problems.append(f"{where} speaks of solving the task ({text[:60]!r}): state facts only")
+        if fragments:
+            lowered = text.lower()
+            problems += [f"{where} repeats the answer hint {f!r}" for f in fragments if f in lowered]
+    return list(dict.fromkeys(problems))
+
+
+def _any_of(words: list[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![\w\-])(?:{alt})(?![\w\-])", flags=re.IGNORECASE)
+
+
+def _hint_fragments(hints: list[str]) -> list[str]:
+    """The literal runs of the hints (references cut out) long enough to be a sentence of the answer."""
+    runs = [part for hint in hints for part in re.split(r"\{\{.*?\}\}", hint)]
+    return [r.strip().lower() for r in runs if len(r.split()) >= HINT_WORDS]
+
+
+def _scenario_strings(scenario: Scenario) -> list[tuple[str, str, bool]]:
+    """(where, text, free) for every string; `free` marks the drafter's own words (notes, relation and kind
+    names), as against record values copied from the world."""
+    found: list[tuple[str, str, bool]] = []
+    for i, note in enumerate(scenario.notes):
+        found.append((f"note {i + 1}", note, True))
+    for e in scenario.entities:
+        found += [(f"entity {e.handle}", s, False) for s in (e.app, e.kind, str(e.id))]
+        for key, value in _flat(e.attributes):
+            found += [(f"entity {e.handle}", key, False), (f"entity {e.handle}", value, False)]
+    for r in scenario.relations:
+        found.append((f"relation {r.subject} {r.relation}", r.relation, True))
+    return [f for f in found if f[1]]
+
+
+def _flat(value: object, key: str = "") -> list[tuple[str, str]]:
+    if isinstance(value, dict):
+        return [pair for k, v in value.items() for pair in _flat(v, str(k))]
+    if isinstance(value, list):
+        return [pair for v in value for pair in _flat(v, key)]
+    return [(key, value if isinstance(value, str) else "")]

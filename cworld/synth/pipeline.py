@@ -10,17 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cworld.data_model import Task
+from cworld.data_model import Scenario, Task
 from cworld.errors import ModelError
 from cworld.seeding import derive_rng, derive_seed
 from cworld.synth.checks import CheckReport, run_checks
 from cworld.synth.draft import Draft, to_task
-from cworld.synth.leak import LeakChecker
+from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.llm_drafter import LLMDrafter
 from cworld.synth.offline import OfflineDrafter, Revision
 from cworld.synth.offline.composer import BlockFailed
 from cworld.synth.options import SynthOptions
 from cworld.synth.sampling import Candidates, sample_candidates
+from cworld.synth.scenario import sandbox_kinds, write_scenario
 from cworld.synth.taxonomy import Taxonomy
 from cworld.synth.toolset import ToolUniverse
 from cworld.synth.verify import Verification, verify_draft
@@ -66,6 +67,7 @@ class Synthesis:
         self.universe, self.taxonomy, self.options = universe, taxonomy, options
         self.offline, self.llm = offline, llm
         self.leaks = LeakChecker(universe)
+        self.kinds = sandbox_kinds()
 
     @property
     def source(self) -> str:
@@ -95,9 +97,13 @@ class Synthesis:
             if verification is not None:
                 entry["verification"] = verification.as_dict()
                 if verification.ok:
-                    outcome.code = outcome.reason = ""
-                    outcome.task = self._task(index, draft, state, verification, outcome)
-                    return outcome
+                    scenario, report = self._scenario(draft, state, verification, entry)
+                    if report.passed:
+                        outcome.code = outcome.reason = ""
+                        draft = draft.model_copy(update={"scenario": scenario})
+                        outcome.task = self._task(index, draft, state, verification, outcome)
+                        return outcome
+                    verification = None
             self._learn(state, draft, report, verification, entry, outcome)
         return outcome
 
@@ -162,7 +168,13 @@ class Synthesis:
 
     async def _check(self, draft: Draft, state: Round) -> CheckReport:
         report = run_checks(
-            draft, state.candidates.tools, self.universe, self.taxonomy, self.options, self.leaks
+            draft,
+            state.candidates.tools,
+            self.universe,
+            self.taxonomy,
+            self.options,
+            self.leaks,
+            require_scenario=self.llm is not None,
         )
         if report.passed and self.llm is not None:
             try:
@@ -174,6 +186,30 @@ class Synthesis:
                 for issue in verdict.issues or ["the critic rejected the task without saying why"]:
                     report.add("critic", "critic", issue)
         return report
+
+    def _scenario(
+        self, draft: Draft, state: Round, verification: Verification, entry: dict[str, Any]
+    ) -> tuple[Scenario, CheckReport]:
+        """The task's scenario (`write_scenario`) and the facts-only check of it."""
+        scenario, dropped = write_scenario(
+            draft, self.universe, state.world_seed, trace=verification.trace, kinds=self.kinds
+        )
+        entry["scenario"] = {
+            "entities": len(scenario.entities),
+            "relations": len(scenario.relations),
+            "stated": len(draft.scenario.entities),
+            "dropped": dropped,
+        }
+        report = CheckReport()
+        found = scenario_leaks(
+            self.leaks, scenario, step_ids=[s.id for s in draft.gold_plan], hints=draft.final_answer_hints
+        )
+        if found:
+            report.add(
+                "scenario", "scenario_leak", "the written scenario is not facts only: " + "; ".join(found[:5])
+            )
+            entry["scenario"]["problems"] = found
+        return scenario, report
 
     def _learn(
         self,

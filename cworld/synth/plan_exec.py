@@ -32,6 +32,10 @@ class ExecutionTrace:
     results: dict[str, Any] = field(default_factory=dict)
     end_state: dict[str, Any] | None = None
     failure: str | None = None
+    #: The seeded state before the first call and the session clock then (ISO): what the scenario is
+    #: written from. Kept by `execute_plan` only (the composer's probes do not need them).
+    initial_state: dict[str, Any] | None = None
+    started_at: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -93,8 +97,11 @@ class PlanRunner:
 
 
 def execute_plan(plan: list[PlanStep], seed: int) -> ExecutionTrace:
-    """Every step in order, stopping at the first failure; the end state is kept only on success."""
+    """Every step in order, stopping at the first failure; the end state is kept only on success, the
+    initial state always."""
     runner = PlanRunner(seed)
+    runner.trace.initial_state = runner.snapshot()
+    runner.trace.started_at = runner.session.clock.now().isoformat()
     for step in plan:
         if not runner.run(step).ok:
             return runner.trace

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from cworld.data_model import Constraint, PlanStep, SubGoal
+from cworld.data_model import Constraint, PlanStep, ScenarioEntity, SubGoal
 from cworld.synth.offline.templates import Phrasebook, Templates, default_templates
 from cworld.synth.plan_exec import PlanRunner
 
@@ -67,6 +67,7 @@ class Composer:
     decisions: list[Decision] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     reports: list[tuple[str, str]] = field(default_factory=list)
+    presumed: list[ScenarioEntity] = field(default_factory=list)
     templates: Templates = field(default_factory=default_templates)
 
     def __post_init__(self) -> None:
@@ -183,6 +184,11 @@ class Composer:
     def say(self, *variants: str) -> None:
         """Add one clause of the request, picked among phrasings."""
         self.clauses.append(self.rng.choice(variants))
+
+    def presume(self, app: str, kind: str, attributes: dict[str, Any], key: str | None = None) -> None:
+        """A fact of the scenario that no seeded state holds (a schema-only catalog's record): only what
+        the request states of it. Sandbox records are written from the verified run instead."""
+        self.presumed.append(ScenarioEntity(app=app, kind=kind, id=key, attributes=attributes))
 
     def hint(self, text: str) -> None:
         self.hints.append(text)

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from cworld.data_model import Scenario
 from cworld.synth.checks import CheckReport
 from cworld.synth.draft import Draft
 from cworld.synth.leak import LeakChecker
@@ -196,6 +197,7 @@ class OfflineDrafter:
             subgoals=c.goals,
             gold_plan=c.steps,
             final_answer_hints=c.hints,
+            scenario=Scenario(entities=c.presumed),
         )
 
 

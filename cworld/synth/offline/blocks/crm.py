@@ -17,6 +17,7 @@ def crm(c: Composer) -> None:
     contact = c.pick(world.cast(c.seed)["externals"])
     name = contact["name"]
     c.subgoal("crm", name=name)
+    c.presume(CRM.rstrip("/"), "contact", {"name": name, "company": contact["company"]})
     found = c.describe("crm_contact", CRM + "search_contacts", {"query": name}, name=name)
     ref = found.ref("contacts.0.contact_id")
     note = {"kind": "note", "summary": c.facts["summary"], "contact_id": ref}
