@@ -59,8 +59,8 @@ _WORDS: tuple[str, ...] = tuple(LoremProvider.word_list)
 _JOBS: tuple[str, ...] = tuple(JobProvider.jobs)
 _COMPANY_FORMATS: tuple[str, ...] = tuple(CompanyProvider.formats)
 _SUFFIXES: tuple[str, ...] = tuple(CompanyProvider.company_suffixes)
-_CATCH: tuple[tuple[str, ...], ...] = tuple(tuple(part) for part in _CATCH)
-_BS: tuple[tuple[str, ...], ...] = tuple(tuple(part) for part in _BS)
+_CATCH: tuple[tuple[str, ...], ...] = tuple(tuple(part) for part in CompanyProvider.catch_phrase_words)
+_BS: tuple[tuple[str, ...], ...] = tuple(tuple(part) for part in CompanyProvider.bsWords)
 
 
 def first_name(rng: random.Random) -> str:
