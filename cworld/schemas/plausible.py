@@ -145,8 +145,8 @@ def value_for_type(kind: str, rng: random.Random, *, field: str = "", record: Re
     if kind.startswith("list["):
         inner = kind[5:-1]
         if inner == "text" and record is not None and FACT_FIELDS.search(field.lower()):
-            known = facts(record)  # an entity's observations: distinct facts of its type
-            return rng.sample(known, rng.randint(1, len(known)))
+            known = facts(record)  # an entity's observations: distinct facts of its type, the defining one first
+            return known[:1] + rng.sample(known[1:], rng.randint(0, len(known) - 1))
         return [value_for_type(inner, rng, field=field, record=record) for _ in range(rng.randint(1, 3))]
     return _SCALARS.get(kind, _SCALARS["string"])(rng, field, record)
 
