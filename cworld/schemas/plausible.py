@@ -172,7 +172,9 @@ def _word(rng: random.Random) -> str:
 def _string(rng: random.Random, field: str, ctx: RecordContext | None) -> str:
     """A bare string by its name: a street, an address, opening hours, a memo; else a word."""
     low = field.lower()
-    if re.search(r"street|address|area|district|neighbo", low):
+    if re.search(r"area|district|neighbo|quarter", low):
+        return str(fake(rng).street_name())  # a part of town, not a full address
+    if re.search(r"street|address", low):
         return street(rng, field, ctx)
     if re.search(r"handle|username|login", low):
         return handle(rng, ctx)
