@@ -10,26 +10,31 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-FIRST = ["Ava", "Liam", "Maya", "Noah", "Priya", "Omar", "Elena", "Kenji", "Sofia", "Lucas", "Amara", "Jonas"]
-LAST = ["Chen", "Okafor", "Garcia", "Novak", "Haddad", "Silva", "Kim", "Larsen", "Patel", "Moreau", "Brown"]
-COMPANIES = ["Northwind", "Contoso", "Globex", "Initech", "Umbrella Labs", "Acme Corp", "Stark Foods", "Wayne Logistics"]
-CITIES = ["Lisbon", "Toronto", "Osaka", "Nairobi", "Denver", "Berlin", "Melbourne", "Austin", "Seoul", "Madrid"]
-COUNTRIES = ["Portugal", "Canada", "Japan", "Kenya", "United States", "Germany", "Australia", "Korea", "Spain"]
-WORDS = [
-    "quarterly", "report", "budget", "launch", "review", "plan", "client", "update", "design", "meeting",
-    "invoice", "roadmap", "draft", "summary", "proposal", "schedule", "release", "follow-up", "migration", "audit",
-]
-TITLES = ["Q3 budget review", "Launch checklist", "Client onboarding notes", "Weekly sync", "Invoice #4821",
-          "Roadmap draft", "Hiring plan", "Incident follow-up", "Travel itinerary", "Migration plan"]
+from cworld.schemas.fake import domain_of, fake, last_name, sentence, slug, words
+from cworld.schemas.records import (
+    FACT_FIELDS,
+    RecordContext,
+    company_name,
+    email,
+    facts,
+    handle,
+    person_name,
+    phone_number,
+    place_of,
+    street,
+    text,
+    title,
+)
+
 TAGS = ["urgent", "q2", "vip", "follow-up", "renewal", "decision-maker", "internal", "blocked"]
 CURRENCIES = ["USD", "EUR", "GBP", "JPY", "CAD"]
-TIMEZONES = ["Europe/Paris", "Asia/Tokyo", "America/New_York", "Europe/Lisbon", "Australia/Sydney", "UTC"]
 EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 _CLOCK: ContextVar[datetime] = ContextVar("cworld_engine_clock", default=EPOCH)
@@ -82,6 +87,7 @@ def focus_day(day: date | None) -> Iterator[None]:
         _FOCUS.reset(token)
 
 
+@lru_cache(maxsize=4096)
 def numeric_range(field: str) -> tuple[float, float, int] | None:
     """(low, high, decimals) that a number named `field` plausibly takes; None when the name says nothing."""
     low = field.lower()
@@ -95,25 +101,6 @@ def plausible_number(rng: random.Random, field: str, default: tuple[float, float
     if decimals == 0:
         return rng.randint(int(low), int(high))
     return round(rng.uniform(low, high), decimals)
-
-
-def _name(rng: random.Random) -> str:
-    return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
-
-
-def _person_part(rng: random.Random, field: str) -> str:
-    """`first_name` is a first name and `last_name` a surname, not two full names."""
-    low = field.lower()
-    if "first" in low or "given" in low:
-        return rng.choice(FIRST)
-    if re.search(r"last|surname|family", low):
-        return rng.choice(LAST)
-    return _name(rng)
-
-
-def _sentence(rng: random.Random, words: int) -> str:
-    text = " ".join(rng.choice(WORDS) for _ in range(words))
-    return text[0].upper() + text[1:] + "."
 
 
 def _moment(rng: random.Random, field: str = "") -> datetime:
@@ -150,45 +137,114 @@ def _money_range(field: str) -> tuple[float, float]:
     return (hinted[0], hinted[1]) if hinted and hinted[2] == 2 else (5, 1500)
 
 
-def value_for_type(kind: str, rng: random.Random, *, field: str = "") -> Any:
-    """A value for a card field type (`string`, `email`, `enum[a,b]`, `list[email]`, ...)."""
+def value_for_type(kind: str, rng: random.Random, *, field: str = "", record: RecordContext | None = None) -> Any:
+    """A value for a card field type (`string`, `email`, `enum[a,b]`, `list[email]`, ...); `record` holds
+    what the rest of its record drew (its person, its place), so the value fits them."""
     if kind.startswith("enum["):
         return rng.choice([v.strip() for v in kind[5:-1].split(",")])
     if kind.startswith("list["):
         inner = kind[5:-1]
-        return [value_for_type(inner, rng, field=field) for _ in range(rng.randint(1, 3))]
-    return _SCALARS.get(kind, _SCALARS["string"])(rng, field)
+        if inner == "text" and record is not None and FACT_FIELDS.search(field.lower()):
+            known = facts(record)  # an entity's observations: distinct facts of its type, the defining one first
+            return known[:1] + rng.sample(known[1:], rng.randint(0, len(known) - 1))
+        return [value_for_type(inner, rng, field=field, record=record) for _ in range(rng.randint(1, 3))]
+    return _SCALARS.get(kind, _SCALARS["string"])(rng, field, record)
 
 
-_SCALARS: dict[str, Any] = {
-    "string": lambda r, f: f"{r.choice(WORDS)}-{r.randint(10, 99)}",
-    "text": lambda r, f: _sentence(r, r.randint(8, 16)),
-    "title": lambda r, f: r.choice(TITLES),
-    "int": lambda r, f: int(plausible_number(r, f, (1, 500, 0))),
-    "float": lambda r, f: float(plausible_number(r, f, (1, 1000, 2))),
-    "money": lambda r, f: round(r.uniform(*_money_range(f)), 2),
-    "bool": lambda r, f: r.random() < 0.5,
-    "name": lambda r, f: _person_part(r, f),
-    "email": lambda r, f: f"{r.choice(FIRST).lower()}.{r.choice(LAST).lower()}@{r.choice(COMPANIES).split()[0].lower()}.example",
-    "phone": lambda r, f: f"+1-555-{r.randint(100, 999)}-{r.randint(1000, 9999)}",
-    "url": lambda r, f: f"https://{r.choice(COMPANIES).split()[0].lower()}.example/{r.choice(WORDS)}",
-    "company": lambda r, f: r.choice(COMPANIES),
-    "city": lambda r, f: r.choice(CITIES),
-    "country": lambda r, f: r.choice(COUNTRIES),
-    "date": lambda r, f: _moment(r, f).date().isoformat(),
-    "datetime": lambda r, f: _moment(r, f).isoformat(),
-    "time": lambda r, f: f"{r.randint(7, 19):02d}:{r.choice([0, 15, 30, 45]):02d}",
-    "path": lambda r, f: f"/workspace/{r.choice(WORDS)}/{r.choice(WORDS)}.md",
-    "sha": lambda r, f: "".join(r.choice("0123456789abcdef") for _ in range(40)),
-    "ref": lambda r, f: r.choice(["main", "develop", "feature/" + r.choice(WORDS)]),
-    "word": lambda r, f: r.choice(WORDS),
-    "weekday": lambda r, f: r.choice(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]),
-    "offset": lambda r, f: f"{r.choice(['+', '-'])}{r.randint(0, 11)}.{r.choice(['0', '5'])}h",
-    "tag": lambda r, f: r.choice(TAGS),
-    "currency": lambda r, f: r.choice(CURRENCIES),
-    "timezone": lambda r, f: r.choice(TIMEZONES),
-    "code": _code,
-    "id": lambda r, f: f"{(f.removesuffix('_id') or 'item')}_{r.randint(1, 9999):04d}",
+def record_values(entity: str, fields: dict[str, str], rng: random.Random) -> dict[str, Any]:
+    """A whole record of a card entity: fields drawn together (one person, one place), enums first so
+    that a name can follow the record's type (a knowledge-graph `person` is named like one)."""
+    ctx = RecordContext.for_fields(rng, entity, list(fields))
+    order = sorted(fields, key=lambda name: not fields[name].startswith("enum["))
+    for name in order:
+        ctx.values[name] = value_for_type(fields[name], rng, field=name, record=ctx)
+    return {name: ctx.values[name] for name in fields}
+
+
+def surname(rng: random.Random) -> str:
+    return last_name(rng)
+
+
+def _word(rng: random.Random) -> str:
+    return words(rng, 1)[0]
+
+
+def _string(rng: random.Random, field: str, ctx: RecordContext | None) -> str:
+    """A bare string by its name: a street, an address, opening hours, a memo; else a word."""
+    low = field.lower()
+    if re.search(r"area|district|neighbo|quarter", low):
+        return str(fake(rng).street_name())  # a part of town, not a full address
+    if re.search(r"street|address", low):
+        return street(rng, field, ctx)
+    if re.search(r"handle|username|login", low):
+        return handle(rng, ctx)
+    if re.search(r"hours|opening", low):
+        return f"{rng.randint(7, 10):02d}:00-{rng.randint(17, 22):02d}:00"
+    if re.search(r"memo|note|status|topic|reason", low):
+        return sentence(rng, 5)
+    if record_is("relation", ctx) and low in ("from", "to", "source", "target"):
+        return person_name(rng, field, None)
+    if low in ("full_name", "repo", "repository"):
+        return f"{slug(surname(rng))}/{_word(rng)}"
+    return _word(rng)
+
+
+def record_is(entity: str, ctx: RecordContext | None) -> bool:
+    return ctx is not None and ctx.entity == entity
+
+
+def _url(rng: random.Random, field: str, ctx: RecordContext | None) -> str:
+    f = fake(rng)
+    host = domain_of(ctx.person.company) if ctx is not None and ctx.is_person else f.domain_name()
+    return f"https://{host}/{f.uri_path(deep=rng.randint(1, 2))}"
+
+
+def _place_part(part: str) -> Callable[[random.Random, str, RecordContext | None], Any]:
+    return lambda r, f, c: getattr(place_of(r, c), part)
+
+
+def _float(rng: random.Random, field: str, ctx: RecordContext | None) -> float:
+    if ctx is not None and re.search(r"(^|_)(lat|latitude)$", field.lower()):
+        return round(ctx.place.latitude, 4)
+    if ctx is not None and re.search(r"(^|_)(lon|lng|longitude)$", field.lower()):
+        return round(ctx.place.longitude, 4)
+    return float(plausible_number(rng, field, (1, 1000, 2)))
+
+
+def _path(rng: random.Random) -> str:
+    f = fake(rng)
+    return f"/workspace/{f.word()}/{f.file_name(category=rng.choice(['text', 'office']))}"
+
+
+_SCALARS: dict[str, Callable[[random.Random, str, RecordContext | None], Any]] = {
+    "string": _string,
+    "text": text,
+    "title": title,
+    "int": lambda r, f, c: int(plausible_number(r, f, (1, 500, 0))),
+    "float": _float,
+    "money": lambda r, f, c: round(r.uniform(*_money_range(f)), 2),
+    "bool": lambda r, f, c: r.random() < 0.5,
+    "name": person_name,
+    "email": lambda r, f, c: email(r, c),
+    "phone": lambda r, f, c: phone_number(r, c),
+    "url": _url,
+    "company": company_name,
+    "city": _place_part("city"),
+    "country": _place_part("country"),
+    "timezone": _place_part("timezone"),
+    "date": lambda r, f, c: _moment(r, f).date().isoformat(),
+    "datetime": lambda r, f, c: _moment(r, f).isoformat(),
+    "time": lambda r, f, c: f"{r.randint(7, 19):02d}:{r.choice([0, 15, 30, 45]):02d}",
+    "path": lambda r, f, c: _path(r),
+    "sha": lambda r, f, c: "".join(r.choice("0123456789abcdef") for _ in range(40)),
+    "ref": lambda r, f, c: r.choice(["main", "develop", "feature/" + slug(_word(r))]),
+    "word": lambda r, f, c: _word(r),
+    "weekday": lambda r, f, c: r.choice(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]),
+    "offset": lambda r, f, c: f"{r.choice(['+', '-'])}{r.randint(0, 11)}.{r.choice(['0', '5'])}h",
+    "tag": lambda r, f, c: r.choice(TAGS),
+    "currency": lambda r, f, c: r.choice(CURRENCIES),
+    "code": lambda r, f, c: _code(r, f),
+    "id": lambda r, f, c: f"{(f.removesuffix('_id') or 'item')}_{r.randint(1, 9999):04d}",
 }
 
 #: Field-name hints used when only a JSON Schema `string` is known.
@@ -204,6 +260,7 @@ _NAME_HINTS: tuple[tuple[str, str], ...] = (
 )
 
 
+@lru_cache(maxsize=4096)
 def hinted_type(field: str) -> str | None:
     lowered = field.lower()
     for pattern, kind in _NAME_HINTS:

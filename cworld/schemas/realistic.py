@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cworld.schemas.plausible import hinted_type, numeric_range, value_for_type
+from cworld.schemas.records import RecordContext, harmonize
 from cworld.schemas.values import UNSET, ValueGenerator, fit_length
 
 #: entity stem (e.g. "person") -> existing keys; empty when the world has no such entity.
@@ -46,9 +47,11 @@ class RealisticValues(ValueGenerator):
     """The realistic mode: plausible values drawn from `rng` (same state, same value); `ids` names the
     records that exist, so an id field points at one of them."""
 
-    def __init__(self, rng: random.Random, ids: IdSource | None = None) -> None:
+    def __init__(self, rng: random.Random, ids: IdSource | None = None, record: RecordContext | None = None) -> None:
         self.rng = rng
         self.ids = ids
+        #: the object being made: its fields share one person and one place.
+        self.record = record
 
     def fixed(self, schema: dict[str, Any]) -> Any:
         if "const" in schema:
@@ -72,7 +75,7 @@ class RealisticValues(ValueGenerator):
             text = known
         else:
             kind = _FORMATS.get(schema.get("format") or "") or hinted_type(name) or "string"
-            text = str(value_for_type(kind, self.rng, field=name))
+            text = str(value_for_type(kind, self.rng, field=name, record=self.record))
         return fit_length(text, schema)
 
     def _existing_id(self, field: str) -> str | None:
@@ -113,10 +116,30 @@ class RealisticValues(ValueGenerator):
         return made
 
     def obj(self, schema: dict[str, Any], name: str, depth: int) -> dict[str, Any]:
-        """Required properties, and the others while the value is shallow."""
+        """Required properties, and the others while the value is shallow; drawn as one record (a contact's
+        name, email and company belong to one person), enums first so that the rest can follow them."""
         props: dict[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", []))
-        return {key: self.value(sub, key, depth + 1) for key, sub in props.items() if key in required or depth < 4}
+        keys = [key for key in props if key in required or depth < 4]
+        outer, entity = self.record, singular_word(name.lower())
+        self.record = RecordContext.for_fields(self.rng, entity, keys)
+        try:
+            for key in sorted(keys, key=lambda k: not props[k].get("enum")):
+                self.record.values[key] = self.value(props[key], key, depth + 1)
+            made = {key: self.record.values[key] for key in keys}
+        finally:
+            self.record = outer
+        return harmonize(made, {key for key in made if _free_string(props[key])})
+
+
+def _free_string(schema: dict[str, Any]) -> bool:
+    """A string any text fits: one `harmonize` may rewrite without leaving the schema."""
+    constrained = ("enum", "const", "pattern", "format", "maxLength", "minLength")
+    return schema.get("type") == "string" and not any(k in schema for k in constrained)
+
+
+def singular_word(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def value_for_schema(schema: dict[str, Any], rng: random.Random, *, field: str = "", depth: int = 0,

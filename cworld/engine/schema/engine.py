@@ -162,6 +162,7 @@ class SchemaEngine:
         if pattern is None:
             pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
         shaper = _shaper(world, tool.server, card, coll, hints, rng, made)
+        shaper.given = arguments
         result = self._shaped(pattern, outcome, coll, card, op, shaper)
         absorb(coll, result.structured_content)
         return result

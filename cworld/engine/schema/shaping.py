@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from cworld.engine.world.fresh import fresh_default
@@ -39,6 +40,9 @@ class Shaper:
     lookup: Callable[[str], dict[str, Any] | None] | None = None
     #: the time the record being shaped was made, when this call made it (fresh.py's defaults apply).
     fresh: datetime | None = None
+    #: the call's arguments: an answer's top-level field of the same name the world does not hold echoes
+    #: it (`search_hotels(city="Madrid")` answers `city: "Madrid"`).
+    given: dict[str, Any] = field(default_factory=dict)
 
     def make(self, schema: dict[str, Any], name: str = "", depth: int = 0) -> Any:
         return value_for_schema(schema, self.rng, field=name, depth=depth, ids=self.ids)
@@ -67,6 +71,8 @@ class Shaper:
         out: dict[str, Any] = {}
         for prop, sub in props.items():
             picked = self._pick(source, prop, sub, set(props))
+            if picked is None and depth == 0 and isinstance(self.given.get(prop), str | int | float):
+                picked = self.given[prop]
             if picked is None and self.fresh is not None and depth == 0:
                 picked = fresh_default(prop, schema_types(sub), self.fresh)
             if picked is None and prop in required and "null" in schema_types(sub):
@@ -85,10 +91,11 @@ class Shaper:
             return source[twin]  # `depart_at` in the answer, `departs_at` in the record
         types = schema_types(schema)
         if "array" in types:
-            found = _list_in(source)
             items = schema.get("items") or {}
-            if found is None and self.nested is not None and "object" in schema_types(items):
-                found = self.nested(prop, source, siblings)
+            nested = self.nested is not None and "object" in schema_types(items)
+            found = _list_in(source)
+            if found is None and nested:
+                found = self.nested(prop, source, siblings)  # type: ignore[misc]
             return found
         if types == {"boolean"}:
             return _derived_flag(source, prop)
@@ -163,6 +170,7 @@ def schema_types(schema: dict[str, Any]) -> set[str]:
     return {t for option in options for t in schema_types(option)}
 
 
+@lru_cache(maxsize=8192)
 def _stem(name: str) -> str:
     return re.sub(r"s?_(at|on)$", r"_\1", name.lower())
 

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cworld.engine.cards.card import EntityType
-from cworld.schemas.plausible import LAST, clock
+from cworld.schemas.plausible import clock, surname
 
 QUERY_ARGS = ("query", "q", "search", "keyword", "keywords", "term", "pattern", "text_query")
 PAGE_ARGS = ("page", "page_size", "per_page", "limit", "offset", "max_results", "cursor", "count", "max_count",
@@ -188,7 +188,7 @@ def _write_query(record: dict[str, Any], query: str, entity: EntityType, rng: ra
     name_field = next((f for f, k in kinds.items() if k == "name"), None)
     title_field = next((f for f, k in kinds.items() if k == "title"), None)
     if name_field and capitalised and len(text.split()) <= 3 and not title_field:
-        record[name_field] = text if len(text.split()) > 1 else f"{text} {rng.choice(LAST)}"
+        record[name_field] = text if len(text.split()) > 1 else f"{text} {surname(rng)}"
     elif title_field:
         current = str(record.get(title_field) or "")
         record[title_field] = text if capitalised or not current else f"{text.capitalize()} - {current}"

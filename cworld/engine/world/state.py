@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.world.filters import TIME_PAIRS, moment_of, move_to_moment
 from cworld.engine.world.idformat import IdFormat, format_for
-from cworld.schemas.plausible import value_for_type
+from cworld.schemas.plausible import record_values, value_for_type
 from cworld.seeding import derive_rng
 
 if TYPE_CHECKING:
@@ -84,13 +84,14 @@ class Collection:
         self.records[key] = record
         return key
 
-    def natural_key(self, rng: random.Random) -> Any:
-        """A key for a record keyed by a field (a path, a name, an issue number), unique in the collection."""
+    def natural_key(self, rng: random.Random, drawn: Any = None) -> Any:
+        """A key for a record keyed by a field (a path, a name, an issue number), unique in the collection;
+        `drawn` is the value the record drew with its other fields (a person entity's name), tried first."""
         kind = self.entity.fields.get(self.key_field, "string")
         if kind in ("int", "sha") or self.entity.id_format != "{prefix}_{n:04d}":
             return self.new_key(rng)
         for attempt in range(50):
-            key = value_for_type(kind, rng, field=self.key_field)
+            key = drawn if attempt == 0 and drawn is not None else value_for_type(kind, rng, field=self.key_field)
             if attempt:
                 key = f"{key}-{attempt}" if kind != "path" else str(key).replace(".", f"-{attempt}.", 1)
             if str(key) not in self.records:
@@ -99,7 +100,7 @@ class Collection:
 
 
 def fresh_fields(entity: EntityType, rng: random.Random) -> dict[str, Any]:
-    return {name: value_for_type(kind, rng, field=name) for name, kind in entity.fields.items()}
+    return record_values(entity.name, entity.fields, rng)
 
 
 def _linked(coll: Collection, values: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -162,7 +163,7 @@ def new_record(coll: Collection, rng: random.Random, given: dict[str, Any] | Non
     if coll.key_field == "id":
         record = {"id": record.get("id") or coll.new_key(rng), **{k: v for k, v in record.items() if k != "id"}}
     elif not (given or {}).get(coll.key_field):
-        record[coll.key_field] = coll.natural_key(rng)
+        record[coll.key_field] = coll.natural_key(rng, made.get(coll.key_field))
     return record
 
 
