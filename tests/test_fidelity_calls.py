@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from cworld.data_model import Step, ToolCall, ToolResult, ToolSpec, Trajectory
-from cworld.fidelity.calls import call_divergence, pair_episodes, payload
+from cworld.fidelity.calls import call_agreement, call_divergence, pair_episodes, payload
+from cworld.fidelity.text import agreement_lines
 
 OUT_SCHEMA = {
     "type": "object",
@@ -89,3 +90,26 @@ def test_payload_reads_structured_content_or_json_text() -> None:
     assert payload(ToolResult.ok({"a": 1})) == {"a": 1}
     assert payload(ToolResult(content=[{"type": "text", "text": "[1, 2]"}])) == [1, 2]
     assert payload(ToolResult(content=[{"type": "text", "text": "plain words"}])) is None
+
+
+def test_call_agreement_per_category_errors_key_paths_and_types() -> None:
+    live_ok = ToolResult.ok({"id": "m1", "read": False, "to": [{"name": "Ana"}]})
+    pairs = [
+        ("email", live_ok, ToolResult.ok({"id": "m1", "read": "no", "to": ["ana@x"]})),
+        ("email", live_ok, ToolResult.error("not_found", "no message")),
+        ("email", ToolResult.error("not_found", "x"), ToolResult.error("not_found", "y")),
+        ("calendar", ToolResult.ok({"events": []}), ToolResult.ok({"events": [], "total": 0})),
+    ]
+    rows = {r["name"]: r for r in call_agreement(pairs)}
+    assert list(rows) == ["calendar", "email", "ALL"]
+    email = rows["email"]
+    assert email["calls"] == 3 and email["error_agreement"] == round(2 / 3, 4) and email["both_ok"] == 1
+    # live paths {$, id, read, to, to[], to[].name}; synth {$, id, read, to, to[]}: 5 shared of 6;
+    # types agree on $, id, to (read: boolean vs string, to[]: object vs string) -> 3 of 5
+    assert email["key_overlap"] == round(5 / 6, 4) and email["type_agreement"] == 0.6
+    assert rows["calendar"]["key_overlap"] == round(2 / 3, 4) and rows["calendar"]["type_agreement"] == 1.0
+    assert rows["ALL"]["calls"] == 4 and rows["ALL"]["error_agreement"] == 0.75
+    lines = agreement_lines(list(rows.values()))
+    assert lines[0].split() == ["category", "calls", "errors", "keys", "types", "both", "ok"]
+    assert lines[2].split()[:5] == ["email", "3", "66.7%", "83.3%", "60.0%"]
+    assert call_agreement([]) == []

@@ -22,8 +22,10 @@ def registered(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(cli_main.COMMANDS, "fidelity", "fidelity")
 
 
-def scored_run(folder: Path, mode: str, means: dict[str, float], tasks: int = 4) -> Path:
-    """A judged run: each agent scores its mean +- a task-dependent wobble, one tool call per episode."""
+def scored_run(folder: Path, mode: str, means: dict[str, float], tasks: int = 4,
+               comparable: dict[str, float] | None = None, privileged: frozenset[str] = frozenset()) -> Path:
+    """A judged run: each agent scores its mean +- a task-dependent wobble, one tool call per episode;
+    `comparable` gives the agents' `overall_comparable` means (else scores carry none)."""
     trajectories, scores = [], []
     for agent, mean in means.items():
         for t in range(tasks):
@@ -44,6 +46,7 @@ def scored_run(folder: Path, mode: str, means: dict[str, float], tasks: int = 4)
                     mode=mode,  # type: ignore[arg-type]
                     policy="default",
                     steps=[step],
+                    privileged=agent in privileged,
                 )
             )
             scores.append(
@@ -54,6 +57,7 @@ def scored_run(folder: Path, mode: str, means: dict[str, float], tasks: int = 4)
                     mode=mode,
                     overall=mean + (t % 2) * 0.4,
                     success=mean > 5,
+                    metrics={"overall_comparable": comparable[agent] + (t % 2) * 0.4} if comparable else {},
                 )
             )
     write_jsonl_atomic(folder / "trajectories.jsonl", trajectories)
@@ -107,6 +111,35 @@ def test_live_vs_synth_json_and_html(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "<svg" in html and html.count('class="point"') == 4 and "Spearman ρ = 0.800" in html
     section = latest_fidelity_section(Workspace.resolve(ws))
     assert section is not None and "scatter" in section
+
+
+def test_ranks_on_overall_with_overall_comparable_as_a_secondary_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the text tables' headers in full
+    reversed_comparable = {a: 10.0 - v for a, v in SYNTH.items()}
+    live = scored_run(tmp_path / "live", "live", LIVE, comparable=LIVE, privileged=frozenset({"scripted:oracle"}))
+    synth = scored_run(tmp_path / "synth", "synthesized", SYNTH, comparable=reversed_comparable)
+    args = ["--workspace", str(tmp_path / "ws"), "fidelity", "--live", str(live), "--synth", str(synth),
+            "--out", str(tmp_path / "fid"), "--bootstrap", "200"]
+    code, stdout, err = cworld([*args, "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(stdout)
+    assert data["metric"] == "overall" and data["secondary_metric"] == "overall_comparable"
+    assert data["ranking"]["spearman"]["value"] == pytest.approx(0.8)  # the full overall ranks
+    assert data["secondary"]["spearman"]["value"] == pytest.approx(-0.8)  # the secondary column reverses
+    rows = {r["agent"]: r for r in data["ranking"]["agents"]}
+    assert rows["scripted:oracle"]["privileged"] is True and rows["scripted:no-look"]["privileged"] is False
+    assert rows["scripted:oracle"]["secondary_b"] == pytest.approx(10.0 - 8.5 + 0.2)
+    assert data["privileged"]["scripted:oracle"] is True
+    categories = {c["name"]: c for c in data["tools"]["categories"]}
+    assert set(categories) == {"ecommerce"}  # the category card of shop/search_products, not its server's label
+    assert categories["ecommerce"]["type_agreement"] == 1.0 and categories["ecommerce"]["error_agreement"] == 1.0
+    code, stdout, err = cworld(args, capsys)
+    assert code == 0, err
+    assert "privileged" in stdout and "secondary" in stdout and "overall_comparable" in stdout
+    html = (tmp_path / "fid" / "fidelity.html").read_text()
+    assert "<th>privileged</th>" in html and "Secondary, by <code>overall_comparable</code>" in html
 
 
 def test_text_output_and_reference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

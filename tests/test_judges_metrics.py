@@ -245,5 +245,8 @@ def test_state_diff_scores_episodes_of_tasks_with_a_ground_truth():
     result = verifiable_scores(idle, TOOLS)
     assert result.metrics["R_c"] == 0.0 and result.metrics["state_success"] == 0.0
     assert result.state is not None and result.state.T > 0
-    dreamt = TrajectoryBuilder(task, mode="synthesized").with_end_state(task.ground_truth).final("done").build()
-    assert "R_c" not in verifiable_scores(dreamt, TOOLS).metrics          # no real state to compare
+    unchanged = TrajectoryBuilder(task, mode="synthesized").with_end_state({"_changes": True}).final("done").build()
+    result = verifiable_scores(unchanged, TOOLS)   # a synthesized episode: its change set on the initial state
+    assert result.metrics["R_c"] == 0.0 and result.metrics["state_success"] == 0.0
+    unknown = TrajectoryBuilder(task, mode="synthesized").final("done").build()
+    assert "R_c" not in verifiable_scores(unknown, TOOLS).metrics           # an engine that tracks no changes

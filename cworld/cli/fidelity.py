@@ -47,10 +47,11 @@ def _report_options(fn: Callable[..., None]) -> Callable[..., None]:
         [
             click.option(
                 "--metric",
-                default="overall_comparable",
+                default="overall",
                 show_default=True,
-                help="Score that ranks agents: overall_comparable (the overall score without the state-diff parts, "
-                "which only live runs have), overall, success, or a metric of scores.jsonl (e.g. R_c).",
+                help="Score that ranks agents: overall (both modes have the state diff), overall_comparable "
+                "(without the state-diff parts; also shown as a secondary column), success, or a metric of "
+                "scores.jsonl (e.g. R_c).",
             ),
             click.option(
                 "--bootstrap",
@@ -168,9 +169,13 @@ def _report(
     reference: Path | None = None,
 ) -> None:
     """Build the fidelity report, write its files, and print it (a table, or JSON with --json)."""
+    from cworld.engine.cards.assign import CardIndex
+    from cworld.engine.cards.card import load_cards
     from cworld.fidelity import build_fidelity, save_fidelity
     from cworld.fidelity.text import render_fidelity
     from cworld.judges import JudgeContent
+
+    cards = CardIndex(load_cards(env.category_cards))
 
     result = build_fidelity(
         live=live,
@@ -181,6 +186,7 @@ def _report(
         reference=reference,
         bootstrap=report.bootstrap,
         seed=report.seed,
+        category_of=lambda spec: cards.card_for(spec).name,
     )
     json_path, html_path = save_fidelity(result, out.expanduser().resolve(), ws)
     data = result.to_dict()

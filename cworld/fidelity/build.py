@@ -2,6 +2,11 @@
 run against reference scores. Built from run folders; runs never judged are scored on the spot with the
 verifiable metrics (in memory, as `cworld report` does).
 
+Agents are ranked by `metric` (default `overall`: synthesized episodes have a state diff too, so both
+sides are scored alike); `overall_comparable` (without the state-diff parts) is a secondary column and
+correlation, to show how much of the agreement rests on the state diff. Each agent carries its
+`privileged` flag (an agent that read the answer key is labelled so).
+
     report = build_fidelity(live=Path(a), synth=Path(b), tools=tools, content=content)
     save_fidelity(report, out_dir)          # fidelity.json + fidelity.html, each written whole
 """
@@ -18,12 +23,14 @@ from typing import Any
 from cworld.data_model import ToolSpec, Trajectory, write_text_atomic
 from cworld.environment import Workspace
 from cworld.errors import UsageError
-from cworld.fidelity.calls import CallDivergence, call_divergence
+from cworld.fidelity.calls import CallDivergence, CategoryOf, call_divergence
 from cworld.fidelity.stats import BOOTSTRAP, LEVEL, RankComparison, compare_rankings
 from cworld.fidelity.tables import ScoreTable, metric_value, table_from_csv, table_from_scores
 from cworld.judges.content import JudgeContent
 from cworld.judges.runs import RunData, load_run
 
+DEFAULT_METRIC = "overall"
+SECONDARY_METRIC = "overall_comparable"
 JSON_FILE = "fidelity.json"
 HTML_FILE = "fidelity.html"
 
@@ -36,6 +43,7 @@ class Side:
     trajectories: list[Trajectory]
     table: ScoreTable
     scored_on_the_fly: int
+    secondary: ScoreTable | None = None
 
 
 @dataclass
@@ -45,11 +53,25 @@ class FidelityReport:
     comparison: RankComparison | None = None
     references: list[RankComparison] = field(default_factory=list)
     calls: CallDivergence | None = None
+    secondary: RankComparison | None = None
+    secondary_metric: str | None = None
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S"))
 
+    @property
+    def privileged(self) -> dict[str, bool]:
+        """agent -> whether any of its episodes was privileged (it read the answer key)."""
+        flags: dict[str, bool] = {}
+        for side in self.sides:
+            for t in side.trajectories:
+                flags[t.agent] = flags.get(t.agent, False) or t.privileged
+        return dict(sorted(flags.items()))
+
     def to_dict(self) -> dict[str, Any]:
+        privileged = self.privileged
         return {
             "metric": self.metric,
+            "secondary_metric": self.secondary_metric,
+            "privileged": privileged,
             "created": self.created,
             "runs": [
                 {
@@ -62,17 +84,30 @@ class FidelityReport:
                 }
                 for s in self.sides
             ],
-            "ranking": comparison_dict(self.comparison) if self.comparison else None,
+            "ranking": comparison_dict(self.comparison, privileged, self.secondary) if self.comparison else None,
+            "secondary": comparison_dict(self.secondary, privileged) if self.secondary else None,
             "references": [comparison_dict(r) for r in self.references],
             "tools": asdict(self.calls) if self.calls else None,
         }
 
 
-def comparison_dict(c: RankComparison) -> dict[str, Any]:
+def comparison_dict(c: RankComparison, privileged: Mapping[str, bool] | None = None,
+                    secondary: RankComparison | None = None) -> dict[str, Any]:
+    """The comparison's JSON form; agent rows carry the privileged flag and, given a secondary
+    comparison, the agent's secondary scores (`secondary_a`, `secondary_b`; None when it has none)."""
+    other = {r.agent: r for r in secondary.agents} if secondary else {}
+    agents = []
+    for r in c.agents:
+        row: dict[str, Any] = {**asdict(r), "privileged": bool((privileged or {}).get(r.agent, False))}
+        if secondary is not None:
+            found = other.get(r.agent)
+            row["secondary_a"] = found.score_a if found else None
+            row["secondary_b"] = found.score_b if found else None
+        agents.append(row)
     return {
         "a": c.name_a,
         "b": c.name_b,
-        "agents": [asdict(r) for r in c.agents],
+        "agents": agents,
         "spearman": c.spearman.as_dict(),
         "kendall": c.kendall.as_dict(),
         "tasks": len(c.tasks),
@@ -90,12 +125,14 @@ def build_fidelity(
     synth: Path | None,
     tools: Mapping[str, ToolSpec],
     content: JudgeContent,
-    metric: str = "overall_comparable",
+    metric: str = DEFAULT_METRIC,
     reference: Path | None = None,
     bootstrap: int = BOOTSTRAP,
     level: float = LEVEL,
     seed: int = 0,
+    category_of: CategoryOf | None = None,
 ) -> FidelityReport:
+    """`category_of` names a tool's category for the call agreement (the CLI: its category card)."""
     if reference is None and (live is None or synth is None):
         raise UsageError("give --live RUN and --synth RUN (or one run with --reference FILE.csv)")
     taken: set[str] = set()
@@ -109,13 +146,27 @@ def build_fidelity(
         report.comparison = compare_rankings(
             sides[0].table, sides[1].table, bootstrap=bootstrap, level=level, seed=seed
         )
-        report.calls = call_divergence(sides[0].trajectories, sides[1].trajectories, tools)
+        report.secondary_metric, report.secondary = _secondary(sides, metric, bootstrap, level, seed)
+        report.calls = call_divergence(sides[0].trajectories, sides[1].trajectories, tools, category_of)
     if reference is not None:
         ref = table_from_csv(reference)
         report.references = [
             compare_rankings(s.table, ref, bootstrap=bootstrap, level=level, seed=seed) for s in sides
         ]
     return report
+
+
+def _secondary(
+    sides: list[Side], metric: str, bootstrap: int, level: float, seed: int
+) -> tuple[str | None, RankComparison | None]:
+    """The ranking by the secondary metric, when the report ranks by another and both sides have it."""
+    a, b = (s.secondary for s in sides)
+    if metric == SECONDARY_METRIC or a is None or b is None:
+        return None, None
+    try:
+        return SECONDARY_METRIC, compare_rankings(a, b, bootstrap=bootstrap, level=level, seed=seed)
+    except UsageError:  # too few agents or tasks with a value: the column stays empty
+        return SECONDARY_METRIC, None
 
 
 def _side(
@@ -132,7 +183,9 @@ def _side(
             f"no episode of {data.path} has a value for metric {metric!r}; this run has: "
             f"{', '.join(_metric_names(data)) or 'no scored metric'}"
         )
-    return Side(name, data.path, mode, [e.trajectory for e in episodes], table, data.scored_on_the_fly)
+    secondary = table_from_scores(name, ((e.trajectory, e.score) for e in episodes), SECONDARY_METRIC, str(data.path))
+    return Side(name, data.path, mode, [e.trajectory for e in episodes], table, data.scored_on_the_fly,
+                secondary if secondary.values else None)
 
 
 def _mode(data: RunData, preferred: str) -> tuple[str, list[Any]]:

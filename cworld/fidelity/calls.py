@@ -8,20 +8,27 @@ controller's faults, which are the same on both sides by construction):
 - **schema validity**: the result's payload validates against the tool's output schema (synthesized and,
   for reference, live: a live result that fails its own schema means the schema is loose, not the engine);
 - **error agreement**: both sides failed or both succeeded;
-- **key-path overlap**: Jaccard overlap of the two payloads' key paths (list items collapsed), when both
-  succeeded with a JSON payload;
+- **key-path overlap** (key-path agreement): Jaccard overlap of the two payloads' key paths (list items
+  collapsed), when both succeeded with a JSON payload;
+- **type agreement**: the share of the key paths both payloads have whose JSON types agree (same case);
 - **same arguments**: whether the agent sent the same arguments (when not, the results may differ for a
   good reason: an earlier synthesized answer gave it other ids).
 
 A tool's divergence is 1 - the mean of its error agreement, key-path overlap and synthesized schema
-validity (the parts it has). Categories add up their tools' calls. Tools and categories are listed by
-divergence x paired calls: the divergent calls each one contributes, i.e. what limits fidelity most.
+validity (the parts it has). Categories add up their tools' calls; a tool's category is the category card
+the World Engine assigns it when the caller gives `category_of` (the CLI does), else the tool's own
+`category`. Tools and categories are listed by divergence x paired calls: the divergent calls each one
+contributes, i.e. what limits fidelity most.
+
+`call_agreement` computes the same per-call agreement (error, key paths, types) for any pairs of results
+by category, for callers that pair calls themselves (`benchmarks/engine_fidelity.py` replays recorded live
+calls through the engine); `cworld.fidelity.text.agreement_lines` prints it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +46,7 @@ class PairedCall:
     same_args: bool
     error_agree: bool
     key_overlap: float | None
+    type_agree: float | None
     schema_ok_b: bool | None
     schema_ok_a: bool | None
     outcome: str
@@ -54,6 +62,7 @@ class Divergence:
     same_args: int = 0
     error_agree: int = 0
     key_overlap: list[float] = field(default_factory=list)
+    type_agree: list[float] = field(default_factory=list)
     schema_b: list[bool] = field(default_factory=list)
     schema_a: list[bool] = field(default_factory=list)
     outcomes: dict[str, int] = field(default_factory=dict)
@@ -64,6 +73,8 @@ class Divergence:
         self.error_agree += call.error_agree
         if call.key_overlap is not None:
             self.key_overlap.append(call.key_overlap)
+        if call.type_agree is not None:
+            self.type_agree.append(call.type_agree)
         if call.schema_ok_b is not None:
             self.schema_b.append(call.schema_ok_b)
         if call.schema_ok_a is not None:
@@ -81,6 +92,8 @@ class Divergence:
             "name": self.name,
             "calls": self.calls,
             **parts,
+            "type_agreement": _mean(self.type_agree),
+            "both_ok": self.outcomes.get("both ok", 0),
             "schema_valid_a": _mean(self.schema_a),
             "same_args": _share(self.same_args, self.calls),
             "outcomes": dict(self.outcomes),
@@ -105,8 +118,12 @@ def pair_episodes(a: Iterable[Trajectory], b: Iterable[Trajectory]) -> list[tupl
     return [(t, index[key(t)]) for t in a if t.status != "infra_error" and key(t) in index]
 
 
+CategoryOf = Callable[[ToolSpec], str]
+
+
 def call_divergence(
-    a: Iterable[Trajectory], b: Iterable[Trajectory], tools: Mapping[str, ToolSpec]
+    a: Iterable[Trajectory], b: Iterable[Trajectory], tools: Mapping[str, ToolSpec],
+    category_of: CategoryOf | None = None,
 ) -> CallDivergence:
     by_tool: dict[str, Divergence] = {}
     by_category: dict[str, Divergence] = {}
@@ -121,12 +138,44 @@ def call_divergence(
                 continue
             paired += 1
             spec = tools.get(call.tool)
-            category = (spec.category if spec else None) or UNCATEGORIZED
+            category = _category(spec, category_of)
             by_tool.setdefault(call.tool, Divergence(call.tool)).add(call)
             by_category.setdefault(category, Divergence(category)).add(call)
     return CallDivergence(
         _ranked(by_tool.values()), _ranked(by_category.values()), len(pairs), calls_a, paired
     )
+
+
+def _category(spec: ToolSpec | None, category_of: CategoryOf | None) -> str:
+    if spec is None:
+        return UNCATEGORIZED
+    return (category_of(spec) if category_of is not None else spec.category) or UNCATEGORIZED
+
+
+def call_agreement(pairs: Iterable[tuple[str, ToolResult, ToolResult]]) -> list[dict[str, Any]]:
+    """Per category, then `ALL`: how far results `b` agree with results `a` of the same calls, from
+    (category, a, b) triples. Rows as `Divergence.summary()` (schema validity is left to the caller)."""
+    by_category: dict[str, Divergence] = {}
+    total = Divergence("ALL")
+    for category, ra, rb in pairs:
+        error_agree, overlap, types = compare_results(ra, rb)
+        call = PairedCall(category, True, error_agree, overlap, types, None, None, _outcome(ra, rb))
+        by_category.setdefault(category, Divergence(category)).add(call)
+        total.add(call)
+    rows = [by_category[name].summary() for name in sorted(by_category)]
+    return [*rows, total.summary()] if rows else []
+
+
+def compare_results(ra: ToolResult, rb: ToolResult) -> tuple[bool, float | None, float | None]:
+    """(error agreement, key-path overlap, type agreement) of two results of one call; the last two only
+    when both succeeded with a JSON payload."""
+    pa, pb = payload(ra), payload(rb)
+    if ra.is_error or rb.is_error or pa is None or pb is None:
+        return ra.is_error == rb.is_error, None, None
+    shape_a, shape_b = key_paths(pa), key_paths(pb)
+    shared = shape_a.keys() & shape_b.keys()
+    types = sum(shape_a[p] == shape_b[p] for p in shared) / len(shared) if shared else None
+    return True, _jaccard(set(shape_a), set(shape_b)), types
 
 
 def _weight(row: dict[str, Any]) -> float:
@@ -144,14 +193,13 @@ def paired_call(sa: Step, sb: Step, tools: Mapping[str, ToolSpec]) -> PairedCall
     spec = tools.get(sa.tool_call.tool)
     schema = spec.output_schema if spec is not None else None
     pa, pb = payload(ra), payload(rb)
-    overlap = None
-    if not ra.is_error and not rb.is_error and pa is not None and pb is not None:
-        overlap = _jaccard(set(key_paths(pa)), set(key_paths(pb)))
+    error_agree, overlap, types = compare_results(ra, rb)
     return PairedCall(
         sa.tool_call.tool,
         sa.tool_call.arguments == sb.tool_call.arguments,
-        ra.is_error == rb.is_error,
+        error_agree,
         overlap,
+        types,
         _schema_ok(schema, rb, pb),
         _schema_ok(schema, ra, pa),
         _outcome(ra, rb),

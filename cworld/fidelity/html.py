@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cworld.environment import Workspace
-from cworld.fidelity.fmt import color, share
+from cworld.fidelity.fmt import DASH, color, share
 
 W, H, M = 440, 380, 48
 LEGEND_W = 220
@@ -53,10 +53,12 @@ def fidelity_section(data: dict[str, Any]) -> str:
     parts = ["<section class='fidelity' id='fidelity'><h2>Fidelity: synthesized vs live</h2>", _runs(data)]
     ranking = data.get("ranking")
     if ranking:
+        secondary = data.get("secondary")
         parts += [
             _headline(ranking, data["metric"]),
+            _secondary_line(secondary, data.get("secondary_metric")),
             scatter_svg(ranking["agents"], ranking["a"], ranking["b"]),
-            _agents_table(ranking),
+            _agents_table(ranking, data.get("secondary_metric")),
             _tasks_table(ranking),
             _divergence(data.get("tools")),
         ]
@@ -102,17 +104,38 @@ def _corr(i: dict[str, Any]) -> str:
     return f"{i['value']:.3f}{ci}"
 
 
-def _agents_table(c: dict[str, Any]) -> str:
+def _secondary_line(c: dict[str, Any] | None, metric: str | None) -> str:
+    if not c or not metric:
+        return ""
+    return (
+        f"<p class='note'>Secondary, by <code>{escape(metric)}</code> (without the state-diff parts): "
+        f"Spearman ρ = {_corr(c['spearman'])}, Kendall τ = {_corr(c['kendall'])}.</p>"
+    )
+
+
+def _agents_table(c: dict[str, Any], secondary: str | None = None) -> str:
+    extra = secondary is not None and any("secondary_a" in r for r in c["agents"])
+    more = (f"<th>{escape(c['a'])} {escape(secondary)}</th><th>{escape(c['b'])} {escape(secondary)}</th>"
+            if extra and secondary else "")
     head = (
-        f"<tr><th>agent</th><th>{escape(c['a'])}</th><th>rank</th><th>{escape(c['b'])}</th><th>rank</th></tr>"
+        f"<tr><th>agent</th><th>privileged</th><th>{escape(c['a'])}</th><th>rank</th><th>{escape(c['b'])}</th>"
+        f"<th>rank</th>{more}</tr>"
     )
     rows = "".join(
-        f"<tr><td>{escape(r['agent'])}</td><td class='num'>{r['score_a']:.3f}</td>"
+        f"<tr><td>{escape(r['agent'])}</td><td>{'yes' if r.get('privileged') else 'no'}</td>"
+        f"<td class='num'>{r['score_a']:.3f}</td>"
         f"<td class='num'>{r['rank_a']:g}</td><td class='num'>{r['score_b']:.3f}</td>"
-        f"<td class='num'>{r['rank_b']:g}</td></tr>"
+        f"<td class='num'>{r['rank_b']:g}</td>"
+        + (f"<td class='num'>{_num(r.get('secondary_a'))}</td><td class='num'>{_num(r.get('secondary_b'))}</td>"
+           if extra else "")
+        + "</tr>"
         for r in c["agents"]
     )
     return f"<table>{head}{rows}</table>"
+
+
+def _num(value: float | None) -> str:
+    return DASH if value is None else f"{value:.3f}"
 
 
 def _tasks_table(c: dict[str, Any], limit: int = 10) -> str:
@@ -137,7 +160,7 @@ def _divergence(calls: dict[str, Any] | None, limit: int = 12) -> str:
         return ""
     head = (
         "<tr><th>{}</th><th>paired calls</th><th>divergence</th><th>error agreement</th>"
-        "<th>key-path overlap</th><th>schema valid (synth)</th><th>schema valid (live)</th>"
+        "<th>key-path overlap</th><th>type agreement</th><th>schema valid (synth)</th><th>schema valid (live)</th>"
         "<th>same args</th></tr>"
     )
     intro = (
@@ -155,7 +178,8 @@ def _div_rows(rows: list[dict[str, Any]]) -> str:
     return "".join(
         f"<tr><td>{escape(r['name'])}</td><td class='num'>{r['calls']}</td>"
         f"<td class='num'>{share(r['divergence'])}</td><td class='num'>{share(r['error_agreement'])}</td>"
-        f"<td class='num'>{share(r['key_overlap'])}</td><td class='num'>{share(r['schema_valid_b'])}</td>"
+        f"<td class='num'>{share(r['key_overlap'])}</td><td class='num'>{share(r.get('type_agreement'))}</td>"
+        f"<td class='num'>{share(r['schema_valid_b'])}</td>"
         f"<td class='num'>{share(r['schema_valid_a'])}</td><td class='num'>{share(r['same_args'])}</td></tr>"
         for r in rows
     )

@@ -7,14 +7,17 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from cworld.fidelity.fmt import share
+from cworld.fidelity.fmt import DASH, share
 
 
 def render_fidelity(data: dict[str, Any], console: Console, *, top: int = 8) -> None:
     ranking = data.get("ranking")
     if ranking:
         console.print(headline(ranking, data["metric"]))
-        _agents(ranking, console)
+        secondary = data.get("secondary")
+        if secondary:
+            console.print(f"[dim]secondary: {headline(secondary, data['secondary_metric'])}[/dim]")
+        _agents(ranking, console, data.get("secondary_metric"))
         _notes(ranking, console)
         _tasks(ranking, console, top)
         _divergence(data.get("tools"), console, top)
@@ -40,13 +43,24 @@ def interval(i: dict[str, Any]) -> str:
     return f"{i['value']:.3f}{ci}"
 
 
-def _agents(c: dict[str, Any], console: Console) -> None:
-    table = Table("agent", c["a"], "rank", c["b"], "rank")
+def _agents(c: dict[str, Any], console: Console, secondary: str | None = None) -> None:
+    """Agents by rank, their privileged flag, and (when the report has one) the secondary metric's scores."""
+    extra = [f"{c['a']} {secondary}", f"{c['b']} {secondary}"] if secondary and _has_secondary(c) else []
+    table = Table("agent", "privileged", c["a"], "rank", c["b"], "rank", *extra)
     for r in c["agents"]:
-        table.add_row(
-            r["agent"], f"{r['score_a']:.3f}", f"{r['rank_a']:g}", f"{r['score_b']:.3f}", f"{r['rank_b']:g}"
-        )
+        cells = [f"{r['score_a']:.3f}", f"{r['rank_a']:g}", f"{r['score_b']:.3f}", f"{r['rank_b']:g}"]
+        if extra:
+            cells += [_score(r.get("secondary_a")), _score(r.get("secondary_b"))]
+        table.add_row(r["agent"], "yes" if r.get("privileged") else "no", *cells)
     console.print(table)
+
+
+def _has_secondary(c: dict[str, Any]) -> bool:
+    return any("secondary_a" in r for r in c["agents"])
+
+
+def _score(value: float | None) -> str:
+    return DASH if value is None else f"{value:.3f}"
 
 
 def _notes(c: dict[str, Any], console: Console) -> None:
@@ -76,7 +90,7 @@ def _divergence(calls: dict[str, Any] | None, console: Console, top: int) -> Non
     console.print(
         f"{calls['calls_paired']} of {calls['calls_a']} live tool calls paired with a synthesized call "
         f"of the same tool ({calls['episodes_paired']} episode pairs); a = live, b = synthesized; "
-        "keys = key-path overlap"
+        "keys = key-path overlap, types = type agreement on shared key paths"
     )
     for key, title in (("categories", "divergence by category"), ("tools", "most divergent tools")):
         table = Table(
@@ -85,6 +99,7 @@ def _divergence(calls: dict[str, Any] | None, console: Console, top: int) -> Non
             "diverg.",
             "err agree",
             "keys",
+            "types",
             "schema b",
             "schema a",
             "same args",
@@ -97,8 +112,20 @@ def _divergence(calls: dict[str, Any] | None, console: Console, top: int) -> Non
                 share(r["divergence"]),
                 share(r["error_agreement"]),
                 share(r["key_overlap"]),
+                share(r.get("type_agreement")),
                 share(r["schema_valid_b"]),
                 share(r["schema_valid_a"]),
                 share(r["same_args"]),
             )
         console.print(table)
+
+
+def agreement_lines(rows: list[dict[str, Any]], label: str = "category") -> list[str]:
+    """Call-level agreement (`calls.call_agreement` rows) as plain text lines: error/non-error agreement,
+    key-path agreement and type agreement where both succeeded (one decimal, as the benchmarks print)."""
+    pct = lambda v: "     -" if v is None else f"{100 * v:5.1f}%"  # noqa: E731
+    lines = [f"{label:<18}{'calls':>6}  {'errors':>6}  {'keys':>6}  {'types':>6}  {'both ok':>7}"]
+    for r in rows:
+        lines.append(f"{r['name']:<18}{r['calls']:>6}  {pct(r['error_agreement'])}  {pct(r['key_overlap'])}  "
+                     f"{pct(r['type_agreement'])}  {r['both_ok']:>7}")
+    return lines

@@ -15,8 +15,9 @@ from cworld.judges.content import Weights
 BASIS_ALL = "verifiable+judges"
 BASIS_VERIFIABLE = "verifiable only"
 
-#: Parts only a live episode can have (a synthesized world has no end state to diff). Comparing modes on
-#: `overall` would charge live agents for damage a synthesized run cannot see; `comparable_overall` leaves them out.
+#: The state-diff parts. Synthesized episodes have them too (the engine's change set overlaid on the initial
+#: state), so fidelity ranks on the full `overall`; `comparable_overall` leaves them out, as a secondary view
+#: of how much of the agreement rests on the state diff.
 STATE_PARTS: frozenset[str] = frozenset({"R_c", "R_b_complement"})
 
 
@@ -38,7 +39,7 @@ def verifiable_parts(metrics: dict[str, float | None]) -> dict[str, float | None
 
 def comparable_overall(metrics: dict[str, float | None], dimensions: dict[str, DimensionScore],
                        weights: Weights) -> Overall:
-    """The overall score on the parts every mode can have: what fidelity compares across live and synthesized."""
+    """The overall score without the state-diff parts: fidelity's secondary column (docs/reward.md)."""
     return overall(metrics, dimensions, weights, skip=STATE_PARTS)
 
 

@@ -1,8 +1,8 @@
 """The table printed at the end of `cworld run`: one row per (agent, mode, policy).
 
 Besides how episodes ended, the row shows how often the end state matched the task's ground truth
-(the state diff of `cworld.sandbox.statediff`, for live/hybrid episodes of tasks that carry one): a
-quick check, not the judge. Judging proper is `cworld judge`.
+(the state diff of `cworld.sandbox.statediff`, for episodes of tasks that carry one; a synthesized
+episode's change set is overlaid on the initial state first): a quick check, not the judge. Judging proper is `cworld judge`.
 """
 
 from __future__ import annotations
@@ -60,12 +60,12 @@ def state_matches(trajectory: Trajectory) -> bool | None:
     Apps whose end state equals the ground truth exactly are settled without a diff; only the others go
     through the state diff (the expensive part), app by app."""
     task = trajectory.task
-    if task is None or task.ground_truth is None or trajectory.end_state is None or trajectory.mode == "synthesized":
+    if task is None or task.ground_truth is None or trajectory.end_state is None:
         return None
-    from cworld.sandbox.statediff import diff_states, sandbox_diff_config, sandbox_initial_state
+    from cworld.sandbox.statediff import actual_state, diff_states, sandbox_diff_config, sandbox_initial_state
 
     initial, truth = sandbox_initial_state(task.initial_state_seed), task.ground_truth
-    end = {k: v for k, v in trajectory.end_state.items() if not k.startswith("_")}
+    end = actual_state(initial, trajectory.end_state)
     apps = sorted(set(initial) | set(truth) | set(end))
     unsettled = [a for a in apps if end.get(a) != truth.get(a)]
     if not unsettled:

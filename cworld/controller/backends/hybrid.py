@@ -1,15 +1,21 @@
 """Hybrid mode: live where a tool is live, the World Engine for schema-only tools.
 
-The end state is the live part's (the sandbox snapshot): the only state a state diff can trust.
+The end state is the live part's (the sandbox snapshot) with the engine-served part's changes: those on
+sandbox apps overlaid on it (a sandbox tool the run served from the engine), the rest kept aside under
+`_engine_changes` (bookkeeping: no sandbox state to grade them against).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from cworld.controller.backends.endstate import split_mirrored
 from cworld.controller.backends.live import LiveBackend, is_live
 from cworld.controller.backends.synthesized import EngineBackend
 from cworld.data_model import ToolResult, ToolSpec
+from cworld.sandbox.statediff.overlay import apply_changes
+
+ENGINE_CHANGES_KEY = "_engine_changes"
 
 
 class HybridBackend:
@@ -29,7 +35,14 @@ class HybridBackend:
         return await self.engine.call(tool, arguments)
 
     async def end_state(self) -> dict[str, Any] | None:
-        return await self.live.end_state()
+        state = await self.live.end_state()
+        simulated = await self.engine.end_state()
+        if state is None or simulated is None:
+            return state
+        mirrored, rest = split_mirrored(simulated)
+        if any(not k.startswith("_") for k in mirrored):
+            state = apply_changes(state, mirrored)
+        return {**state, ENGINE_CHANGES_KEY: rest} if rest else state
 
     async def close(self) -> None:
         await self.live.close()

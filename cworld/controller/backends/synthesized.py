@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from cworld.controller.backends.endstate import change_set
 from cworld.data_model import PublicTask, ToolResult, ToolSpec
 from cworld.engine.protocol import SessionLog, WorldEngine
 from cworld.errors import CworldError
@@ -49,11 +50,13 @@ class EngineBackend:
         return result
 
     async def end_state(self) -> dict[str, Any] | None:
-        """The simulated world's state when the engine keeps one (the schema engine does)."""
-        world_state = getattr(self.engine, "world_state", None)
-        if self.session is None or world_state is None:
+        """What the episode's writes changed in the simulated world, as a change set in the sandbox's state
+        schema (`endstate.py`), when the engine tracks changes (the schema engine does; the LLM engine
+        replays its log through one). The grader overlays it on the task's initial state."""
+        world_changes = getattr(self.engine, "world_changes", None)
+        if self.session is None or world_changes is None:
             return None
-        return dict(world_state(self.session))
+        return change_set(world_changes(self.session))
 
     async def close(self) -> None:
         return None

@@ -38,6 +38,7 @@ from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.engine.schema.patterns import ResponsePattern, response_pattern
 from cworld.engine.world.task import task_summary
+from cworld.engine.world.changes import EntityChanges
 from cworld.errors import ModelError
 from cworld.llm import Gateway, extract_json
 from cworld.schemas.validation import validation_error
@@ -106,6 +107,10 @@ class LLMEngine:
     def world_state(self, session: SessionLog) -> dict[str, Any]:
         """The world as the log tells it, rebuilt by the schema engine (which adopts the model's answers)."""
         return self.fallback.world_state(session)
+
+    def world_changes(self, session: SessionLog) -> list[EntityChanges]:
+        """What the log's writes changed, replayed through the schema engine (it adopts the model's answers)."""
+        return self.fallback.world_changes(session)
 
     async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
         self.stats.calls += 1

@@ -30,6 +30,7 @@ from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.schema.handlers import apply
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern, text_template
 from cworld.engine.schema.shaping import Shaper, single_text_property
+from cworld.engine.world.changes import EntityChanges, before_write, note_write, world_changes
 from cworld.engine.world.filters import BEFORE_ARGS
 from cworld.engine.world.fresh import as_fields, freshen
 from cworld.engine.world.grounding import LIST_NAMES, Grounding, entity_named
@@ -93,6 +94,12 @@ class SchemaEngine:
         with session_clock(grounding.clock if grounding else None):
             return self._view_for(session).world.snapshot()
 
+    def world_changes(self, session: SessionLog) -> list[EntityChanges]:
+        """What the session's writes created, updated and deleted, per (server, entity kind) (`changes.py`)."""
+        grounding = self._grounding(session)
+        with session_clock(grounding.clock if grounding else None):
+            return world_changes(self._view_for(session).world)
+
     # --- the public task ------------------------------------------------------------------------------
     def _grounding(self, session: SessionLog) -> Grounding | None:
         """The session's public task, resolved once per session."""
@@ -151,13 +158,17 @@ class SchemaEngine:
         coll = world.collection(tool.server, card, entity, hints)
         rng = derive_rng(world.seed, f"engine:call:{turn}:{tool.id}:{canonical_json(arguments)}")
         existing = set(coll.records) if op == "create" else None
+        before = before_write(coll, op)
         outcome = apply(coll, card, op, arguments, rng)
         if outcome.error_class:
             return ToolResult.error(outcome.error_class, outcome.message, source="engine", engine=self.name)  # type: ignore[arg-type]
         made = existing is not None and _freshened(coll, outcome, existing, tool, arguments)
         mark_shown(coll, outcome.payload)
         if recorded is not None:
-            _absorb_recorded(coll, op, outcome, recorded)
+            _adopt_recorded_key(coll, op, outcome, recorded)
+        note_write(coll, before, _single_key(coll, outcome), arguments)  # the recorded answer's other fields are display
+        if recorded is not None:
+            absorb(coll, result_value(recorded))
         pattern = self._patterns.get(tool.id)
         if pattern is None:
             pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
@@ -263,12 +274,16 @@ def _continues(view: _View, last: LogEntry) -> bool:
     return view.pending == last.fingerprint() and view.pending_error == last.result.is_error
 
 
-def _absorb_recorded(coll: Collection, op: str, outcome: Outcome, recorded: ToolResult) -> None:
+def _single_key(coll: Collection, outcome: Outcome) -> str | None:
+    """The key of the one record an answer is about, if it is about one."""
+    payload = outcome.payload
+    key = payload.get(coll.key_field) if isinstance(payload, dict) and not outcome.many else None
+    return None if key is None else str(key)
+
+
+def _adopt_recorded_key(coll: Collection, op: str, outcome: Outcome, recorded: ToolResult) -> None:
     data = result_value(recorded)
-    if data is None:
-        return
-    if op == "create" and isinstance(outcome.payload, dict):
+    if data is not None and op == "create" and isinstance(outcome.payload, dict):
         ours = outcome.payload.get(coll.key_field)
         if ours is not None:
             adopt_key(coll, str(ours), data)
-    absorb(coll, data)

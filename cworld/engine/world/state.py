@@ -57,6 +57,10 @@ class Collection:
     grounded: dict[str, set[str]] = field(default_factory=dict)
     #: Keys of records some answer has shown the agent: those never change behind its back.
     shown: set[str] = field(default_factory=set)
+    #: Change tracking (`changes.py`): key -> the record before the first write that touched it (None: new),
+    origin: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    #: and key -> the fields writes set on it.
+    written: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def key_field(self) -> str:
@@ -227,6 +231,10 @@ class SimWorld:
 
     def snapshot(self) -> dict[str, Any]:
         return {k: {rid: dict(r) for rid, r in c.records.items()} for k, c in sorted(self._collections.items())}
+
+    def collections(self) -> dict[str, Collection]:
+        """The collections made so far, by `server:card:entity`."""
+        return dict(self._collections)
 
 
 # --- keeping the world consistent with what was answered -------------------------------------------
