@@ -13,7 +13,7 @@ import pytest
 from rollout_helpers import scratch_context
 
 from cworld.controller.backends.endstate import change_set
-from cworld.data_model import PlanStep, Task, ToolResult, read_jsonl
+from cworld.data_model import PlanStep, Scenario, ScenarioEntity, Task, ToolResult, read_jsonl
 from cworld.engine.cards.card import load_cards
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
@@ -105,11 +105,14 @@ def star_task() -> Task:
     """A one-write task: star mail_0003 (unstarred in the seed-0 sandbox)."""
     truth = sandbox_initial_state(0)
     assert truth["mail"]["messages"]["mail_0003"]["starred"] is False
+    message = ScenarioEntity(app="mail", kind="message", id="mail_0003",
+                             attributes=dict(truth["mail"]["messages"]["mail_0003"]))
     truth["mail"]["messages"]["mail_0003"]["starred"] = True
     base = read_jsonl(ROOT / "tests" / "fixtures" / "tasks_sandbox.jsonl", Task)[0]
     return base.model_copy(update={
         "id": "t-star", "query": "Star the message mail_0003.", "constraints": [], "tools": ["mail/star_message"],
-        "rationales": {}, "subgoals": [], "gold_plan": [STAR], "initial_state_seed": 0, "ground_truth": truth})
+        "rationales": {}, "subgoals": [], "gold_plan": [STAR], "initial_state_seed": 0, "ground_truth": truth,
+        "scenario": Scenario(entities=[message])})
 
 
 @pytest.mark.parametrize("mode", ["live", "synthesized"])

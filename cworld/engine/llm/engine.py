@@ -37,8 +37,8 @@ from cworld.engine.llm.prompts import (
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.engine.schema.patterns import ResponsePattern, response_pattern
-from cworld.engine.world.task import task_summary
 from cworld.engine.world.changes import EntityChanges
+from cworld.engine.world.task import task_summary
 from cworld.errors import ModelError
 from cworld.llm import Gateway, extract_json
 from cworld.schemas.validation import validation_error

@@ -228,7 +228,8 @@ class _NestedLists:
         if target is not self.coll and (parent in entity.fields or any(parent in r for r in records)):
             records = [r for r in records if str(r.get(parent)) == key]
         target.shown.update(str(r[target.key_field]) for r in records[:20])
-        return [dict(r) for r in records[:20]]
+        own_id = f"{entity.name}_id"  # a nested item names its key as the answer does (`lists[].list_id`)
+        return [{own_id: r[target.key_field], **r} if target.key_field == "id" else dict(r) for r in records[:20]]
 
 
 def _shaper(world: SimWorld, scope: str, card: CategoryCard, coll: Collection, hints: dict[str, IdFormat],
