@@ -21,9 +21,9 @@ step "search: an intent in plain words, with prerequisites"
 $CW search "book a hotel room in Lisbon for next week" -k 5 --with-prereqs
 step "synth: $N_TASKS long-horizon tasks with interacting constraints (offline synthesizer)"
 $CW synth --n "$N_TASKS" --seed 0
-step "run: three scripted agents, live (sandbox) and synthesized (World Engine), policy default"
-for agent in scripted:oracle scripted:noisy-0.2 scripted:no-retry; do
-  name=${agent#scripted:}
+step "run: three scripted agents (privileged: they follow the gold plan) and two heuristic ones (plan from the request alone), live and synthesized, policy default"
+for agent in scripted:oracle scripted:noisy-0.2 scripted:no-retry heuristic:careful heuristic:thorough; do
+  name=${agent//:/-}
   for mode in live synthesized; do
     $CW run --agent "$agent" --mode "$mode" --policy default --out "$PREFIX-$mode-$name" --no-progress
   done

@@ -67,6 +67,9 @@ class Action:
 
 
 class Agent(Protocol):
+    """An agent may declare `privileged = True` when it reads the task's answer key (gold plan, hints):
+    the runner copies it to `Trajectory.privileged` and reports label such agents (read with getattr)."""
+
     name: str
 
     async def reset(self, task: Task, toolbox: Toolbox, *, seed: int) -> None:

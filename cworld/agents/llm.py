@@ -38,6 +38,9 @@ _NAME_OK = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class LLMAgent:
+    privileged = False
+    """It is told the query and the constraints' descriptions, never the gold plan, sub-goals or hints."""
+
     def __init__(self, model: ModelConfig, gateway: Gateway, *, style: Style = "planner", name: str | None = None,
                  max_inaction: int = 3, max_result_chars: int = 6000) -> None:
         self.model, self.gateway, self.style = model, gateway, style

@@ -1,4 +1,5 @@
-"""`make_agent(name, ...)`: `scripted:*` names a scripted agent, anything else an LLM model string.
+"""`make_agent(name, ...)`: `scripted:*` names a scripted agent (privileged: it follows the gold plan),
+`heuristic:*` a rule-based agent that plans from the request alone, anything else an LLM model string.
 
 The agent's label (its name on trajectories, in episode ids and in the fault-timing stream) is the name,
 plus the access mode and style when they differ from the defaults: `openai/gpt-4o` and
@@ -8,6 +9,8 @@ plus the access mode and style when they differ from the defaults: `openai/gpt-4
 from __future__ import annotations
 
 from cworld.agents.base import Agent
+from cworld.agents.heuristic import PREFIX as HEURISTIC_PREFIX
+from cworld.agents.heuristic import HeuristicAgent, heuristic_abilities
 from cworld.agents.llm import STYLES, LLMAgent
 from cworld.agents.scripted import PREFIX, ScriptedAgent, scripted_skills
 from cworld.agents.toolbox import AccessMode
@@ -25,14 +28,36 @@ def is_scripted(name: str) -> bool:
     return name.startswith(PREFIX)
 
 
+def is_heuristic(name: str) -> bool:
+    return name.startswith(HEURISTIC_PREFIX)
+
+
+def is_rule_based(name: str) -> bool:
+    """No model behind it (scripted or heuristic): no gateway, and the `full` tool list by default."""
+    return is_scripted(name) or is_heuristic(name)
+
+
+def is_privileged(name: str) -> bool:
+    """Whether the agent named reads the task's answer key (gold plan, hints): the scripted ones do."""
+    return is_scripted(name)
+
+
+def check_agent_name(name: str) -> None:
+    """A one-line `UsageError` for a scripted or heuristic name that names no agent."""
+    if is_scripted(name):
+        scripted_skills(name)
+    elif is_heuristic(name):
+        heuristic_abilities(name)
+
+
 def default_access(name: str) -> str:
-    return DEFAULT_SCRIPTED_ACCESS if is_scripted(name) else DEFAULT_LLM_ACCESS
+    return DEFAULT_SCRIPTED_ACCESS if is_rule_based(name) else DEFAULT_LLM_ACCESS
 
 
 def agent_label(name: str, access: str | None = None, style: str | None = None) -> str:
     chosen = AccessMode.parse(access or default_access(name)).name
     extras = []
-    if not is_scripted(name) and (style or DEFAULT_STYLE) != DEFAULT_STYLE:
+    if not is_rule_based(name) and (style or DEFAULT_STYLE) != DEFAULT_STYLE:
         extras.append(style or DEFAULT_STYLE)
     if chosen != default_access(name):
         extras.append(chosen)
@@ -43,10 +68,13 @@ def make_agent(name: str, *, access: str | None = None, style: str | None = None
                workspace: Workspace | None = None, concurrency: int = 8) -> Agent:
     """A fresh agent for `name`; LLM agents share `gateway` (one per run: cache, usage, rate limits)."""
     if not name or not name.strip():
-        raise UsageError("empty agent name; use scripted:oracle or a model string such as openai/gpt-4o-mini")
+        raise UsageError("empty agent name; use scripted:oracle, heuristic:careful or a model string such as "
+                         "openai/gpt-4o-mini")
     label = agent_label(name, access, style)
     if is_scripted(name):
         return ScriptedAgent(label, scripted_skills(name))
+    if is_heuristic(name):
+        return HeuristicAgent(label, heuristic_abilities(name))
     chosen_style = style or DEFAULT_STYLE
     if chosen_style not in STYLES:
         raise UsageError(f"unknown agent style {chosen_style!r}; use one of {', '.join(STYLES)}")

@@ -91,6 +91,9 @@ class _Call:
 class ScriptedAgent:
     """Follows `task.gold_plan` step by step; see the module docstring for what each skill does."""
 
+    privileged = True
+    """It reads the answer key (the gold plan and the final-answer hints): labelled so wherever it is ranked."""
+
     def __init__(self, name: str, skills: Skills | None = None) -> None:
         self.name = name
         self.skills = skills or scripted_skills(name)

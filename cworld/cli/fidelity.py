@@ -73,10 +73,27 @@ def _report_options(fn: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-def _agents(_ctx: click.Context, _param: click.Parameter, value: str | None) -> list[str]:
+def _agents(ctx: click.Context, _param: click.Parameter, value: str | None) -> list[str]:
     from cworld.fidelity import DEFAULT_AGENTS
 
-    return [a.strip() for a in value.split(",") if a.strip()] if value else list(DEFAULT_AGENTS)
+    if value:
+        return [a.strip() for a in value.split(",") if a.strip()]
+    return [*DEFAULT_AGENTS, *_local_agent(ctx)]
+
+
+def _local_agent(ctx: click.Context) -> list[str]:
+    """The local SmolLM2 agent when the workspace configures it (`openai/smollm2` as the agent model, with
+    the api_base `cworld llm serve-local` prints): the server must be running, so it is never guessed."""
+    from cworld.cli.llm_local import MODEL_ALIAS
+    from cworld.config import load_models
+    from cworld.errors import CworldError
+
+    local = f"openai/{MODEL_ALIAS}"
+    try:
+        models = load_models(workspace(ctx).root)
+    except CworldError:  # a broken config is reported by the commands that use it
+        return []
+    return [local] if any(m.model == local and m.api_base for m in models.for_role("agent")) else []
 
 
 @click.group("fidelity", invoke_without_command=True)

@@ -21,7 +21,8 @@ MODES = ("live", "synthesized", "hybrid")
 @click.command("run")
 @click.option("--tasks", "tasks_file", type=click.Path(dir_okay=False), help="Tasks JSONL (default: the workspace's latest).")
 @click.option("--mode", type=click.Choice(MODES), default="live", show_default=True)
-@click.option("--agent", required=True, help="scripted:oracle|no-retry|no-look|no-replan|noisy-P, or a model string.")
+@click.option("--agent", required=True, help="scripted:oracle|no-retry|no-look|no-replan|noisy-P (privileged: they follow the gold plan), "
+              "heuristic:basic|careful|thorough (plan from the request alone), or a model string.")
 @click.option("--policy", default="default", show_default=True, help="Fault policy in controller/policies/.")
 @click.option("--seeds", type=int, default=1, show_default=True, help="Episodes per task, seeds 0..N-1.")
 @click.option("--concurrency", type=int, default=4, show_default=True, help="Episodes at once.")
@@ -43,7 +44,7 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
             timeout_s: float, infra_retries: int, limit: int | None, registry_search: bool, no_progress: bool,
             as_json: bool) -> None:
     """Run AGENT on every task (x seeds); trajectories go to OUT/trajectories.jsonl as episodes end."""
-    from cworld.agents import agent_label, scripted_skills
+    from cworld.agents import agent_label, check_agent_name, is_privileged
     from cworld.agents.search import registry_index_folder
     from cworld.data_model import Task, read_jsonl
     from cworld.errors import UsageError
@@ -54,8 +55,7 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     config = RunConfig(agent=agent, mode=mode, policy=policy, seeds=seeds, concurrency=concurrency, access=access,
                        style=style, max_turns=max_turns, timeout_s=timeout_s, infra_retries=infra_retries,
                        resume=resume, progress=not no_progress and not as_json)
-    if agent.startswith("scripted:"):
-        scripted_skills(agent)
+    check_agent_name(agent)
     agent_label(agent, access, style)
     tasks = read_jsonl(Path(tasks_file) if tasks_file else ws.latest("tasks"), Task)[: limit or None]
     if not tasks:
@@ -67,9 +67,14 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     folder = _run_folder(ws, out, resume)
     report = asyncio.run(Runner(tasks, config, rollout, folder).run())
     if as_json:
-        click.echo(json.dumps(_report_json(report), indent=2))
+        click.echo(json.dumps({**_report_json(report), "privileged": is_privileged(agent)}, indent=2))
         return
     render(report.rows)
+    if is_privileged(agent):
+        click.echo(f"{config.label} is privileged: it follows the task's gold plan and hints (an upper reference, "
+                   "not a fair competitor); heuristic:* and LLM agents see only the request, tools and observations")
+    else:
+        click.echo(f"{config.label} is not privileged: it sees only the request, the tools and the observations")
     click.echo(f"{report.ran} episode(s) run, {report.skipped} already done; trajectories in "
                f"{folder / 'trajectories.jsonl'}")
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from cworld.agents.llm import ACTOR_SYSTEM, SEARCH_HINT
-from cworld.agents.resolve import is_scripted
+from cworld.agents.resolve import is_rule_based
 from cworld.agents.toolbox import SEARCH_TOOL
 from cworld.data_model import Step, Task, ToolResult, ToolSpec, Trajectory
 from cworld.export.names import ToolNames
@@ -124,7 +124,7 @@ def offers_search(trajectory: Trajectory) -> bool:
         return True
     label = trajectory.agent
     extras = label[label.index("[") + 1 : -1].split(",") if label.endswith("]") and "[" in label else []
-    return not is_scripted(label) and not any(e == "full" or e.startswith("rag-") for e in extras)
+    return not is_rule_based(label) and not any(e == "full" or e.startswith("rag-") for e in extras)
 
 
 class ConversationBuilder:

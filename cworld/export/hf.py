@@ -62,6 +62,7 @@ def _features() -> Any:
             "mode": Value("string"),
             "seed": Value("int64"),
             "status": Value("string"),
+            "privileged": Value("bool"),
             "overall": Value("float64"),
             "success": Value("bool"),
             "faults": List(Value("string")),

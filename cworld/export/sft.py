@@ -167,6 +167,7 @@ def _meta(example: Example) -> dict[str, Any]:
         "mode": t.mode,
         "seed": t.seed,
         "status": t.status,
+        "privileged": t.privileged,
         "overall": s.overall if s else None,
         "success": s.success if s else None,
         "faults": sorted({i.kind for i in t.interventions}),
@@ -226,6 +227,8 @@ def _summary(
             "top": dict(called.most_common(20)),
         },
         "agents": dict(Counter(e.episode.trajectory.agent for e in examples)),
+        "privileged_agents": sorted({e.episode.trajectory.agent for e in examples if e.episode.trajectory.privileged}),
+        "records": [_meta(e) for e in examples],
         "faults_seen": dict(Counter(i.kind for e in examples for i in e.episode.trajectory.interventions)),
         "not_trained_turns": sum(
             1 for e in examples for t in e.conversation.turns if t.role == "assistant" and not t.learn

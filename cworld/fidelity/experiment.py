@@ -35,7 +35,13 @@ DEFAULT_AGENTS: tuple[str, ...] = (
     "scripted:no-replan",
     "scripted:no-look",
     "scripted:no-retry",
+    "heuristic:basic",
+    "heuristic:careful",
+    "heuristic:thorough",
 )
+"""The six scripted agents (privileged: they follow the gold plan, order designed) and the three heuristic
+ones (they plan from the request alone; their order is measured, not designed). The local SmolLM2 agent is
+added by `cworld fidelity experiment` when the workspace configures it (`cli/fidelity.py`)."""
 ENGINES = ("schema", "llm")
 LIVE, SYNTH = "live", "synthesized"
 

@@ -138,6 +138,17 @@ def order_constraints(task: Task | None, calls: list[CallRecord]) -> OrderResult
     return OrderResult(satisfied, assessable, violations)
 
 
+def subgoal_share(task: Task | None, calls: list[CallRecord]) -> float | None:
+    """Share of the task's sub-goals reached: a sub-goal counts when one of its tools (its own list, plus the
+    gold-plan steps that serve it) answered a call of the episode successfully. Lenient by design (one
+    successful step of a sub-goal reaches it): it measures how far an agent gets, not whether it finished."""
+    if task is None or not task.subgoals:
+        return None
+    succeeded = {c.tool for c in agent_calls(calls) if not c.failed}
+    tools = _subgoal_tools(task)
+    return ratio(sum(1 for g in task.subgoals if tools.get(g.id, frozenset()) & succeeded), len(task.subgoals))
+
+
 def information_diversity(task: Task | None, calls: list[CallRecord]) -> tuple[int, float | None]:
     """(distinct servers that answered successfully, share of the task's servers among them)."""
     used = {c.server for c in agent_calls(calls) if not c.failed}

@@ -48,6 +48,7 @@ def verifiable_scores(trajectory: Trajectory, tools: Mapping[str, ToolSpec]) -> 
     metrics: dict[str, float | None] = {
         "schema_compliance": m.schema_compliance(calls),
         "order": order.rate,
+        "subgoals": m.subgoal_share(trajectory.task, calls),
         "diversity": diversity,
         "servers_used": float(servers),
         "constraints": m.ratio(sum(checked), len(checked)),

@@ -74,7 +74,7 @@ def _leaderboard(rows: list[Row], columns: list[Column], text: Text) -> str:
     body = []
     for rank, r in enumerate(rows, 1):
         cells = [_cell(r.estimates[c.key], c) for c in main]
-        body.append(f"<tr><td>{rank}</td><td class=\"name\">{text.esc(r.agent)}</td><td class=\"name\">"
+        body.append(f"<tr><td>{rank}</td><td class=\"name\">{text.esc(r.display_agent)}</td><td class=\"name\">"
                     f"{text.esc(r.mode)}</td><td class=\"name\">{text.esc(r.policy)}</td>"
                     + _plain(r.episodes - r.infra, str(r.episodes - r.infra)) + "".join(cells[:2])
                     + _plain(r.pass_at_1, fmt.share(r.pass_at_1))

@@ -28,6 +28,7 @@ class Column:
 COLUMNS: tuple[Column, ...] = (
     Column("overall", "Overall", "score"),
     Column("success", "Success", "rate"),
+    Column("subgoals", "Sub-goals", "rate"),
     Column("R_c", "R_c", "rate"),
     Column("R_b", "R_b", "rate", higher_is_better=False),
     Column("schema_compliance", "Schema", "rate"),
@@ -62,10 +63,21 @@ class Row:
     flips: float | None = None
     personas: dict[str, float | None] = field(default_factory=dict)
     bases: set[str] = field(default_factory=set)
+    privileged: bool = False
+    """The agent read the answer key (gold plan, hints): shown beside its name wherever it is ranked."""
+
+    @property
+    def key_label(self) -> str:
+        """The row's identity (seeds its bootstrap): the same whatever the display adds."""
+        return f"{self.agent} · {self.mode} · {self.policy}"
+
+    @property
+    def display_agent(self) -> str:
+        return f"{self.agent} (privileged)" if self.privileged else self.agent
 
     @property
     def label(self) -> str:
-        return f"{self.agent} · {self.mode} · {self.policy}"
+        return f"{self.display_agent} · {self.mode} · {self.policy}"
 
     @property
     def basis(self) -> str:
@@ -102,13 +114,14 @@ def build_rows(runs: list[RunData]) -> tuple[list[Row], list[Column]]:
 
 
 def _row(key: tuple[str, str, str], group: list[Episode], columns: list[Column]) -> Row:
-    row = Row(*key, episodes=len(group), infra=sum(1 for e in group if not e.counted))
+    row = Row(*key, episodes=len(group), infra=sum(1 for e in group if not e.counted),
+              privileged=any(e.trajectory.privileged for e in group))
     counted = [e for e in group if e.counted]
     row.tasks = len({e.trajectory.task_id for e in counted})
     for col in columns:
         pairs = [(v, e.trajectory.task_id) for e in counted if (v := value_of(e, col.key)) is not None]
         row.estimates[col.key] = bootstrap_mean([p[0] for p in pairs], [p[1] for p in pairs],
-                                                purpose=f"{row.label}:{col.key}")
+                                                purpose=f"{row.key_label}:{col.key}")
     _reliability(row, counted)
     row.personas = {p: _mean([e.score.personas.get(p) for e in counted]) for p in PERSONAS}
     row.bases = {e.score.overall_basis for e in counted}

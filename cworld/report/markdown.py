@@ -8,8 +8,8 @@ from cworld.report import fmt
 from cworld.report.accountability import Accountability
 from cworld.report.leaderboard import Column, Row
 
-MAIN = ("overall", "success", "R_c", "schema_compliance", "constraints", "recovery", "flexibility", "tool_calls")
-COMPACT = ("overall", "success", "R_c", "constraints", "recovery")
+MAIN = ("overall", "success", "subgoals", "R_c", "schema_compliance", "constraints", "recovery", "flexibility", "tool_calls")
+COMPACT = ("overall", "success", "subgoals", "R_c", "constraints", "recovery")
 MORE = ("R_b", "order", "diversity", "efficiency", "turns", "calls_valid", "calls_execution_failure",
         "calls_syntactic_error")
 
@@ -54,7 +54,16 @@ def run_lines(runs: list[RunData]) -> list[str]:
     return lines
 
 
+PRIVILEGED_NOTE = ("Agents marked **(privileged)** read the task's answer key (the gold plan and the final-answer "
+                   "hints); the others see only the request, the tools and the observations.")
+
+
 def basis_lines(rows: list[Row]) -> list[str]:
+    lines = [PRIVILEGED_NOTE] if any(r.privileged for r in rows) else []
+    return lines + _basis(rows)
+
+
+def _basis(rows: list[Row]) -> list[str]:
     if rows and all(r.basis == BASIS_VERIFIABLE for r in rows):
         return ["**Judge dimensions are unscored** (no judge ran or none answered usably): the overall score "
                 "uses the verifiable metrics only."]
@@ -71,7 +80,7 @@ def _leaderboard(rows: list[Row], columns: list[Column]) -> str:
     body = []
     for rank, r in enumerate(rows, 1):
         cells = [fmt.estimate(r.estimates[c.key], c.kind) for c in columns]
-        body.append([str(rank), r.agent, r.mode, r.policy, f"{r.episodes - r.infra}", *cells[:2],
+        body.append([str(rank), r.display_agent, r.mode, r.policy, f"{r.episodes - r.infra}", *cells[:2],
                      fmt.share(r.pass_at_1), f"{fmt.share(r.pass_at_k)} ({r.k})" if r.k else fmt.DASH,
                      fmt.share(r.pass_hat_k), fmt.share(r.flips), *cells[2:]])
     return table(header, body)

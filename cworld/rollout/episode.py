@@ -63,6 +63,8 @@ class Episode:
         self.usage = Usage()
         self.turn = 0
         self.status: EpisodeStatus | None = None
+        self.privileged = False
+        """Whether the agent reads the answer key (set by `run_episode` from the agent)."""
         self.final_answer = ""
         self.started_at = 0.0
         self._mark = 0.0
@@ -111,6 +113,7 @@ class Episode:
             final_answer=self.final_answer, end_state=end_state,
             usage={"agent": self.usage} if self.usage.calls or self.usage.cache_hits else {},
             infra_errors=infra_errors or [], started_at=self.started_at, finished_at=time.time(),
+            privileged=self.privileged,
         )
 
     # --- internals ------------------------------------------------------------------------------

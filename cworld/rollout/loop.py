@@ -76,6 +76,7 @@ def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str
 async def run_episode(agent: Agent, episode: Episode) -> Trajectory:
     """Drive `agent` until it answers, gives up or hits the turn limit. On an exception (infrastructure,
     a timeout's cancellation) the controller is closed and the exception goes up to the runner."""
+    episode.privileged = bool(getattr(agent, "privileged", False))
     try:
         observation: Observation | None = await episode.start()
         await agent.reset(episode.task, episode.toolbox, seed=episode.seed)

@@ -26,7 +26,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cworld.agents import Agent, agent_label, default_access, is_scripted, make_agent
+from cworld.agents import Agent, agent_label, default_access, is_rule_based, make_agent
 from cworld.data_model import Task, Trajectory
 from cworld.data_model.trajectory import InfraErrorRecord
 from cworld.errors import CworldError, InfraError, UsageError
@@ -148,7 +148,7 @@ class Runner:
         return self.config.access or default_access(self.config.agent)
 
     def _default_factory(self) -> Agent:
-        if self.gateway is None and not is_scripted(self.config.agent):
+        if self.gateway is None and not is_rule_based(self.config.agent):
             self.gateway = Gateway.from_workspace(self.ctx.workspace)
         return make_agent(self.config.agent, access=self.config.access, style=self.config.style,
                           gateway=self.gateway, workspace=self.ctx.workspace, concurrency=self.config.concurrency)

@@ -1,0 +1,270 @@
+"""Filling a tool's arguments by schema matching: from earlier results and from the facts of the request.
+
+- An id-like argument (`card_id`, `token`, `person_ids`, `to` described as "contact ids") is looked up in
+  earlier results: every item holding a field of that name (or the `X_id` its description names), the one
+  whose other fields best match the intent's names and quoted strings winning, results of the same server
+  and later results first.
+- Anything else comes from the request: credentials by label, e-mail addresses, search words from the
+  intent's names, amounts and counts by unit, dates (the year from dates seen in results), currency codes,
+  enum values by word overlap, titles from quoted strings, message bodies composed by the agent.
+
+Only the tool's schema (names, types, descriptions, enums) and what the agent observed are used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from cworld.agents.intents import Facts, Intent, words_of
+from cworld.data_model import ToolSpec
+
+_ID_WORDS = re.compile(r"\b([a-z]+) ids?\b")
+_ISO_YEAR = re.compile(r"\b(20\d\d)-\d\d-\d\d")
+_SEARCH_ARGS = {"query", "q", "search", "keyword", "keywords", "term", "company", "name", "text_query", "symbol_or_name"}
+_TEXT_ARGS = {"text", "body", "message", "content", "comment", "memo", "note", "notes", "summary", "description"}
+_TITLE_ARGS = {"title", "subject", "name", "label", "heading"}
+_DATE_WORDS = {"date", "due", "start", "deadline", "when", "day", "departure", "depart", "at", "remind"}
+_ORIGIN_WORDS = {"from", "origin", "source", "departure"}
+_DESTINATION_WORDS = {"to", "destination", "arrival", "dest"}
+
+
+@dataclass
+class Record:
+    """One usable result the agent observed."""
+
+    tool: str
+    payload: Any
+
+    @property
+    def server(self) -> str:
+        return self.tool.split("/", 1)[0]
+
+
+@dataclass
+class FillContext:
+    memory: list[Record]
+    facts: Facts
+    """Facts of the whole request (credentials stated in another sentence than the one that needs them)."""
+    reads_results: bool = True
+    compose: Callable[[Intent], str] = lambda intent: intent.text
+    excluded: dict[str, set[str]] = field(default_factory=dict)
+    """argument -> values an error message ruled out."""
+
+
+def properties(spec: ToolSpec) -> dict[str, dict[str, Any]]:
+    return dict((spec.input_schema or {}).get("properties", {}) or {})
+
+
+def required(spec: ToolSpec) -> list[str]:
+    return list((spec.input_schema or {}).get("required", []) or [])
+
+
+def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, Any], list[str]]:
+    """The arguments the agent can fill, and the required ones it could not."""
+    args: dict[str, Any] = {}
+    needed = required(spec)
+    for name, prop in properties(spec).items():
+        value = fill_one(spec, name, prop, intent, ctx)
+        if value is not None and (name in needed or _confident(name, prop)):
+            args[name] = value
+    return args, [n for n in needed if n not in args]
+
+
+def fill_one(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext) -> Any:
+    kind = _type(prop)
+    is_id = id_like(name, prop)
+    value = from_results(spec, name, prop, intent, ctx) if ctx.reads_results and is_id else None
+    if value is None:
+        value = from_request(name, prop, intent, ctx, is_id)
+    ruled_out = ctx.excluded.get(name, set())
+    if value is None or str(value) in ruled_out or str([value]) in ruled_out:
+        return None
+    if kind == "array" and not isinstance(value, list):
+        return [value]
+    return _coerce(value, kind)
+
+
+# --- earlier results -------------------------------------------------------------------------------
+def result_keys(name: str, prop: dict[str, Any]) -> list[str]:
+    """The result fields an argument may be copied from: its own name, its singular, the ids it describes."""
+    keys = [name]
+    if name.endswith("_ids"):
+        keys.append(name[:-1])
+    described = _ID_WORDS.findall(str(prop.get("description", "")).lower())
+    keys += [f"{word}_id" for word in described if word not in ("an", "the", "own", "of")]
+    return list(dict.fromkeys(keys))
+
+
+def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext) -> Any:
+    keys = result_keys(name, prop)
+    ruled_out = ctx.excluded.get(name, set())
+    best: tuple[int, float, int, int] | None = None
+    value: Any = None
+    for index, record in enumerate(ctx.memory):
+        for position, (item, key) in enumerate(_holders(record.payload, keys)):
+            candidate = item[key]
+            if str(candidate) in ruled_out or isinstance(candidate, dict | list) or candidate in (None, ""):
+                continue
+            same = record.server == spec.server
+            if name == "token" and not same:
+                continue
+            rank = (int(same), _match(item, intent), index, -position)
+            if best is None or rank > best:
+                best, value = rank, candidate
+    return value
+
+
+def _holders(value: Any, keys: list[str]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Every dict inside `value` with one of `keys`, depth first, in order."""
+    if isinstance(value, dict):
+        key = next((k for k in keys if k in value), None)
+        if key is not None:
+            yield value, key
+        for v in value.values():
+            yield from _holders(v, keys)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _holders(v, keys)
+
+
+def _match(item: dict[str, Any], intent: Intent) -> float:
+    """How well an item fits the intent: an exact name 3, a contained one 2, else the share of shared words."""
+    texts = [str(v).lower() for v in item.values() if isinstance(v, str)]
+    score = 0.0
+    for entity in intent.facts.entities():
+        low = entity.lower()
+        if low in texts:
+            score = max(score, 3.0)
+        elif any(low in t or (len(t) > 3 and t in low) for t in texts):
+            score = max(score, 2.0)
+    words = set().union(*(words_of(t) for t in texts)) if texts else set()
+    return score + len(words & intent.words) / (len(intent.words) or 1)
+
+
+# --- the request ------------------------------------------------------------------------------------
+def from_request(name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext, id_like: bool = False) -> Any:
+    """A value the request states; an id-like argument takes only a labelled one (an id is never a name)."""
+    facts, every = intent.facts, ctx.facts
+    tokens = set(name.lower().split("_"))
+    kind = _type(prop)
+    description = str(prop.get("description", "")).lower()
+    if prop.get("enum"):
+        return _enum(prop["enum"], intent)
+    if kind == "boolean":
+        words = tokens - {"only", "include", "is", "has", "with"}
+        return True if words and words <= intent.words else None
+    for label in (name, name.removesuffix("_id"), name.replace("_", " ")):
+        if label in facts.labelled or label in every.labelled:
+            return facts.labelled.get(label) or every.labelled[label]
+    if "email" in tokens or (name in ("login", "username", "user") and every.emails):
+        emails = facts.emails or every.emails
+        return emails[0] if emails else None
+    if id_like:
+        return None
+    if kind in ("integer", "number"):
+        return _number(tokens, description, facts)
+    if "currency" in tokens:
+        return _currency(tokens, facts)
+    if tokens & _DATE_WORDS or "yyyy-mm-dd" in description:
+        return _date(name, description, facts, ctx)
+    if "channel" in tokens and facts.tags:
+        return facts.tags[0]
+    places = facts.proper
+    if tokens & _ORIGIN_WORDS and places:
+        return places[0]
+    if tokens & _DESTINATION_WORDS and len(places) > 1:
+        return places[1]
+    if name in _TEXT_ARGS:
+        return ctx.compose(intent)
+    if name in _SEARCH_ARGS or "search" in description or "words to find" in description:
+        entities = facts.entities()
+        return entities[0] if entities else None
+    if name in _TITLE_ARGS:
+        return facts.quoted[0] if facts.quoted else _title(intent)
+    return None
+
+
+def _enum(values: list[Any], intent: Intent) -> Any:
+    scored = [(len(words_of(str(v)) & intent.words), -i, v) for i, v in enumerate(values)]
+    best = max(scored, default=(0, 0, None))
+    return best[2] if best[0] > 0 else None
+
+
+def _number(tokens: set[str], description: str, facts: Facts) -> float | int | None:
+    if tokens & {"amount", "price", "total", "sum", "value"} and facts.amounts:
+        return facts.amounts[0]
+    stems = {t[:4] for t in tokens} | {w[:4] for w in re.findall(r"[a-z]+", description)[:6]}
+    for number, unit in facts.counts:
+        if unit[:4] in stems and unit[:4] in {t[:4] for t in tokens}:
+            return number
+    return None
+
+
+def _currency(tokens: set[str], facts: Facts) -> str | None:
+    if not facts.currencies:
+        return None
+    if tokens & {"from", "source", "base"}:
+        return facts.currencies[-1] if len(facts.currencies) > 1 else None
+    return facts.currencies[0]
+
+
+def _date(name: str, description: str, facts: Facts, ctx: FillContext) -> str | None:
+    if not facts.dates:
+        return None
+    when = facts.dates[0]
+    year = when.year or _year_seen(ctx.memory)
+    if year is None:
+        return None
+    day = f"{year:04d}-{when.month:02d}-{when.day:02d}"
+    if ("yyyy-mm-dd" in description and "t" not in description.split("yyyy-mm-dd", 1)[1][:2]) or name == "date":
+        return day
+    return f"{day}T{when.hour or 17:02d}:{when.minute:02d}"
+
+
+def _year_seen(memory: list[Record]) -> int | None:
+    """The year of the user's world, from the dates in what the tools answered (the latest wins ties)."""
+    years: dict[int, int] = {}
+    for record in memory:
+        for year in _ISO_YEAR.findall(str(record.payload)):
+            years[int(year)] = years.get(int(year), 0) + 1
+    return max(years, key=lambda y: (years[y], y)) if years else None
+
+
+def _title(intent: Intent) -> str:
+    words = intent.text.rstrip(".!?").split()
+    return "Follow up: " + " ".join(words[:8])
+
+
+def _confident(name: str, prop: dict[str, Any]) -> bool:
+    """An optional argument worth sending: ids, dates, counts, enums and search words, not free text."""
+    return name not in _TEXT_ARGS
+
+
+def id_like(name: str, prop: dict[str, Any]) -> bool:
+    description = str(prop.get("description", "")).lower()
+    return (name.endswith(("_id", "_ids")) or name in ("token", "symbol", "handle", "code", "to", "from")
+            or bool(_ID_WORDS.search(description)) or "from " in description)
+
+
+def _type(prop: dict[str, Any]) -> str:
+    kind = prop.get("type")
+    if kind is None:
+        kinds = [p.get("type") for p in prop.get("anyOf", []) if p.get("type") != "null"]
+        kind = kinds[0] if kinds else "string"
+    return str(kind)
+
+
+def _coerce(value: Any, kind: str) -> Any:
+    try:
+        if kind == "integer":
+            return int(float(value))
+        if kind == "number":
+            return float(value)
+    except (TypeError, ValueError):
+        return None
+    if kind == "string" and not isinstance(value, str):
+        return str(value)
+    return value
