@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from cworld.fidelity.fmt import DASH, share
 
@@ -46,13 +46,18 @@ def interval(i: dict[str, Any]) -> str:
 def _agents(c: dict[str, Any], console: Console, secondary: str | None = None) -> None:
     """Agents by rank, their privileged flag, and (when the report has one) the secondary metric's scores."""
     extra = [f"{c['a']} {secondary}", f"{c['b']} {secondary}"] if secondary and _has_secondary(c) else []
-    table = Table("agent", "privileged", c["a"], "rank", c["b"], "rank", *extra)
+    table = Table(_first("agent"), "privileged", c["a"], "rank", c["b"], "rank", *extra)
     for r in c["agents"]:
         cells = [f"{r['score_a']:.3f}", f"{r['rank_a']:g}", f"{r['score_b']:.3f}", f"{r['rank_b']:g}"]
         if extra:
             cells += [_score(r.get("secondary_a")), _score(r.get("secondary_b"))]
         table.add_row(r["agent"], "yes" if r.get("privileged") else "no", *cells)
     console.print(table)
+
+
+def _first(name: str) -> Column:
+    """The naming column folds rather than cuts: a tool or agent name is what the row is about."""
+    return Column(name, overflow="fold", min_width=14)
 
 
 def _has_secondary(c: dict[str, Any]) -> bool:
@@ -94,7 +99,7 @@ def _divergence(calls: dict[str, Any] | None, console: Console, top: int) -> Non
     )
     for key, title in (("categories", "divergence by category"), ("tools", "most divergent tools")):
         table = Table(
-            key[:-1] if key == "tools" else "category",
+            _first(key[:-1] if key == "tools" else "category"),
             "calls",
             "diverg.",
             "err agree",
