@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cworld.data_model import Step, ToolCall, ToolResult, ToolSpec, Trajectory
 from cworld.fidelity.calls import call_agreement, call_divergence, pair_episodes, payload
-from cworld.fidelity.text import agreement_lines
+from cworld.fidelity.text import agreement_lines, overall_agreement
 
 OUT_SCHEMA = {
     "type": "object",
@@ -113,3 +113,15 @@ def test_call_agreement_per_category_errors_key_paths_and_types() -> None:
     assert lines[0].split() == ["category", "calls", "errors", "keys", "types", "both", "ok"]
     assert lines[2].split()[:5] == ["email", "3", "66.7%", "83.3%", "60.0%"]
     assert call_agreement([]) == []
+
+
+def test_the_overall_agreement_line_weights_categories_by_their_calls() -> None:
+    rows = [
+        {"name": "email", "calls": 30, "error_agreement": 0.9, "key_overlap": 1.0, "type_agreement": 1.0, "both_ok": 10},
+        {"name": "travel", "calls": 10, "error_agreement": 0.5, "key_overlap": 0.5, "type_agreement": None, "both_ok": 10},
+        {"name": "time", "calls": 5, "error_agreement": 1.0, "key_overlap": None, "type_agreement": None, "both_ok": 0},
+    ]
+    line = overall_agreement(rows)
+    assert "45 paired calls" in line
+    assert "error agreement 82.2%" in line  # (27 + 5 + 5) / 45
+    assert "keys 75.0%" in line and "types 100.0%" in line

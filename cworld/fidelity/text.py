@@ -123,6 +123,22 @@ def _divergence(calls: dict[str, Any] | None, console: Console, top: int) -> Non
                 share(r["same_args"]),
             )
         console.print(table)
+    if calls.get("categories"):
+        console.print(overall_agreement(calls["categories"]))
+
+
+def overall_agreement(rows: list[dict[str, Any]]) -> str:
+    """One line over every paired call: error agreement by calls, key and type agreement by calls both
+    answered (the per-category figures weighted by how many calls each has)."""
+    calls = sum(r["calls"] for r in rows)
+    both = sum(r.get("both_ok", 0) for r in rows if r.get("key_overlap") is not None)
+    errors = sum(r["error_agreement"] * r["calls"] for r in rows) / calls if calls else None
+    keyed = [r for r in rows if r.get("key_overlap") is not None and r.get("both_ok")]
+    keys = sum(r["key_overlap"] * r["both_ok"] for r in keyed) / both if both else None
+    typed = [r for r in keyed if r.get("type_agreement") is not None]
+    types = sum(r["type_agreement"] * r["both_ok"] for r in typed) / sum(r["both_ok"] for r in typed) if typed else None
+    pct = lambda v: DASH if v is None else f"{100 * v:.1f}%"  # noqa: E731
+    return f"all categories: {calls} paired calls, error agreement {pct(errors)}, keys {pct(keys)}, types {pct(types)}"
 
 
 def agreement_lines(rows: list[dict[str, Any]], label: str = "category") -> list[str]:
