@@ -133,7 +133,7 @@ class _Compiler:
         def check(v: Any) -> bool:
             if not isinstance(v, dict):
                 return True
-            for name, sub in compiled:  # a plain loop: checks run on every answer, and beat all(genexpr)
+            for name, sub in compiled:  # noqa: SIM110 - a plain loop: checks run on every answer, ~2x all(genexpr)
                 if name in v and not sub(v[name]):
                     return False
             return True
@@ -155,7 +155,7 @@ class _Compiler:
 
 def _all_of(checks: list[Check]) -> Check:
     def check(value: Any) -> bool:
-        for one in checks:
+        for one in checks:  # noqa: SIM110 - faster than all(genexpr) on the hot path
             if not one(value):
                 return False
         return True
@@ -167,7 +167,7 @@ def _each_item(item: Check) -> Check:
     def check(value: Any) -> bool:
         if not isinstance(value, list):
             return True
-        for x in value:
+        for x in value:  # noqa: SIM110 - faster than all(genexpr) on the hot path
             if not item(x):
                 return False
         return True
