@@ -7,22 +7,32 @@ Run: `python benchmarks/engine_fidelity.py [--seed N] [--rounds N] [--no-real] [
    returned (the registry's probe generator), `--rounds` times. Real MCP servers run too when they are
    installed in the workspace (`cworld servers install`), launched against scratch targets like a registry
    build; servers that need credentials that are not set, or are not installed, are skipped with a message.
-2. Replay the same calls, in the same order, through each engine with its own session log: the schema
-   engine always; the LLM engine only when CWORLD_ENGINE_MODEL is set (a mock model would measure nothing).
-3. Print per card: output-schema validity of the engine's successes (against the card pattern when the tool
-   has no output schema), error/non-error agreement with live, and the overlap of JSON key paths (Jaccard)
-   and of value types on shared paths, for calls where both succeeded.
-4. Speed: the same recorded sandbox calls, live in memory and answered by a fresh schema engine, each
-   timed `--repeats` times in this run (best of, so a busy machine slows both alike); calls per second
-   and the engine/live ratio. The engine should be at least as fast as the live call it replaces.
+2. Replay the same calls, in the same order, through each engine with its own session log per server: the
+   schema engine always; the LLM engine only when CWORLD_ENGINE_MODEL is set (a mock model would measure
+   nothing). Sandbox calls are replayed twice: in a bare session, and in a session whose public task carries
+   a scenario of the seeded state the live calls saw (`synth.scenario.state_scenario`: every record of the
+   apps' `entity_kinds` collections), as a task's scenario would give it. Real servers have no scenario
+   (the engine is not told what their scratch targets hold).
+3. Print per card the agreement of the engine's answers with live (`fidelity.calls.call_agreement`):
+   error/non-error agreement, key-path overlap (Jaccard) and type agreement where both succeeded; then the
+   output-schema validity of the engine's successes (against the card pattern when the tool has none).
+4. Speed: the same recorded sandbox calls, live in memory (the sandbox backend's call: the server's call
+   cycle and the ToolResult it becomes) and answered by the schema engine (its call and its session log
+   entry), timed `--repeats` times in this run (best of, so a busy machine slows both alike); calls per
+   second and the engine/live ratio. The engine is built once, as a run builds it for all its episodes;
+   every timed replay opens fresh sessions, so its worlds are seeded inside the timing. When the engine is
+   slower, a profiled replay says where its time goes. The engine should be at least as fast as the live
+   call it replaces.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
+import pstats
 import sys
 import tempfile
 import time
@@ -31,16 +41,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cworld.data_model import ToolResult, ToolSpec
+from cworld.controller.backends.sandbox import to_tool_result
+from cworld.data_model import PublicTask, Scenario, ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import load_cards
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.engine.schema.preview import check_result
 from cworld.environment import Environment, Workspace
+from cworld.fidelity.calls import call_agreement
+from cworld.fidelity.text import agreement_lines
 from cworld.mcp.normalize import from_call_result
 from cworld.registry.probe_args import ValueBank, planned_args, probe_order
-from cworld.schemas.walk import key_paths
 
 
 @dataclass
@@ -51,13 +63,16 @@ class Recorded:
 
 
 # --- 1. recording live calls -----------------------------------------------------------------------------
-def record_sandbox(seed: int, rounds: int) -> tuple[list[Recorded], float]:
-    """Every sandbox tool, `rounds` times, live in memory; returns the calls and the live seconds spent."""
+def record_sandbox(seed: int, rounds: int) -> tuple[list[Recorded], Scenario]:
+    """Every sandbox tool, `rounds` times, live in memory; returns the calls and a scenario of the seeded
+    state they started from."""
     from cworld.sandbox.catalog import all_apps
     from cworld.sandbox.framework.server import app_prerequisites, build_server, tool_specs
     from cworld.sandbox.framework.session import SandboxSession
+    from cworld.synth.scenario import sandbox_kinds, state_scenario
 
     session = SandboxSession(seed=seed, apps=all_apps())
+    scenario = state_scenario(session.snapshot(), sandbox_kinds(), today=session.clock.now().isoformat())
     out: list[Recorded] = []
     for app in all_apps():
         server, specs = build_server(session, app.name), tool_specs(app)
@@ -71,11 +86,12 @@ def record_sandbox(seed: int, rounds: int) -> tuple[list[Recorded], float]:
                 live = from_call_result(server.call_tool_sync(spec.name, args), 0.0)
                 bank.learn(live)
                 out.append(Recorded(spec, args, live))
-    return out, time_live(out, seed)
+    return out, scenario
 
 
 def time_live(calls: list[Recorded], seed: int) -> float:
-    """The same calls again on a fresh session, timed without the recording overhead."""
+    """The same calls again on a fresh session, timed as the sandbox backend makes them (the server's call
+    cycle, then the ToolResult it becomes), without the recording overhead."""
     from cworld.sandbox.catalog import all_apps
     from cworld.sandbox.framework.server import build_all
     from cworld.sandbox.framework.session import SandboxSession
@@ -83,7 +99,7 @@ def time_live(calls: list[Recorded], seed: int) -> float:
     servers = build_all(SandboxSession(seed=seed, apps=all_apps()))
     started = time.perf_counter()
     for call in calls:
-        servers[call.tool.server].call_tool_sync(call.tool.name, call.arguments)
+        to_tool_result(servers[call.tool.server].call_tool_sync(call.tool.name, call.arguments), 0.0)
     return time.perf_counter() - started
 
 
@@ -124,9 +140,16 @@ async def record_real(env: Environment, ws: Workspace) -> tuple[list[Recorded], 
 
 
 # --- 2. replaying through an engine --------------------------------------------------------------------
-async def replay(engine: Any, calls: list[Recorded], seed: int) -> tuple[list[ToolResult], float]:
-    """Each server's calls in one session, in recorded order; the engine's own answers go in its log."""
-    sessions: dict[str, SessionLog] = defaultdict(lambda: SessionLog(seed=seed))
+async def replay(engine: Any, calls: list[Recorded], seed: int,
+                 scenario: Scenario | None = None) -> tuple[list[ToolResult], float]:
+    """Each server's calls in one session, in recorded order; the engine's own answers go in its log. With
+    a scenario, each session's public task carries it (a task that says nothing else)."""
+    def opened() -> SessionLog:
+        if scenario is None:
+            return SessionLog(seed=seed)
+        return SessionLog(seed=seed, context=PublicTask(id="engine-fidelity", query="", scenario=scenario))
+
+    sessions: dict[str, SessionLog] = defaultdict(opened)
     out = []
     started = time.perf_counter()
     for call in calls:
@@ -138,60 +161,27 @@ async def replay(engine: Any, calls: list[Recorded], seed: int) -> tuple[list[To
 
 
 # --- 3. comparing ------------------------------------------------------------------------------------------
-def shape(result: ToolResult) -> dict[str, str]:
-    """Key paths and types of an answer: its structured content, else its text parsed as JSON, else text."""
-    data: Any = result.structured_content
-    if data is None:
-        try:
-            data = json.loads(result.text)
-        except (json.JSONDecodeError, TypeError):
-            data = result.text
-    return key_paths(data)
-
-
-@dataclass
-class Tally:
-    calls: int = 0
-    engine_ok: int = 0
-    valid: int = 0
-    agree: int = 0
-    both_ok: int = 0
-    overlap: float = 0.0
-    types: float = 0.0
-
-    def add(self, tool: ToolSpec, card: Any, live: ToolResult, sim: ToolResult) -> None:
-        self.calls += 1
-        self.agree += live.is_error == sim.is_error
-        if sim.is_error:
-            return
-        self.engine_ok += 1
-        self.valid += check_result(tool, card, sim)[0]
-        if live.is_error:
-            return
-        a, b = shape(live), shape(sim)
-        shared = set(a) & set(b)
-        self.both_ok += 1
-        self.overlap += len(shared) / max(1, len(set(a) | set(b)))
-        self.types += sum(a[p] == b[p] for p in shared) / max(1, len(shared))
-
-    def row(self, name: str) -> str:
-        pct = lambda n, d: f"{100 * n / d:5.1f}%" if d else "    -"  # noqa: E731
-        return (f"{name:<18}{self.calls:>6}  {pct(self.valid, self.engine_ok)}  {pct(self.agree, self.calls)}  "
-                f"{pct(self.overlap, self.both_ok)}  {pct(self.types, self.both_ok)}  {self.both_ok:>6}")
-
-
-def report(title: str, calls: list[Recorded], results: list[ToolResult], index: CardIndex) -> None:
-    per_card: dict[str, Tally] = defaultdict(Tally)
-    total = Tally()
-    for call, sim in zip(calls, results, strict=True):
-        card = index.card_for(call.tool)
-        per_card[card.name].add(call.tool, card, call.live, sim)
-        total.add(call.tool, card, call.live, sim)
+def report(title: str, calls: list[Recorded], results: list[ToolResult], index: CardIndex) -> list[dict[str, Any]]:
+    """The agreement table per card (`call_agreement`), then the schema validity of the engine's successes."""
+    cards = [index.card_for(call.tool) for call in calls]
+    rows = call_agreement((card.name, call.live, sim) for card, call, sim in zip(cards, calls, results, strict=True))
+    valid: dict[str, list[bool]] = defaultdict(list)
+    for card, call, sim in zip(cards, calls, results, strict=True):
+        if not sim.is_error:
+            ok = check_result(call.tool, card, sim)[0]
+            valid[card.name].append(ok)
+            valid["ALL"].append(ok)
     print(f"\n{title}")
-    print(f"{'card':<18}{'calls':>6}  {'valid':>6}  {'errors':>6}  {'keys':>6}  {'types':>6}  {'both ok':>7}")
-    for name in sorted(per_card):
-        print(per_card[name].row(name))
-    print(total.row("ALL"))
+    for line in agreement_lines(rows, label="card"):
+        print(line)
+    share = lambda name: f"{100 * sum(valid[name]) / len(valid[name]):.1f}%" if valid[name] else "-"  # noqa: E731
+    print("engine successes that fit the output schema (or card pattern): ALL " + share("ALL") + " ("
+          + ", ".join(f"{r['name']} {share(r['name'])}" for r in rows if r["name"] != "ALL") + ")")
+    return rows
+
+
+def error_agreement(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    return {r["name"]: r["error_agreement"] for r in rows}
 
 
 # --- 4. speed ----------------------------------------------------------------------------------------------
@@ -200,6 +190,8 @@ class Speed:
     calls: int
     live_s: float
     engine_s: float
+    cold_s: float
+    """the engine's first replay: what it infers once per tool (card, operation, entity, pattern) included"""
 
     @property
     def ratio(self) -> float:
@@ -208,19 +200,60 @@ class Speed:
 
 
 def measure_speed(cards: dict[str, Any], sandbox: list[Recorded], seed: int, repeats: int) -> Speed:
-    """Best of `repeats` for each side; every engine run starts from a fresh engine and fresh sessions,
-    as an episode does (its worlds are seeded inside the timed replay)."""
-    tools = [c.tool for c in sandbox]
+    """Best of `repeats` for each side. One engine serves every replay, as a run builds one engine for all
+    its episodes; every replay opens fresh sessions, so the worlds are seeded inside the timing."""
+    engine = SchemaEngine(cards, [c.tool for c in sandbox])
+    cold = asyncio.run(replay(engine, sandbox, seed))[1]
     live = min(time_live(sandbox, seed) for _ in range(repeats))
-    engine = min(asyncio.run(replay(SchemaEngine(cards, tools), sandbox, seed))[1] for _ in range(repeats))
-    return Speed(len(sandbox), live, engine)
+    warm = min(asyncio.run(replay(engine, sandbox, seed))[1] for _ in range(repeats))
+    return Speed(len(sandbox), live, min(warm, cold), cold)
+
+
+#: Where an engine call spends its time: (label, function, the caller it is counted under), disjoint parts.
+PHASES = (
+    ("checking arguments", "_respond", "validation_error"),
+    ("world lookup and seeding", "_answer", "collection"),
+    ("the operation (handlers)", "_answer", "apply"),
+    ("change tracking", "_answer", "before_write"),
+    ("change tracking", "_answer", "note_write"),
+    ("a new record's values", "_answer", "_freshened"),
+    ("shaping the answer (values made up, output validated)", "_answer", "_shaped"),
+    ("absorbing shown fields", "_answer", "absorb"),
+    ("absorbing shown fields", "_answer", "mark_shown"),
+    ("the session log entry", "replay", "record"),
+)
+
+
+def where_time_goes(cards: dict[str, Any], sandbox: list[Recorded], seed: int) -> list[tuple[str, float]]:
+    """Shares of one profiled replay's time (warm engine, fresh sessions) by phase of a call."""
+    engine = SchemaEngine(cards, [c.tool for c in sandbox])
+    asyncio.run(replay(engine, sandbox, seed))
+    profile = cProfile.Profile()
+    profile.runcall(lambda: asyncio.run(replay(engine, sandbox, seed)))
+    stats: dict[Any, Any] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    total = next(v[3] for k, v in stats.items() if k[2] == "replay")
+    shares: dict[str, float] = defaultdict(float)
+    for label, caller, callee in PHASES:
+        for key, (_, _, _, _, callers) in stats.items():
+            if key[2] == callee:
+                shares[label] += sum(v[3] for c, v in callers.items() if c[2] == caller)
+    shares["other (the call's rng, dispatch, results)"] = max(0.0, total - sum(shares.values()))
+    return sorted(((label, t / total) for label, t in shares.items()), key=lambda x: -x[1])
 
 
 def speed(cards: dict[str, Any], sandbox: list[Recorded], seed: int, repeats: int) -> Speed:
     found = measure_speed(cards, sandbox, seed, repeats)
+    per_call = lambda s: 1e6 * s / found.calls  # noqa: E731
     print(f"\nspeed on {found.calls} sandbox calls (best of {repeats}): "
-          f"live in-memory sandbox {found.calls / found.live_s:,.0f} calls/s, "
-          f"schema engine {found.calls / found.engine_s:,.0f} calls/s, engine/live {found.ratio:.2f}x")
+          f"live in-memory sandbox {found.calls / found.live_s:,.0f} calls/s ({per_call(found.live_s):.0f} us/call), "
+          f"schema engine {found.calls / found.engine_s:,.0f} calls/s ({per_call(found.engine_s):.0f} us/call), "
+          f"engine/live {found.ratio:.2f}x; the engine's first replay (tool facts inferred) "
+          f"{found.calls / found.cold_s:,.0f} calls/s")
+    if found.ratio < 1.0:
+        parts = ", ".join(f"{label} {100 * share:.0f}%" for label, share in where_time_goes(cards, sandbox, seed))
+        print("  the engine is slower: the live sandbox returns the records it stores, the engine makes its answer "
+              "(finds the record, makes up what the world does not hold, fits and validates it against the output "
+              f"schema, tracks what writes changed). Its time per call (profiled replay): {parts}")
     return found
 
 
@@ -236,18 +269,32 @@ def main() -> int:
     cards = load_cards(env.category_cards)
     index = CardIndex(cards)
 
-    sandbox, live_s = record_sandbox(opts.seed, opts.rounds)
+    sandbox, scenario = record_sandbox(opts.seed, opts.rounds)
     real, notes = ([], ["real servers: skipped (--no-real)"]) if opts.no_real else asyncio.run(record_real(env, ws))
     calls = sandbox + real
     print(f"recorded {len(sandbox)} sandbox calls and {len(real)} real-server calls (seed {opts.seed})")
     for note in notes:
         print(f"  {note}")
-    print("columns: valid = engine successes that fit the output schema (or card pattern); errors = error/non-error "
-          "agreement with live; keys / types = JSON key-path overlap and type agreement where both succeeded")
+    print("columns: errors = error/non-error agreement with live; keys / types = JSON key-path overlap and type "
+          "agreement where both succeeded; both ok = calls where both succeeded")
 
-    schema = SchemaEngine(cards, [c.tool for c in calls])
-    results, _ = asyncio.run(replay(schema, calls, opts.seed))
-    report("schema engine", calls, results, index)
+    tools = [c.tool for c in calls]
+    bare, _ = asyncio.run(replay(SchemaEngine(cards, tools), calls, opts.seed))
+    report("schema engine, bare sessions (no scenario: the engine does not know the seeded world)",
+                       calls, bare, index)
+    grounded, _ = asyncio.run(replay(SchemaEngine(cards, tools), sandbox, opts.seed, scenario))
+    grounded_rows = report(f"schema engine, sandbox calls with a scenario of the seeded state "
+                           f"({len(scenario.entities)} entities, {len(scenario.relations)} relations)",
+                           sandbox, grounded, index)
+    bare_sandbox = call_agreement((index.card_for(c.tool).name, c.live, sim) for c, sim in zip(sandbox, bare[: len(sandbox)], strict=True))
+    before, after = error_agreement(bare_sandbox), error_agreement(grounded_rows)
+    pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+    print("error agreement on the sandbox calls, bare -> with scenario: " + ", ".join(
+        f"{name} {pct(before.get(name))} -> {pct(value)}" for name, value in after.items()))
+    if real:
+        print(f"real servers ({', '.join(sorted({c.tool.server for c in real}))}): replayed in bare sessions only; "
+              "the engine is not told what their scratch targets hold (no scenario of the files, repository or "
+              "database a launch prepares), so it answers from its own seeded world")
 
     speed(cards, sandbox, opts.seed, opts.repeats)
 
@@ -256,7 +303,7 @@ def main() -> int:
         from cworld.llm import Gateway
 
         sample = calls[: opts.llm_limit]
-        llm = LLMEngine(cards, Gateway.from_workspace(ws), cards_dir=env.category_cards, tools=[c.tool for c in calls])
+        llm = LLMEngine(cards, Gateway.from_workspace(ws), cards_dir=env.category_cards, tools=tools)
         llm_results, llm_s = asyncio.run(replay(llm, sample, opts.seed))
         report(f"llm engine ({llm.model.model}, first {len(sample)} calls, {llm_s:.0f} s)", sample, llm_results, index)
         print(f"llm engine stats: {json.dumps(llm.stats.as_dict())}")

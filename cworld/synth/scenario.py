@@ -306,3 +306,14 @@ def write_scenario(
         trace = execute_plan(live, world_seed)
     derived = scenario_of_trace(trace, kinds, query=draft.query, apps=draft.servers())
     return merge_stated(derived, draft.scenario, kinds)
+
+
+def state_scenario(state: dict[str, Any], kinds: dict[str, dict[str, str]], *, today: str | None = None) -> Scenario:
+    """A scenario of a whole seeded state: every record of every app's `entity_kinds` collections, the
+    relations between them and the notes on the user's own records. What a caller gives the engine when
+    the calls it replays may touch anything the state holds (`benchmarks/engine_fidelity.py`), rather
+    than what one run relied on (`derive_scenario`)."""
+    apps = [app for app in kinds if app in state]
+    index = WorldIndex(state, {app: kinds[app] for app in apps})
+    entities = [index.entity(ref) for ref in index.records]
+    return Scenario(today=today, entities=entities, relations=relations_of(entities), notes=_notes(state, index, apps))

@@ -24,7 +24,7 @@ from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
-from cworld.engine.cards.card import CategoryCard
+from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.schema.handlers import apply
@@ -45,6 +45,22 @@ _BARE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _NOT_A_DAY = re.compile(r"birth|dob|expir")
 
 
+@dataclass(frozen=True)
+class _ToolFacts:
+    """What the engine infers about a tool once, not on every call: its card, operation kind and entity,
+    its server's id formats, its response pattern (and what `_shaped` reads off it), its name's words."""
+
+    tool: ToolSpec
+    card: CategoryCard
+    op: str
+    entity: EntityType
+    hints: dict[str, IdFormat]
+    pattern: ResponsePattern
+    template: tuple[str, str] | None
+    text_prop: str | None
+    name_words: frozenset[str]
+
+
 @dataclass
 class _View:
     """The world after `applied` log entries, plus the call just answered (expected to be logged next)."""
@@ -63,14 +79,14 @@ class SchemaEngine:
         self.index = CardIndex(cards)
         self._tools: dict[str, ToolSpec] = {}
         self._hints: dict[str, dict[str, IdFormat]] = {}
-        self._patterns: dict[str, ResponsePattern] = {}
+        self._facts: dict[str, _ToolFacts] = {}
         self.register(tools)
 
     def register(self, tools: Iterable[ToolSpec]) -> None:
         """Tools the engine may see in a session log (to replay it) and learn id formats from."""
         for tool in tools:
             self._tools[tool.id] = tool
-            self._patterns.pop(tool.id, None)
+            self._facts.pop(tool.id, None)
             self._hints.setdefault(tool.server, {}).update(hinted_formats(tool))
 
     async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
@@ -84,8 +100,9 @@ class SchemaEngine:
             view = self._view_for(session)
             if grounding is not None:
                 grounding.observe(session.entries)
-            result = self._respond(view.world, tool, arguments, len(session.entries))
-        view.pending = LogEntry(tool=tool.id, arguments=arguments, result=result).fingerprint()
+            canon = canonical_json(arguments)  # once per call: the call's rng and its log fingerprint use it
+            result = self._respond(view.world, tool, arguments, len(session.entries), canon=canon)
+        view.pending = f"{tool.id}\x1f{canon}"  # what `LogEntry.fingerprint` gives the logged call
         view.pending_error = result.is_error
         return result
 
@@ -115,6 +132,22 @@ class SchemaEngine:
     def card_for(self, tool: ToolSpec) -> CategoryCard:
         return self.index.card_for(tool)
 
+    def _facts_for(self, tool: ToolSpec) -> _ToolFacts:
+        """The tool's facts, inferred on its first call (again when another spec comes under its id)."""
+        facts = self._facts.get(tool.id)
+        if facts is not None and facts.tool is tool:
+            return facts
+        card, op = self.card_for(tool), operation_kind(tool)
+        entity = entity_for(tool, card)
+        pattern = response_pattern(tool, card, op, entity)
+        facts = _ToolFacts(
+            tool, card, op, entity, self._hints.setdefault(tool.server, {}), pattern, text_template(card, op, entity),
+            single_text_property(pattern.schema) if pattern.from_output_schema else None,
+            frozenset(map(singular_word, name_tokens(tool.name))),
+        )
+        self._facts[tool.id] = facts
+        return facts
+
     # --- the world as a view of the log ------------------------------------------------------------
     def _view_for(self, session: SessionLog) -> _View:
         key = f"{self.name}:{id(self)}"
@@ -142,50 +175,47 @@ class SchemaEngine:
 
     # --- one call ----------------------------------------------------------------------------------
     def _respond(self, world: SimWorld, tool: ToolSpec, arguments: dict[str, Any], turn: int,
-                 recorded: ToolResult | None = None) -> ToolResult:
+                 recorded: ToolResult | None = None, canon: str | None = None) -> ToolResult:
         problem = validation_error(tool.input_schema, arguments) if tool.input_schema else None
         if problem:
             message = f"invalid_args: {tool.name}: {problem}. Check the tool's input schema and call again."
             return ToolResult.error("invalid_args", message, source="engine", engine=self.name)
         with focus_day(_asked_day(arguments)):
-            return self._answer(world, tool, arguments, turn, recorded)
+            return self._answer(world, tool, arguments, turn, recorded, canon)
 
     def _answer(self, world: SimWorld, tool: ToolSpec, arguments: dict[str, Any], turn: int,
-                recorded: ToolResult | None) -> ToolResult:
-        card, op = self.card_for(tool), operation_kind(tool)
-        entity = entity_for(tool, card)
-        hints = self._hints.get(tool.server, {})
-        coll = world.collection(tool.server, card, entity, hints)
-        rng = derive_rng(world.seed, f"engine:call:{turn}:{tool.id}:{canonical_json(arguments)}")
+                recorded: ToolResult | None, canon: str | None = None) -> ToolResult:
+        facts = self._facts_for(tool)
+        card, op, hints = facts.card, facts.op, facts.hints
+        coll = world.collection(tool.server, card, facts.entity, hints)
+        canon = canonical_json(arguments) if canon is None else canon
+        rng = derive_rng(world.seed, f"engine:call:{turn}:{tool.id}:{canon}")
         existing = set(coll.records) if op == "create" else None
         before = before_write(coll, op)
         outcome = apply(coll, card, op, arguments, rng)
         if outcome.error_class:
             return ToolResult.error(outcome.error_class, outcome.message, source="engine", engine=self.name)  # type: ignore[arg-type]
-        made = existing is not None and _freshened(coll, outcome, existing, tool, arguments)
+        made = existing is not None and _freshened(coll, outcome, existing, facts.name_words, arguments)
         mark_shown(coll, outcome.payload)
         if recorded is not None:
             _adopt_recorded_key(coll, op, outcome, recorded)
         note_write(coll, before, _single_key(coll, outcome), arguments)  # the recorded answer's other fields are display
         if recorded is not None:
             absorb(coll, result_value(recorded))
-        pattern = self._patterns.get(tool.id)
-        if pattern is None:
-            pattern = self._patterns[tool.id] = response_pattern(tool, card, op, entity)
         shaper = _shaper(world, tool.server, card, coll, hints, rng, made)
         shaper.given = arguments
-        result = self._shaped(pattern, outcome, coll, card, op, shaper)
+        result = self._shaped(facts, outcome, coll, shaper)
         absorb(coll, result.structured_content)
         return result
 
-    def _shaped(self, pattern: ResponsePattern, outcome: Outcome, coll: Collection, card: CategoryCard, op: str,
-                shaper: Shaper) -> ToolResult:
+    def _shaped(self, facts: _ToolFacts, outcome: Outcome, coll: Collection, shaper: Shaper) -> ToolResult:
+        pattern, op = facts.pattern, facts.op
         many = op in ("list", "search")
-        template = text_template(card, op, coll.entity)
         if pattern.kind == "text":
             return ToolResult.ok(None, text=render_text(pattern.template, pattern.header, outcome.payload, many),
                                  source="engine", engine=self.name, pattern="card")
-        text_prop = single_text_property(pattern.schema) if pattern.from_output_schema else None
+        text_prop = facts.text_prop
+        template = facts.template if coll.entity is facts.entity else text_template(facts.card, op, coll.entity)
         if text_prop and template is not None:
             text = render_text(template[0], template[1], outcome.payload, many)
             return ToolResult.ok({text_prop: text}, text=text, source="engine", engine=self.name)
@@ -241,7 +271,7 @@ def _shaper(world: SimWorld, scope: str, card: CategoryCard, coll: Collection, h
     return Shaper(rng, _aliases(coll), ids, nested, lookup, fresh=clock() if made else None)
 
 
-def _freshened(coll: Collection, outcome: Outcome, existing: set[str], tool: ToolSpec,
+def _freshened(coll: Collection, outcome: Outcome, existing: set[str], name_words: frozenset[str],
                arguments: dict[str, Any]) -> bool:
     """A record this create made (not one it rewrote) gets a new record's values (fresh.py)."""
     payload = outcome.payload
@@ -249,8 +279,7 @@ def _freshened(coll: Collection, outcome: Outcome, existing: set[str], tool: Too
     if key is None or key in existing or key not in coll.records:
         return False
     record = coll.records[key]
-    freshen(record, coll.entity, set(as_fields(coll.entity, arguments)), set(map(singular_word, name_tokens(tool.name))),
-            clock())
+    freshen(record, coll.entity, set(as_fields(coll.entity, arguments)), set(name_words), clock())
     outcome.payload = dict(record)
     return True
 

@@ -69,8 +69,9 @@ class Shaper:
             return dict(source) if schema.get("additionalProperties", True) is not False else {}
         required = set(schema.get("required", []))
         out: dict[str, Any] = {}
+        siblings, twins = set(props), _Twins(source)
         for prop, sub in props.items():
-            picked = self._pick(source, prop, sub, set(props))
+            picked = self._pick(source, prop, sub, siblings, twins)
             if picked is None and depth == 0 and isinstance(self.given.get(prop), str | int | float):
                 picked = self.given[prop]
             if picked is None and self.fresh is not None and depth == 0:
@@ -81,12 +82,13 @@ class Shaper:
                 out[prop] = self.fill(sub, picked, name=prop, depth=depth + 1)
         return out
 
-    def _pick(self, source: dict[str, Any], prop: str, schema: dict[str, Any], siblings: set[str]) -> Any:
+    def _pick(self, source: dict[str, Any], prop: str, schema: dict[str, Any], siblings: set[str],
+              twins: _Twins) -> Any:
         if prop in source:
             return source[prop]
         if prop in self.aliases and self.aliases[prop] in source:
             return source[self.aliases[prop]]
-        twin = next((k for k in source if _stem(k) == _stem(prop)), None)
+        twin = twins.of(prop)
         if twin is not None:
             return source[twin]  # `depart_at` in the answer, `departs_at` in the record
         types = schema_types(schema)
@@ -147,6 +149,22 @@ class Shaper:
         if types & {"integer", "number"} and isinstance(value, str) and re.fullmatch(r"-?\d+(\.\d+)?", value):
             return int(value) if "integer" in types and value.lstrip("-").isdigit() else float(value)
         return self.make(schema, name)
+
+
+class _Twins:
+    """The first key of `source` by stem (`depart_at` for `departs_at`), found once per object shaped
+    rather than once per property."""
+
+    def __init__(self, source: dict[str, Any]) -> None:
+        self.source = source
+        self._first: dict[str, str] | None = None
+
+    def of(self, prop: str) -> str | None:
+        if self._first is None:
+            self._first = {}
+            for key in self.source:
+                self._first.setdefault(_stem(key), key)
+        return self._first.get(_stem(prop))
 
 
 def _clamped(schema: dict[str, Any], value: int | float) -> int | float:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cworld.engine.world.state import id_keys
+from cworld.sandbox.framework.session import plain_copy
 
 if TYPE_CHECKING:
     from cworld.engine.world.state import Collection, SimWorld
@@ -48,8 +49,9 @@ class EntityChanges:
 
 
 def before_write(coll: Collection, op: str) -> dict[str, dict[str, Any]] | None:
-    """A copy of the collection's records before a call that may write; None for a read."""
-    return copy.deepcopy(coll.records) if op in WRITE_OPS else None
+    """A copy of the collection's records before a call that may write; None for a read. Records are JSON-like,
+    so `plain_copy` does it (several times faster than `copy.deepcopy`; this runs on every write)."""
+    return plain_copy(coll.records) if op in WRITE_OPS else None
 
 
 def note_write(coll: Collection, before: dict[str, dict[str, Any]] | None, target: str | None = None,

@@ -11,6 +11,8 @@ import random
 import re
 import uuid
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import repeat
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import EntityType
@@ -18,6 +20,7 @@ from cworld.engine.cards.card import EntityType
 #: "e.g. mail_0007", "such as SKU-1042", "like C_0003": an example id in a description.
 _EXAMPLE = re.compile(r"(?:e\.g\.|such as|like|for example|example:)\s*[:,]?\s*['\"`]?([A-Za-z][\w-]*?\d+|\d+)\b")
 _TRAILING_DIGITS = re.compile(r"^(.*?)(\d+)$")
+_HEX = "0123456789abcdef"
 
 
 @dataclass(frozen=True)
@@ -31,8 +34,8 @@ class IdFormat:
         return self.template.format(
             prefix=self.prefix,
             n=n,
-            sha="".join(rng.choice("0123456789abcdef") for _ in range(40)),
-            hex8="".join(rng.choice("0123456789abcdef") for _ in range(8)),
+            sha="".join(map(rng.choice, repeat(_HEX, 40))),  # drawn whether used or not: the rng stream stays put
+            hex8="".join(map(rng.choice, repeat(_HEX, 8))),
             uuid=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
         )
 
@@ -43,22 +46,7 @@ class IdFormat:
 
     def regex(self) -> re.Pattern[str]:
         """Matches ids of this format: used to spot an id among a call's arguments."""
-        parts = re.split(r"(\{[^}]+\})", self.template)
-        out = []
-        for part in parts:
-            if part == "{prefix}":
-                out.append(re.escape(self.prefix))
-            elif part.startswith("{n"):
-                out.append(r"(?P<n>\d+)")
-            elif part == "{sha}":
-                out.append(r"[0-9a-f]{7,40}")
-            elif part == "{hex8}":
-                out.append(r"[0-9a-f]{8}")
-            elif part == "{uuid}":
-                out.append(r"[0-9a-f-]{36}")
-            else:
-                out.append(re.escape(part))
-        return re.compile("^" + "".join(out) + "$")
+        return _id_regex(self.template, self.prefix)
 
     def looks_like(self, value: str) -> bool:
         """An id of this format, or of the same shape (`OA314-20260426` for `KJ001-20260310`: letters, digits
@@ -73,6 +61,26 @@ class IdFormat:
         """The sequence number inside an id of this format, so new ids continue after it."""
         match = self.regex().match(value) if "{n" in self.template else None
         return int(match.group("n")) if match else None
+
+
+@lru_cache(maxsize=1024)
+def _id_regex(template: str, prefix: str) -> re.Pattern[str]:
+    """The regex of an id format, built once per format (it is asked for on most calls)."""
+    out = []
+    for part in re.split(r"(\{[^}]+\})", template):
+        if part == "{prefix}":
+            out.append(re.escape(prefix))
+        elif part.startswith("{n"):
+            out.append(r"(?P<n>\d+)")
+        elif part == "{sha}":
+            out.append(r"[0-9a-f]{7,40}")
+        elif part == "{hex8}":
+            out.append(r"[0-9a-f]{8}")
+        elif part == "{uuid}":
+            out.append(r"[0-9a-f-]{36}")
+        else:
+            out.append(re.escape(part))
+    return re.compile("^" + "".join(out) + "$")
 
 
 def _shape(value: str) -> str:

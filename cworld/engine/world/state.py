@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from cworld.engine.cards.card import CategoryCard, EntityType
@@ -249,9 +250,14 @@ def mark_shown(coll: Collection, payload: Any) -> None:
 
 def id_keys(entity: EntityType) -> tuple[str, ...]:
     """Names under which a response or an argument carries this entity's key."""
-    keys = [entity.key_field, f"{entity.name}_{entity.key_field}", f"{entity.name}_id", "id"]
-    if entity.key_field != "id":
-        keys.append(entity.name)
+    return _id_keys(entity.name, entity.key_field)
+
+
+@lru_cache(maxsize=1024)
+def _id_keys(name: str, key_field: str) -> tuple[str, ...]:
+    keys = [key_field, f"{name}_{key_field}", f"{name}_id", "id"]
+    if key_field != "id":
+        keys.append(name)
     return tuple(dict.fromkeys(keys))
 
 
