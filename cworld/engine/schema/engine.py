@@ -35,6 +35,7 @@ from cworld.engine.world.filters import BEFORE_ARGS
 from cworld.engine.world.fresh import as_fields, freshen
 from cworld.engine.world.grounding import LIST_NAMES, Grounding, entity_named
 from cworld.engine.world.idformat import IdFormat, hinted_formats
+from cworld.engine.world.likeness import conform_new
 from cworld.engine.world.state import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown
 from cworld.schemas.plausible import clock, focus_day, session_clock
 from cworld.schemas.validation import validation_error
@@ -279,7 +280,9 @@ def _freshened(coll: Collection, outcome: Outcome, existing: set[str], name_word
     if key is None or key in existing or key not in coll.records:
         return False
     record = coll.records[key]
-    freshen(record, coll.entity, set(as_fields(coll.entity, arguments)), set(name_words), clock())
+    given = set(as_fields(coll.entity, arguments))
+    freshen(record, coll.entity, given, set(name_words), clock())
+    conform_new(coll, record, given)
     outcome.payload = dict(record)
     return True
 

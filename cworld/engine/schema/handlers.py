@@ -16,6 +16,7 @@ from cworld.engine.cards.card import CategoryCard
 from cworld.engine.world.filters import PAGE_ARGS, matches, query_of
 from cworld.engine.world.fresh import as_fields, source_record
 from cworld.engine.world.grounding import grounded_matches, materialize, namesakes
+from cworld.engine.world.likeness import conform_values
 from cworld.engine.world.state import Collection, Outcome, id_keys, new_record
 
 RENAME_ARGS = ("destination", "new_path", "new_name", "to_path")
@@ -183,7 +184,7 @@ def _create_one(coll: Collection, given: dict[str, Any], rng: random.Random) -> 
     """A new record; a natural key that exists already (a path written twice) updates that record."""
     key = given.get(coll.key_field) if coll.key_field != "id" else None
     if key is not None and str(key) in coll.records:
-        coll.records[str(key)].update(given)
+        coll.records[str(key)].update(conform_values(coll, given))
         return dict(coll.records[str(key)])
     record = new_record(coll, rng, {k: v for k, v in given.items() if k != "id"})
     coll.put(record)
@@ -198,7 +199,7 @@ def _update(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: ran
     record = _lookup(coll, key, rng) if key is not None else None
     if key is None or record is None:
         return not_found(card, coll, key or "?")
-    record.update(_record_fields(coll, {k: v for k, v in args.items() if k != coll.key_field}))
+    record.update(conform_values(coll, _record_fields(coll, {k: v for k, v in args.items() if k != coll.key_field})))
     target = next((args[k] for k in RENAME_ARGS if isinstance(args.get(k), str)), None)
     if target and coll.key_field != "id" and target not in coll.records:
         del coll.records[key]
@@ -252,7 +253,8 @@ def _action(coll: Collection, card: CategoryCard, args: dict[str, Any], rng: ran
         record = _lookup(coll, key, rng)
         if record is None:
             return not_found(card, coll, key)
-        record.update({k: v for k, v in _record_fields(coll, args).items() if k in record and k != coll.key_field})
+        fields = {k: v for k, v in _record_fields(coll, args).items() if k in record and k != coll.key_field}
+        record.update(conform_values(coll, fields))
         return Outcome(payload={**dict(record), "ok": True, "success": True, "status": "completed"})
     return Outcome(payload={**_echo(args), "ok": True, "success": True, "status": "completed"})
 

@@ -62,6 +62,8 @@ class Collection:
     origin: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     #: and key -> the fields writes set on it.
     written: dict[str, set[str]] = field(default_factory=dict)
+    #: The records of every collection of the same world and card (a recipient behind an address).
+    peers: Callable[[], list[dict[str, Any]]] | None = None
 
     @property
     def key_field(self) -> str:
@@ -190,6 +192,7 @@ class SimWorld:
                 refs = lambda stem: self.keys(scope, card, stem, hints)  # noqa: E731
                 self._collections[key] = coll = self._seeded(key, scope, card, entity, fmt, refs)
                 coll.ref_record = lambda stem, ref: self.record(scope, card, stem, ref, hints)
+                coll.peers = lambda: self.peer_records(scope, card)
             finally:
                 self._seeding.discard(key)
         return self._collections[key]
@@ -214,6 +217,11 @@ class SimWorld:
         prefix = f"{scope}:{card.name}:"
         return next((c.records[key] for k, c in self._collections.items() if k.startswith(prefix) and key in c.records),
                     None)
+
+    def peer_records(self, scope: str, card: CategoryCard) -> list[dict[str, Any]]:
+        """Every record of the card's collections on server `scope` made so far."""
+        prefix = f"{scope}:{card.name}:"
+        return [r for k, c in self._collections.items() if k.startswith(prefix) for r in c.records.values()]
 
     def _seeded(self, key: str, scope: str, card: CategoryCard, entity: EntityType, fmt: IdFormat,
                 refs: Callable[[str], list[str]]) -> Collection:
