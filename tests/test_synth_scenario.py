@@ -18,10 +18,12 @@ from cworld.synth import SynthOptions, prepare, run_prepared
 from cworld.synth.checks import CheckReport, check_scenario
 from cworld.synth.draft import Draft
 from cworld.synth.leak import scenario_leaks
-from cworld.synth.scenario import collection_records, sandbox_kinds
+from cworld.synth.plan_exec import CallRecord
+from cworld.synth.scenario import collection_records, derive_scenario, sandbox_kinds, sandbox_observed
 
 ENV = Environment.resolve()
 KINDS = sandbox_kinds()
+OBSERVED = sandbox_observed()
 
 
 def _synth(ws: Workspace, out: Path, **options) -> list[Task]:
@@ -62,7 +64,10 @@ def test_sandbox_scenarios_hold_the_initial_records_and_their_relations(tasks: l
         handles = {e.handle for e in scenario.entities}
         assert len(handles) == len(scenario.entities)
         for entity in scenario.entities:
-            assert entity.kind in KINDS[entity.app].values() and entity.app in task.servers
+            assert entity.app in task.servers
+            if entity.kind in OBSERVED.get(entity.app, {}):
+                continue  # no state collection holds it: test_observed_records_are_what_the_run_showed
+            assert entity.kind in KINDS[entity.app].values()
             assert _record(initial, entity) == entity.attributes, entity.handle
         assert all(r.subject in handles and r.object in handles for r in scenario.relations)
 
@@ -97,6 +102,49 @@ def test_records_the_plan_reads_are_in_the_scenario_with_their_attributes(tasks:
                     checked += 1
                     assert (app, value) in have, (task.id, step.id, value)
     assert checked >= 10
+
+
+def test_observed_records_are_what_the_run_showed(tasks: list[Task]) -> None:
+    """Flights, hotels and airports come from the travel knowledge base, not a state collection: the
+    scenario holds each one the plan's answers showed, keyed by its key field, with the fields shown."""
+    checked = 0
+    for task in (t for t in tasks if t.verifiable and "travel" in t.servers):
+        shown = {}
+        for value in _results(task).values():
+            for key in ("flights", "hotels", "airports"):
+                for item in value.get(key, []) if isinstance(value, dict) else []:
+                    shown[(key[:-1], str(item.get("code") or item.get(f"{key[:-1]}_id")))] = item
+        observed = [e for e in task.scenario.entities if e.kind in OBSERVED["travel"]]
+        assert {(e.kind, e.id) for e in observed} == set(shown), task.id
+        for entity in observed:
+            record = shown[(entity.kind, entity.id)]
+            assert all(record[k] == v for k, v in entity.attributes.items() if k in record), entity.handle
+            assert OBSERVED["travel"][entity.kind] not in entity.attributes  # the key is the id
+            checked += 1
+    assert checked >= 2
+
+
+def test_observed_kinds_come_from_lists_and_items_and_keep_the_first_sighting() -> None:
+    def shown(tool: str, result: dict) -> CallRecord:
+        return CallRecord(step_id="s", tool=tool, arguments={}, ok=True, result=result)
+
+    calls = [
+        shown("travel/find_airports", {"airports": [{"code": "SYD", "name": "Sydney", "city": "Sydney"}]}),
+        shown("travel/search_hotels", {"city": "Warsaw", "note": "2 found", "hotels": [
+            {"hotel_id": "htl_064", "name": "Riverside Lodge", "rooms_left": 20}]}),
+        shown("travel/book_hotel", {"booking_id": "bk_9", "hotel": {"hotel_id": "htl_064", "rooms_left": 19, "stars": 3}}),
+        shown("travel/search_flights", {"flights": [{"flight_id": "OA314-20260426", "fare": 984.03}, {"fare": 1.0}]}),
+        CallRecord(step_id="x", tool="travel/get_flight", arguments={}, ok=False, result={"flight": {"flight_id": "ZZ1"}}),
+    ]
+    scenario = derive_scenario({}, KINDS, calls, query="", apps=["travel"])
+    got = {e.handle: e.attributes for e in scenario.entities}
+    assert got == {
+        "travel/airport/SYD": {"name": "Sydney", "city": "Sydney"},
+        "travel/hotel/htl_064": {"name": "Riverside Lodge", "rooms_left": 20, "city": "Warsaw", "stars": 3},
+        "travel/flight/OA314-20260426": {"fare": 984.03},
+    }
+    assert derive_scenario({}, KINDS, calls, query="", apps=["travel"], observed={}).entities == []
+    assert derive_scenario({}, KINDS, calls, query="", apps=["shop"]).entities == []
 
 
 def _results(task: Task) -> dict:

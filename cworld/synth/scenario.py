@@ -7,7 +7,8 @@ facts about the world before the episode, never the plan. Which facts: the recor
 changed by it, or named in the request), the members of those records (the cards of a board, the messages
 of a channel: whatever points at them by a `*_id` field) and, one hop out, every record they all refer to.
 Each is the initial record verbatim, keyed as the app keys it. Records the plan creates are absent: they do
-not exist before the episode.
+not exist before the episode. Kinds no state collection holds (an app's `observed_kinds`: the flights,
+hotels and airports of the travel knowledge base) are written from what the run's answers showed of them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.data_model import Scenario, ScenarioEntity, ScenarioRelation
+from cworld.engine.cards.operations import singular_word
 from cworld.synth.draft import Draft
 from cworld.synth.plan_exec import CallRecord, ExecutionTrace, execute_plan
 from cworld.synth.toolset import ToolUniverse
@@ -27,7 +29,11 @@ NAME_FIELDS = ("name", "title", "subject")
 #: A collection wrapped in a holder object keeps its records under this member (`shop.cart.items`).
 HOLDER_MEMBER = "items"
 
+#: Text members of an answer that say where it is, not which record (a search page's `note`).
+PAGE_TEXT = ("note", "message", "cursor", "next_cursor", "next_page_token")
+
 Ref = tuple[str, str, str]  # (app, collection, key)
+Observed = dict[str, dict[str, str]]  # app -> observed kind -> the field keying its records in answers
 
 
 @dataclass
@@ -65,6 +71,13 @@ def sandbox_kinds() -> dict[str, dict[str, str]]:
     from cworld.sandbox.catalog import all_apps
 
     return {app.name: dict(app.entity_kinds) for app in all_apps() if app.entity_kinds}
+
+
+def sandbox_observed() -> Observed:
+    """Every sandbox app's `observed_kinds` (kind -> key field), by app name."""
+    from cworld.sandbox.catalog import all_apps
+
+    return {app.name: dict(app.observed_kinds) for app in all_apps() if app.observed_kinds}
 
 
 def collection_records(app_state: Any, collection: str) -> dict[str, dict[str, Any]]:
@@ -106,11 +119,13 @@ def derive_scenario(
     apps: Iterable[str],
     end: dict[str, Any] | None = None,
     today: str | None = None,
+    observed: Observed | None = None,
 ) -> Scenario:
     """The scenario of a run: `initial` is the seeded state before the first call, `kinds` each app's
     `entity_kinds`, `apps` the task's servers, `end` the state after the run (None when it did not finish:
-    no change is then read)."""
-    touched = [a for a in dict.fromkeys(apps) if a in kinds]
+    no change is then read), `observed` each app's `observed_kinds` (None: the sandbox apps')."""
+    servers = list(dict.fromkeys(apps))
+    touched = [a for a in servers if a in kinds]
     index = WorldIndex(initial, {a: kinds[a] for a in touched})
     direct = _direct(index, calls, query, touched, end)
     members = [m for ref in direct for m in index.members.get((ref[0], ref[2]), [])]
@@ -120,13 +135,53 @@ def derive_scenario(
     ]
     chosen = set(near) | set(hops)
     ordered = [ref for ref in index.records if ref in chosen]
+    seen = sandbox_observed() if observed is None else observed
     entities = [index.entity(ref) for ref in ordered]
+    entities += observed_entities(calls, {a: seen[a] for a in servers if a in seen})
     return Scenario(
         today=today,
         entities=entities,
         relations=relations_of(entities),
         notes=_notes(initial, index, touched),
     )
+
+
+def observed_entities(calls: list[CallRecord], observed: Observed) -> list[ScenarioEntity]:
+    """The records of kinds no state collection holds, as the run's answers showed them: every object
+    under a member named after the kind (`flight`) or its plural (`flights: [...]`) that has the kind's
+    key field. A record shown twice keeps what it showed first (before the run changed anything: seats
+    left before the booking) plus the fields only later answers showed; a page's own text fields (`city`
+    of a hotel search page) are facts of every record it lists."""
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for call in calls:
+        app = call.tool.split("/", 1)[0]
+        if call.ok and app in observed:
+            for kind, record in _shown(call.result, observed[app]):
+                key = str(record[observed[app][kind]])
+                have = found.setdefault((app, kind, key), {})
+                for name, value in record.items():
+                    if name != observed[app][kind]:
+                        have.setdefault(name, value)
+    return [ScenarioEntity(app=app, kind=kind, id=key, attributes=attributes)
+            for (app, kind, key), attributes in found.items()]
+
+
+def _shown(value: Any, kinds: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(kind, record) for every record of `kinds` in an answer, with the page's text fields added."""
+    if isinstance(value, list):
+        for inner in value:
+            yield from _shown(inner, kinds)
+    if not isinstance(value, dict):
+        return
+    page = {k: v for k, v in value.items() if isinstance(v, str) and k not in PAGE_TEXT}
+    for name, inner in value.items():
+        kind = name if name in kinds else singular_word(name)
+        listed = isinstance(inner, list)
+        if kind in kinds:
+            for item in inner if listed else [inner]:
+                if isinstance(item, dict) and _scalar(item.get(kinds[kind])) and item.get(kinds[kind]) is not None:
+                    yield kind, {**item, **{k: v for k, v in page.items() if listed and k not in item}}
+        yield from _shown(inner, kinds)
 
 
 def _direct(
@@ -241,7 +296,12 @@ def _is_map(value: dict[str, Any]) -> bool:
 
 
 def scenario_of_trace(
-    trace: ExecutionTrace, kinds: dict[str, dict[str, str]], *, query: str, apps: Iterable[str]
+    trace: ExecutionTrace,
+    kinds: dict[str, dict[str, str]],
+    *,
+    query: str,
+    apps: Iterable[str],
+    observed: Observed | None = None,
 ) -> Scenario:
     if trace.initial_state is None:
         return Scenario()
@@ -253,6 +313,7 @@ def scenario_of_trace(
         apps=apps,
         end=trace.end_state,
         today=trace.started_at,
+        observed=observed,
     )
 
 
@@ -295,6 +356,7 @@ def write_scenario(
     *,
     trace: ExecutionTrace | None = None,
     kinds: dict[str, dict[str, str]] | None = None,
+    observed: Observed | None = None,
 ) -> tuple[Scenario, list[str]]:
     """A draft's scenario: written from the seeded state its run relied on (`trace`, the verified run),
     plus what the drafter stated that no seeded collection holds (`merge_stated`). Without a trace (a task
@@ -304,7 +366,7 @@ def write_scenario(
     if trace is None:
         live = [s for s in draft.gold_plan if universe.executable(s.tool)]
         trace = execute_plan(live, world_seed)
-    derived = scenario_of_trace(trace, kinds, query=draft.query, apps=draft.servers())
+    derived = scenario_of_trace(trace, kinds, query=draft.query, apps=draft.servers(), observed=observed)
     return merge_stated(derived, draft.scenario, kinds)
 
 

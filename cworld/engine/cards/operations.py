@@ -36,6 +36,8 @@ def operation_kind(tool: ToolSpec) -> str:
     tokens = name_tokens(tool.name)
     joined = "_".join(tokens)
     kind = _KIND_OF_VERB.get(joined) or next((_KIND_OF_VERB[t] for t in tokens if t in _KIND_OF_VERB), None)
+    if kind == "create" and _appends_to_named(tokens, tool):
+        kind = "update"
     if kind is not None:
         return _agree_with_annotations(kind, tool)
     if tool.annotations.read_only_hint:
@@ -43,6 +45,15 @@ def operation_kind(tool: ToolSpec) -> str:
     if tool.annotations.destructive_hint:
         return "delete"
     return "action"
+
+
+def _appends_to_named(tokens: list[str], tool: ToolSpec) -> bool:
+    """`append_to_document(document_id, text)` changes the document it names; `append_insight(insight)`
+    still makes a record."""
+    if "append" not in tokens:
+        return False
+    named = {p.removesuffix("_id") for p in tool.input_schema.get("properties", {}) if p.endswith("_id")}
+    return any(singular_word(t) in named for t in tokens)
 
 
 def _agree_with_annotations(kind: str, tool: ToolSpec) -> str:

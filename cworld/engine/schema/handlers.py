@@ -24,8 +24,57 @@ SOURCE_ARGS = ("source", "src", "from_path", "old_path")
 Handler = Callable[[Collection, CategoryCard, dict[str, Any], random.Random], Outcome]
 
 
+#: Arguments that prove the caller knows a record's secret (a document's password, a card's PIN).
+SECRET_ARGS = ("password", "passcode", "pin", "secret")
+#: Operations a locked record refuses (listing and searching still show it).
+LOCKED_OPS = ("get", "update", "action", "delete")
+
+
 def apply(coll: Collection, card: CategoryCard, op: str, args: dict[str, Any], rng: random.Random) -> Outcome:
-    return _HANDLERS.get(op, _action)(coll, card, args, rng)
+    refused = guard(coll, card, op, args)
+    return refused if refused is not None else _HANDLERS.get(op, _action)(coll, card, args, rng)
+
+
+def guard(coll: Collection, card: CategoryCard, op: str, args: dict[str, Any]) -> Outcome | None:
+    """What a record's own state forbids before any handler runs: a secret argument that differs from the
+    record's (`auth`), and any read or change of a record whose `locked` is true until the call that gives
+    its secret unlocks it (the card's `business` failure), when the task's scenario says it is locked.
+    None when the call may go on."""
+    if op not in LOCKED_OPS or find_keys(coll, args) is not None:
+        return None
+    key = find_key(coll, args)
+    record = coll.records.get(key) if key is not None else None
+    if record is None:
+        return None
+    secrets = [name for name in SECRET_ARGS if name in args and record.get(name) is not None]
+    if any(str(args[name]) != str(record[name]) for name in secrets):
+        return failure(card, coll, key or "", "auth", "auth: wrong {field} for {entity} '{id}'", secrets[0])
+    if not is_locked(record) or "locked" not in coll.grounded.get(str(key), ()):
+        return None  # only a lock the task states blocks: a made-up flag would lock a record for good
+    if secrets:
+        unlock(record)
+        return None
+    return failure(card, coll, key or "", "business", "business: {entity} '{id}' is locked; unlock it first", "locked")
+
+
+def is_locked(record: dict[str, Any]) -> bool:
+    """Locked and not unlocked for the session (an app may keep the lock and mark it opened)."""
+    return record.get("locked") is True and record.get("unlocked") is not True
+
+
+def unlock(record: dict[str, Any]) -> None:
+    if "unlocked" in record:
+        record["unlocked"] = True
+    else:
+        record["locked"] = False
+
+
+def failure(card: CategoryCard, coll: Collection, key: str, error_class: str, default: str, field: str) -> Outcome:
+    """The card's failure of a class, filled in for this record (`default` when the card has none)."""
+    mode = card.failure(error_class)
+    template = mode.message if mode else default
+    text = template.replace("{id}", key).replace("{entity}", coll.entity.name.replace("_", " "))
+    return Outcome(error_class=error_class, message=text.replace("{field}", field))
 
 
 # --- finding the record a call is about ------------------------------------------------------------

@@ -58,6 +58,11 @@ class SandboxApp:
     #: category card names them (`{"catalog": "product"}`). Scenario entities are written from these, and a
     #: synthesized episode's end state is put back into them (docs/task-synthesis.md, "Scenario").
     entity_kinds: ClassVar[dict[str, str]] = {}
+    #: Entity kinds of the category card that no state collection holds but answers show (flights and
+    #: hotels of the knowledge base), each with the field that keys its records in answers
+    #: (`{"flight": "flight_id", "airport": "code"}`). A scenario holds the records the verified run's
+    #: answers showed under `<kind>` or its plural (docs/task-synthesis.md, "Scenario").
+    observed_kinds: ClassVar[dict[str, str]] = {}
 
     def __init__(self, session: SandboxSession) -> None:
         self.session = session

@@ -42,6 +42,7 @@ class TravelApp(TravelTools, BookingTools):
                    "choose seats, view the itinerary and cancel with fees.")
     category = "travel"
     entity_kinds = {"travellers": "traveller", "bookings": "booking"}
+    observed_kinds = {"flight": "flight_id", "hotel": "hotel_id", "airport": "code"}
     prerequisites = _edges()
 
     initial_state = seed_state
