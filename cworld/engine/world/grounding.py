@@ -25,12 +25,12 @@ from cworld.engine.cards.operations import singular_word
 from cworld.engine.protocol import LogEntry
 from cworld.engine.world.filters import QUERY_ARGS, matches, query_of, satisfy, skipped
 from cworld.engine.world.idformat import IdFormat
+from cworld.engine.world.likeness import USER_NOTE
 from cworld.engine.world.state import Collection, matching_email, new_record
 from cworld.engine.world.task import TaskText, mentioned
 
 _ID_LIKE = re.compile(r"^[\w.:/@#+-]{2,80}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_USER_NOTE = re.compile(r"^The user is (\S+?)/(\S+?)/(\S+) on (\S+?)\.?$")
 #: Names under which an answer holds "the list of items" rather than a named entity's list.
 LIST_NAMES = ("items", "results", "data", "entries", "records", "list", "rows", "matches", "hits")
 
@@ -139,7 +139,7 @@ class Grounding:
         chat.')."""
         found = set()
         for note in self.task.scenario.notes:
-            match = _USER_NOTE.match(note.strip())
+            match = USER_NOTE.match(note.strip())
             if match is not None and scope in (match.group(1), match.group(4)):
                 found.add(match.group(3))
         return found
