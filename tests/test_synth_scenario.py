@@ -147,6 +147,26 @@ def test_observed_kinds_come_from_lists_and_items_and_keep_the_first_sighting() 
     assert derive_scenario({}, KINDS, calls, query="", apps=["shop"]).entities == []
 
 
+def test_observed_records_come_from_generic_lists_and_reads_that_name_them() -> None:
+    """Securities have no state collection: `find_symbol` lists them under `matches` and `get_quote`
+    answers one by its symbol; an answer that only mentions a symbol (an order) is no security record."""
+    def shown(tool: str, arguments: dict, result: dict) -> CallRecord:
+        return CallRecord(step_id="s", tool=tool, arguments=arguments, ok=True, result=result)
+
+    calls = [
+        shown("finance/find_symbol", {"query": "Podcastle"}, {"matches": [
+            {"symbol": "PODC", "company": "Podcastle Audio", "sector": "Communication Services", "exchange": "NASDAQ"}]}),
+        shown("finance/get_quote", {"symbol": "PODC"}, {"symbol": "PODC", "company": "Podcastle Audio", "price": 31.5}),
+        shown("finance/get_quote", {"symbol": "ZZZZ"}, {"symbol": "PODC", "price": 1.0}),
+        shown("finance/place_order", {"symbol": "KRNL"}, {"order_id": "trd_9", "symbol": "KRNL", "quantity": 2}),
+        shown("finance/get_order", {"order_id": "trd_9"}, {"order_id": "trd_9", "symbol": "KRNL"}),
+    ]
+    scenario = derive_scenario({}, KINDS, calls, query="", apps=["finance"])
+    got = {e.handle: e.attributes for e in scenario.entities}
+    assert got == {"finance/symbol/PODC": {"company": "Podcastle Audio", "sector": "Communication Services",
+                                           "exchange": "NASDAQ", "price": 31.5}}
+
+
 def _results(task: Task) -> dict:
     from cworld.synth.plan_exec import execute_plan
 

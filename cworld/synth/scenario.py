@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.data_model import Scenario, ScenarioEntity, ScenarioRelation
-from cworld.engine.cards.operations import singular_word
+from cworld.engine.cards.operations import singular_word, verb_kind
+from cworld.engine.world.grounding import LIST_NAMES
 from cworld.synth.draft import Draft
 from cworld.synth.plan_exec import CallRecord, ExecutionTrace, execute_plan
 from cworld.synth.toolset import ToolUniverse
@@ -156,7 +157,7 @@ def observed_entities(calls: list[CallRecord], observed: Observed) -> list[Scena
     for call in calls:
         app = call.tool.split("/", 1)[0]
         if call.ok and app in observed:
-            for kind, record in _shown(call.result, observed[app]):
+            for kind, record in [*_shown(call.result, observed[app]), *_read(call, observed[app])]:
                 key = str(record[observed[app][kind]])
                 have = found.setdefault((app, kind, key), {})
                 for name, value in record.items():
@@ -177,11 +178,34 @@ def _shown(value: Any, kinds: dict[str, str]) -> Iterator[tuple[str, dict[str, A
     for name, inner in value.items():
         kind = name if name in kinds else singular_word(name)
         listed = isinstance(inner, list)
+        if kind not in kinds and listed and name in LIST_NAMES:  # `matches: [{symbol: ...}]`
+            for item in inner:
+                keyed = _keyed_kinds(item, kinds)
+                if len(keyed) == 1:
+                    yield keyed[0], {**item, **{k: v for k, v in page.items() if k not in item}}
         if kind in kinds:
             for item in inner if listed else [inner]:
                 if isinstance(item, dict) and _scalar(item.get(kinds[kind])) and item.get(kinds[kind]) is not None:
                     yield kind, {**item, **{k: v for k, v in page.items() if listed and k not in item}}
         yield from _shown(inner, kinds)
+
+
+def _keyed_kinds(item: Any, kinds: dict[str, str]) -> list[str]:
+    """The kinds whose key field an answer's object carries."""
+    if not isinstance(item, dict):
+        return []
+    return [kind for kind, key in kinds.items() if item.get(key) is not None and _scalar(item.get(key))]
+
+
+def _read(call: CallRecord, kinds: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The whole answer of a read that names one record by its key (`get_quote(symbol=PODC)` answers
+    `{symbol: PODC, price: ...}`): that record."""
+    result = call.result
+    if verb_kind(call.tool.split("/", 1)[-1]) != "get" or not isinstance(result, dict):
+        return
+    keyed = [k for k in _keyed_kinds(result, kinds) if str(call.arguments.get(kinds[k])) == str(result[kinds[k]])]
+    if len(keyed) == 1:
+        yield keyed[0], {k: v for k, v in result.items() if k not in PAGE_TEXT}
 
 
 def _direct(

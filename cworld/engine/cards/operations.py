@@ -34,8 +34,7 @@ def operation_kind(tool: ToolSpec) -> str:
     """One of list/get/search/create/update/delete/action. The first verb in the name decides (so
     `git_status` and `brave_web_search` work); annotations override what cannot be."""
     tokens = name_tokens(tool.name)
-    joined = "_".join(tokens)
-    kind = _KIND_OF_VERB.get(joined) or next((_KIND_OF_VERB[t] for t in tokens if t in _KIND_OF_VERB), None)
+    kind = verb_kind(tool.name)
     if kind == "create" and _appends_to_named(tokens, tool):
         kind = "update"
     if kind is not None:
@@ -45,6 +44,12 @@ def operation_kind(tool: ToolSpec) -> str:
     if tool.annotations.destructive_hint:
         return "delete"
     return "action"
+
+
+def verb_kind(name: str) -> str | None:
+    """The operation kind a tool's name says by its first verb (`get_quote` -> get); None when none does."""
+    tokens = name_tokens(name)
+    return _KIND_OF_VERB.get("_".join(tokens)) or next((_KIND_OF_VERB[t] for t in tokens if t in _KIND_OF_VERB), None)
 
 
 def _appends_to_named(tokens: list[str], tool: ToolSpec) -> bool:

@@ -269,7 +269,8 @@ def _shaper(world: SimWorld, scope: str, card: CategoryCard, coll: Collection, h
     ids = lambda stem: world.keys(scope, card, stem, hints)  # noqa: E731
     lookup = lambda key: world.find(scope, card, key)  # noqa: E731
     nested = _NestedLists(world, scope, card, coll, hints)
-    return Shaper(rng, _aliases(coll), ids, nested, lookup, fresh=clock() if made else None)
+    me = frozenset(world.grounding.user_keys(scope)) if world.grounding is not None else frozenset()
+    return Shaper(rng, _aliases(coll), ids, nested, lookup, fresh=clock() if made else None, me=me)
 
 
 def _freshened(coll: Collection, outcome: Outcome, existing: set[str], name_words: frozenset[str],

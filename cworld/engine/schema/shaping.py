@@ -11,11 +11,12 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
 from cworld.engine.world.fresh import fresh_default
+from cworld.schemas.plausible import clock
 from cworld.schemas.realistic import IdSource, number_bounds, value_for_schema
 
 #: (property, the record being shaped, the answer object's property names) -> the world's records that
@@ -24,6 +25,11 @@ Nested = Callable[[str, dict[str, Any], set[str]], list[dict[str, Any]] | None]
 
 #: Output property names that mean "the list of items".
 LIST_ALIASES = ("items", "results", "data", "entries", "records", "list", "rows")
+#: A property holding a [start, end] pair, and the call arguments that say how long it lasts.
+SPAN = re.compile(r"(^|_)(slot|window|interval|period|span)$", re.IGNORECASE)
+DURATION_ARGS = ("duration_minutes", "duration", "length_minutes", "minutes")
+#: Record fields that hold when it expires (`expired` beside them follows from the clock).
+EXPIRY_NAMES = ("expires", "expires_at", "expiry", "expiry_date", "expires_on", "valid_until")
 TOTAL_NAMES = ("count", "total", "total_count", "totalResults", "total_results", "totalCount", "num_results")
 
 
@@ -43,9 +49,24 @@ class Shaper:
     #: the call's arguments: an answer's top-level field of the same name the world does not hold echoes
     #: it (`search_hotels(city="Madrid")` answers `city: "Madrid"`).
     given: dict[str, Any] = field(default_factory=dict)
+    #: the session user's keys on this server: `your_role` is the user's entry in the record's `roles`.
+    me: frozenset[str] = frozenset()
 
     def make(self, schema: dict[str, Any], name: str = "", depth: int = 0) -> Any:
-        return value_for_schema(schema, self.rng, field=name, depth=depth, ids=self.ids)
+        made = value_for_schema(schema, self.rng, field=name, depth=depth, ids=self.ids)
+        return self._lasting(made) if SPAN.search(name) else made
+
+    def _lasting(self, span: Any) -> Any:
+        """A [start, end] pair lasts as long as the call asked (`find_free_slots(duration_minutes=60)`)."""
+        minutes = next((v for k, v in self.given.items() if k in DURATION_ARGS and isinstance(v, int)), None)
+        if minutes is None or not (isinstance(span, list) and len(span) == 2 and all(isinstance(v, str) for v in span)):
+            return span
+        try:
+            start = datetime.fromisoformat(span[0].replace("Z", "+00:00"))
+        except ValueError:
+            return span
+        end = (start + timedelta(minutes=minutes)).isoformat()
+        return [span[0], end.replace("+00:00", "Z") if span[0].endswith("Z") else end]
 
     def fill(self, schema: dict[str, Any], source: Any, *, name: str = "", depth: int = 0) -> Any:
         """A value valid for `schema`, taken from `source` where it fits."""
@@ -56,9 +77,12 @@ class Shaper:
             return self.make(schema, name)
         if "object" in types and isinstance(source, dict):
             return self._object(schema, source, depth)
+        each = name[:-1] if name.endswith("s") else name  # an item is named as one (`slots` -> `slot`)
+        if "array" in types and isinstance(source, dict) and source and all(isinstance(v, dict) for v in source.values()):
+            source = [{f"{each}_id": key, **v} for key, v in source.items()]  # `labels: {lbl_1: {...}}` as a list
         if "array" in types and isinstance(source, list):
             item = schema.get("items") or {}
-            return [self.fill(item, x, name=name, depth=depth + 1) for x in source]
+            return [self.fill(item, x, name=each, depth=depth + 1) for x in source]
         if "object" in types and isinstance(source, str) and "properties" in schema:
             return self._object_from_text(schema, source, depth)
         return self._coerce(schema, types, source, name)
@@ -99,6 +123,8 @@ class Shaper:
             if found is None and nested:
                 found = self.nested(prop, source, siblings)  # type: ignore[misc]
             return found
+        if self.me and (mine := _users_entry(source, prop, self.me)) is not None:
+            return mine
         if types == {"boolean"}:
             return _derived_flag(source, prop)
         if prop.endswith("name") and self.lookup is not None:
@@ -194,12 +220,35 @@ def _stem(name: str) -> str:
 
 
 def _derived_flag(source: dict[str, Any], prop: str) -> bool | None:
-    """`in_stock` from `stock`, `has_seats` from `seats`: a flag the record implies by a count."""
+    """`in_stock` from `stock`, `has_seats` from `seats`: a flag the record implies by a count; `expired`
+    from the record's expiry (`expires: "2026-05"`) and the session clock."""
+    if prop in ("expired", "is_expired"):
+        return _expired(source)
     match = re.match(r"^(?:in|is|has)_(.+)$", prop)
     count = source.get(match.group(1)) if match else None
     if isinstance(count, int | float) and not isinstance(count, bool):
         return count > 0
     return None
+
+
+def _users_entry(source: dict[str, Any], prop: str, me: frozenset[str]) -> Any:
+    """`your_role` / `my_role`: the user's entry in the record's map of them (`roles: {person_110: admin}`)."""
+    match = re.match(r"^(?:your|my)_(.+)$", prop)
+    table = next((source[n] for n in (f"{match.group(1)}s", match.group(1)) if isinstance(source.get(n), dict)),
+                 None) if match else None
+    return next((table[k] for k in me if k in table), None) if table else None
+
+
+def _expired(source: dict[str, Any]) -> bool | None:
+    """Whether the expiry the record holds has passed; a month (`2026-05`) lasts through its last day."""
+    stamp = next((source[k] for k in EXPIRY_NAMES if isinstance(source.get(k), str)), None)
+    match = re.match(r"^(\d{4})-(\d{2})(-\d{2}(?:[T ][\d:.]+)?)?", stamp or "")
+    if match is None:
+        return None
+    now = clock()
+    if match.group(3) is None:
+        return (int(match.group(1)), int(match.group(2))) < (now.year, now.month)
+    return match.group(0)[:10] < now.date().isoformat()
 
 
 def _list_in(source: dict[str, Any]) -> list[Any] | None:

@@ -25,6 +25,7 @@ from cworld.engine.cards.operations import singular_word
 from cworld.engine.protocol import LogEntry
 from cworld.engine.world.filters import QUERY_ARGS, matches, query_of, satisfy, skipped
 from cworld.engine.world.idformat import IdFormat
+from cworld.engine.world.likeness import USER_NOTE
 from cworld.engine.world.state import Collection, matching_email, new_record
 from cworld.engine.world.task import TaskText, mentioned
 
@@ -119,15 +120,36 @@ class Grounding:
                       if e.app == scope and (kind in (e.kind, singular_word(e.kind)) or e.kind.endswith(f"_{kind}"))]
         if not candidates:
             return None
-        parents = {e.handle for e in self.task.scenario.entities
-                   if e.app == scope and e.id == parent_key and parent.name in (e.kind, singular_word(e.kind))}
+        parents = [e for e in self.task.scenario.entities
+                   if e.app == scope and e.id == parent_key and parent.name in (e.kind, singular_word(e.kind))]
         pairs = {(r.subject, r.object) for r in self.task.scenario.relations}
         shown = []
         for entity in candidates:
-            linked = any((entity.handle, p) in pairs or (p, entity.handle) in pairs for p in parents)
+            linked = any((entity.handle, p.handle) in pairs or (p.handle, entity.handle) in pairs for p in parents)
             if linked or str(entity.attributes.get(f"{parent.name}_id")) == parent_key:
-                shown.append({f"{kind}_id": entity.id, **entity.attributes} if entity.id is not None else dict(entity.attributes))
+                record = {f"{kind}_id": entity.id, **entity.attributes} if entity.id is not None else dict(entity.attributes)
+                for p in parents:
+                    for name, value in keyed_facts(p.attributes, str(entity.id)).items():
+                        record.setdefault(name, value)
+                shown.append(record)
         return shown
+
+    def user_keys(self, scope: str) -> set[str]:
+        """The session user's keys on a server, from the scenario's notes ('The user is chat/user/U_0001 on
+        chat.')."""
+        found = set()
+        for note in self.task.scenario.notes:
+            match = USER_NOTE.match(note.strip())
+            if match is not None and scope in (match.group(1), match.group(4)):
+                found.add(match.group(3))
+        return found
+
+
+def keyed_facts(attributes: dict[str, Any], key: str) -> dict[str, Any]:
+    """What a record's maps keyed by another record's key say of it, each under the map's singular name: a
+    board's `roles: {person_110: admin}` gives member person_110 `role: admin`."""
+    return {singular_word(name): value[key] for name, value in attributes.items()
+            if isinstance(value, dict) and key in value and isinstance(value[key], str | int | float | bool)}
 
 
 def kind_entity(card: CategoryCard, kind: str) -> EntityType | None:

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from cworld.engine.world.state import Collection
 
 _ID_FORM = re.compile(r"^([A-Za-z][A-Za-z0-9]*[_-])\d+$")
-_USER_NOTE = re.compile(r"^The user is (\S+?)/(\S+?)/(\S+) on (\S+?)\.?$")
+#: "The user is chat/user/U_0001 on chat.": (app, kind, key, server) of the session user on a server.
+USER_NOTE = re.compile(r"^The user is (\S+?)/(\S+?)/(\S+) on (\S+?)\.?$")
 _FACTS_NOTE = re.compile(r"^(\S+) (\w+): (.+)$")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -166,7 +167,7 @@ def session_user(coll: Collection) -> dict[str, Any]:
     scenario = ground.task.scenario
     by_handle = {e.handle: e for e in scenario.entities}
     for note in scenario.notes:
-        match = _USER_NOTE.match(note.strip())
+        match = USER_NOTE.match(note.strip())
         if match is not None:
             key = match.group(3)
             form = _id_form(key)

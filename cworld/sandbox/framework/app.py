@@ -61,7 +61,9 @@ class SandboxApp:
     #: Entity kinds of the category card that no state collection holds but answers show (flights and
     #: hotels of the knowledge base), each with the field that keys its records in answers
     #: (`{"flight": "flight_id", "airport": "code"}`). A scenario holds the records the verified run's
-    #: answers showed under `<kind>` or its plural (docs/task-synthesis.md, "Scenario").
+    #: answers showed under `<kind>` or its plural, in a generic list (`matches`, `results`) of records
+    #: with the key field, or as the whole answer of a read naming the record (docs/task-synthesis.md,
+    #: "Scenario").
     observed_kinds: ClassVar[dict[str, str]] = {}
 
     def __init__(self, session: SandboxSession) -> None:

@@ -47,6 +47,7 @@ class FinanceApp(FinanceTools, TradingTools, TransferTools):
                    "statements, trade, move money with confirmed transfers, keep watchlists.")
     category = "finance"
     entity_kinds = {"accounts": "account", "transactions": "transaction", "payees": "payee", "transfers": "transfer", "orders": "order", "watchlists": "watchlist"}
+    observed_kinds = {"symbol": "symbol"}  # the market's securities: no state collection, shown by find_symbol/get_quote
     prerequisites = _edges()
 
     initial_state = seed_state

@@ -38,7 +38,8 @@ class TaskboardApp(TaskboardTools, ExtraTools):
     description = ("Trello-like boards: lists of cards with due dates, labels, members, checklists and comments; "
                    "search, move, and (as board admin) archive.")
     category = "productivity"
-    entity_kinds = {"boards": "board", "lists": "list", "cards": "card", "checklists": "checklist", "comments": "comment"}
+    entity_kinds = {"boards": "board", "lists": "list", "cards": "card", "checklists": "checklist", "comments": "comment",
+                    "members": "member"}
     prerequisites = _edges()
 
     initial_state = seed_state
