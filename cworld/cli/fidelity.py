@@ -121,7 +121,8 @@ def command(
         raise click.UsageError("give --live RUN and --synth RUN, or run `cworld fidelity experiment`")
     runs = {k: resolve_run(v, ws) if v is not None else None for k, v in (("live", live), ("synth", synth))}
     out = report.out or ws.path("reports") / time.strftime("fidelity-%Y%m%d-%H%M%S")
-    _report(report, runs["live"], runs["synth"], environment_tools(workspace=ws).episode(), environment(ctx), ws, out, reference)
+    env = environment(ctx)
+    _report(report, runs["live"], runs["synth"], environment_tools(env, ws).episode(), env, ws, out, reference)
 
 
 @command.command("experiment")

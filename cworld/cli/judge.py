@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 
 from cworld.cli.common import environment, workspace
-from cworld.environment import Workspace
+from cworld.environment import Environment, Workspace
 
 if TYPE_CHECKING:
     from cworld.data_model import ToolSpec
@@ -46,7 +46,7 @@ def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concur
     if all_runs and run is not None:
         raise click.UsageError("give RUN or --all, not both")
     run_dirs = workspace_runs(ws) if all_runs else [resolve_run(run, ws)]
-    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(ws), max_repairs=max_repairs)
+    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(environment(ctx), ws), max_repairs=max_repairs)
     gateway = None if offline else _gateway(ws, _split(judges_opt), setup)
     if offline:
         setup.offline_reason = "judges turned off with --offline"
@@ -66,10 +66,10 @@ async def _judge_all(runs: list[Path], setup: JudgeSetup, *, resume: bool, concu
     return [await judge_run(run, setup, resume=resume, concurrency=concurrency) for run in runs]
 
 
-def _tools(ws: Workspace) -> dict[str, ToolSpec]:
+def _tools(env: Environment, ws: Workspace) -> dict[str, ToolSpec]:
     from cworld.registry.tools import environment_tools
 
-    return environment_tools(workspace=ws).episode()
+    return environment_tools(env, ws).episode()
 
 
 def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | None:

@@ -44,7 +44,7 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     target = out or default_out(folders, ws)
     fidelity = latest_fidelity_section(ws)
     result = build_report(folders, target, content=JudgeContent.from_environment(environment(ctx)),
-                          tools=environment_tools(workspace=ws).episode(), extra_sections=[fidelity] if fidelity else [])
+                          tools=environment_tools(environment(ctx), ws).episode(), extra_sections=[fidelity] if fidelity else [])
     ws.mark_latest("report", result.out)
     if not quiet:
         click.echo(result.compact + "\n")

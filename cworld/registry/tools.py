@@ -7,7 +7,8 @@ manifest's schema-only catalogs and the real servers' listings recorded in the e
 (`registry/recorded/real_tools.json`).
 
 Parts take the layers they need from the one `ToolList`: an episode (and the judge, report and
-export that read it) `episode()`, the sandbox's tools with the built registry's over them; synthesis
+export that read it) `episode()`, the sandbox's tools with the built registry's (unbuilt: the
+catalogs') over them; synthesis
 `merged(recorded=False)`; the engine commands the whole list, `tools`.
 """
 
@@ -113,8 +114,10 @@ class ToolList:
     # --- views --------------------------------------------------------------------------------
     def episode(self) -> dict[str, ToolSpec]:
         """What an episode dispatches: the sandbox's tools with the built registry's (categories,
-        availability) over them."""
-        return {**self.sandbox, **by_id(self.built or [])}
+        availability) over them; unbuilt, the manifest's schema-only catalogs stand in for it (they need
+        no server: the engine serves them in synthesized and hybrid mode, live mode refuses them as
+        `unavailable`), so a task synthesis wrote over `merged()` finds every tool it names."""
+        return {**self.sandbox, **by_id(self.built or self.catalogs)}
 
     def merged(self, *, catalogs: bool = True, recorded: bool = True) -> dict[str, ToolSpec]:
         """`episode()` when built (an empty build counts as none); else the sandbox's tools plus the

@@ -236,7 +236,9 @@ class SessionExpiredFault(Fault):
     def plan_target(cls, plan: PlanInput, params: dict[str, Any], rng: random.Random) -> Targeting | None:
         used = list(plan.task.tools)  # the public candidate tools: fault targets never come from the answer key
         servers = list(dict.fromkeys(t.split("/", 1)[0] for t in used))
-        logins = {t.server for t in plan.tools.values() if is_login(t)}
+        # Only a server whose login the task itself offers: an expiry the agent cannot answer (a login
+        # outside the task's tools, e.g. a step-up `confirm_identity` with no password given) is no test.
+        logins = {server for server, _, name in (t.partition("/") for t in used) if _LOGIN.search(name.lower())}
         candidates = [s for s in servers if s in logins]
         return Targeting(target=rng.choice(candidates)) if candidates else None
 

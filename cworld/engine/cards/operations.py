@@ -42,7 +42,7 @@ def operation_kind(tool: ToolSpec) -> str:
     if tool.annotations.read_only_hint:
         return "list" if tokens and tokens[-1].endswith("s") and not tokens[-1].endswith("ss") else "get"
     if tool.annotations.destructive_hint:
-        return "delete"
+        return "create" if _answers_a_new_id(tool) else "delete"
     return "action"
 
 
@@ -50,6 +50,14 @@ def verb_kind(name: str) -> str | None:
     """The operation kind a tool's name says by its first verb (`get_quote` -> get); None when none does."""
     tokens = name_tokens(name)
     return _KIND_OF_VERB.get("_".join(tokens)) or next((_KIND_OF_VERB[t] for t in tokens if t in _KIND_OF_VERB), None)
+
+
+def _answers_a_new_id(tool: ToolSpec) -> bool:
+    """A verbless write whose answer leads with an id it was not given makes that record (`checkout`
+    answers an `order_id`): its destructive hint is about what it uses up (the cart), not a delete."""
+    props = (tool.output_schema or {}).get("properties") or {}
+    first = next((p for p in props if re.fullmatch(r"[a-z][a-z0-9_]*_id", p)), None)
+    return first is not None and first not in (tool.input_schema.get("properties") or {})
 
 
 def _appends_to_named(tokens: list[str], tool: ToolSpec) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cworld.engine.cards.card import CategoryCard
+from cworld.engine.schema.rules import refused_use
 from cworld.engine.world.filters import PAGE_ARGS, matches, query_of
 from cworld.engine.world.fresh import as_fields, source_record
 from cworld.engine.world.grounding import grounded_matches, materialize, namesakes
@@ -31,7 +32,7 @@ LOCKED_OPS = ("get", "update", "action", "delete")
 
 
 def apply(coll: Collection, card: CategoryCard, op: str, args: dict[str, Any], rng: random.Random) -> Outcome:
-    refused = guard(coll, card, op, args)
+    refused = guard(coll, card, op, args) or refused_use(coll, card, op, args)
     return refused if refused is not None else _HANDLERS.get(op, _action)(coll, card, args, rng)
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from cworld.engine.schema.rules import EXPIRY_FLAGS, expiry_flag
 from cworld.engine.world.fresh import fresh_default
 from cworld.schemas.plausible import clock
 from cworld.schemas.realistic import IdSource, number_bounds, value_for_schema
@@ -108,6 +109,9 @@ class Shaper:
 
     def _pick(self, source: dict[str, Any], prop: str, schema: dict[str, Any], siblings: set[str],
               twins: _Twins) -> Any:
+        implied = expiry_flag(source) if prop in EXPIRY_FLAGS else None
+        if implied is not None:
+            return implied  # what the record's expiry says, over a flag drawn before (a live app derives it)
         if prop in source:
             return source[prop]
         if prop in self.aliases and self.aliases[prop] in source:

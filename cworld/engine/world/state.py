@@ -50,6 +50,8 @@ class Collection:
     refs: Callable[[str], list[str]] | None = None
     #: (entity stem, key) -> that record of the same world and card, if it exists.
     ref_record: Callable[[str, str], dict[str, Any] | None] | None = None
+    #: entity stem -> the collection of the same world and card holding it (what the task fixed of it).
+    ref_collection: Callable[[str], Collection | None] | None = None
     #: The session's public task, resolved (None for a bare session): see `grounding.py`.
     ground: Grounding | None = None
     #: The task's scenario describes this collection: its entities are the records, nothing is made up.
@@ -192,6 +194,7 @@ class SimWorld:
                 refs = lambda stem: self.keys(scope, card, stem, hints)  # noqa: E731
                 self._collections[key] = coll = self._seeded(key, scope, card, entity, fmt, refs)
                 coll.ref_record = lambda stem, ref: self.record(scope, card, stem, ref, hints)
+                coll.ref_collection = lambda stem: self.collection_of(scope, card, stem, hints)
                 coll.peers = lambda: self.peer_records(scope, card)
             finally:
                 self._seeding.discard(key)
@@ -207,10 +210,17 @@ class SimWorld:
     def record(self, scope: str, card: CategoryCard, stem: str, ref: str,
                hints: dict[str, IdFormat] | None = None) -> dict[str, Any] | None:
         """The record an id field names (`flight_id` -> that flight), if it exists already."""
+        coll = self.collection_of(scope, card, stem, hints)
+        return coll.records.get(str(ref)) if coll is not None else None
+
+    def collection_of(self, scope: str, card: CategoryCard, stem: str,
+                      hints: dict[str, IdFormat] | None = None) -> Collection | None:
+        """The collection of the card entity an id field's stem names (`payment_method` in
+        `payment_method_id`); None when the card has no such entity or it is being seeded."""
         entity = next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
         if entity is None or f"{scope}:{card.name}:{entity.name}" in self._seeding:
             return None
-        return self.collection(scope, card, entity, hints).records.get(str(ref))
+        return self.collection(scope, card, entity, hints)
 
     def find(self, scope: str, card: CategoryCard, key: str) -> dict[str, Any] | None:
         """The record with this key in any collection of the card made so far (a payee behind `to_id`)."""

@@ -1,0 +1,56 @@
+"""Schema-only (catalog) tools reach an episode, and a session expiry is only planned where the task can log in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cworld.controller import build_controller, plan_faults
+from cworld.controller.policy import FaultRule, Policy
+from cworld.data_model import PlanStep, Task
+from cworld.environment import Environment, Workspace
+from cworld.registry.tools import environment_tools, sandbox_tools
+
+ENV = Environment.resolve()
+
+CRM_TASK = Task(
+    id="crm-lookup",
+    query="Find Jessica Hernandez in the CRM.",
+    tools=["helio-crm/search_contacts"],
+    gold_plan=[PlanStep(id="s1", tool="helio-crm/search_contacts", arguments={"query": "Jessica Hernandez"})],
+)
+
+
+def test_an_unbuilt_episode_lists_the_catalogs_tools_as_schema_only(tmp_path: Path) -> None:
+    tools = environment_tools(ENV, Workspace(tmp_path / "ws")).episode()
+    crm = [t for t in tools.values() if t.server == "helio-crm"]
+    assert crm and all(t.availability == "schema-only" for t in crm)
+    assert set(sandbox_tools()) <= set(tools)
+
+
+async def test_the_engine_serves_a_catalog_tool_that_live_mode_refuses(tmp_path: Path) -> None:
+    tools = environment_tools(ENV, Workspace(tmp_path / "ws")).episode()
+    results = {}
+    for mode in ("synthesized", "live", "hybrid"):
+        c = build_controller(CRM_TASK, mode=mode, policy=Policy(name="none", faults={}), seed=1, agent="tester",
+                             env=ENV, workspace=Workspace(tmp_path / mode), tools=tools)
+        await c.open()
+        results[mode] = (await c.call(tools["helio-crm/search_contacts"], {"query": "Jessica"}, turn=1)).observation
+        await c.close()
+    assert not results["synthesized"].is_error and "contacts" in (results["synthesized"].structured_content or {})
+    assert not results["hybrid"].is_error
+    assert results["live"].is_error and results["live"].error_class == "unavailable"
+
+
+def _expiry_targets(tools: list[str]) -> set[str | None]:
+    task = Task(id="expiry", query="q", tools=tools, gold_plan=[PlanStep(id="s1", tool=tools[0], arguments={})])
+    policy = Policy(name="expiry", faults={"session_expired": FaultRule(budget=1, turns=(1, 5))})
+    return {p.target for seed in range(12) for p in plan_faults(task, policy, seed, sandbox_tools())}
+
+
+def test_session_expiry_targets_only_servers_whose_login_the_task_offers() -> None:
+    # taskboard has a login-like tool (confirm_identity) in the environment, but not among these tools
+    assert _expiry_targets(["taskboard/list_boards", "taskboard/create_card", "chat/login", "chat/search_users"]) \
+        == {"chat"}
+    assert _expiry_targets(["taskboard/list_boards", "taskboard/create_card"]) == set()
+    assert _expiry_targets(["shop/login", "shop/list_addresses", "chat/login", "chat/post_message"]) \
+        == {"shop", "chat"}
