@@ -125,3 +125,14 @@ def test_the_overall_agreement_line_weights_categories_by_their_calls() -> None:
     assert "45 paired calls" in line
     assert "error agreement 82.2%" in line  # (27 + 5 + 5) / 45
     assert "keys 75.0%" in line and "types 100.0%" in line
+
+
+def test_a_call_live_could_not_run_is_not_paired() -> None:
+    from cworld.fidelity.calls import paired_call
+
+    call = ToolCall(id="c1", tool="crm/find", arguments={})
+    live = Step(index=0, turn=0, kind="tool", tool_call=call,
+                raw_result=ToolResult.error("unavailable", "unavailable: crm/find is schema-only here"))
+    synth = Step(index=0, turn=0, kind="tool", tool_call=call, raw_result=ToolResult.ok({"items": []}))
+    assert paired_call(live, synth, {}) is None
+    assert paired_call(synth, synth, {}) is not None

@@ -184,12 +184,15 @@ def _weight(row: dict[str, Any]) -> float:
 
 
 def paired_call(sa: Step, sb: Step, tools: Mapping[str, ToolSpec]) -> PairedCall | None:
-    """The comparison of two calls, or None when they are not the same tool or a fault kept one from
-    reaching its backend."""
+    """The comparison of two calls, or None when they are not the same tool, a fault kept one from
+    reaching its backend, or the live side could not run the tool at all (a schema-only tool answers
+    `unavailable` live: there is no real answer to agree with)."""
     assert sa.tool_call is not None and sb.tool_call is not None
     if sa.tool_call.tool != sb.tool_call.tool or sa.raw_result is None or sb.raw_result is None:
         return None
     ra, rb = sa.raw_result, sb.raw_result
+    if ra.error_class == "unavailable":
+        return None
     spec = tools.get(sa.tool_call.tool)
     schema = spec.output_schema if spec is not None else None
     pa, pb = payload(ra), payload(rb)
