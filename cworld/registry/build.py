@@ -225,10 +225,14 @@ async def build_registry(
     servers_dir: Path | None = None,
     progress: Progress | None = None,
     with_index: bool = True,
+    harvested: bool = False,
 ) -> BuildReport:
-    """Validate the manifest's servers and write the registry; see the module docstring."""
+    """Validate the manifest's servers and write the registry; see the module docstring.
+
+    `harvested`: the harvested catalog (`registry/catalogs/harvested/`) is loaded too, schema-only.
+    """
     started = time.perf_counter()
-    specs = load_manifest(env)
+    specs = load_manifest(env, harvested=harvested)
     chosen = select_servers(specs, only)
     out = registry_dir(workspace)
     previous = load_report(workspace)
