@@ -4,7 +4,8 @@ A helper, not part of cworld: the committed YAML is the source the harvest reads
 lists with one line per package (name, version, popularity, summary), tab-separated, as the package
 registries' mirrors publish them:
 
-    python scripts/harvest_list.py --npm npm.tsv --pypi pypi.tsv [--per-category 14] [--out registry/harvest.yaml]
+    python scripts/harvest_list.py --npm npm.tsv --pypi pypi.tsv [--per-category 16] [--out registry/harvest.yaml]
+    python scripts/harvest_list.py --fill registry/catalogs/harvested    # after a harvest: launch, expects
 
 A package is kept when its name says MCP and its summary says it is a server (not an SDK, client,
 proxy, framework or template). Each gets an application category from the words of its name and
@@ -133,7 +134,7 @@ def choose(candidates: list[dict[str, object]], per_category: int, npm_share: fl
     for c in sorted(candidates, key=lambda c: -int(str(c["popularity"]))):
         groups[(str(c["category"]), str(c["registry"]))].append(c)
     chosen, seen = [], set()
-    for (category, registry), items in sorted(groups.items()):
+    for (_category, registry), items in sorted(groups.items()):
         quota = round(per_category * (npm_share if registry == "npm" else 1 - npm_share))
         for item in items[:quota]:
             sid = server_id(str(item["package"]))
@@ -153,28 +154,70 @@ def entry(item: dict[str, object]) -> dict[str, object]:
     }
 
 
+HEADER = (
+    "# Real MCP server packages to harvest (`cworld registry harvest`), written by scripts/harvest_list.py\n"
+    "# and edited by hand. Per entry: `npm: NAME@VERSION` or `pypi: NAME==VERSION`; `command` (the bin or\n"
+    "# console script to start; default: the package's only one, or the one named like it); `args`;\n"
+    "# `env`: values for variables it expects (default: a placeholder for each credential-like variable its\n"
+    "# code reads). `launch` and `expects` say how it was started and what it read, as last harvested\n"
+    "# (`--fill`). See docs/registry.md, \"Harvest\".\n"
+)
+
+
+def _dump(path: Path, servers: list[dict[str, object]]) -> None:
+    body = yaml.safe_dump({"servers": servers}, sort_keys=False, width=120, allow_unicode=True,
+                          default_flow_style=None)
+    path.write_text(HEADER + body, encoding="utf-8")
+
+
+def fill(path: Path, catalog: Path) -> None:
+    """Write each entry's `launch` and `expects` from the last harvest (its catalog file, else its
+    summary line), so the list says how every server is started and what it expects."""
+    import json
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    summary = json.loads((catalog / "summary.json").read_text(encoding="utf-8"))
+    tried = {s["id"]: s for s in summary.get("servers", [])}
+    filled = 0
+    for item in data["servers"]:
+        record = catalog / f"{item['id']}.json"
+        if record.is_file():
+            prov = json.loads(record.read_text(encoding="utf-8"))["provenance"]
+            launch, expects = prov.get("launch") or [], prov.get("env") or []
+        elif item["id"] in tried:
+            launch, expects = tried[item["id"]].get("launch") or [], tried[item["id"]].get("env") or []
+        else:
+            continue
+        if launch:
+            item["launch"] = launch
+        if expects:
+            item["expects"] = expects
+        filled += 1
+    _dump(path, data["servers"])
+    print(f"{filled} of {len(data['servers'])} entries filled from {catalog}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--npm", type=Path, required=True)
-    parser.add_argument("--pypi", type=Path, required=True)
+    parser.add_argument("--fill", type=Path, metavar="CATALOG",
+                        help="Only fill `launch` and `expects` of --out from a harvested catalog folder.")
+    parser.add_argument("--npm", type=Path)
+    parser.add_argument("--pypi", type=Path)
     parser.add_argument("--per-category", type=int, default=16)
     parser.add_argument("--npm-share", type=float, default=0.65)
     parser.add_argument("--min-downloads", type=int, default=400)
     parser.add_argument("--since", default="2025-06")
     parser.add_argument("--out", type=Path, default=Path("registry/harvest.yaml"))
     args = parser.parse_args()
+    if args.fill:
+        fill(args.out, args.fill)
+        return
+    if not (args.npm and args.pypi):
+        parser.error("--npm and --pypi are needed to choose the list")
     candidates = npm_candidates(args.npm, args.min_downloads) + pypi_candidates(args.pypi, args.since)
     chosen = sorted(choose(candidates, args.per_category, args.npm_share),
                     key=lambda i: (str(i["category"]), str(i["registry"]), str(i["package"])))
-    header = (
-        "# Real MCP server packages to harvest (`cworld registry harvest`), written by scripts/harvest_list.py\n"
-        "# and edited by hand. Per entry: `npm: NAME@VERSION` or `pypi: NAME==VERSION`; `command` (the bin or\n"
-        "# console script to start; default: the package's only one, or the one named like it); `args`;\n"
-        "# `env`: the variables it expects, with the placeholder values it is started with (never real ones).\n"
-        "# See docs/registry.md, \"Harvest\".\n"
-    )
-    body = yaml.safe_dump({"servers": [entry(i) for i in chosen]}, sort_keys=False, width=120, allow_unicode=True)
-    args.out.write_text(header + body, encoding="utf-8")
+    _dump(args.out, [entry(i) for i in chosen])
     counts: dict[str, int] = defaultdict(int)
     for item in chosen:
         counts[str(item["category"])] += 1

@@ -4,6 +4,7 @@ harvest real MCP server packages into schema-only catalogs."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import click
@@ -151,9 +152,10 @@ def harvest_command(ctx: click.Context, only: tuple[str, ...], jobs: int, list_p
     if unknown := sorted(set(only) - known):
         raise UsageError(f"no entry {unknown} in the harvest list ({len(entries)} entries)")
     chosen = [e for e in entries if not only or e.id in only]
-    timeouts = {} if timeout_s is None else {"handshake_timeout_s": timeout_s, "list_timeout_s": timeout_s}
     options = HarvestOptions(out=out or harvested_dir(env), workspace=ws.path("harvest"), jobs=jobs,
-                             force=force, retry_failed=retry_failed, **timeouts)
+                             force=force, retry_failed=retry_failed)
+    if timeout_s is not None:
+        options = dataclasses.replace(options, handshake_timeout_s=timeout_s, list_timeout_s=timeout_s)
     todo = pending(chosen, options)
     console = Console(stderr=True)
     console.print(f"{len(todo)} of {len(chosen)} servers to harvest ({len(chosen) - len(todo)} done before)")

@@ -31,6 +31,8 @@ class HarvestEntry(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     category: str = "other"
     summary: str = ""
+    launch: list[str] = Field(default_factory=list, description="as last harvested (informational)")
+    expects: list[str] = Field(default_factory=list, description="variables found, as last harvested")
 
     @model_validator(mode="after")
     def _one_package(self) -> HarvestEntry:
@@ -49,8 +51,18 @@ class HarvestEntry(BaseModel):
         return self.npm or self.pypi or ""
 
     @property
+    def local(self) -> Path | None:
+        """An npm package folder on this machine (`npm: /path/to/folder`), as the tests' bad servers are."""
+        return Path(self.npm) if self.npm and self.npm.startswith(("/", "./")) else None
+
+    @property
     def package(self) -> str:
         """The name without the version: `@scope/name`, `name`."""
+        if self.local is not None:
+            try:
+                return str(json.loads((self.local / "package.json").read_text(encoding="utf-8"))["name"])
+            except (OSError, ValueError, KeyError):
+                return self.local.name
         if self.npm:
             at = self.npm.rfind("@")
             return self.npm[:at] if at > 0 else self.npm
@@ -62,7 +74,8 @@ class HarvestEntry(BaseModel):
 
     def digest(self) -> str:
         """Changes when the entry does: a changed entry is harvested again on resume."""
-        return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:16]
+        what = self.model_dump(mode="json", include={"id", "npm", "pypi", "command", "args", "env", "category"})
+        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def harvest_list_path(env: Environment) -> Path:

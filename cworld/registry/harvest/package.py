@@ -99,7 +99,8 @@ def describe_npm(entry: HarvestEntry, prefix: Path) -> Installed:
     if not script.is_file():
         raise RuntimeError(f"installed, but its entry {rel} is missing")
     lock = _read_json(npm_prefix(prefix) / "package-lock.json")
-    locked = (lock.get("packages") or {}).get(f"node_modules/{entry.package}", {})
+    packages = lock.get("packages")
+    locked = packages.get(f"node_modules/{entry.package}", {}) if isinstance(packages, dict) else {}
     command = [sys_node(), str(script), *entry.args]
     return Installed(
         command=command,

@@ -9,6 +9,7 @@ Every failure is classified:
 | `handshake_timeout` | it did not finish the MCP handshake in time |
 | `list_timeout` | it finished the handshake but `tools/list` did not answer in time |
 | `crashed` | it broke during the handshake or the listing (bad protocol, died) |
+| `invalid_listing` | `tools/list` answered with tools MCP does not allow (a schema that is not an object...) |
 | `listed_nothing` | it answered and listed no tools |
 
 One state file per server in `<workspace>/harvest/state/` makes a harvest resumable: a server whose entry
@@ -29,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from cworld.data_model import ToolSpec
 from cworld.mcp.session import LiveSession, StartFailure, open_session
 from cworld.mcp.targets import stdio_target
@@ -42,7 +45,8 @@ HANDSHAKE_TIMEOUT_S = 30.0
 LIST_TIMEOUT_S = 30.0
 PAGE_CAP = 50
 STDERR_TAIL = 600
-FAILURES = ("install_failed", "exited", "handshake_timeout", "list_timeout", "crashed", "listed_nothing")
+FAILURES = ("install_failed", "exited", "handshake_timeout", "list_timeout", "crashed", "invalid_listing",
+            "listed_nothing")
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,8 @@ class HarvestOptions:
     force: bool = False
     retry_failed: bool = False
     keep_packages: bool = False
-    """Keep each installed package after its listing (default: removed, a harvest is large)."""
+    """Keep each installed package in the workspace after its listing (default: installed in the temporary
+    jail base and removed, because a harvest is large; kept packages must be readable by other uids)."""
 
 
 @dataclass
@@ -78,6 +83,9 @@ class Outcome:
     seconds: float = 0.0
     digest: str = ""
     version: str = ""
+    launch: list[str] = field(default_factory=list)
+    env: list[str] = field(default_factory=list)
+    """The variables it was started with placeholders for (names only)."""
     wrote_outside: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -125,13 +133,15 @@ async def harvest_one(entry: HarvestEntry, options: HarvestOptions, base: Path, 
     """Install, start, list, write the catalog file; every failure becomes the outcome's class."""
     started = time.monotonic()
     outcome = Outcome(entry.id, entry.registry, entry.package, entry.category, digest=entry.digest())
-    prefix = options.workspace / "packages" / entry.id
+    # In the jail base by default: every harvest uid can read it (a workspace folder may not let them).
+    prefix = (options.workspace if options.keep_packages else base) / "packages" / entry.id
     try:
         try:
             installed = await asyncio.to_thread(install, entry, prefix)
         except (RuntimeError, OSError) as exc:
             raise _Failed("install_failed", str(exc)) from None
-        outcome.version = installed.version
+        outcome.version, outcome.launch = installed.version, installed.launch
+        outcome.env = sorted(server_variables(entry, installed))
         listing = await _list_with_transport_retry(entry, installed, options, base, slot, outcome)
         if not listing["tools"]:
             raise _Failed("listed_nothing", "the server answered and listed no tools", listing["stderr"])
@@ -212,6 +222,9 @@ async def _listing(live: LiveSession, options: HarvestOptions) -> dict[str, Any]
     except TimeoutError:
         raise _Failed("list_timeout", f"tools/list did not answer within {options.list_timeout_s:g}s",
                       _tail(live.stderr_tail())) from None
+    except ValidationError as exc:
+        raise _Failed("invalid_listing", f"tools/list answered what MCP does not allow: {exc}"[:400],
+                      _tail(live.stderr_tail())) from None
     except Exception as exc:
         raise _Failed("crashed", f"tools/list failed: {type(exc).__name__}: {exc}"[:400],
                       _tail(live.stderr_tail())) from None
@@ -265,8 +278,7 @@ def _tail(text: str) -> str:
 def catalog_record(entry: HarvestEntry, installed: Installed, listing: dict[str, Any]) -> dict[str, Any]:
     """The committed file: provenance, then the tools in the catalog format, resources and prompts."""
     tools = [_tool_item(to_tool_spec(t, entry.id, "catalog")) for t in listing["tools"]]
-    names: set[str] = set()
-    unique = [t for t in tools if not (t["name"] in names or names.add(t["name"]))]
+    unique = list({t["name"]: t for t in reversed(tools)}.values())[::-1]  # the first of a repeated name
     return {
         "server": entry.id,
         "category": entry.category,
