@@ -51,8 +51,8 @@ def harvest_options() -> InstallOptions:
     """No install scripts, wheels only: nothing of an unvetted package runs at install time."""
     return InstallOptions(
         timeout_s=INSTALL_TIMEOUT_S,
-        npm_flags=("--ignore-scripts",),
-        pip_flags=("--only-binary=:all:",),
+        npm_flags=("--ignore-scripts", "--prefer-offline"),
+        pip_flags=("--only-binary=:all:", "--no-compile"),
     )
 
 

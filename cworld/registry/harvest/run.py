@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import time
@@ -168,16 +169,30 @@ def server_variables(entry: HarvestEntry, installed: Installed) -> dict[str, str
 async def _list_with_transport_retry(
     entry: HarvestEntry, installed: Installed, options: HarvestOptions, base: Path, slot: int, outcome: Outcome
 ) -> dict[str, Any]:
-    """Many servers take the transport as an argument (`server stdio`) and exit with their usage
-    without it: those are started once more with `stdio`, and the catalog records that launch."""
+    """Many servers take the transport or a subcommand as an argument (`server stdio`, `tool mcp`) and
+    exit with their usage without it: those are started once more with it; the catalog records that."""
     try:
         return await _list_in_jail(entry, installed, options, base, slot, outcome)
     except _Failed as failed:
-        if failed.failure != "exited" or entry.args or "stdio" not in failed.stderr:
+        argument = None if failed.failure != "exited" or entry.args else usage_argument(failed.stderr)
+        if argument is None:
             raise
-    installed.command.append("stdio")
-    installed.launch.append("stdio")
+    installed.command.append(argument)
+    installed.launch.append(argument)
     return await _list_in_jail(entry, installed, options, base, slot, outcome)
+
+
+_CHOICES = re.compile(r"\{([a-z0-9_,-]+)\}")
+
+
+def usage_argument(stderr: str) -> str | None:
+    """`stdio` when a usage message names it, else `mcp` when it is one of the subcommands offered."""
+    if "usage" not in stderr.lower() and "required" not in stderr.lower():
+        return None
+    choices = {c for group in _CHOICES.findall(stderr) for c in group.split(",")}
+    if "stdio" in choices or re.search(r"\bstdio\b", stderr):
+        return "stdio"
+    return "mcp" if "mcp" in choices else None
 
 
 async def _list_in_jail(
@@ -203,7 +218,7 @@ async def _list(target: Any, options: HarvestOptions) -> dict[str, Any]:
         if failure.timed_out:
             raise _Failed("handshake_timeout", f"no MCP handshake within {options.handshake_timeout_s:g}s",
                           stderr) from None
-        if failure.returncode is not None:
+        if failure.returncode is not None and failure.returncode != -signal.SIGKILL:
             raise _Failed("exited", f"exited with code {failure.returncode} before the handshake", stderr) from None
         raise _Failed("crashed", f"the handshake failed: {failure}", stderr) from None
     pid = live.process.pid if live.process is not None else None
