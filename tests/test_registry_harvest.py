@@ -195,3 +195,31 @@ def test_harvest_list_errors_name_the_entry(tmp_path):
     assert result.returncode != 0
     assert "servers[0] (id=x)" in result.stderr and "exactly one of" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@needs_node
+def test_a_harvested_server_that_validates_offline_is_installed_and_built_live(tmp_path, monkeypatch):
+    monkeypatch.setenv("CWORLD_EMBED_MODEL", "hash")
+    monkeypatch.delenv("FIXTURE_API_KEY", raising=False)
+    env = make_environment(tmp_path / "env", [{"id": "math", "kind": "sandbox", "transport": "memory",
+                                               "app": "math"}])
+    entries = [e for e in _bad_entries(tmp_path / "t.txt") if e.id in {"bad-good", "bad-hangs"}]
+    (env.registry / "harvest.yaml").write_text(
+        yaml.safe_dump({"servers": [e.model_dump(exclude_defaults=True) for e in entries]}))
+    options = HarvestOptions(out=env.registry / "catalogs" / "harvested", workspace=tmp_path / "hw",
+                             handshake_timeout_s=4)
+    asyncio.run(harvest(entries, options))
+    ws = Workspace(tmp_path / "ws")
+    from cworld.errors import UsageError
+    from cworld.registry.harvest.live import install_harvested, live_specs
+
+    with pytest.raises(UsageError, match="was not harvested"):
+        asyncio.run(install_harvested(env, ws, "bad-hangs"))
+    done = asyncio.run(install_harvested(env, ws, "bad-good"))
+    assert done.kept, done.validation
+    assert done.spec.credentials == ["FIXTURE_API_KEY"] and "{servers}" in " ".join(done.spec.args)
+    assert list(live_specs(ws.root / "servers")) == ["bad-good"]
+    report = asyncio.run(build_registry(env, ws, with_index=False, harvested=True))
+    assert [(s.server, s.kind) for s in report.servers] == [("math", "sandbox"), ("bad-good", "real")]
+    tool = environment_tools(env, ws).find("bad-good/echo")
+    assert (tool.availability, tool.server_kind) == ("live", "real")

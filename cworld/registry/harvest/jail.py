@@ -149,8 +149,20 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+BASE_PREFIX = "cworld-harvest-"
+
+
 def jail_base() -> Path:
-    """A folder every harvest uid can pass through (a pytest or workspace folder may not let them)."""
-    base = Path(tempfile.mkdtemp(prefix="cworld-harvest-"))
+    """A folder every harvest uid can pass through (a pytest or workspace folder may not let them),
+    named after this process; those of harvests that were killed are removed first."""
+    _remove_stale_bases()
+    base = Path(tempfile.mkdtemp(prefix=f"{BASE_PREFIX}{os.getpid()}-"))
     base.chmod(base.stat().st_mode | stat.S_IXOTH | stat.S_IXGRP)
     return base
+
+
+def _remove_stale_bases() -> None:
+    for path in Path(tempfile.gettempdir()).glob(f"{BASE_PREFIX}*-*"):
+        pid = path.name.removeprefix(BASE_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists() and path.stat().st_uid == os.geteuid():
+            shutil.rmtree(path, ignore_errors=True)

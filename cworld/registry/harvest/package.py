@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import configparser
 import json
+import os
 import re
 import shutil
 import stat
@@ -95,7 +96,7 @@ def describe_npm(entry: HarvestEntry, prefix: Path) -> Installed:
     folder = npm_package_dir(entry, prefix)
     meta = _read_json(folder / "package.json")
     name, rel = _pick_bin(entry, meta)
-    script = (folder / rel).resolve()
+    script = Path(os.path.normpath(folder / rel))  # under the prefix, even when the package is a link
     if not script.is_file():
         raise RuntimeError(f"installed, but its entry {rel} is missing")
     lock = _read_json(npm_prefix(prefix) / "package-lock.json")
