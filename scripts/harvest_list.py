@@ -73,7 +73,7 @@ _EXCLUDE = re.compile(
     r"\b(sdk|framework|inspector|client|boilerplate|template|starter|proxy|gateway|router|adapter|adapters|"
     r"middleware|bridge|types|typings|create-|scaffold|toolkit for building|library for building|"
     r"build mcp servers|deprecated|renamed|instrumentation|example|demo|test server|hello world|cli for|"
-    r"registry|marketplace|installer|manager for mcp|wrapper for mcp|hub)\b",
+    r"registry|marketplace|installer|manager for mcp|wrapper for mcp|hub|darwin|win32|windows|macos)\b",
     re.IGNORECASE,
 )
 _SERVER = re.compile(r"(mcp|model context protocol)[- ]?server|server for|mcp\b", re.IGNORECASE)

@@ -27,6 +27,12 @@ _SECRETISH = re.compile(
     r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS$|AUTH|CREDENTIAL|API|ACCOUNT|USER|_ID$|CLIENT|URL|URI|HOST|"
     r"ENDPOINT|DOMAIN|ORG|WORKSPACE|PROJECT|TENANT|EMAIL|DSN|DATABASE|INSTANCE|SITE|REGION|BUCKET"
 )
+_CONFIG = re.compile(
+    r"TRANSPORT|LIMIT|TIMEOUT|_MAX|MAX_|_MIN|MIN_|_PER_|_FILE$|_PATH$|_DIR$|_JSON$|ENABLE|DISABLE|_MODE$|LEVEL|"
+    r"_HOURS?$|_SECONDS$|_MS$|_TTL$|RETR|VERBOSE|_CACHE|_SIZE$|_COUNT$|_VERSION$|_FORMAT$|_ALLOW|_READ_ONLY|"
+    r"_STDIO|_HTTP_PORT|_LISTEN"
+)
+"""Settings, not credentials: a placeholder there (a transport, a limit, a file path) breaks the server."""
 _NOT_CREDENTIALS = re.compile(
     r"^(NODE_|NPM_|npm_|PYTHON|PIP_|VIRTUAL_ENV|HOME$|PATH$|PWD$|TMPDIR$|TEMP$|TMP$|SHELL$|TERM|LANG|LC_|"
     r"DEBUG|LOG|MCP_|FASTMCP_|PORT$|HOSTNAME$|USERPROFILE|APPDATA|LOCALAPPDATA|XDG_|CI$|TZ$|NO_COLOR|"
@@ -46,6 +52,8 @@ class Installed:
     launch: list[str] = field(default_factory=list)
     """The command as the catalog records it: the bin or console script and its args, no local paths."""
     env_names: list[str] = field(default_factory=list)
+    pins: list[str] = field(default_factory=list)
+    """Requirements added to the package's own (`mcp<2`)."""
 
 
 def harvest_options() -> InstallOptions:
@@ -68,8 +76,33 @@ def install(entry: HarvestEntry, prefix: Path) -> Installed:
         options = InstallOptions(
             options.timeout_s, (), (*options.pip_flags, "--report", str(report)), python=venv_python()
         )
-    install_package(entry.server_spec(), prefix, options)
-    return describe_npm(entry, prefix) if entry.npm else describe_pypi(entry, prefix)
+    if entry.npm:
+        install_package(entry.server_spec(), prefix, options)
+        return describe_npm(entry, prefix)
+    pins = _install_pypi_pinned(entry, prefix, options)
+    described = describe_pypi(entry, prefix)
+    described.pins = pins
+    return described
+
+
+MCP_V1 = "mcp<2"
+"""Most PyPI servers were written against mcp 1.x (`mcp.server.fastmcp`) and ask for `mcp>=1.x` with no
+upper bound, so the newest mcp (2.x, with other names) breaks them at import. They get 1.x; a server that
+needs 2.x cannot install with the pin and is installed again without it."""
+
+
+def _install_pypi_pinned(entry: HarvestEntry, prefix: Path, options: InstallOptions) -> list[str]:
+    spec = entry.server_spec()
+    assert spec.install is not None
+    pinned = spec.model_copy(update={"install": spec.install.model_copy(update={"pip_extra": [MCP_V1]})})
+    try:
+        install_package(pinned, prefix, options)
+        return [MCP_V1]
+    except RuntimeError as exc:
+        if "took longer" in str(exc):
+            raise
+    install_package(spec, prefix, options)
+    return []
 
 
 def venv_python() -> str | None:
@@ -256,7 +289,7 @@ def _scan_files(files: list[Path], regex: re.Pattern[str]) -> list[str]:
         budget -= len(text)
         for match in regex.finditer(text):
             name = next(g for g in match.groups() if g)
-            if _SECRETISH.search(name) and not _NOT_CREDENTIALS.match(name):
+            if _SECRETISH.search(name) and not _NOT_CREDENTIALS.match(name) and not _CONFIG.search(name):
                 found[name] = None
     return list(found)[:40]
 

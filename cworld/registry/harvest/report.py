@@ -46,8 +46,9 @@ def harvest_tables(summary: dict[str, Any]) -> list[Table]:
     servers = Table(title=f"harvest: {summary['servers_ok']} of {summary['servers_tried']} servers listed "
                     f"{summary['tools']} tools")
     for col in ("server", "registry", "category", "status", "tools"):
-        servers.add_column(col, no_wrap=True, justify="right" if col == "tools" else "left")
-    servers.add_column("note", overflow="ellipsis", max_width=60)
+        servers.add_column(col, no_wrap=True, justify="right" if col == "tools" else "left",
+                           min_width={"category": 9, "status": 15}.get(col), overflow="fold" if col == "server" else "ellipsis")
+    servers.add_column("note", overflow="ellipsis", max_width=60, no_wrap=True)
     for s in summary["servers"]:
         status = "[green]ok[/green]" if s["status"] == "ok" else f"[red]{s['failure']}[/red]"
         servers.add_row(s["id"], s["registry"], s["category"], status, str(s["tools"]),

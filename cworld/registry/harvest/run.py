@@ -218,7 +218,7 @@ async def _list(target: Any, options: HarvestOptions) -> dict[str, Any]:
         if failure.timed_out:
             raise _Failed("handshake_timeout", f"no MCP handshake within {options.handshake_timeout_s:g}s",
                           stderr) from None
-        if failure.returncode is not None and failure.returncode != -signal.SIGKILL:
+        if failure.returncode is not None and failure.returncode not in (-signal.SIGKILL, -signal.SIGTERM):
             raise _Failed("exited", f"exited with code {failure.returncode} before the handshake", stderr) from None
         raise _Failed("crashed", f"the handshake failed: {failure}", stderr) from None
     pid = live.process.pid if live.process is not None else None
@@ -307,6 +307,7 @@ def catalog_record(entry: HarvestEntry, installed: Installed, listing: dict[str,
             "harvested_at": time.strftime("%Y-%m-%d"),
             "launch": installed.launch,
             "env": sorted(server_variables(entry, installed)),
+            "pins": installed.pins,
             "server_info": listing["server_info"],
             "protocol_version": listing["protocol_version"],
         },
