@@ -38,7 +38,7 @@ needs_node = pytest.mark.skipif(shutil.which("node") is None or shutil.which("np
 
 
 def _bad_entries(target: Path) -> list[HarvestEntry]:
-    names = ["hangs", "floods", "exits", "crashes", "lists-nothing", "trespasses", "good"]
+    names = ["hangs", "floods", "exits", "crashes", "refuses", "lists-nothing", "trespasses", "good"]
     env = {"trespasses": {"CWORLD_FIXTURE_TARGET": str(target)}}
     return [HarvestEntry(id=f"bad-{n}", npm=str(BAD), command=n, env=env.get(n, {}), category="utilities")
             for n in names]
@@ -66,6 +66,7 @@ def test_bad_servers_are_classified_and_never_stall_or_damage_the_harvest(tmp_pa
         "bad-floods": failures["bad-floods"],  # stopped by its file-size limit, or still silent at the deadline
         "bad-exits": "exited",
         "bad-crashes": "crashed",
+        "bad-refuses": "list_refused",
         "bad-lists-nothing": "listed_nothing",
         "bad-trespasses": None,
         "bad-good": None,
@@ -78,7 +79,7 @@ def test_bad_servers_are_classified_and_never_stall_or_damage_the_harvest(tmp_pa
     assert good["provenance"]["env"] == ["FIXTURE_API_KEY"]  # found in its code, given a placeholder
     assert good["provenance"]["launch"] == ["good"] and good["provenance"]["license"] == "MIT"
     summary = json.loads((options.out / SUMMARY).read_text())
-    assert (summary["servers_tried"], summary["servers_ok"], summary["tools"]) == (7, 2, 2)
+    assert (summary["servers_tried"], summary["servers_ok"], summary["tools"]) == (8, 2, 2)
     assert not (options.out / "bad-hangs.json").exists()
     if privileged():
         assert not target.exists(), "a harvested server wrote outside its scratch folder"

@@ -9,6 +9,7 @@ Every failure is classified:
 | `handshake_timeout` | it did not finish the MCP handshake in time |
 | `list_timeout` | it finished the handshake but `tools/list` did not answer in time |
 | `crashed` | it broke during the handshake or the listing (bad protocol, died) |
+| `list_refused` | `tools/list` answered an error (it wants its credentials or the network to list) |
 | `invalid_listing` | `tools/list` answered with tools MCP does not allow (a schema that is not an object...) |
 | `listed_nothing` | it answered and listed no tools |
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from cworld.data_model import ToolSpec
@@ -46,8 +48,8 @@ HANDSHAKE_TIMEOUT_S = 30.0
 LIST_TIMEOUT_S = 30.0
 PAGE_CAP = 50
 STDERR_TAIL = 600
-FAILURES = ("install_failed", "exited", "handshake_timeout", "list_timeout", "crashed", "invalid_listing",
-            "listed_nothing")
+FAILURES = ("install_failed", "exited", "handshake_timeout", "list_timeout", "crashed", "list_refused",
+            "invalid_listing", "listed_nothing")
 
 
 @dataclass(frozen=True)
@@ -237,6 +239,13 @@ async def _listing(live: LiveSession, options: HarvestOptions) -> dict[str, Any]
     except TimeoutError:
         raise _Failed("list_timeout", f"tools/list did not answer within {options.list_timeout_s:g}s",
                       _tail(live.stderr_tail())) from None
+    except MCPError as exc:
+        if live.process is not None:
+            await live.process.wait_exited(0.5)  # the pipe closes a moment before the exit is seen
+        if live.process_exited or "connection closed" in str(exc).lower():
+            raise _Failed("crashed", f"the server died during tools/list ({exc})"[:400],
+                          _tail(live.stderr_tail())) from None
+        raise _Failed("list_refused", f"tools/list answered an error: {exc}"[:400], _tail(live.stderr_tail())) from None
     except ValidationError as exc:
         raise _Failed("invalid_listing", f"tools/list answered what MCP does not allow: {exc}"[:400],
                       _tail(live.stderr_tail())) from None
