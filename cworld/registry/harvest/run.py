@@ -364,10 +364,11 @@ async def harvest(
             progress.started(entry)
             try:
                 outcome = await asyncio.wait_for(harvest_one(entry, options, base, slot), budget)
-            except TimeoutError:
+            except Exception as exc:  # its own failure, whatever it is: the others go on
+                what = ("the whole harvest of this server outlasted its budget" if isinstance(exc, TimeoutError)
+                        else f"the harvest of this server failed: {type(exc).__name__}: {exc}")
                 outcome = Outcome(entry.id, entry.registry, entry.package, entry.category, failure="crashed",
-                                  detail="the whole harvest of this server outlasted its budget",
-                                  digest=entry.digest())
+                                  detail=what[:800], digest=entry.digest())
                 write_json(_state_path(options, entry), outcome.as_dict())
             outcomes.append(outcome)
             write_summary(entries, options)
