@@ -19,11 +19,16 @@ def command() -> None:
 @command.command("install")
 @click.option("--only", multiple=True, metavar="ID", help="Install only this server (repeatable).")
 @click.option("--force", is_flag=True, help="Reinstall even when the stamp says it is installed.")
+@click.option("--harvested", metavar="NAME", default=None,
+              help="Install a harvested server instead, validate it offline, keep it live if a tool is usable.")
 @json_option
 @click.pass_context
-def install(ctx: click.Context, only: tuple[str, ...], force: bool, as_json: bool) -> None:
+def install(ctx: click.Context, only: tuple[str, ...], force: bool, harvested: str | None, as_json: bool) -> None:
     """npm servers into <workspace>/servers/npm, each PyPI server into its own venv; skips installed ones."""
     ws = workspace(ctx)
+    if harvested:
+        _install_harvested(ctx, harvested, as_json)
+        return
     console = Console(stderr=True)
 
     def report(o: InstallOutcome) -> None:
@@ -62,3 +67,19 @@ def status(ctx: click.Context, as_json: bool) -> None:
     for sid, line in data.items():
         table.add_row(sid, line)
     Console().print(table)
+
+
+def _install_harvested(ctx: click.Context, name: str, as_json: bool) -> None:
+    import asyncio
+
+    from cworld.registry.harvest.live import install_harvested
+
+    done = asyncio.run(install_harvested(environment(ctx), workspace(ctx), name))
+    counts = done.validation.stage_counts()
+    if as_json:
+        echo_json({"server": name, "kept": done.kept, "stages": counts, "reason": done.validation.reason})
+        return
+    verdict = ("[green]kept: it runs live with `cworld registry build --harvested`[/green]" if done.kept
+               else "[red]not kept: no tool was usable offline; it stays schema-only[/red]")
+    Console().print(f"{name}: {len(done.validation.tools)} tools, {counts['usable']} usable, "
+                    f"{counts['invocable']} invocable, {counts['available']} available; {verdict}")

@@ -225,16 +225,26 @@ async def build_registry(
     servers_dir: Path | None = None,
     progress: Progress | None = None,
     with_index: bool = True,
+    harvested: bool = False,
 ) -> BuildReport:
-    """Validate the manifest's servers and write the registry; see the module docstring."""
+    """Validate the manifest's servers and write the registry; see the module docstring.
+
+    `harvested`: the harvested catalog (`registry/catalogs/harvested/`) is loaded too, schema-only, except
+    the harvested servers installed and validated here, which run live (`harvest/live.py`).
+    """
     started = time.perf_counter()
-    specs = load_manifest(env)
+    servers_dir = servers_dir or workspace.root / "servers"
+    specs = load_manifest(env, harvested=harvested)
+    if harvested:
+        from cworld.registry.harvest.live import with_live
+
+        specs = with_live(specs, servers_dir)  # `cworld servers install --harvested NAME` made them live
     chosen = select_servers(specs, only)
     out = registry_dir(workspace)
     previous = load_report(workspace)
     old_tools = read_jsonl(out / TOOLS_FILE, ToolSpec) if (out / TOOLS_FILE).is_file() else []
     scratch_root = workspace.path("scratch") / f"build-{os.getpid()}-{int(time.time())}"
-    ctx = LaunchContext(workspace.root, servers_dir or workspace.root / "servers", scratch_root)
+    ctx = LaunchContext(workspace.root, servers_dir, scratch_root)
     try:
         outcomes = await _check_all(
             env,

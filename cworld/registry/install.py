@@ -119,20 +119,42 @@ def installed_status(env: Environment, workspace: Workspace) -> dict[str, str]:
 # --- installing -------------------------------------------------------------------------------------
 
 
-def _run(cmd: list[str], cwd: Path | None = None) -> None:
+def _run(cmd: list[str], cwd: Path | None = None, timeout_s: float = INSTALL_TIMEOUT_S) -> None:
     """Run an installer; a failure raises with the last lines of its output, which say what went wrong."""
     try:
-        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout_s)
     except FileNotFoundError:
         raise RuntimeError(f"{cmd[0]} is not installed on this machine") from None
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"{' '.join(cmd[:3])} took longer than {INSTALL_TIMEOUT_S}s") from None
+        raise RuntimeError(f"{' '.join(cmd[:3])} took longer than {timeout_s:g}s") from None
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
         raise RuntimeError(f"{' '.join(cmd[:3])} exited {proc.returncode}: {' | '.join(lines[-3:])}")
 
 
-def _install_npm(spec: ServerSpec, servers_dir: Path) -> None:
+@dataclass(frozen=True)
+class InstallOptions:
+    """How strictly to install. The harvest installs packages nobody here has vetted: no install scripts
+    (they would run as this user), wheels only, a shorter timeout, and pip's report for the file's hash."""
+
+    timeout_s: float = INSTALL_TIMEOUT_S
+    npm_flags: tuple[str, ...] = ()
+    pip_flags: tuple[str, ...] = ()
+    python: str | None = None
+    """The interpreter a PyPI server's venv is made from (default: this one)."""
+
+
+def install_package(spec: ServerSpec, servers_dir: Path, options: InstallOptions = InstallOptions()) -> None:
+    """Install the spec's npm package into `npm_prefix(servers_dir)`, or its PyPI package into its venv;
+    raise `RuntimeError` with the installer's last lines when it fails."""
+    assert spec.install is not None
+    if spec.install.npm:
+        _install_npm(spec, servers_dir, options)
+    else:
+        _install_pypi(spec, servers_dir, options)
+
+
+def _install_npm(spec: ServerSpec, servers_dir: Path, options: InstallOptions = InstallOptions()) -> None:
     assert spec.install is not None and spec.install.npm
     prefix = npm_prefix(servers_dir)
     prefix.mkdir(parents=True, exist_ok=True)
@@ -146,18 +168,20 @@ def _install_npm(spec: ServerSpec, servers_dir: Path) -> None:
             "--no-fund",
             "--no-audit",
             "--loglevel=error",
+            *options.npm_flags,
             spec.install.npm,
-        ]
+        ],
+        timeout_s=options.timeout_s,
     )
 
 
-def _install_pypi(spec: ServerSpec, servers_dir: Path) -> None:
+def _install_pypi(spec: ServerSpec, servers_dir: Path, options: InstallOptions = InstallOptions()) -> None:
     """A fresh venv without pip of its own; this interpreter's pip installs into it (`pip --python`)."""
     assert spec.install is not None and spec.install.pypi
     venv = venv_dir(servers_dir, spec.id)
     if venv.exists():
         shutil.rmtree(venv)
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    _run([options.python or sys.executable, "-m", "venv", "--without-pip", str(venv)])
     pip = [
         sys.executable,
         "-m",
@@ -166,7 +190,10 @@ def _install_pypi(spec: ServerSpec, servers_dir: Path) -> None:
         str(venv / "bin" / "python"),
         "--disable-pip-version-check",
     ]
-    _run([*pip, "install", "-q", spec.install.pypi, *spec.install.pip_extra])
+    _run(
+        [*pip, "install", "-q", *options.pip_flags, spec.install.pypi, *spec.install.pip_extra],
+        timeout_s=options.timeout_s,
+    )
 
 
 def install_one(spec: ServerSpec, servers_dir: Path, *, force: bool = False) -> InstallOutcome:
@@ -175,11 +202,7 @@ def install_one(spec: ServerSpec, servers_dir: Path, *, force: bool = False) -> 
     if not force and server_status(spec, servers_dir).startswith("installed"):
         return InstallOutcome(spec.id, "skipped", "already installed", 0.0)
     try:
-        assert spec.install is not None
-        if spec.install.npm:
-            _install_npm(spec, servers_dir)
-        else:
-            _install_pypi(spec, servers_dir)
+        install_package(spec, servers_dir)
         entry = entry_path(spec, servers_dir)
         if entry is None or not entry.exists():
             raise RuntimeError(f"installed, but {entry} is missing; check `install.entry` in servers.yaml")

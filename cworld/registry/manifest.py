@@ -26,14 +26,22 @@ def manifest_path(env: Environment) -> Path:
     return env.registry / MANIFEST_NAME
 
 
-def load_manifest(env: Environment) -> list[ServerSpec]:
-    """Every server entry, validated; ids are unique and each kind has what it needs to run."""
+def load_manifest(env: Environment, *, harvested: bool = False) -> list[ServerSpec]:
+    """Every server entry, validated; ids are unique and each kind has what it needs to run.
+
+    `harvested`: also one schema-only catalog server per file of `registry/catalogs/harvested/`
+    (`cworld registry harvest`); only where asked for, because they are thousands of tools.
+    """
     path = manifest_path(env)
     entries = _read_entries(path)
     specs = [_validate_entry(path, i, entry) for i, entry in enumerate(entries)]
     _check_unique(path, specs)
     for i, spec in enumerate(specs):
         _check_kind(env, path, i, spec)
+    if harvested:
+        from cworld.registry.harvest.catalog import harvested_specs
+
+        specs.extend(harvested_specs(env, {s.id for s in specs}))
     return specs
 
 
@@ -150,6 +158,8 @@ def load_catalog(env: Environment, spec: ServerSpec) -> list[ToolSpec]:
     """The tools of a schema-only catalog, as `ToolSpec`s with availability `schema-only`."""
     path = catalog_path(env, spec)
     items = read_json(path, ContentError, str(path), missing=f"{path}: no such file (servers.yaml entry '{spec.id}')")
+    if isinstance(items, dict) and isinstance(items.get("tools"), list):
+        items = items["tools"]  # a harvested catalog: its tools, with provenance beside them
     if not isinstance(items, list):
         raise ContentError(f"{path}: a catalog must be a JSON list of tool definitions")
     tools = [_catalog_tool(path, spec, i, item) for i, item in enumerate(items)]
