@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_helpers import call
 from rollout_helpers import scratch_context
 
 from cworld.controller.backends.endstate import change_set
@@ -28,11 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_cards(ROOT / "category_cards")
 TOOLS = {t.id: t for app in all_apps() for t in tool_specs(app)}
 
-
-def call(engine: SchemaEngine, session: SessionLog, tool_id: str, args: dict[str, Any]) -> ToolResult:
-    result = engine.respond_sync(TOOLS[tool_id], args, session)
-    session.record(tool_id, args, result)
-    return result
 
 
 def by_kind(engine: SchemaEngine, session: SessionLog) -> dict[tuple[str, str], Any]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from engine_helpers import call
 
 from cworld.agents import make_agent
 from cworld.config import ModelConfig, ModelsConfig
@@ -19,7 +20,6 @@ from cworld.data_model import (
     ScenarioEntity,
     ScenarioRelation,
     Task,
-    ToolResult,
     ToolSpec,
 )
 from cworld.engine.cards.card import load_cards
@@ -113,11 +113,6 @@ TRIP = Task(
 def session(task: Task | None = TRIP, seed: int = 3) -> SessionLog:
     return SessionLog(seed=seed, context=task.public() if task is not None else None)
 
-
-def call(engine: SchemaEngine, log: SessionLog, tool_id: str, args: dict[str, Any]) -> ToolResult:
-    result = engine.respond_sync(TOOLS[tool_id], args, log)
-    log.record(tool_id, args, result)
-    return result
 
 
 def engine() -> SchemaEngine:

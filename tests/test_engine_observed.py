@@ -4,9 +4,10 @@ seed the engine's world, and a record's own lock and secret decide calls before 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from cworld.data_model import PublicTask, Scenario, ScenarioEntity, ToolResult
+from engine_helpers import body, call, scenario_session
+
+from cworld.data_model import Scenario, ScenarioEntity
 from cworld.engine.cards.card import load_cards
 from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
@@ -40,18 +41,9 @@ DOCS = Scenario(today="2026-04-24T10:45:00+00:00", entities=[
 
 
 def session(scenario: Scenario) -> SessionLog:
-    return SessionLog(seed=1, context=PublicTask(id="t", query="Book it.", scenario=scenario))
+    return scenario_session(scenario, "Book it.")
 
 
-def call(engine: SchemaEngine, log: SessionLog, tool_id: str, args: dict[str, Any]) -> ToolResult:
-    result = engine.respond_sync(TOOLS[tool_id], args, log)
-    log.record(tool_id, args, result)
-    return result
-
-
-def body(result: ToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.text
-    return result.structured_content or {}
 
 
 def test_airports_keyed_by_code_are_the_scenarios() -> None:

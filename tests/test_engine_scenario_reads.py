@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from cworld.data_model import PublicTask, Scenario, ScenarioEntity, ScenarioRelation, ToolResult
+from engine_helpers import body, call
+from engine_helpers import scenario_session as session
+
+from cworld.data_model import Scenario, ScenarioEntity, ScenarioRelation
 from cworld.engine.cards.card import load_cards
-from cworld.engine.protocol import SessionLog
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.registry.tools import sandbox_tools
 
@@ -57,20 +58,6 @@ CARDS_ON_FILE = Scenario(today="2026-06-17T14:15:00+00:00", entities=[
 ])
 
 
-def session(scenario: Scenario, query: str = "Sort it out.") -> SessionLog:
-    return SessionLog(seed=1, context=PublicTask(id="t", query=query, scenario=scenario))
-
-
-def call(engine: SchemaEngine, log: SessionLog, tool_id: str, args: dict[str, Any]) -> ToolResult:
-    result = engine.respond_sync(TOOLS[tool_id], args, log)
-    log.record(tool_id, args, result)
-    return result
-
-
-def body(result: ToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.text
-    assert result.meta.get("schema_valid") is True
-    return result.structured_content or {}
 
 
 def test_a_security_is_found_by_name_and_quoted_from_the_scenario() -> None:
