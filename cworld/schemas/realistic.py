@@ -16,6 +16,7 @@ from typing import Any
 from cworld.schemas.plausible import hinted_type, numeric_range, value_for_type
 from cworld.schemas.records import RecordContext, harmonize
 from cworld.schemas.values import UNSET, ValueGenerator, fit_length
+from cworld.schemas.walk import item_schema
 
 #: entity stem (e.g. "person") -> existing keys; empty when the world has no such entity.
 IdSource = Callable[[str], list[str]]
@@ -105,12 +106,13 @@ class RealisticValues(ValueGenerator):
         if depth > 6 or (_TROUBLE.search(name) and not schema.get("minItems")):
             return []  # nothing is known to be wrong: no problems, warnings or errors
         count = max(schema.get("minItems", 0), self.rng.randint(1, 3))
-        if _SPAN.search(name) and (schema.get("items") or {}).get("type") == "string":
+        if _SPAN.search(name) and item_schema(schema).get("type") == "string":
             count = 2  # a slot, range or window is a [start, end] pair
+        if isinstance(schema.get("items"), list):
+            count = len(schema["items"])  # an old-style tuple such as [longitude, latitude]
         count = min(count, schema.get("maxItems", count))
-        item = schema.get("items") or {"type": "string"}
         singular = name[:-1] if name.endswith("s") else name
-        made = [self.value(item, singular, depth + 1) for _ in range(count)]
+        made = [self.value(item_schema(schema, i) or {"type": "string"}, singular, depth + 1) for i in range(count)]
         if made and all(isinstance(v, str) and _ISO.match(v) for v in made):
             made.sort()  # [start, end] pairs and time series run forwards
         return made

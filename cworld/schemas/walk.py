@@ -81,3 +81,11 @@ def result_value(result: ToolResult) -> Any:
         return json.loads(result.text)
     except (json.JSONDecodeError, TypeError):
         return None
+
+
+def item_schema(schema: dict[str, Any], index: int = 0) -> dict[str, Any]:
+    """The schema of an array's `index`-th item; old-style tuple `items: [...]` (harvested servers) too."""
+    items = schema.get("items") or {}
+    if isinstance(items, list):
+        items = items[index] if index < len(items) else schema.get("additionalItems") or {}
+    return items if isinstance(items, dict) else {}

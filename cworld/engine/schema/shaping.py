@@ -19,6 +19,7 @@ from cworld.engine.schema.rules import EXPIRY_FLAGS, expiry_flag
 from cworld.engine.world.fresh import fresh_default
 from cworld.schemas.plausible import clock
 from cworld.schemas.realistic import IdSource, number_bounds, value_for_schema
+from cworld.schemas.walk import item_schema
 
 #: (property, the record being shaped, the answer object's property names) -> the world's records that
 #: list holds (a board's `lists`, a cart's `items`), or None when no collection holds it.
@@ -82,8 +83,7 @@ class Shaper:
         if "array" in types and isinstance(source, dict) and source and all(isinstance(v, dict) for v in source.values()):
             source = [{f"{each}_id": key, **v} for key, v in source.items()]  # `labels: {lbl_1: {...}}` as a list
         if "array" in types and isinstance(source, list):
-            item = schema.get("items") or {}
-            return [self.fill(item, x, name=each, depth=depth + 1) for x in source]
+            return [self.fill(item_schema(schema, i), x, name=each, depth=depth + 1) for i, x in enumerate(source)]
         if "object" in types and isinstance(source, str) and "properties" in schema:
             return self._object_from_text(schema, source, depth)
         return self._coerce(schema, types, source, name)
@@ -121,8 +121,7 @@ class Shaper:
             return source[twin]  # `depart_at` in the answer, `departs_at` in the record
         types = schema_types(schema)
         if "array" in types:
-            items = schema.get("items") or {}
-            nested = self.nested is not None and "object" in schema_types(items)
+            nested = self.nested is not None and "object" in schema_types(item_schema(schema))
             found = _list_in(source)
             if found is None and nested:
                 found = self.nested(prop, source, siblings)  # type: ignore[misc]

@@ -31,9 +31,16 @@ CARD_OF: dict[str, str] = {
     "health": "health_records",
     "knowledge": "knowledge_graph",
     "utilities": "utilities",
-    "maps": "weather",
+    "maps": "maps",
+    "browser": "browser_automation",
+    "media": "media",
+    "education": "education",
+    "devops": "devops",
+    "cloud": "cloud_infrastructure",
+    "iot": "devices",
+    "security": "security",
 }
-"""The category card a harvested server's tools default to, by its field in harvest.yaml; others: none."""
+"""The category card a harvested server's tools default to, by its field in harvest.yaml (every field has one)."""
 
 
 def harvested_dir(env: Environment) -> Path:
