@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from cworld.data_model import ServerSpec, ToolAnnotations, ToolSpec, read_json
 from cworld.environment import Environment
@@ -33,8 +33,8 @@ def load_manifest(env: Environment, *, harvested: bool = False) -> list[ServerSp
     (`cworld registry harvest`); only where asked for, because they are thousands of tools.
     """
     path = manifest_path(env)
-    entries = _read_entries(path)
-    specs = [_validate_entry(path, i, entry) for i, entry in enumerate(entries)]
+    entries = read_server_list(path, f"an environment's registry/ needs a {MANIFEST_NAME}")
+    specs = [validate_server_entry(ServerSpec, path, i, entry) for i, entry in enumerate(entries)]
     _check_unique(path, specs)
     for i, spec in enumerate(specs):
         _check_kind(env, path, i, spec)
@@ -52,9 +52,14 @@ def server_by_id(specs: list[ServerSpec], server_id: str) -> ServerSpec:
     raise ContentError(f"no server '{server_id}' in the manifest; known: {', '.join(s.id for s in specs)}")
 
 
-def _read_entries(path: Path) -> list[Any]:
+Entry = TypeVar("Entry", bound=BaseModel)
+
+
+def read_server_list(path: Path, missing: str) -> list[Any]:
+    """The `servers:` list of a registry YAML file (the manifest, the harvest list); `missing` says why
+    the file is needed. Every problem is one line naming the file (and the line, for bad YAML)."""
     if not path.is_file():
-        raise ContentError(f"{path}: no such file; an environment's registry/ needs a {MANIFEST_NAME}")
+        raise ContentError(f"{path}: no such file; {missing}")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
@@ -72,11 +77,12 @@ def _entry_label(index: int, entry: Any) -> str:
     return f"servers[{index}]" + (f" (id={sid})" if sid else "")
 
 
-def _validate_entry(path: Path, index: int, entry: Any) -> ServerSpec:
+def validate_server_entry(model: type[Entry], path: Path, index: int, entry: Any) -> Entry:
+    """One entry of a `servers:` list as `model`; the error names the entry and its first bad field."""
     if not isinstance(entry, dict):
         raise ContentError(f"{path}: {_entry_label(index, entry)}: each server must be a mapping")
     try:
-        return ServerSpec.model_validate(entry)
+        return model.model_validate(entry)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         field = ".".join(str(p) for p in err["loc"]) or "(entry)"

@@ -7,12 +7,12 @@ import json
 import re
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from cworld.data_model import InstallSpec, ServerSpec
 from cworld.environment import Environment
 from cworld.errors import ContentError
+from cworld.registry.manifest import read_server_list, validate_server_entry
 
 HARVEST_LIST = "harvest.yaml"
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -84,23 +84,8 @@ def harvest_list_path(env: Environment) -> Path:
 
 def load_harvest_list(path: Path) -> list[HarvestEntry]:
     """Every entry, validated, ids unique; errors name the file, the entry and the field on one line."""
-    if not path.is_file():
-        raise ContentError(f"{path}: no such file; the harvest reads its package list from it")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ContentError(f"{path}: invalid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("servers"), list):
-        raise ContentError(f"{path}: the top level must be a mapping with a `servers:` list")
-    entries: list[HarvestEntry] = []
-    for i, raw in enumerate(data["servers"]):
-        label = f"servers[{i}]" + (f" (id={raw.get('id')})" if isinstance(raw, dict) and raw.get("id") else "")
-        try:
-            entries.append(HarvestEntry.model_validate(raw))
-        except ValidationError as exc:
-            err = exc.errors(include_url=False)[0]
-            field = ".".join(str(p) for p in err["loc"]) or "(entry)"
-            raise ContentError(f"{path}: {label}.{field}: {err['msg']}") from None
+    raw = read_server_list(path, "the harvest reads its package list from it")
+    entries = [validate_server_entry(HarvestEntry, path, i, entry) for i, entry in enumerate(raw)]
     ids = [e.id for e in entries]
     if dupes := sorted({i for i in ids if ids.count(i) > 1}):
         raise ContentError(f"{path}: ids must be unique; repeated: {', '.join(dupes)}")
