@@ -88,14 +88,13 @@ async def run_experiment(
 ) -> tuple[Path, Path]:
     """Both runs (resumable) and their scores; returns the live and synthesized run folders. `live` holds the
     environment, workspace and tools; the synthesized side is the same context with the World Engine."""
-    from cworld.agents import scripted_skills
+    from cworld.agents import check_agent_name
     from cworld.rollout import Runner
 
     if not tasks:
         raise UsageError("no tasks for the experiment; give --tasks FILE or create tasks with `cworld synth`")
     for agent in config.agents:
-        if agent.startswith("scripted:"):
-            scripted_skills(agent)
+        check_agent_name(agent)
     engine = make_engine(config.engine, live.env, live.workspace, live.tools)
     contexts = {LIVE: live, SYNTH: replace(live, engine=engine)}
     folders = {mode: out / mode for mode in contexts}
