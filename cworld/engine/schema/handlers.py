@@ -73,9 +73,7 @@ def unlock(record: dict[str, Any]) -> None:
 def failure(card: CategoryCard, coll: Collection, key: str, error_class: str, default: str, field: str) -> Outcome:
     """The card's failure of a class, filled in for this record (`default` when the card has none)."""
     mode = card.failure(error_class)
-    template = mode.message if mode else default
-    text = template.replace("{id}", key).replace("{entity}", coll.entity.name.replace("_", " "))
-    return Outcome(error_class=error_class, message=text.replace("{field}", field))
+    return Outcome.failed(error_class, mode.message if mode else default, entity=coll.entity.name, key=key, field=field)
 
 
 # --- finding the record a call is about ------------------------------------------------------------
@@ -114,10 +112,7 @@ def _explicit_id(args: dict[str, Any]) -> str | None:
 
 
 def not_found(card: CategoryCard, coll: Collection, key: str) -> Outcome:
-    failure = card.failure("not_found")
-    template = failure.message if failure else "No {entity} with id '{id}'."
-    text = template.replace("{id}", key).replace("{entity}", coll.entity.name.replace("_", " "))
-    return Outcome(error_class="not_found", message=text.replace("{field}", coll.key_field))
+    return failure(card, coll, key, "not_found", "No {entity} with id '{id}'.", coll.key_field)
 
 
 def _record_fields(coll: Collection, args: dict[str, Any]) -> dict[str, Any]:

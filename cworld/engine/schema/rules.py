@@ -90,9 +90,7 @@ def _failure(card: CategoryCard, error_class: str, cues: tuple[str, ...], defaul
              field: str) -> Outcome:
     """The card's failure of the class whose `when` names the case (and the entity, best); else `default`."""
     mode = _matching(card, error_class, cues, entity.replace("_", " "))
-    template = mode.message if mode else default
-    text = template.replace("{id}", key).replace("{entity}", entity.replace("_", " ")).replace("{field}", field)
-    return Outcome(error_class=error_class, message=text)
+    return Outcome.failed(error_class, mode.message if mode else default, entity=entity, key=key, field=field)
 
 
 def _matching(card: CategoryCard, error_class: str, cues: tuple[str, ...], entity: str) -> FailureMode | None:

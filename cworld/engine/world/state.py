@@ -39,6 +39,12 @@ class Outcome:
     message: str = ""
     many: bool = False  # the payload is a page or batch of records
 
+    @classmethod
+    def failed(cls, error_class: str, template: str, *, entity: str, key: str, field: str) -> Outcome:
+        """A card failure's message with its `{id}`, `{entity}` and `{field}` filled in for one record."""
+        text = template.replace("{id}", key).replace("{entity}", entity.replace("_", " ")).replace("{field}", field)
+        return cls(error_class=error_class, message=text)
+
 
 @dataclass
 class Collection:
