@@ -22,7 +22,7 @@ def compose_final(lines: Sequence[str], constraints: Sequence[Constraint], summa
         required = [f"- {line}" for line in required]
     limits = [int(v["value"]) for v in checks if v.get("kind") == "final_answer_max_words" and _is_int(v.get("value"))]
     if limits:
-        body = _trim(body, min(limits) - sum(len(line.split()) for line in required))
+        body = trim_to_words(body, min(limits) - sum(len(line.split()) for line in required))
     return "\n".join([*body, *required])
 
 
@@ -30,7 +30,7 @@ def _required_line(value: str, summary: str) -> str:
     return f"{value} {summary}".strip()
 
 
-def _trim(lines: list[str], budget: int) -> list[str]:
+def trim_to_words(lines: Sequence[str], budget: int) -> list[str]:
     """Keep whole lines while they fit in `budget` words; cut the first line that does not."""
     out: list[str] = []
     left = max(0, budget)

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cworld.agents.answer import trim_to_words
 from cworld.agents.base import Action, Observation
 from cworld.agents.fill import FillContext, Record, fill, id_like, properties, required, result_keys
 from cworld.agents.intents import Intent, facts_of, intents_of, words_of
@@ -416,17 +417,7 @@ def _shape(lines: list[str], rules: list[str]) -> str:
     required_lines = [f"{m} {len(lines)} step(s) done" for m in _REQUIRED_LINE.findall(rule_text)]
     limits = [int(n) for n in _WORD_LIMIT.findall(rule_text)]
     if limits:
-        budget = min(limits) - sum(len(r.split()) for r in required_lines)
-        kept: list[str] = []
-        for line in lines:
-            words = line.split()
-            if len(words) > budget:
-                if budget > 0:
-                    kept.append(" ".join(words[:budget]))
-                break
-            kept.append(line)
-            budget -= len(words)
-        lines = kept
+        lines = trim_to_words(lines, min(limits) - sum(len(r.split()) for r in required_lines))
     return "\n".join([*lines, *required_lines])
 
 
