@@ -13,6 +13,7 @@ from typing import Any
 
 from cworld.errors import ConfigError, CworldError, InfraError, ModelError
 from cworld.llm._loader import load_litellm
+from cworld.redact import Redactor
 
 
 class ModelUnavailable(ModelError, InfraError):
@@ -77,11 +78,13 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def detail(exc: BaseException, secret: str | None = None) -> str:
-    """The provider's own words: first line, class-name prefixes stripped, any key masked, kept short."""
+    """The provider's own words: first line, class-name prefixes stripped, kept short, and masked: the
+    call's key, and any credential of the environment (the SDK may have read the key itself)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = _PREFIX.sub("", lines[0]) if lines else type(exc).__name__
     if secret:
         text = text.replace(secret, "***")
+    text = Redactor.from_env().text(text)
     return text[:200] + ("..." if len(text) > 200 else "")
 
 
