@@ -175,12 +175,12 @@ def test_a_dead_local_server_is_retried_once_then_unavailable(provider):
     assert len(provider.calls) == 2
 
 
-def test_mock_models_need_a_script_and_lose_nothing_of_it(provider):
-    with pytest.raises(ConfigError, match=r"agent role's model 'mock/nobody' has no script"):
-        preflight([("agent", ModelConfig(model="mock/nobody"))])
+def test_mock_models_are_checked_as_strings_and_lose_nothing_of_their_script(provider):
     script = mock.script("kept", ["one"])
-    preflight([("agent", ModelConfig(model="mock/kept")), ("engine", ModelConfig(model="mock/echo"))])
+    preflight([("agent", ModelConfig(model="mock/kept")), ("synth", ModelConfig(model="mock/later"))])
     assert script.remaining == 1 and provider.calls == []
+    with pytest.raises(ConfigError, match=r"^the agent role's model 'mock/ bad' is malformed; use"):
+        preflight([("agent", ModelConfig(model="mock/ bad"))])
 
 
 def test_it_can_be_turned_off_for_a_cached_replay(monkeypatch, provider):

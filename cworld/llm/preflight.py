@@ -4,8 +4,9 @@ A missing key, a refused key or a misspelt model is the user's to fix, and it sh
 found mid-run it would cost retries, infrastructure restarts and a run folder of failed episodes. So a
 command lists the (role, model) pairs it will use and `preflight` checks each distinct model once per
 process: the model string, the key variable the provider needs (no network), then one 1-token call
-(a refused key, an unknown model, a server that is not up). Mock models answer in-process: they need
-a registered script (or `mock/echo`), and nothing of the script is consumed. Keyless local servers
+(a refused key, an unknown model, a server that is not up). Mock models answer in-process and are
+only checked as strings: a test may register the script after the command's setup, and a ping would
+consume its outputs (a missing script is loud on the first call, never retried). Keyless local servers
 (`api_base`, ollama, vLLM, LM Studio) skip the key check but still must answer. A failure is one line
 naming the role, the model and what to set; the key's value is never printed.
 
@@ -24,7 +25,6 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_fixe
 
 from cworld.config import ModelConfig, ModelsConfig, Role
 from cworld.errors import ConfigError, CworldError
-from cworld.llm import mock
 from cworld.llm._loader import MOCK_PROVIDER, load_litellm
 from cworld.llm.check import provider_of
 from cworld.llm.connection import api_key
@@ -83,9 +83,9 @@ def check_use(role: str | None, cfg: ModelConfig) -> None:
     try:
         provider = provider_of(cfg)
     except ConfigError as bad:
-        raise ConfigError(f"{where}: {str(bad).split(': ', 1)[-1]}") from None
+        said, plain = str(bad), f"model '{cfg.model}'"
+        raise ConfigError(where + said[len(plain):] if said.startswith(plain) else f"{where}: {said}") from None
     if provider == MOCK_PROVIDER:
-        _check_mock(where, cfg)
         return
     key = _key(role, cfg, provider, where)
     _answer(role, cfg, key, where)
@@ -112,13 +112,6 @@ def _key(role: str | None, cfg: ModelConfig, provider: str, where: str) -> str |
         raise CredentialError(f"{where} needs {' and '.join(missing)}: set it in the environment "
                               f"({_instead(role)})")
     return api_key(cfg)
-
-
-def _check_mock(where: str, cfg: ModelConfig) -> None:
-    name = cfg.model.split("/", 1)[1]
-    if name != mock.ECHO and mock.get_script(name) is None:
-        raise ConfigError(f"{where} has no script; register one with cworld.llm.mock.script({name!r}, [...]) "
-                          "or use 'mock/echo'")
 
 
 def _answer(role: str | None, cfg: ModelConfig, key: str | None, where: str) -> None:
