@@ -170,9 +170,9 @@ class _Handlers:
         meta = {"turn": step.raw.turn, "error_class": result.error_class, "user_messages": messages,
                 "interventions": step.interventions}
         structured = dict(result.structured_content) if isinstance(result.structured_content, dict) else None
-        if structured is not None and result.meta.get("source") == "search":
-            for tool in structured.get("tools", []):
-                tool["name"] = served.names.name(str(tool.get("id", "")))
+        if structured is not None and result.meta.get("source") == "search":  # the view gains names, not the record
+            structured["tools"] = [{**tool, "name": served.names.name(str(tool.get("id", "")))}
+                                   for tool in structured.get("tools", [])]
         return _result(result, messages, structured, meta)
 
     def _ended_result(self, ended: Ended | None) -> types.CallToolResult:
