@@ -9,6 +9,7 @@ import shutil
 import pytest
 from mcp import Client
 from registry_helpers import make_environment
+from serve_helpers import FIXTURE
 
 from cworld.data_model import Task, read_jsonl
 from cworld.environment import Environment, Workspace
@@ -17,7 +18,6 @@ from cworld.registry.build import build_registry
 from cworld.registry.tools import environment_tools
 from cworld.rollout import RolloutContext
 from cworld.serve import EpisodeService, RegistryBrowse, build_server
-from serve_helpers import FIXTURE
 
 
 @pytest.fixture(scope="module")

@@ -77,7 +77,7 @@ def _diff(a, b, path=""):  # the first differing fields, for the failure message
         for k in set(a) | set(b):
             yield from _diff(a.get(k), b.get(k), f"{path}.{k}")
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             yield from _diff(x, y, f"{path}[{i}]")
     elif a != b:
         yield path, str(a)[:200], str(b)[:200]

@@ -41,7 +41,14 @@ def command(ctx: click.Context, transport: str, port: int, token_env: str | None
     from cworld.judges import JudgeContent, JudgeSetup
     from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext
-    from cworld.serve import EpisodeDefaults, EpisodeService, RegistryBrowse, build_server, serve_http, serve_stdio
+    from cworld.serve import (
+        EpisodeDefaults,
+        EpisodeService,
+        RegistryBrowse,
+        build_server,
+        serve_http,
+        serve_stdio,
+    )
 
     token = _token(transport, token_env)
     env, ws = environment(ctx), workspace(ctx)
