@@ -4,6 +4,7 @@ give the same trajectory; the `inspect eval` CLI runs the task file."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -145,7 +146,6 @@ def test_gym_and_inspect_give_the_same_trajectory_for_the_same_actions(tmp_path,
     task = TASKS[0]
     tasks = tmp_path / "one.jsonl"
     tasks.write_text(task.model_dump_json() + "\n")
-    import asyncio
 
     through_gym = asyncio.run(gym_trajectory(task, tmp_path / "ws-gym", mode, policy))
     monkeypatch.setenv("CWORLD_WORKSPACE", str(tmp_path / "ws-inspect"))
