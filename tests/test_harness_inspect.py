@@ -207,3 +207,33 @@ def test_the_inspect_cli_runs_the_task_file(tmp_path):
     assert all(s.scores["cworld_judges"].metadata["status"] == "completed" for s in log.samples)
     assert all(s.scores["cworld_judges"].answer == "Default output from mockllm/model" for s in log.samples)
     assert len(trajectories(Workspace.resolve(tmp_path / "ws").latest("run"))) == 2
+
+
+def test_the_inspect_entry_point_names_the_task_module():
+    """`inspect eval cworld/cworld` imports the module pyproject.toml registers under `inspect_ai`."""
+    import importlib
+    import tomllib
+
+    from inspect_ai._util.registry import registry_info
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["inspect_ai"]
+    module = importlib.import_module(declared["cworld"])
+    assert registry_info(module.cworld).type == "task" and registry_info(module.cworld).name.endswith("cworld")
+
+
+def test_cworld_imports_no_inspect_and_a_missing_extra_is_one_line():
+    probe = (
+        "import sys\n"
+        "import cworld, cworld.harness, cworld.gym\n"
+        "assert 'inspect_ai' not in sys.modules, 'cworld imported inspect_ai'\n"
+        "sys.modules['inspect_ai'] = None\n"
+        "from cworld.errors import UsageError\n"
+        "try:\n"
+        "    import cworld.harness.inspect_bridge\n"
+        "except UsageError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "Inspect AI is not installed; install the extra: pip install 'cworld[inspect]'"
