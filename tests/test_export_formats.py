@@ -19,6 +19,7 @@ from cworld.data_model import (
     Trajectory,
     write_jsonl_atomic,
 )
+from cworld.data_model.tool_names import FUNCTION_NAME, ToolNames, split_name
 from cworld.errors import UsageError
 from cworld.export import (
     ExportFilters,
@@ -28,7 +29,6 @@ from cworld.export import (
     export_sft,
     summary_path,
 )
-from cworld.export.names import FUNCTION_NAME, ToolNames, split_name
 from cworld.redact import Redactor
 
 SECRET = "sk-plantedSECRET0123456789"

@@ -14,7 +14,6 @@ ends when every sub-goal is complete, or after `max_inaction` turns in a row wit
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Literal
 
 from cworld.agents.base import Action, Observation
@@ -23,6 +22,7 @@ from cworld.agents.planner import Planner
 from cworld.agents.toolbox import SEARCH_TOOL, Toolbox
 from cworld.config import ModelConfig
 from cworld.data_model import Task, ToolResult, ToolSpec
+from cworld.data_model.tool_names import ToolNames
 from cworld.llm import Gateway, RequestedToolCall
 
 Style = Literal["planner", "react"]
@@ -34,7 +34,6 @@ ACTOR_SYSTEM = (
 )
 SEARCH_HINT = " Call search_tools to find tools; every tool it returns becomes callable."
 MAX_DESCRIPTION = 1000
-_NAME_OK = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class LLMAgent:
@@ -57,7 +56,7 @@ class LLMAgent:
         self.queue: list[Action] = []
         self.held: list[str] = []
         self.log: list[str] = []
-        self.names: dict[str, str] = {}
+        self.names = ToolNames(reserved=frozenset({SEARCH_TOOL}))
         self.inaction = 0
         self.started = False
 
@@ -139,7 +138,7 @@ class LLMAgent:
         tools = (result.structured_content or {}).get("tools", []) if not result.is_error else []
         if not tools:
             return result.text
-        lines = [f"- {self._name_for(str(t['id']))}: {str(t.get('description', ''))[:200]}" for t in tools if t.get("id")]
+        lines = [f"- {self.names.name(str(t['id']))}: {str(t.get('description', ''))[:200]}" for t in tools if t.get("id")]
         return "Found these tools; they are callable now:\n" + "\n".join(lines)
 
     def _tool_schemas(self) -> list[dict[str, Any]]:
@@ -149,27 +148,17 @@ class LLMAgent:
         return schemas
 
     def _function(self, spec: ToolSpec) -> dict[str, Any]:
-        name = self._name_for(spec.id)
+        name = self.names.name(spec.id)
         parameters = spec.input_schema or {"type": "object", "properties": {}}
         description = (spec.description or spec.name)[:MAX_DESCRIPTION]
         return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
-
-    def _name_for(self, tool_id: str) -> str:
-        """Function names allow [A-Za-z0-9_-] up to 64 characters: `server/name` becomes `server__name`."""
-        base = _NAME_OK.sub("_", tool_id.replace("/", "__"))[:64]
-        name, n = base, 1
-        while self.names.get(name, tool_id) != tool_id:
-            n += 1
-            name = f"{base[:60]}_{n}"
-        self.names[name] = tool_id
-        return name
 
     def _to_action(self, call: RequestedToolCall, text: str) -> Action:
         if call.name == SEARCH_TOOL:
             k = call.arguments.get("k", 5)
             return Action.search(str(call.arguments.get("query", "")), int(k) if isinstance(k, int) else 5,
                                  call.id, text)
-        tool_id = self.names.get(call.name) or (call.name if "/" in call.name else call.name.replace("__", "/", 1))
+        tool_id = self.names.tool_id(call.name)
         return Action.call(tool_id, call.arguments if call.arguments_error is None else {}, call.id, text)
 
     def _pending_ids(self) -> list[str]:

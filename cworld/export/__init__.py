@@ -6,9 +6,9 @@
 Formats, filters and choices are documented in docs/export-and-fidelity.md.
 """
 
+from cworld.data_model.tool_names import ToolNames, split_name
 from cworld.export.check_openai import check_openai_file, check_openai_record
 from cworld.export.conversation import Conversation, ConversationBuilder, Turn
-from cworld.export.names import ToolNames, split_name
 from cworld.export.selection import Episode, ExportFilters, FirstRound, judge_agreement, load_runs
 from cworld.export.sft import FORMATS, export_sft, summary_path
 from cworld.export.sharegpt import check_sharegpt_record

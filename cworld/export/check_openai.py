@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cworld.export.names import FUNCTION_NAME
+from cworld.data_model.tool_names import FUNCTION_NAME
 
 ROLES = ("system", "user", "assistant", "tool")
 KEYS: dict[str, set[str]] = {

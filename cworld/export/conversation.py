@@ -25,7 +25,7 @@ from cworld.agents.llm import ACTOR_SYSTEM, SEARCH_HINT
 from cworld.agents.resolve import is_rule_based
 from cworld.agents.toolbox import SEARCH_TOOL
 from cworld.data_model import Step, Task, ToolResult, ToolSpec, Trajectory
-from cworld.export.names import ToolNames
+from cworld.data_model.tool_names import ToolNames
 from cworld.judges.calls import classify_calls
 from cworld.redact import Redactor
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cworld.data_model.tool_names import FUNCTION_NAME
 from cworld.export.conversation import Conversation, Turn
-from cworld.export.names import FUNCTION_NAME
 
 ODD = ("human", "observation")
 EVEN = ("gpt", "function_call")

@@ -21,7 +21,6 @@ machinery is here, in a module imported normally).
 from __future__ import annotations
 
 import math
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +49,7 @@ from pydantic import ValidationError
 
 from cworld.data_model import Task as CworldTask
 from cworld.data_model import ToolSpec, Trajectory, read_jsonl
+from cworld.data_model.tool_names import ToolNames as SharedNames
 from cworld.environment import Environment, Workspace
 from cworld.gym import make
 from cworld.judges import JudgeContent, JudgeSetup
@@ -147,7 +147,7 @@ def cworld_episode(bridge: Bridge, system_prompt: str = SYSTEM_PROMPT) -> Any:
         state.store.set("cworld_episode_id", info["episode_id"])
         if system_prompt:
             state.messages.insert(0, ChatMessageSystem(content=system_prompt))
-        names = ToolNames()
+        names = ToolNames(reserved=frozenset({SEARCH_TOOL, SUBMIT_TOOL}))
         try:
             trajectory = None
             while trajectory is None:
@@ -197,29 +197,8 @@ def _tool_message(call: ToolCall, obs: dict[str, Any], trajectory: Trajectory | 
     return ChatMessageTool(content=result["text"], tool_call_id=call.id, function=call.function, error=error)
 
 
-_NAME_BAD = re.compile(r"[^A-Za-z0-9_-]")
-
-
-class ToolNames:
-    """Tool ids (`server/name`) as function names ([A-Za-z0-9_-], at most 64 characters), both ways."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, str] = {}
-        self.names: dict[str, str] = {}
-
-    def name(self, tool_id: str) -> str:
-        if tool_id in self.names:
-            return self.names[tool_id]
-        base = _NAME_BAD.sub("_", tool_id.replace("/", "__"))[:64]
-        name, n = base, 1
-        while name in self.ids or name in (SEARCH_TOOL, SUBMIT_TOOL):
-            n += 1
-            name = f"{base[:60]}_{n}"
-        self.ids[name], self.names[tool_id] = tool_id, name
-        return name
-
-    def tool_id(self, name: str) -> str:
-        return self.ids.get(name) or (name if "/" in name else name.replace("__", "/", 1))
+class ToolNames(SharedNames):
+    """The shared name table (`data_model.tool_names`), plus what Inspect needs: tools offered, calls read."""
 
     def offer(self, tools: list[dict[str, Any]]) -> list[ToolInfo]:
         """The episode's visible tools, then search and submit."""

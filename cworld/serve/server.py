@@ -76,7 +76,7 @@ class Served:
     """An MCP session's state: its episode and the MCP names its tools were given."""
 
     state: SessionState
-    names: ToolNames = field(default_factory=lambda: ToolNames(CONTROL))
+    names: ToolNames = field(default_factory=lambda: ToolNames(reserved=frozenset(CONTROL)))
     announced: frozenset[str] = frozenset()
 
 
@@ -138,7 +138,7 @@ class _Handlers:
             return _ok({"tasks": tasks}, "\n".join(f"{t['id']}: {t['query']}" for t in tasks) or "no tasks")
         if name == START:
             start = StartArgs.model_validate(arguments)
-            served.names = ToolNames(CONTROL)
+            served.names = ToolNames(reserved=frozenset(CONTROL))
             first = await self.service.start(state, start.task, seed=start.seed, mode=start.mode,
                                              policy=start.policy, access=start.access, agent=start.agent)
             return _ok(self._started(served, first), _task_text(first))

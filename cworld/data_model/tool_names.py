@@ -1,4 +1,7 @@
-"""Function names for chat formats: `server/name` tool ids become `server__name`, reversibly.
+"""Function names for chat formats and MCP: `server/name` tool ids become `server__name`, reversibly.
+
+One table for every place a tool id meets a name-restricted protocol: the LLM agent's function calls,
+`cworld serve`'s MCP tools, the Inspect bridge and the SFT export, so a tool has the same name in each.
 
 OpenAI (and every trainer that reads its format) accepts function names that match
 `^[a-zA-Z0-9_-]{1,64}$`. A tool id `mail/search_messages` becomes `mail__search_messages`, and the
@@ -50,6 +53,8 @@ def split_name(name: str) -> str:
 class ToolNames:
     """One export's name table: each tool id gets one function name, and no name is shared."""
 
+    reserved: frozenset[str] = frozenset()
+    """Names taken by the caller's own tools (`submit`, `search_tools`, ...): never given to a tool id."""
     mapping: dict[str, str] = field(default_factory=dict)
     """function name -> tool id"""
     _by_id: dict[str, str] = field(default_factory=dict)
@@ -58,7 +63,7 @@ class ToolNames:
         if tool_id in self._by_id:
             return self._by_id[tool_id]
         chosen = simple_name(tool_id)
-        if chosen is None or chosen in self.mapping:
+        if chosen is None or chosen in self.mapping or chosen in self.reserved:
             chosen = hashed_name(tool_id)
         self.mapping[chosen] = tool_id
         self._by_id[tool_id] = chosen
