@@ -1,0 +1,191 @@
+"""Compact trajectory lines (schema version 2): what a line of `trajectories.jsonl` holds, and back.
+
+A full `Trajectory` repeats, in every episode, what the run folder can keep once or what the line already
+holds. The compact line leaves out, losslessly:
+
+- the task: `task_ref: {id, sha256}` names one record of the run folder's task file (`task_sha256`);
+- a full end state (live, hybrid): `end_state_diff: {base, patch}`, an RFC 6902 JSON Patch from the task's
+  initial state (kept once in the run folder under its sha256, `base`); a change set (synthesized) is
+  already a diff from that state and stays in `end_state`;
+- an observation equal to the step's raw result (nothing intervened): `"observation": "raw"`;
+- a tool result's text block that is the JSON of its structured content (`ToolResult.ok`):
+  `"content": "structured"`;
+- a constraint of the task in `constraints_final`: its index in `task.constraints`;
+- a step's `index` when it is the step's position, a call's `id` when it is the runner's own
+  (`call_<turn>`, `search_<turn>`);
+- every field at its default value.
+
+`decode_line` restores the very `Trajectory` (`encode_line` then `decode_line` is the identity). A line of
+version 1 (the full task and end state inline) is decoded as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import jsonpatch
+
+from cworld.data_model.tasks import Task
+from cworld.data_model.trajectory import Trajectory
+from cworld.data_model.versioning import TRAJECTORY_LINE_VERSION
+
+RAW = "raw"
+STRUCTURED = "structured"
+CHANGES_KEY = "_changes"
+"""Marks a synthesized episode's change set (`cworld.sandbox.statediff.overlay`)."""
+
+
+def task_sha256(task: Task) -> str:
+    """The content hash a compact line refers to its task by: sha256 of the task's JSON."""
+    return sha256_text(task.model_dump_json())
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_compact(record: dict[str, Any]) -> bool:
+    return "task_ref" in record or "end_state_diff" in record
+
+
+def needs_base(end_state: dict[str, Any] | None) -> bool:
+    """A full end state is stored as a diff from the initial state; a change set or nothing is kept as is."""
+    return isinstance(end_state, dict) and end_state.get(CHANGES_KEY) is not True
+
+
+# --- lines -------------------------------------------------------------------------------------------
+def encode_line(trajectory: Trajectory, task_sha: str | None,
+                base: tuple[str, dict[str, Any]] | None = None) -> str:
+    """The compact JSON line of `trajectory`. `task_sha` is its task's hash (None: no task); `base` is the
+    (sha256, state) the end state is diffed from (None: the end state stays inline)."""
+    task = trajectory.task
+    record = trajectory.model_dump(mode="json", exclude_defaults=True, exclude={"task", "end_state"})
+    record["schema_version"] = TRAJECTORY_LINE_VERSION
+    if task is not None and task_sha is not None:
+        record["task_ref"] = {"id": task.id, "sha256": task_sha}
+    elif task is not None:
+        record["task"] = task.model_dump(mode="json")
+    _put_end_state(record, trajectory.end_state, base)
+    for position, step in enumerate(record.get("steps", [])):
+        _encode_step(step, position)
+    if task is not None and "constraints_final" in record:
+        record["constraints_final"] = _encode_constraints(record["constraints_final"], task)
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_line(record: dict[str, Any], task: Task | None, base: dict[str, Any] | None) -> Trajectory:
+    """A full `Trajectory` from a line's JSON; `task` and `base` are what its refs name (None when it has
+    none; `base` is consumed: give a fresh copy). A line of version 1 needs neither."""
+    if not is_compact(record) and record.get("schema_version") != TRAJECTORY_LINE_VERSION:
+        return Trajectory.model_validate(record)
+    record = dict(record)
+    record.pop("task_ref", None)
+    record.pop("schema_version", None)  # the resolved record is a full one (version 1)
+    diff = record.pop("end_state_diff", None)
+    if diff is not None:
+        if base is None:
+            raise ValueError("the end state's base state is missing")
+        record["end_state"] = apply_state_patch(base, diff["patch"])
+    for position, step in enumerate(record.get("steps", [])):
+        _decode_step(step, position)
+    if task is not None:
+        record["constraints_final"] = _decode_constraints(record.get("constraints_final", []), task)
+    trajectory = Trajectory.model_validate(record)
+    if task is not None:
+        trajectory.task = task
+    return trajectory
+
+
+def _put_end_state(record: dict[str, Any], end_state: dict[str, Any] | None,
+                   base: tuple[str, dict[str, Any]] | None) -> None:
+    if end_state is None:
+        return
+    if base is not None and needs_base(end_state):
+        patch = state_patch(base[1], end_state)
+        if len(json.dumps(patch)) < len(json.dumps(end_state)):
+            record["end_state_diff"] = {"base": base[0], "patch": patch}
+            return
+    record["end_state"] = end_state
+
+
+# --- steps and constraints ---------------------------------------------------------------------------
+def _encode_step(step: dict[str, Any], position: int) -> None:
+    if step.get("index") == position:
+        del step["index"]
+    call = step.get("tool_call")
+    if call is not None and call.get("id") == _own_call_id(step):
+        del call["id"]
+    raw, seen = step.get("raw_result"), step.get("observation")
+    if raw is not None and raw == seen:
+        step["observation"] = RAW
+    for key in ("raw_result", "observation"):
+        result = step.get(key)
+        if isinstance(result, dict) and result.get("content") == _text_of(result):
+            result["content"] = STRUCTURED
+
+
+def _decode_step(step: dict[str, Any], position: int) -> None:
+    step.setdefault("index", position)
+    call = step.get("tool_call")
+    if call is not None and "id" not in call:
+        call["id"] = _own_call_id(step)
+    for key in ("raw_result", "observation"):
+        result = step.get(key)
+        if isinstance(result, dict) and result.get("content") == STRUCTURED:
+            step[key] = {**result, "content": _text_of(result)}
+    if step.get("observation") == RAW:
+        step["observation"] = step.get("raw_result")
+
+
+def _own_call_id(step: dict[str, Any]) -> str:
+    """The id the runner gives a call the agent left unnamed (`Episode`): `call_<turn>` or `search_<turn>`."""
+    return f"{'search' if step.get('kind') == 'search' else 'call'}_{step.get('turn')}"
+
+
+def _text_of(result: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The content block `ToolResult.ok` makes from the structured content (None when there is none)."""
+    structured = result.get("structured_content")
+    if structured is None:
+        return None
+    return [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
+
+
+def _encode_constraints(final: list[dict[str, Any]], task: Task) -> list[Any]:
+    index = {json.dumps(c.model_dump(mode="json", exclude_defaults=True), sort_keys=True): i
+             for i, c in enumerate(task.constraints)}
+    return [index.get(json.dumps(c, sort_keys=True), c) for c in final]
+
+
+def _decode_constraints(final: list[Any], task: Task) -> list[Any]:
+    return [task.constraints[c].model_dump(mode="json") if isinstance(c, int) else c for c in final]
+
+
+# --- state diffs -------------------------------------------------------------------------------------
+def state_patch(base: dict[str, Any], target: dict[str, Any], path: str = "") -> list[dict[str, Any]]:
+    """RFC 6902 operations turning `base` into `target`: objects are compared key by key, anything else
+    that differs (a list, a value) is replaced whole. 100x faster than `jsonpatch.make_patch` on sandbox
+    states (no list-move search) at about the same size."""
+    ops: list[dict[str, Any]] = [{"op": "remove", "path": f"{path}/{_escape(k)}"} for k in base if k not in target]
+    for key, value in target.items():
+        where = f"{path}/{_escape(key)}"
+        if key not in base:
+            ops.append({"op": "add", "path": where, "value": value})
+        elif base[key] != value:
+            old = base[key]
+            if isinstance(old, dict) and isinstance(value, dict):
+                ops.extend(state_patch(old, value, where))
+            else:
+                ops.append({"op": "replace", "path": where, "value": value})
+    return ops
+
+
+def apply_state_patch(base: dict[str, Any], patch: list[dict[str, Any]]) -> dict[str, Any]:
+    """`base` with `patch` applied by `jsonpatch` (a well-kept RFC 6902 implementation). `base` is changed
+    in place (no deep copy of a 120 KB state per episode): give a fresh copy."""
+    return jsonpatch.apply_patch(base, patch, in_place=True)  # type: ignore[no-any-return]
+
+
+def _escape(key: str) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
