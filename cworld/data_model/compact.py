@@ -7,12 +7,14 @@ holds. The compact line leaves out, losslessly:
 - a full end state (live, hybrid): `end_state_diff: {base, patch}`, an RFC 6902 JSON Patch from the task's
   initial state (kept once in the run folder under its sha256, `base`); a change set (synthesized) is
   already a diff from that state and stays in `end_state`;
-- an observation equal to the step's raw result (nothing intervened): `"observation": "raw"`;
+- an observation equal to the step's raw result (nothing intervened): `"observation": "raw"`; one that
+  differs (a fault changed it): `observation_delta` when shorter, its fields that differ from the raw
+  result, a truncated text as the length of the raw text it starts with and the rest;
 - a tool result's text block that is the JSON of its structured content (`ToolResult.ok`):
   `"content": "structured"`;
 - a constraint of the task in `constraints_final`: its index in `task.constraints`;
 - a step's `index` when it is the step's position, a call's `id` when it is the runner's own
-  (`call_<turn>`, `search_<turn>`);
+  (`call_<turn>`, `search_<turn>`), an intervention's `turn` and `tool` when they are its step's;
 - every field at its default value.
 
 `decode_line` restores the very `Trajectory` (`encode_line` then `decode_line` is the identity). A line of
@@ -23,12 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from typing import Any
 
 import jsonpatch
 
 from cworld.data_model.tasks import Task
-from cworld.data_model.trajectory import Trajectory
+from cworld.data_model.tools import ToolResult
+from cworld.data_model.trajectory import Step, Trajectory
 from cworld.data_model.versioning import TRAJECTORY_LINE_VERSION
 
 RAW = "raw"
@@ -68,8 +72,8 @@ def encode_line(trajectory: Trajectory, task_sha: str | None,
     elif task is not None:
         record["task"] = task.model_dump(mode="json")
     _put_end_state(record, trajectory.end_state, base)
-    for position, step in enumerate(record.get("steps", [])):
-        _encode_step(step, position)
+    for position, (step, model) in enumerate(zip(record.get("steps", []), trajectory.steps, strict=True)):
+        _encode_step(step, position, model)
     if task is not None and "constraints_final" in record:
         record["constraints_final"] = _encode_constraints(record["constraints_final"], task)
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
@@ -111,15 +115,28 @@ def _put_end_state(record: dict[str, Any], end_state: dict[str, Any] | None,
 
 
 # --- steps and constraints ---------------------------------------------------------------------------
-def _encode_step(step: dict[str, Any], position: int) -> None:
+def _encode_step(step: dict[str, Any], position: int, model: Step) -> None:
     if step.get("index") == position:
         del step["index"]
     call = step.get("tool_call")
     if call is not None and call.get("id") == _own_call_id(step):
         del call["id"]
-    raw, seen = step.get("raw_result"), step.get("observation")
-    if raw is not None and raw == seen:
-        step["observation"] = RAW
+    for record in step.get("interventions", []):
+        if record.get("turn") == step.get("turn"):
+            del record["turn"]
+        if call is not None:  # the tool is the call's unless it says otherwise (null included)
+            if record.get("tool") == call.get("tool"):
+                del record["tool"]
+            elif "tool" not in record:
+                record["tool"] = None
+    if model.raw_result is not None and model.observation is not None:
+        if model.observation == model.raw_result:
+            step["observation"] = RAW
+        else:  # whichever is shorter: the observation itself or its delta from the raw result
+            delta = _delta(model.raw_result, model.observation)
+            if len(json.dumps(delta)) < len(json.dumps(step["observation"])):
+                del step["observation"]
+                step["observation_delta"] = delta
     for key in ("raw_result", "observation"):
         result = step.get(key)
         if isinstance(result, dict) and result.get("content") == _text_of(result):
@@ -131,12 +148,65 @@ def _decode_step(step: dict[str, Any], position: int) -> None:
     call = step.get("tool_call")
     if call is not None and "id" not in call:
         call["id"] = _own_call_id(step)
+    for record in step.get("interventions", []):
+        record.setdefault("turn", step.get("turn"))
+        if call is not None:
+            record.setdefault("tool", call.get("tool"))
     for key in ("raw_result", "observation"):
         result = step.get(key)
         if isinstance(result, dict) and result.get("content") == STRUCTURED:
             step[key] = {**result, "content": _text_of(result)}
+    raw = step.get("raw_result")
     if step.get("observation") == RAW:
-        step["observation"] = step.get("raw_result")
+        step["observation"] = raw
+    delta = step.pop("observation_delta", None)
+    if delta is not None:
+        step["observation"] = _undelta(raw, delta)
+
+
+def _delta(raw: ToolResult, seen: ToolResult) -> dict[str, Any]:
+    """The fields of the observation that differ from the raw result; a text block that starts like the raw
+    result's text (a truncated observation) keeps only its rest: `{"type": "text", "raw_prefix": N, "text"}`."""
+    full, base = seen.model_dump(mode="json"), raw.model_dump(mode="json")
+    delta = {k: v for k, v in full.items() if base.get(k) != v}
+    raw_text = _first_text(base)
+    if "content" in delta and full["content"] == _text_of(full):
+        delta["content"] = STRUCTURED
+    elif "content" in delta and raw_text:
+        delta["content"] = [_shorten(block, raw_text) for block in delta["content"]]
+    return delta
+
+
+def _undelta(raw: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """The observation: the raw result with the delta's fields."""
+    seen = {**raw, **delta}
+    if delta.get("content") == STRUCTURED:
+        seen["content"] = _text_of(seen)
+    elif "content" in delta:
+        raw_text = _first_text(raw)
+        seen["content"] = [_lengthen(block, raw_text) for block in delta["content"]]
+    return seen
+
+
+def _shorten(block: dict[str, Any], raw_text: str) -> dict[str, Any]:
+    text = block.get("text")
+    if block.get("type") != "text" or not isinstance(text, str) or set(block) != {"type", "text"}:
+        return block
+    n = len(os.path.commonprefix([raw_text, text]))
+    return {"type": "text", "raw_prefix": n, "text": text[n:]} if n > 16 else block
+
+
+def _lengthen(block: dict[str, Any], raw_text: str) -> dict[str, Any]:
+    if "raw_prefix" not in block:
+        return block
+    return {"type": "text", "text": raw_text[: block["raw_prefix"]] + block["text"]}
+
+
+def _first_text(result: dict[str, Any] | None) -> str:
+    for block in (result or {}).get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            return str(block["text"])
+    return ""
 
 
 def _own_call_id(step: dict[str, Any]) -> str:
