@@ -10,8 +10,7 @@ import time
 from pathlib import Path
 
 from cworld.data_model import Task, read_jsonl
-from cworld.rollout import read_trajectories
-from cworld.rollout import TRAJECTORIES_FILE, episode_id
+from cworld.rollout import TRAJECTORIES_FILE, episode_id, read_trajectories
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
 SEEDS = 4

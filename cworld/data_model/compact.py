@@ -161,7 +161,7 @@ def _decode_step(step: dict[str, Any], position: int) -> None:
         step["observation"] = raw
     delta = step.pop("observation_delta", None)
     if delta is not None:
-        step["observation"] = _undelta(raw, delta)
+        step["observation"] = _undelta(raw or {}, delta)
 
 
 def _delta(raw: ToolResult, seen: ToolResult) -> dict[str, Any]:

@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from cworld.data_model import Task, Trajectory
-from cworld.data_model.compact import decode_line, encode_line, is_compact, needs_base, sha256_text, task_sha256
+from cworld.data_model.compact import (
+    decode_line,
+    encode_line,
+    is_compact,
+    needs_base,
+    sha256_text,
+    task_sha256,
+)
 from cworld.errors import UsageError
 
 TRAJECTORIES_FILE = "trajectories.jsonl"
