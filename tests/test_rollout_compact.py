@@ -144,6 +144,12 @@ def test_resume_after_a_torn_last_line_finds_every_task(tmp_path: Path) -> None:
     assert report.rows[0].state_matched == 4  # the resolved end states are the real ones
 
 
+def test_a_trajectory_without_a_task_round_trips(synthesized, tmp_path: Path) -> None:
+    bare = [t.model_copy(update={"task": None}) for t in synthesized[:2]]
+    folder = write_compact(tmp_path / "run", bare)
+    assert list(read_trajectories(folder)) == bare and not (folder / TASKS_FILE).exists()
+
+
 def test_a_missing_task_record_is_a_one_line_error(synthesized, tmp_path: Path) -> None:
     folder = write_compact(tmp_path / "run", synthesized)
     (folder / TASKS_FILE).unlink()

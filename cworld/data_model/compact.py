@@ -51,7 +51,7 @@ def sha256_text(text: str) -> str:
 
 
 def is_compact(record: dict[str, Any]) -> bool:
-    return "task_ref" in record or "end_state_diff" in record
+    return record.get("schema_version") == TRAJECTORY_LINE_VERSION or "task_ref" in record
 
 
 def needs_base(end_state: dict[str, Any] | None) -> bool:
@@ -82,7 +82,7 @@ def encode_line(trajectory: Trajectory, task_sha: str | None,
 def decode_line(record: dict[str, Any], task: Task | None, base: dict[str, Any] | None) -> Trajectory:
     """A full `Trajectory` from a line's JSON; `task` and `base` are what its refs name (None when it has
     none; `base` is consumed: give a fresh copy). A line of version 1 needs neither."""
-    if not is_compact(record) and record.get("schema_version") != TRAJECTORY_LINE_VERSION:
+    if not is_compact(record):
         return Trajectory.model_validate(record)
     record = dict(record)
     record.pop("task_ref", None)

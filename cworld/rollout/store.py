@@ -100,30 +100,28 @@ class TrajectoryStore:
 
     def _write(self, batch: list[Trajectory]) -> None:
         """Encode off the event loop; the records the lines refer to first, then the lines (one batch at a
-        time: `_drain` never runs two)."""
-        tasks: list[str] = []
-        states: list[str] = []
+        time: `_drain` never runs two). A record counts as on disk once its write is fsynced."""
+        tasks: dict[str, str] = {}
+        states: dict[str, str] = {}
         lines = [self._encode(t, tasks, states) for t in batch]
-        if tasks:
-            _append_lines(self.folder / TASKS_FILE, tasks)
-        if states:
-            _append_lines(self.folder / STATES_FILE, states)
+        for name, new in ((TASKS_FILE, tasks), (STATES_FILE, states)):
+            if new:
+                _append_lines(self.folder / name, list(new.values()))
+                self._known(name).update(new)
         _append_lines(self.path, lines)
 
-    def _encode(self, trajectory: Trajectory, tasks: list[str], states: list[str]) -> str:
+    def _encode(self, trajectory: Trajectory, tasks: dict[str, str], states: dict[str, str]) -> str:
         task = trajectory.task
         if task is None:
             return encode_line(trajectory, None)
         sha = self._task_hash(task)
-        if sha not in self._known(TASKS_FILE):
-            tasks.append(json.dumps({"sha256": sha, "task": task.model_dump(mode="json")}, ensure_ascii=False))
-            self._known(TASKS_FILE).add(sha)
+        if sha not in self._known(TASKS_FILE) and sha not in tasks:
+            tasks[sha] = json.dumps({"sha256": sha, "task": task.model_dump(mode="json")}, ensure_ascii=False)
         base = None
         if needs_base(trajectory.end_state):
             base = _initial_state(task.initial_state_seed)
-            if base[0] not in self._known(STATES_FILE):
-                states.append(json.dumps({"sha256": base[0], "state": base[1]}, ensure_ascii=False))
-                self._known(STATES_FILE).add(base[0])
+            if base[0] not in self._known(STATES_FILE) and base[0] not in states:
+                states[base[0]] = json.dumps({"sha256": base[0], "state": base[1]}, ensure_ascii=False)
         return encode_line(trajectory, sha, base)
 
     def _task_hash(self, task: Task) -> str:
