@@ -1,6 +1,7 @@
 """Rollout throughput and concurrency (issue 6, "Done when").
 
-Run: `python benchmarks/bench_rollout.py [--quick]`. Prints, in one run:
+Run: `python benchmarks/bench_rollout.py [--quick] [--memory-episodes N] [--memory-policy P]
+[--synth-tasks FILE] [--only-storage]`. Prints, in one run:
 
 1. episodes per second, one at a time, for `scripted:oracle` (no LLM) over the hand-made sandbox tasks
    (tests/fixtures/tasks_sandbox.jsonl), policy `none`, through the whole runner (controller, trajectory
@@ -13,12 +14,21 @@ Run: `python benchmarks/bench_rollout.py [--quick]`. Prints, in one run:
    - `sleepy oracle`: the scripted oracle thinking 200 ms before each action (no litellm): the runner alone.
    Each level runs max(8, 3 x C) episodes (4 at C = 1) in synthesized mode, after a warm-up run; speed-up = throughput(C) / throughput(1);
    ideal = C; the goal is speed-up >= 0.8 x ideal. Also printed: the CPU time per episode, which bounds the
-   speed-up from above (Amdahl: a level cannot beat seconds-per-episode / CPU-seconds-per-episode).
+   speed-up from above (Amdahl: a level cannot beat seconds-per-episode / CPU-seconds-per-episode);
+3. bytes per trajectory line (median, p99) of a synthesized run of the oracle (policy `default`, 3 seeds)
+   over 10 offline-synthesized tasks (`cworld synth`'s offline synthesizer, hashing embedder; or
+   `--synth-tasks FILE`): before = the old line (the whole `Trajectory`: task, end state), measured by
+   serializing the very trajectories read back from the run; after = the compact line on disk (issue 16);
+4. the driver's RSS (VmRSS) after 1,000 and after N episodes (`--memory-episodes`, default 10,000; 2,000 with
+   `--quick`) of one synthesized run of the oracle over those tasks (policy `default`, or `--memory-policy`), sampled as episodes end, and after the
+   run's summary (which reads the whole run back).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import statistics
 import sys
 import tempfile
 import time
@@ -27,8 +37,9 @@ from pathlib import Path
 
 from cworld.agents import Action, Observation, ScriptedAgent, Toolbox, scripted_skills
 from cworld.data_model import Task, read_jsonl
+from cworld.environment import Environment, Workspace
 from cworld.llm import Gateway, mock
-from cworld.rollout import RolloutContext, RunConfig, Runner
+from cworld.rollout import TRAJECTORIES_FILE, RolloutContext, RunConfig, Runner, read_trajectories
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 FIXTURE = TESTS / "fixtures" / "tasks_sandbox.jsonl"
@@ -142,13 +153,107 @@ async def one_level(tasks: list[Task], level: int, variant: str, warm: bool) -> 
         gateway.close()
 
 
+async def synth_tasks(given: str | None) -> list[Task]:
+    """The tasks of sections 3 and 4: a file, or 10 from the offline synthesizer (as `cworld synth --n 10`)."""
+    if given:
+        return read_jsonl(Path(given), Task)
+    from cworld.synth import SynthOptions, prepare, run_prepared
+
+    os.environ.setdefault("CWORLD_EMBED_MODEL", "hash")  # the model-free embedder: same tasks, no model load
+    folder = Path(context().workspace.root)
+    out = folder / "synth-tasks.jsonl"
+    await run_prepared(prepare(Environment.resolve(), Workspace.resolve(folder), SynthOptions(n=10, seed=0), out=out))
+    return read_jsonl(out, Task)
+
+
+def percentile(values: list[int], q: float) -> int:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def line_sizes(tasks: list[Task]) -> None:
+    print(f"\n3. bytes per trajectory line: synthesized, scripted:oracle, policy default, {len(tasks)} synth tasks x 3 seeds")
+    config = RunConfig(agent="scripted:oracle", mode="synthesized", policy="default", seeds=3, concurrency=4,
+                       progress=False, summarize=False)
+    with tempfile.TemporaryDirectory(prefix="bench-rollout-") as out:
+        await Runner(tasks, config, context(), Path(out)).run()
+        after = [len(line) + 1 for line in (Path(out) / TRAJECTORIES_FILE).read_bytes().splitlines()]
+        before = [len(t.model_dump_json().encode()) + 1 for t in read_trajectories(Path(out))]
+        folder = sum(f.stat().st_size for f in Path(out).iterdir())
+    print(f"   {'format':<28} {'median':>8} {'p99':>8} {'lines':>6}")
+    print(f"   {'before (full Trajectory)':<28} {statistics.median(before):>8.0f} {percentile(before, 0.99):>8} {len(before):>6}")
+    print(f"   {'after (compact, schema 2)':<28} {statistics.median(after):>8.0f} {percentile(after, 0.99):>8} {len(after):>6}")
+    print(f"   run folder: {folder / 1e6:.2f} MB after (tasks.jsonl included) vs {sum(before) / 1e6:.2f} MB before; "
+          f"goal: median <= 25,000 bytes")
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def memory(tasks: list[Task], episodes: int, policy: str) -> None:
+    seeds = -(-episodes // len(tasks))
+    total = seeds * len(tasks)
+    print(f"\n4. driver RSS: one synthesized run, scripted:oracle, policy {policy}, {len(tasks)} tasks x {seeds} seeds "
+          f"= {total} episodes, concurrency 16", flush=True)
+    config = RunConfig(agent="scripted:oracle", mode="synthesized", policy=policy, seeds=seeds, concurrency=16,
+                       progress=False)
+    marks = sorted({*range(1000, total, 1000), min(1000, total), total})
+    seen: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-rollout-") as out:
+        runner = Runner(tasks, config, context(), Path(out))
+
+        async def sample() -> None:
+            while len(seen) < len(marks):
+                done = sum(runner.statuses.values())
+                for mark in marks:
+                    if done >= mark and mark not in seen:
+                        seen[mark] = rss_mb()
+                        print(f"   ... {mark} episodes: RSS {seen[mark]:.1f} MB, {time.perf_counter() - wall:.0f} s",
+                              flush=True)
+                await asyncio.sleep(0.05)
+
+        wall = time.perf_counter()
+        sampler = asyncio.create_task(sample())
+        report = await runner.run()
+        await sampler
+        after_summary = rss_mb()
+        size = (Path(out) / TRAJECTORIES_FILE).stat().st_size
+    print(f"   {'episodes done':>13} {'RSS MB':>8}")
+    for mark in (marks[0], marks[-1]):
+        print(f"   {mark:>13} {seen[mark]:>8.1f}")
+    print(f"   {'+ summary':>13} {after_summary:>8.1f}   (the run read back for the summary table)")
+    growth = seen[marks[-1]] / seen[marks[0]] - 1
+    print(f"   growth {marks[0]} -> {marks[-1]}: {100 * growth:+.1f}% (goal: within 10%); {report.ran} episodes in "
+          f"{time.perf_counter() - wall:.0f} s, trajectories.jsonl {size / 1e6:.1f} MB")
+
+
+def option(name: str) -> str | None:
+    args = sys.argv[1:]
+    return args[args.index(name) + 1] if name in args and args.index(name) + 1 < len(args) else None
+
+
 async def main(quick: bool) -> None:
     tasks = read_jsonl(FIXTURE, Task)
     await throughput(tasks, 1 if quick else 3)
     levels = (1, 8) if quick else LEVELS
     await speedups(tasks, levels, "mock LLM")
     await speedups(tasks, levels, "sleepy oracle")
+    await storage(quick)
+
+
+async def storage(quick: bool) -> None:
+    synth = await synth_tasks(option("--synth-tasks"))
+    await line_sizes(synth)
+    await memory(synth, int(option("--memory-episodes") or (2000 if quick else 10_000)),
+                 option("--memory-policy") or "default")
 
 
 if __name__ == "__main__":
-    asyncio.run(main("--quick" in sys.argv[1:]))
+    if "--only-storage" in sys.argv[1:]:  # sections 3 and 4 alone
+        asyncio.run(storage("--quick" in sys.argv[1:]))
+    else:
+        asyncio.run(main("--quick" in sys.argv[1:]))

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from cworld.data_model import Task, Trajectory, read_jsonl
-from cworld.rollout import TRAJECTORIES_FILE, episode_id
+from cworld.data_model import Task, read_jsonl
+from cworld.rollout import TRAJECTORIES_FILE, episode_id, read_trajectories
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
 SEEDS = 4
@@ -52,7 +52,7 @@ def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path):
 
     after = path.read_bytes()
     assert after.startswith(before[: before.rfind(b"\n") + 1])  # finished lines are never rewritten
-    records = read_jsonl(path, Trajectory)
+    records = list(read_trajectories(out))
     ids = [r.episode_id for r in records]
     expected = {episode_id(t.id, "scripted:oracle", "live", "default", s) for t in tasks for s in range(SEEDS)}
     assert len(ids) == len(set(ids)) == total and set(ids) == expected

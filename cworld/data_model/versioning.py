@@ -5,6 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 SCHEMA_VERSION = "1"
+TRAJECTORY_LINE_VERSION = "2"
+"""A line of `trajectories.jsonl` in the compact form (`compact.py`: the task by reference, the end state as a
+diff, duplicates left out). Lines of version 1 hold the full `Trajectory` and still load; a resolved
+`Trajectory` is a full record again (version 1)."""
 
 
 class Versioned(BaseModel):

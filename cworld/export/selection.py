@@ -15,10 +15,10 @@ from statistics import median
 from typing import Any
 
 from cworld.agents.toolbox import SEARCH_TOOL
-from cworld.data_model import Score, ToolSpec, Trajectory, iter_jsonl
+from cworld.data_model import Score, ToolSpec, Trajectory
 from cworld.errors import UsageError
 from cworld.judges.calls import classify_calls
-from cworld.judges.runs import SCORES_FILE, TRAJECTORIES_FILE, load_scores
+from cworld.judges.runs import SCORES_FILE, load_scores, load_trajectories
 
 NO_FAULTS = "none"
 VALID_FIRST_CALL = ("valid", "injected")
@@ -35,7 +35,7 @@ class Episode:
 
 def load_run(run: Path, *, need_scores: bool) -> list[Episode]:
     """A run folder's episodes joined with their scores; a clear error for an empty or unjudged run."""
-    trajectories = list(iter_jsonl(run / TRAJECTORIES_FILE, Trajectory))
+    trajectories = load_trajectories(run)
     if not trajectories:
         raise UsageError(f"{run} holds no episodes; run `cworld run` into it first")
     scores = load_scores(run)

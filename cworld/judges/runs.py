@@ -16,9 +16,9 @@ from cworld.environment import Workspace
 from cworld.errors import UsageError
 from cworld.judges.content import JudgeContent
 from cworld.judges.scoring import JudgeSetup, score_offline
+from cworld.rollout.store import TRAJECTORIES_FILE, read_trajectories
 
 SCORES_FILE = "scores.jsonl"
-TRAJECTORIES_FILE = "trajectories.jsonl"
 
 
 def resolve_run(run: Path | str | None, workspace: Workspace) -> Path:
@@ -41,7 +41,8 @@ def all_runs(workspace: Workspace) -> list[Path]:
 
 
 def load_trajectories(run: Path) -> list[Trajectory]:
-    return list(iter_jsonl(run / TRAJECTORIES_FILE, Trajectory))
+    """The run's episodes with their tasks and end states resolved (compact and old-format lines alike)."""
+    return list(read_trajectories(run))
 
 
 def load_scores(run: Path) -> dict[str, Score]:

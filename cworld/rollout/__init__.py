@@ -7,7 +7,7 @@
 from cworld.rollout.episode import DEFAULT_MAX_TURNS, Episode, EpisodeInfraError, episode_id
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
 from cworld.rollout.run_tasks import RunConfig, Runner, RunReport
-from cworld.rollout.store import TRAJECTORIES_FILE, TrajectoryStore, cut_torn_tail
+from cworld.rollout.store import TRAJECTORIES_FILE, TrajectoryStore, cut_torn_tail, read_trajectories
 from cworld.rollout.summary import SummaryRow, render, state_matches, summarize
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "build_episode",
     "cut_torn_tail",
     "episode_id",
+    "read_trajectories",
     "render",
     "run_episode",
     "state_matches",

@@ -1,6 +1,6 @@
 """The run of a task set: every (task, seed) episode of one agent, mode and policy, with bounded concurrency.
 
-- asyncio, at most `concurrency` episodes at once (each LLM call and tool call yields, so waiting on a
+- asyncio, `concurrency` workers taking episodes one by one (each LLM call and tool call yields, so waiting on a
   model overlaps across episodes);
 - a wall-clock timeout per episode: a cut episode is recorded with status `timeout`;
 - each trajectory is appended to `trajectories.jsonl` and fsynced the moment its episode ends;
@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,27 +96,35 @@ class Runner:
 
     async def run(self) -> RunReport:
         done = self.store.open(resume=self.config.resume)
-        jobs = [(t, s) for t in self.tasks for s in range(self.config.seeds) if self._id(t, s) not in done]
+        todo = sum(1 for _ in self._jobs(done))
         planned = len(self.tasks) * self.config.seeds
-        gate = asyncio.Semaphore(self.config.concurrency)
-        with self._progress(len(jobs)) as progress:
-            task_id = progress.add_task(self.config.label, total=len(jobs)) if progress else None
+        jobs = self._jobs(done)
+        with self._progress(todo) as progress:
+            task_id = progress.add_task(self.config.label, total=todo) if progress else None
             try:
                 async with asyncio.TaskGroup() as group:
-                    for task, seed in jobs:
-                        group.create_task(self._job(task, seed, gate, progress, task_id))
+                    for _ in range(min(self.config.concurrency, todo)):
+                        group.create_task(self._worker(jobs, progress, task_id))
             except ExceptionGroup as failures:
                 raise _first(failures) from None
             finally:
                 self._close_gateway()
         rows = summarize(self.store) if self.config.summarize else []
-        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows)
+        return RunReport(self.out, planned, planned - todo, todo, self.statuses, rows)
+
+    def _jobs(self, done: set[str]) -> Iterator[tuple[Task, int]]:
+        """The (task, seed) pairs not on record, lazily: memory does not grow with the number of episodes."""
+        return ((t, s) for t in self.tasks for s in range(self.config.seeds) if self._id(t, s) not in done)
 
     # --- one episode ----------------------------------------------------------------------------
-    async def _job(self, task: Task, seed: int, gate: asyncio.Semaphore, progress: Any, bar: Any) -> None:
-        async with gate:
-            trajectory = await self.run_one(task, seed)
-            await self.store.append(trajectory)
+    async def _worker(self, jobs: Iterator[tuple[Task, int]], progress: Any, bar: Any) -> None:
+        """One of `concurrency` workers sharing the job iterator: one coroutine per slot, not per episode."""
+        for task, seed in jobs:
+            await self._job(task, seed, progress, bar)
+
+    async def _job(self, task: Task, seed: int, progress: Any, bar: Any) -> None:
+        trajectory = await self.run_one(task, seed)
+        await self.store.append(trajectory)
         self.statuses[trajectory.status] += 1
         if progress is not None:
             progress.update(bar, advance=1, description=f"{self.config.label} {_counts(self.statuses)}")

@@ -1,8 +1,19 @@
-"""The run folder's `trajectories.jsonl`: one episode per line, appended and fsynced as each one ends.
+"""The run folder: `trajectories.jsonl`, one episode per line, appended and fsynced as each one ends, and the
+records those lines refer to.
 
-A process killed mid-write leaves at most one torn last line. Opening the store for a resume cuts that
-fragment off (so the next append starts on a fresh line) and collects the ids of every episode on
-record, which are then skipped: a resumed run loses nothing and duplicates nothing.
+    trajectories.jsonl   one compact line per episode (`cworld.data_model.compact`)
+    tasks.jsonl          {"sha256", "task"}: one line per distinct task an episode refers to
+    states.jsonl         {"sha256", "state"}: one line per initial state a full end state is diffed from
+
+A task (or a state) line is written and fsynced before the first trajectory line that refers to it, so a
+run cut at any point holds every record its lines name. A process killed mid-write leaves at most one torn
+last line per file. Opening the store for a resume cuts those fragments off (so the next append starts on
+a fresh line) and collects the ids of every episode on record, which are then skipped: a resumed run loses
+nothing and duplicates nothing.
+
+`read_trajectories` is the one reader: it resolves the references and returns full `Trajectory` objects
+(task and end state included), streaming, for runs of this format and of the old one (version 1 lines:
+the full task and end state in every line).
 """
 
 from __future__ import annotations
@@ -12,13 +23,24 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from cworld.data_model import Trajectory, append_jsonl, iter_jsonl
+from cworld.data_model import Task, Trajectory
+from cworld.data_model.compact import (
+    decode_line,
+    encode_line,
+    is_compact,
+    needs_base,
+    sha256_text,
+    task_sha256,
+)
 from cworld.errors import UsageError
 
 TRAJECTORIES_FILE = "trajectories.jsonl"
+TASKS_FILE = "tasks.jsonl"
+STATES_FILE = "states.jsonl"
 
 
 class TrajectoryStore:
@@ -27,6 +49,10 @@ class TrajectoryStore:
         self.path = folder / TRAJECTORIES_FILE
         self._pending: list[tuple[Trajectory, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
+        self._tasks_on_disk: set[str] | None = None
+        self._states_on_disk: set[str] | None = None
+        self._task_hashes: dict[str, tuple[Task, str]] = {}
+        """task id -> (the task object, its hash): a run hashes each task once, not once per episode."""
 
     def open(self, *, resume: bool) -> set[str]:
         """Prepare for appending; the episode ids already on record (empty for a fresh run)."""
@@ -36,11 +62,13 @@ class TrajectoryStore:
         if not resume:
             raise UsageError(f"{self.path} already holds episodes; pass --resume to continue that run "
                              "or --out to start a new one")
-        cut_torn_tail(self.path)
+        for name in (TASKS_FILE, STATES_FILE, TRAJECTORIES_FILE):
+            if (self.folder / name).is_file():
+                cut_torn_tail(self.folder / name)
         return self.finished_ids()
 
     def finished_ids(self) -> set[str]:
-        """Read from each line's head (lines are large: they carry the task and the end state)."""
+        """Read from each line's head (a line may be large)."""
         ids: set[str] = set()
         with self.path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
@@ -62,7 +90,7 @@ class TrajectoryStore:
         while self._pending:
             batch, self._pending = self._pending, []
             try:
-                await asyncio.to_thread(append_jsonl, self.path, [t for t, _ in batch])
+                await asyncio.to_thread(self._write, [t for t, _ in batch])
             except Exception as exc:  # the disk failed: every waiting episode learns it
                 for _, done in batch:
                     done.set_exception(exc)
@@ -70,10 +98,164 @@ class TrajectoryStore:
                 for _, done in batch:
                     done.set_result(None)
 
+    def _write(self, batch: list[Trajectory]) -> None:
+        """Encode off the event loop; the records the lines refer to first, then the lines (one batch at a
+        time: `_drain` never runs two). A record counts as on disk once its write is fsynced."""
+        tasks: dict[str, str] = {}
+        states: dict[str, str] = {}
+        lines = [self._encode(t, tasks, states) for t in batch]
+        for name, new in ((TASKS_FILE, tasks), (STATES_FILE, states)):
+            if new:
+                _append_lines(self.folder / name, list(new.values()))
+                self._known(name).update(new)
+        _append_lines(self.path, lines)
+
+    def _encode(self, trajectory: Trajectory, tasks: dict[str, str], states: dict[str, str]) -> str:
+        task = trajectory.task
+        if task is None:
+            return encode_line(trajectory, None)
+        sha = self._task_hash(task)
+        if sha not in self._known(TASKS_FILE) and sha not in tasks:
+            tasks[sha] = json.dumps({"sha256": sha, "task": task.model_dump(mode="json")}, ensure_ascii=False)
+        base = None
+        if needs_base(trajectory.end_state):
+            base = _initial_state(task.initial_state_seed)
+            if base[0] not in self._known(STATES_FILE) and base[0] not in states:
+                states[base[0]] = json.dumps({"sha256": base[0], "state": base[1]}, ensure_ascii=False)
+        return encode_line(trajectory, sha, base)
+
+    def _task_hash(self, task: Task) -> str:
+        cached = self._task_hashes.get(task.id)
+        if cached is None or cached[0] is not task:
+            cached = self._task_hashes[task.id] = (task, task_sha256(task))
+        return cached[1]
+
+    def _known(self, name: str) -> set[str]:
+        """The hashes already in the task (or state) file, read once."""
+        attr = "_tasks_on_disk" if name == TASKS_FILE else "_states_on_disk"
+        known: set[str] | None = getattr(self, attr)
+        if known is None:
+            path = self.folder / name
+            known = {_head_sha(line) for line in _lines(path)} if path.is_file() else set()
+            setattr(self, attr, known)
+        return known
+
     def __iter__(self) -> Iterator[Trajectory]:
-        if not self.path.is_file():
-            return iter(())
-        return iter_jsonl(self.path, Trajectory)
+        return read_trajectories(self.folder)
+
+
+def read_trajectories(folder: Path) -> Iterator[Trajectory]:
+    """Every episode of a run folder as a full `Trajectory`, streaming (memory stays flat in the run's
+    length). Compact lines get their task and end state resolved (episodes of one task share one `Task`
+    object: treat it as read-only); old lines load as they are. A torn last line (a crash mid-write) is
+    skipped; any other bad line, or a reference the folder cannot resolve, is a one-line error."""
+    path = folder / TRAJECTORIES_FILE
+    if not path.is_file():
+        return
+    refs = _Refs(folder)
+    for lineno, line, last in _numbered(path):
+        try:
+            record = json.loads(line)
+            yield refs.resolve(record) if is_compact(record) else Trajectory.model_validate(record)
+        except (json.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
+            if last and not line.endswith("\n"):
+                return
+            first = str(exc).splitlines()[0]
+            raise UsageError(f"{path}:{lineno}: not a valid trajectory line ({first})") from None
+
+
+class _Refs:
+    """The task and state files of a run folder, read on the first line that needs them."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._tasks: dict[str, Task] | None = None
+        self._states: dict[str, str] | None = None
+
+    def resolve(self, record: dict[str, Any]) -> Trajectory:
+        task = None
+        if "task_ref" in record:
+            sha = record["task_ref"]["sha256"]
+            task = self.tasks().get(sha)
+            if task is None:
+                raise UsageError(f"{self.folder / TASKS_FILE} lacks task {record['task_ref'].get('id')} "
+                                 f"({sha[:12]}) that an episode refers to; restore the run folder's task file")
+        base = None
+        if "end_state_diff" in record:
+            sha = record["end_state_diff"]["base"]
+            text = self.states().get(sha)
+            if text is None:
+                raise UsageError(f"{self.folder / STATES_FILE} lacks state {sha[:12]} that an episode's end state "
+                                 "is diffed from; restore the run folder's state file")
+            base = json.loads(text)  # a fresh copy per episode: the patch is applied in place
+        return decode_line(record, task, base)
+
+    def tasks(self) -> dict[str, Task]:
+        if self._tasks is None:
+            self._tasks = {r["sha256"]: Task.model_validate(r["task"]) for r in self._records(TASKS_FILE)}
+        return self._tasks
+
+    def states(self) -> dict[str, str]:
+        if self._states is None:
+            self._states = {r["sha256"]: json.dumps(r["state"]) for r in self._records(STATES_FILE)}
+        return self._states
+
+    def _records(self, name: str) -> Iterator[dict[str, Any]]:
+        path = self.folder / name
+        if not path.is_file():
+            return
+        for lineno, line, last in _numbered(path):
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                if last and not line.endswith("\n"):
+                    return
+                raise UsageError(f"{path}:{lineno}: not valid JSON; restore the run folder's {name}") from None
+
+
+def _numbered(path: Path) -> Iterator[tuple[int, str, bool]]:
+    """(line number, line, is it the last) for each non-blank line, reading one line ahead."""
+    with path.open(encoding="utf-8") as fh:
+        previous: tuple[int, str] | None = None
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            if previous is not None:
+                yield previous[0], previous[1], False
+            previous = (lineno, line)
+        if previous is not None:
+            yield previous[0], previous[1], True
+
+
+def _lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8") as fh:
+        yield from (line for line in fh if line.strip())
+
+
+def _append_lines(path: Path, lines: list[str]) -> None:
+    """Append and fsync, so a killed process loses at most the line being written."""
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in lines))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+@lru_cache(maxsize=32)
+def _initial_state(seed: int) -> tuple[str, dict[str, Any]]:
+    """The sandbox state a task's world starts from (`SandboxSession(seed)`, what the live backend starts
+    and the state diff compares with), with its hash; a few recent seeds kept (runs go task by task)."""
+    from cworld.sandbox.statediff import sandbox_initial_state
+
+    state = sandbox_initial_state(seed)
+    return sha256_text(json.dumps(state, sort_keys=True)), state
+
+
+_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
+
+
+def _head_sha(line: str) -> str:
+    match = _SHA.search(line[:200])
+    return match.group(1) if match else str(json.loads(line)["sha256"])
 
 
 _ID = re.compile(r'"episode_id"\s*:\s*"([^"]+)"')
