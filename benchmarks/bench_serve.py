@@ -32,9 +32,10 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 from serve_helpers import TASK, free_port, http_client, start_http, stop, write_tasks  # noqa: E402
 
-from cworld.data_model import Task, Trajectory, iter_jsonl, read_jsonl  # noqa: E402
+from cworld.data_model import Task, read_jsonl  # noqa: E402
 from cworld.environment import Workspace  # noqa: E402
 from cworld.gym import make  # noqa: E402
+from cworld.rollout import read_trajectories  # noqa: E402
 
 
 @dataclass
@@ -82,7 +83,7 @@ def check(sessions: list[Session], run: Path) -> list[str]:
     """What went wrong, if anything: cross-session leaks, lost or duplicated trajectories."""
     problems = []
     markers = {s.marker for s in sessions}
-    stored = list(iter_jsonl(run / "trajectories.jsonl", Trajectory))
+    stored = list(read_trajectories(run))
     ids = [t.episode_id for t in stored]
     if sorted(ids) != sorted(s.episode_id for s in sessions):
         problems.append(f"stored {len(ids)} trajectories ({len(set(ids))} ids) for {len(sessions)} sessions")

@@ -23,10 +23,11 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from cworld.cli.judge import command as judge_command  # noqa: E402
 from cworld.cli.report import command as report_command  # noqa: E402
-from cworld.data_model import Task, Trajectory, iter_jsonl, read_jsonl  # noqa: E402
+from cworld.data_model import Task, Trajectory, read_jsonl  # noqa: E402
 from cworld.environment import Workspace  # noqa: E402
 from cworld.gym import make  # noqa: E402
 from cworld.harness.inspect_bridge import ToolNames, cworld_task, task_text  # noqa: E402
+from cworld.rollout import read_trajectories  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "tasks_sandbox.jsonl"
@@ -58,7 +59,7 @@ def one_search_then_submit(messages: list[Any], tools: list[Any], *_: Any) -> Mo
 
 
 def trajectories(run: Path) -> list[Trajectory]:
-    return list(iter_jsonl(run / "trajectories.jsonl", Trajectory))
+    return list(read_trajectories(run))
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,8 @@ from serve_helpers import (
 )
 
 from cworld.cli.main import cli
-from cworld.data_model import Trajectory, iter_jsonl
+from cworld.data_model import Trajectory
+from cworld.rollout import read_trajectories
 from cworld.serve.names import ToolNames
 
 START = {"task": TASK, "mode": "hybrid", "policy": "stress", "seed": 5}
@@ -74,7 +75,7 @@ def check(seen: dict, run: Path) -> Trajectory:
     assert reward["success"] is False and reward["state"]["missed"]
     assert {"schema_compliance", "recovery", "efficiency"} <= set(reward["metrics"])
     assert reward["judges"] == []  # offline: verifiable rewards only
-    stored = [t for t in iter_jsonl(run / "trajectories.jsonl", Trajectory) if t.episode_id == seen["episode"]]
+    stored = [t for t in read_trajectories(run) if t.episode_id == seen["episode"]]
     assert len(stored) == 1
     trajectory = stored[0]
     assert trajectory.agent == "mcp" and trajectory.mode == "hybrid" and trajectory.policy == "stress"
@@ -112,7 +113,7 @@ async def test_an_episode_over_http_and_a_session_that_leaves_is_stored_abandone
         opened = await call(other, "start_episode", {"task": TASK, "mode": "synthesized", "policy": "none"})
         await call(other, "mail__search_messages", {"query": "audit"})
     check(seen, run)
-    stored = {t.episode_id: t for t in iter_jsonl(run / "trajectories.jsonl", Trajectory)}
+    stored = {t.episode_id: t for t in read_trajectories(run)}
     left = stored[opened.structured_content["episode_id"]]
     assert left.status == "abandoned" and [s.kind for s in left.steps] == ["tool"]
     await asyncio.to_thread(judge_and_report, tmp_path / "ws", run, episodes=2)

@@ -10,12 +10,12 @@ from mcp import Client
 from rollout_helpers import without_timings
 from serve_helpers import SCHEMA_ONLY, TASK, write_tasks
 
-from cworld.data_model import Task, Trajectory, iter_jsonl, read_jsonl
+from cworld.data_model import Task, Trajectory, read_jsonl
 from cworld.environment import Environment, Workspace
 from cworld.gym import make
 from cworld.judges import JudgeContent, JudgeSetup
 from cworld.registry.tools import environment_tools
-from cworld.rollout import RolloutContext
+from cworld.rollout import RolloutContext, read_trajectories
 from cworld.serve import EpisodeService, build_server
 from cworld.serve.names import ToolNames
 
@@ -60,7 +60,7 @@ async def through_serve(task: Task, mode: str, ws: Workspace, run: Path) -> Traj
             else:
                 await client.call_tool("submit", {"answer": action["final"]})
     served = started.structured_content["episode_id"]
-    return next(t for t in iter_jsonl(run / "trajectories.jsonl", Trajectory) if t.episode_id == served)
+    return next(t for t in read_trajectories(run) if t.episode_id == served)
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "synthesized"])
