@@ -8,7 +8,6 @@ from pydantic import BaseModel, Field, model_validator
 
 from cworld.errors import UsageError
 
-
 HARVESTED_MIN_SERVERS = 3
 """A harvested-pool task spans at least this many servers (schema-only tools of real services)."""
 

@@ -15,10 +15,10 @@ from cworld.errors import ModelError
 from cworld.seeding import derive_rng, derive_seed
 from cworld.synth.checks import CheckReport, run_checks
 from cworld.synth.draft import Draft, to_task
+from cworld.synth.harvest_pool import sample_harvested
 from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.llm_drafter import LLMDrafter
 from cworld.synth.offline import OfflineDrafter, Revision
-from cworld.synth.harvest_pool import sample_harvested
 from cworld.synth.offline.composer import BlockFailed
 from cworld.synth.offline.schema_chain import ChainDrafter
 from cworld.synth.options import SynthOptions

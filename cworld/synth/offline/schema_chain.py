@@ -33,7 +33,15 @@ from cworld.synth.harvest_pool import card_of
 from cworld.synth.leak import LeakChecker
 from cworld.synth.offline.composer import BlockFailed
 from cworld.synth.offline.schema_constraints import chain_constraints
-from cworld.synth.offline.schema_values import THEME_TOPICS, clause, is_text_param, literal, printable, snake, words_of
+from cworld.synth.offline.schema_values import (
+    THEME_TOPICS,
+    clause,
+    is_text_param,
+    literal,
+    printable,
+    snake,
+    words_of,
+)
 from cworld.synth.options import SynthOptions
 from cworld.synth.sampling import Candidates
 from cworld.synth.toolset import ToolUniverse
