@@ -2,12 +2,20 @@
 and without prerequisites, and the recall of the gold prerequisite tools.
 
     python benchmarks/retrieval.py [--tools FILE] [--queries FILE] [--model SPEC] [--sweep] [--json]
+    python benchmarks/retrieval.py --harvested [--heldout] [--cache DIR]
 
 Tools: `--tools` (JSON list or JSONL of ToolSpec), else the workspace's `registry/tools.jsonl` (what
 `cworld registry build` listed and indexed), else (or with `--tools default`) the sandbox apps' tools + the real servers' published tool lists
 (registry/recorded/real_tools.json) + the schema-only catalogs of registry/servers.yaml. `--sweep` tunes
 fusion and BM25 field weights on one half of the queries (split by a hash of the text) and reports the
 other half, so a setting is never chosen on the queries it is judged on.
+
+`--harvested`: the full registry (the default tools above + the 3,311 schema-only tools of
+registry/catalogs/harvested/, every one a distractor) and, besides the quality set, the harvested query
+set (registry/eval/harvested_dev.jsonl): Recall@5/10 and MRR for dense, BM25 and hybrid. The held-out
+half (harvested_heldout.jsonl) is scored only with `--heldout`, so tuning can look at dev alone. Each
+query set's overlap check (no 4-word run of a gold tool's description, no tool name's words in order)
+is printed with it. `--cache DIR` puts the embedding cache there (default: the workspace's cache/).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from cworld.registry.index.quality import (  # noqa: E402
     QualityQuery,
     applicable,
     best_method,
+    copied_text,
     load_queries,
     retrieval_metrics,
     surfaced_recall,
@@ -44,6 +53,8 @@ from cworld.registry.index.quality import (  # noqa: E402
 from cworld.registry.index.store import ToolIndex  # noqa: E402
 
 QUERIES = ROOT / "registry" / "eval" / "queries.jsonl"
+HARVESTED_DEV = ROOT / "registry" / "eval" / "harvested_dev.jsonl"
+HARVESTED_HELDOUT = ROOT / "registry" / "eval" / "harvested_heldout.jsonl"
 REAL_TOOLS = ROOT / "registry" / "recorded" / "real_tools.json"
 MANIFEST = ROOT / "registry" / "servers.yaml"
 KS = (1, 5, 10)
@@ -77,6 +88,18 @@ def default_tools() -> tuple[list[ToolSpec], str]:
     catalogs = catalog_tools(MANIFEST)
     source = f"sandbox apps ({len(sandbox)}) + {REAL_TOOLS.name} ({len(real)}) + catalogs ({len(catalogs)})"
     return sandbox + real + catalogs, source
+
+
+def harvested_tools() -> tuple[list[ToolSpec], dict[str, str]]:
+    """The harvested catalog as `cworld registry build --harvested` loads it (schema-only, each server's
+    category card), and each server's summary as its description."""
+    from cworld.environment import Environment
+    from cworld.registry.harvest.catalog import harvested_specs
+    from cworld.registry.manifest import load_catalog
+
+    env = Environment(ROOT)
+    specs = harvested_specs(env)
+    return [t for spec in specs for t in load_catalog(env, spec)], {s.id: s.description for s in specs}
 
 
 def load_tools(tools_arg: str | None) -> tuple[list[ToolSpec], str]:
@@ -157,6 +180,35 @@ def measure(index: ToolIndex, graph: Any, queries: list[QualityQuery]) -> dict[s
     results["hybrid+prereqs"] = plus_prereqs(graph, ranked["hybrid (weighted)"], queries)
     results["prerequisite recall"] = prereq_report(graph, ranked[default_name], queries)
     return results
+
+
+# --- the harvested query set: every registry tool a distractor -----------------------------------------------
+HARVEST_KS = (1, 5, 10)
+METHODS = ("dense", "bm25", "hybrid")
+
+
+def overlap_report(queries: list[QualityQuery], by_id: dict[str, ToolSpec]) -> list[str]:
+    """Each way a query copies one of its gold tools (copied_text); empty when the set is clean."""
+    return [f"{q.query!r}: {why}" for q in queries for t in q.tools if t in by_id
+            and (why := copied_text(q.query, by_id[t]))]
+
+
+def harvested_section(index: ToolIndex, splits: dict[str, list[QualityQuery]]) -> dict[str, Any]:
+    """Recall@1/5/10 and MRR of dense, BM25 and (weighted) hybrid on each split."""
+    index.fusion = FusionParams()
+    return {name: {"queries": len(qs), **{m: retrieval_metrics(ranked_ids(index, qs, m), qs, HARVEST_KS)
+                                          for m in METHODS}} for name, qs in splits.items()}
+
+
+def print_harvested(section: dict[str, Any], overlaps: list[str], missing: list[str]) -> None:
+    print("\nharvested query set (full registry: every tool a distractor)")
+    print(f"overlap check: {len(overlaps)} copied phrases or names; gold tools missing: {len(missing)}")
+    for line in (overlaps + missing)[:10]:
+        print(f"  {line}")
+    for name, rows in section.items():
+        print(f"\n{name} ({rows['queries']} queries)  R@1    R@5    R@10   MRR")
+        for m in METHODS:
+            print(f"  {m:<18} {_fmt(rows[m])}")
 
 
 # --- sweep: tune on one half, judge on the other ---------------------------------------------------------------
@@ -251,19 +303,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="tune fusion / BM25 weights on a dev half, report the test half")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--no-cache", action="store_true", help="embed everything afresh (no embedding cache)")
+    parser.add_argument("--cache", default=None, help="folder for the embedding cache (default: <workspace>/cache)")
+    parser.add_argument("--harvested", action="store_true", help="add the harvested catalog's tools and score the "
+                        "harvested query set's dev half")
+    parser.add_argument("--heldout", action="store_true", help="with --harvested: score the held-out half too")
     args = parser.parse_args(argv)
 
     tools, source = load_tools(args.tools)
+    descriptions = server_descriptions(MANIFEST)
+    if args.harvested:
+        extra, harvested_desc = harvested_tools()
+        tools, source = tools + extra, f"{source} + harvested ({len(extra)})"
+        descriptions.update(harvested_desc)
     if not tools:
         parser.error(f"no tools in {source}")
     all_queries = load_queries(Path(args.queries))
     queries = applicable(all_queries, {t.id for t in tools})
     embedder = resolve_embedder(args.model)
     if not args.no_cache:  # vectors keyed by (model, text): a rerun embeds only what changed
-        cache_file = Path(os.environ.get("CWORLD_WORKSPACE", ".cworld")) / "cache" / "embed_cache.sqlite"
+        cache_dir = Path(args.cache) if args.cache else Path(os.environ.get("CWORLD_WORKSPACE", ".cworld")) / "cache"
+        cache_file = cache_dir / "embed_cache.sqlite"
         embedder = CachedEmbedder(embedder, EmbeddingCache(cache_file))
     start = time.perf_counter()
-    index, _ = ToolIndex.build(tools, embedder, server_descriptions=server_descriptions(MANIFEST))
+    index, _ = ToolIndex.build(tools, embedder, server_descriptions=descriptions)
     build_s = time.perf_counter() - start
     graph = build_graph(tools, declared_prerequisites())
     start = time.perf_counter()
@@ -271,12 +333,24 @@ def main(argv: list[str] | None = None) -> int:
     info = {"tools": len(tools), "source": source, "queries": len(queries), "all_queries": len(all_queries),
             "model": embedder.name, "build_s": build_s, "search_s": time.perf_counter() - start}
     swept = sweep(index, queries) if args.sweep else None
+    harvested = overlaps = missing = None
+    if args.harvested:
+        paths = {"dev": HARVESTED_DEV, **({"held-out": HARVESTED_HELDOUT} if args.heldout else {})}
+        splits = {name: load_queries(path) for name, path in paths.items()}
+        by_id = {t.id: t for t in tools}
+        everything = [q for qs in splits.values() for q in qs]
+        overlaps = overlap_report(everything, by_id)
+        missing = sorted({t for q in everything for t in q.tools if t not in by_id})
+        harvested = harvested_section(index, {n: applicable(qs, set(by_id)) for n, qs in splits.items()})
     if args.json:
-        print(json.dumps({"info": info, "results": results, "sweep": swept}, indent=2))
+        print(json.dumps({"info": info, "results": results, "sweep": swept, "harvested": harvested,
+                          "overlaps": overlaps, "missing": missing}, indent=2))
     else:
         print_report(info, results)
         if swept:
             print_sweep(swept)
+        if harvested is not None:
+            print_harvested(harvested, overlaps or [], missing or [])
     return 0
 
 

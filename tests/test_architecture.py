@@ -29,7 +29,7 @@ RANKS: dict[str, int] = {
     "synth": 10,
     "fidelity": 11,
     "report": 12, "export": 12,
-    "doctor": 13, "gym": 13,
+    "doctor": 13, "gym": 13, "serve": 13, "harness": 13,
     "cli": 14,
     "__main__": 15, "__init__": 15,
 }

@@ -60,8 +60,18 @@ def test_torn_last_line_is_skipped_but_bad_middle_line_is_an_error(tmp_path):
     path.write_text(good + "\n" + good[:10])
     assert [t.id for t in read_jsonl(path, Task)] == ["t1"]
     path.write_text(good[:10] + "\n" + good + "\n")
-    with pytest.raises(UsageError, match=r"t.jsonl:1: not a valid Task"):
+    with pytest.raises(UsageError, match=r"t.jsonl:1: not a task \(invalid JSON: .* at column \d+\); fix or delete"):
         read_jsonl(path, Task)
+
+
+def test_a_bad_last_line_with_its_newline_is_an_error_naming_the_field(tmp_path):
+    """Only a line without its newline is torn; a complete bad line is the user's, and says so."""
+    path = tmp_path / "t.jsonl"
+    good = Task(id="t1", query="q").model_dump_json()
+    path.write_text(good + "\n\n" + '{"id": "t2"}\n')
+    with pytest.raises(UsageError, match=r"t.jsonl:3: not a task \(query: Field required\)") as info:
+        read_jsonl(path, Task)
+    assert "\n" not in str(info.value)
 
 
 def test_missing_file_is_a_usage_error(tmp_path):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from cworld.cli.common import environment, workspace
+from cworld.cli.common import environment, preflight, read_tasks, workspace
 
 if TYPE_CHECKING:
     from cworld.data_model import ToolSpec
@@ -161,15 +161,15 @@ def experiment_command(
 ) -> None:
     """Run the agents live and synthesized on the same tasks, seeds and policy, score both runs, and
     write the fidelity report. Re-running with the same --out resumes the runs."""
-    from cworld.data_model import Task, read_jsonl
     from cworld.fidelity import ExperimentConfig, run_experiment
     from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext
 
     env, ws = environment(ctx), workspace(ctx)
     config = ExperimentConfig(**settings, progress=not (no_progress or report.as_json))
-    tasks = read_jsonl(tasks_file or ws.latest("tasks"), Task)[: limit or None]
+    tasks = read_tasks(ws, tasks_file, limit)
     target = (report.out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
+    preflight(ws, agents=config.agents, roles=["engine"] if config.engine == "llm" else [])
     tools = environment_tools(env, ws).episode()
     live_ctx = RolloutContext(env, ws, dict(tools))
     live, synth = asyncio.run(run_experiment(tasks, config, live_ctx, target, console=Console(stderr=True)))

@@ -84,6 +84,9 @@ def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | No
         models.judge = [configured.get(n) or ModelConfig(model=n, api_base=api_base) for n in names]
     if not models.judge:
         return None
+    from cworld.llm.preflight import preflight, role_models
+
+    preflight(role_models(models, ["judge"]))
     gateway = Gateway.from_workspace(ws, models)
     setup.gateway, setup.judges = gateway, list(models.judge)
     return gateway

@@ -119,7 +119,7 @@ def _show_harvest(env: Environment, as_json: bool) -> None:
         echo_json({k: v for k, v in data.items() if k != "servers"} if isinstance(data, dict) else data)
         return
     console = Console()
-    for table in harvest_tables(data):
+    for table in harvest_tables(data, console.width):
         console.print(table)
 
 

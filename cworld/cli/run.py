@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cworld.cli.common import environment, workspace
+from cworld.cli.common import environment, preflight, read_tasks, workspace
 
 if TYPE_CHECKING:
     from cworld.environment import Workspace
@@ -46,7 +46,6 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     """Run AGENT on every task (x seeds); trajectories go to OUT/trajectories.jsonl as episodes end."""
     from cworld.agents import agent_label, check_agent_name, is_privileged
     from cworld.agents.search import registry_index_folder
-    from cworld.data_model import Task, read_jsonl
     from cworld.errors import UsageError
     from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext, RunConfig, Runner, render
@@ -57,11 +56,10 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
                        resume=resume, progress=not no_progress and not as_json)
     check_agent_name(agent)
     agent_label(agent, access, style)
-    tasks = read_jsonl(Path(tasks_file) if tasks_file else ws.latest("tasks"), Task)[: limit or None]
-    if not tasks:
-        raise UsageError("the tasks file holds no tasks; create some with `cworld synth` or pass --tasks FILE")
+    tasks = read_tasks(ws, tasks_file, limit)
     if registry_search and registry_index_folder(ws) is None:
         raise UsageError("no registry index in the workspace; run `cworld registry build` or drop --registry-search")
+    preflight(ws, agents=[agent], roles=["engine"] if mode != "live" else [])
     rollout = RolloutContext(env, ws, environment_tools(env, ws).episode(), registry_search=registry_search)
     rollout.policy(policy)
     folder = _run_folder(ws, out, resume)

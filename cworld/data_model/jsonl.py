@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,20 +28,39 @@ def append_jsonl(path: Path, records: Iterable[BaseModel]) -> None:
 
 
 def iter_jsonl(path: Path, model: type[M], *, skip_partial_last: bool = True) -> Iterator[M]:
-    """Yield records; a torn last line (a crash mid-write) is skipped, any other bad line is an error."""
+    """Yield records; blank lines are skipped, and so is a torn last line (a crash mid-write leaves a
+    line without its newline); any other bad line is a one-line `UsageError` naming FILE:LINE."""
     if not path.is_file():
-        raise UsageError(f"{path}: no such file; give an existing {model.__name__} JSONL file")
-    lines = path.read_text(encoding="utf-8").splitlines()
+        raise UsageError(f"{path}: no such file; give an existing {record_name(model)} JSONL file")
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             yield model.model_validate(json.loads(line))
         except (json.JSONDecodeError, ValidationError) as exc:
-            if skip_partial_last and lineno == len(lines):
+            if skip_partial_last and lineno == len(lines) and not text.endswith("\n"):
                 return
-            first = str(exc).splitlines()[0]
-            raise UsageError(f"{path}:{lineno}: not a valid {model.__name__} record ({first})") from None
+            what = record_name(model)
+            raise UsageError(
+                f"{path}:{lineno}: not a {what} ({_reason(exc)}); fix or delete that line (one JSON {what} per line)"
+            ) from None
+
+
+def record_name(model: type[BaseModel]) -> str:
+    """`ToolSpec` -> "tool spec": how a message names one record."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", model.__name__).lower()
+
+
+def _reason(exc: json.JSONDecodeError | ValidationError) -> str:
+    """Short: the JSON error and its column, or the first invalid field and what is wrong with it."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON: {exc.msg} at column {exc.colno}"
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = f", and {exc.error_count() - 1} more" if exc.error_count() > 1 else ""
+    return (f"{where}: {first['msg']}" if where else first["msg"]) + more
 
 
 def read_jsonl(path: Path, model: type[M]) -> list[M]:

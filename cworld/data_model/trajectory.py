@@ -62,7 +62,7 @@ class InfraErrorRecord(BaseModel):
     attempt: int = 1
 
 
-EpisodeStatus = Literal["completed", "turn_limit", "gave_up", "timeout", "infra_error", "inaction"]
+EpisodeStatus = Literal["completed", "turn_limit", "gave_up", "timeout", "infra_error", "inaction", "abandoned"]
 
 
 class Trajectory(Versioned):

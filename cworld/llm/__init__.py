@@ -8,13 +8,14 @@ from cworld.errors import MockScriptExhausted
 from cworld.llm import mock
 from cworld.llm.check import check_model, ping_model
 from cworld.llm.completion import Completion, RequestedToolCall, TokenCount
-from cworld.llm.failures import ModelUnavailable
+from cworld.llm.failures import CredentialError, ModelUnavailable
 from cworld.llm.gateway import Gateway
 from cworld.llm.jsonrepair import extract_json
 from cworld.llm.retry import RetryPolicy, set_default_retry
 
 __all__ = [
     "Completion",
+    "CredentialError",
     "Gateway",
     "MockScriptExhausted",
     "ModelUnavailable",

@@ -13,15 +13,17 @@ from cworld.llm.failures import is_provider_error, model_error
 _PING = [{"role": "user", "content": "ping"}]
 
 
-def check_model(model: ModelConfig | str, *, ping: bool = False) -> None:
-    """Raise `ConfigError` for a malformed model string, an unknown provider or a missing key variable;
-    with `ping`, also make a 1-token call (a `ModelError` if the model does not answer). The in-process
-    mock has nothing to reach, so pinging it only checks the string."""
+def check_model(model: ModelConfig | str, *, ping: bool = False, role: str | None = None) -> None:
+    """Raise `ConfigError` for a malformed model string, an unknown provider or a missing `api_key_env`
+    variable; with `ping`, the full `preflight` for `role` (the provider's key variable, then a 1-token
+    call, once per process). The in-process mock consumes nothing of its script."""
     cfg = _as_config(model)
-    provider = provider_of(cfg)
+    provider_of(cfg)
     api_key(cfg)
-    if ping and provider != MOCK_PROVIDER:
-        _ping_sync(cfg)
+    if ping:
+        from cworld.llm.preflight import preflight  # it builds on this module
+
+        preflight([(role, cfg)])
 
 
 async def ping_model(model: ModelConfig | str) -> tuple[bool, str]:
@@ -69,15 +71,3 @@ def _ping_call(cfg: ModelConfig, key: str | None) -> dict:
     call = {"model": cfg.model, "messages": _PING, "max_tokens": 1, "max_retries": 0, "timeout": 30.0}
     call.update({k: v for k, v in {"api_base": cfg.api_base, "api_key": key}.items() if v})
     return call
-
-
-def _ping_sync(cfg: ModelConfig) -> None:
-    key = api_key(cfg)
-    try:
-        load_litellm().completion(**_ping_call(cfg, key))
-    except Exception as exc:
-        if not is_provider_error(exc):
-            raise
-        raise model_error(
-            exc, model=cfg.model, role=None, api_key_env=cfg.api_key_env, secret=key, attempts=1
-        ) from exc

@@ -1,7 +1,9 @@
 """Which provider failures are worth retrying, and the one-line message for those that are not.
 
 Transient: rate limits, timeouts, connection drops, 5xx. Permanent: bad key, unknown model, rejected
-request; retrying those only burns time, so they become a `ModelError` that says what to fix.
+request; retrying those only burns time, so they become a `ModelError` that says what to fix. A missing
+key counts as an authentication failure even where the provider SDK reports it as a 500 (openai's
+"Missing credentials" arrives as an `InternalServerError`), so it is never retried as an outage.
 """
 
 from __future__ import annotations
@@ -9,14 +11,27 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cworld.errors import CworldError, InfraError, ModelError
+from cworld.errors import ConfigError, CworldError, InfraError, ModelError
 from cworld.llm._loader import load_litellm
+from cworld.redact import Redactor
 
 
 class ModelUnavailable(ModelError, InfraError):
     """Transient failures outlasted every retry: the model is down or overloaded, not the caller's fault.
     Both a `ModelError` (an LLM call failed for good) and an `InfraError` (never counted against an agent)."""
 
+
+class CredentialError(ModelError, ConfigError):
+    """A key is missing or the provider refused it: the user's to fix, never an outage (exit code 2)."""
+
+
+# What SDKs say when no key (or a wrong one) reached them, whatever exception class they pick for it.
+_AUTH_WORDS = re.compile(
+    r"missing credentials|api_key client option must be set|no api key|invalid api key|incorrect api key|"
+    r"invalid x-api-key",
+    re.IGNORECASE,
+)
+_AUTH_STATUS = (401, 403)
 
 _TRANSIENT_NAMES = (
     "RateLimitError",
@@ -41,8 +56,19 @@ def cworld_cause(exc: BaseException) -> CworldError | None:
     return None
 
 
+def is_auth_failure(exc: BaseException) -> bool:
+    """A missing, wrong or under-privileged key, by class, HTTP status or the provider's words."""
+    litellm = load_litellm()
+    if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
+        return True
+    if getattr(exc, "status_code", None) in _AUTH_STATUS:
+        return True
+    from_sdk = (type(exc).__module__ or "").startswith(("litellm", "openai"))
+    return from_sdk and bool(_AUTH_WORDS.search(str(exc)))
+
+
 def is_transient(exc: BaseException) -> bool:
-    if cworld_cause(exc) is not None:
+    if cworld_cause(exc) is not None or is_auth_failure(exc):
         return False
     litellm = load_litellm()
     if isinstance(exc, tuple(getattr(litellm, name) for name in _TRANSIENT_NAMES)):
@@ -52,11 +78,13 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def detail(exc: BaseException, secret: str | None = None) -> str:
-    """The provider's own words: first line, class-name prefixes stripped, any key masked, kept short."""
+    """The provider's own words: first line, class-name prefixes stripped, kept short, and masked: the
+    call's key, and any credential of the environment (the SDK may have read the key itself)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = _PREFIX.sub("", lines[0]) if lines else type(exc).__name__
     if secret:
         text = text.replace(secret, "***")
+    text = Redactor.from_env().text(text)
     return text[:200] + ("..." if len(text) > 200 else "")
 
 
@@ -74,10 +102,10 @@ def key_hint(model: str, api_key_env: str | None) -> str:
 def permanent_message(exc: BaseException, model: str, api_key_env: str | None, secret: str | None) -> str:
     litellm = load_litellm()
     said = detail(exc, secret)
-    if isinstance(exc, litellm.AuthenticationError):
-        return f"authentication failed; set {key_hint(model, api_key_env)}"
-    if isinstance(exc, litellm.PermissionDeniedError):
+    if isinstance(exc, litellm.PermissionDeniedError) or getattr(exc, "status_code", None) == 403:
         return f"permission denied ({said}); check the key's access to this model"
+    if is_auth_failure(exc):
+        return f"authentication failed; set {key_hint(model, api_key_env)}"
     if isinstance(exc, litellm.NotFoundError):
         return f"not found at the provider ({said}); check the model name and api_base"
     if isinstance(exc, litellm.ContextWindowExceededError):
@@ -99,6 +127,8 @@ def model_error(
     if own is not None:
         return own
     where = f"model '{model}'" + (f" for role '{role}'" if role else "")
+    if is_auth_failure(exc):
+        return CredentialError(f"{where}: {permanent_message(exc, model, api_key_env, secret)}")
     if is_transient(exc):
         return ModelUnavailable(
             f"{where}: {type(exc).__name__} after {attempts} attempt(s) ({detail(exc, secret)}); "

@@ -54,7 +54,7 @@ def check_synth_model(cfg: ModelConfig) -> None:
     """
     from cworld.llm import check_model
 
-    check_model(cfg, ping=True)
+    check_model(cfg, ping=True, role="synth")
 
 
 def prepare(

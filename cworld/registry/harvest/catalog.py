@@ -12,35 +12,11 @@ from typing import Any
 from cworld.data_model import ServerSpec
 from cworld.environment import Environment
 from cworld.errors import ContentError
+from cworld.registry.harvest.cards import differing_cards, server_card
 
 HARVESTED_DIR = Path("catalogs") / "harvested"
 SUMMARY = "summary.json"
 
-CARD_OF: dict[str, str] = {
-    "database": "sql_database",
-    "code": "code_hosting",
-    "project": "task_board",
-    "crm": "crm",
-    "finance": "finance",
-    "travel": "travel",
-    "calendar": "calendar",
-    "messaging": "messaging",
-    "documents": "documents",
-    "search": "web_search",
-    "ecommerce": "ecommerce",
-    "health": "health_records",
-    "knowledge": "knowledge_graph",
-    "utilities": "utilities",
-    "maps": "maps",
-    "browser": "browser_automation",
-    "media": "media",
-    "education": "education",
-    "devops": "devops",
-    "cloud": "cloud_infrastructure",
-    "iot": "devices",
-    "security": "security",
-}
-"""The category card a harvested server's tools default to, by its field in harvest.yaml (every field has one)."""
 
 
 def harvested_dir(env: Environment) -> Path:
@@ -72,7 +48,9 @@ def harvested_specs(env: Environment, taken: set[str] | None = None) -> list[Ser
         sid = str(head.get("server") or path.stem)
         if taken and sid in taken:
             raise ContentError(f"{path}: server id '{sid}' is already used in servers.yaml")
-        card = CARD_OF.get(str(head.get("category", "")))
+        field = str(head.get("category", ""))
+        card = server_card(sid, field)
+        names = [str(t.get("name")) for t in head["tools"] if isinstance(t, dict) and t.get("name")]
         specs.append(
             ServerSpec(
                 id=sid,
@@ -81,6 +59,7 @@ def harvested_specs(env: Environment, taken: set[str] | None = None) -> list[Ser
                 description=str(head.get("summary", "")),
                 catalog=str(HARVESTED_DIR / path.name),
                 category_hints=[card] if card else [],
+                tool_categories=differing_cards(sid, field, names),
             )
         )
     return specs

@@ -22,7 +22,8 @@ import yaml
 from cworld.data_model import ServerSpec
 from cworld.environment import Environment, Workspace
 from cworld.errors import ContentError, UsageError
-from cworld.registry.harvest.catalog import CARD_OF, harvested_dir
+from cworld.registry.harvest.cards import differing_cards, server_card
+from cworld.registry.harvest.catalog import harvested_dir
 from cworld.registry.harvest.entries import HarvestEntry, harvest_list_path, load_harvest_list, placeholder
 from cworld.registry.harvest.package import install
 from cworld.registry.launch import LaunchContext
@@ -81,7 +82,7 @@ def live_spec(entry: HarvestEntry, command: list[str], expects: list[str], serve
     credentials (so a real value set in the environment is used instead)."""
     where = str(servers_dir)
     portable = [part.replace(where, "{servers}") for part in command]
-    card = CARD_OF.get(category)
+    card = server_card(entry.id, category)
     return ServerSpec(
         id=entry.id,
         kind="real",
@@ -110,7 +111,11 @@ async def install_harvested(env: Environment, workspace: Workspace, name: str, *
     if isinstance(launch, list) and launch[len(installed.launch):]:
         installed.command.extend(str(a) for a in launch[len(installed.launch):])  # e.g. the `stdio` it needed
     expects = sorted({*installed.env_names, *entry.env})
-    spec = live_spec(entry, installed.command, expects, servers_dir, str(record.get("category", "")))
+    field = str(record.get("category", ""))
+    spec = live_spec(entry, installed.command, expects, servers_dir, field)
+    tools = record.get("tools")
+    names = [str(t["name"]) for t in tools if isinstance(t, dict) and t.get("name")] if isinstance(tools, list) else []
+    spec = spec.model_copy(update={"tool_categories": differing_cards(entry.id, field, names)})
     scratch = workspace.path("scratch") / f"harvested-{os.getpid()}-{int(time.time())}"
     ctx = LaunchContext(workspace.root, servers_dir, scratch)
     try:

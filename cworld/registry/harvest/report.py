@@ -41,18 +41,33 @@ class RichHarvestProgress:
         self.bar.update(self.task, advance=1, current=f"{self.tools} tools so far")
 
 
-def harvest_tables(summary: dict[str, Any]) -> list[Table]:
-    """Servers (with tools and failure), then tools per category, then failure classes."""
+def one_line(text: str, limit: int = 90) -> str:
+    """A failure's detail (often a multi-line stderr tail) as one line a table cell can hold."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def harvest_tables(summary: dict[str, Any], width: int = 120) -> list[Table]:
+    """Servers (with tools and failure), then tools per category, then failure classes.
+
+    The fixed columns take 78 characters; the failure note gets what a wider terminal has left, and
+    is left out below that, so the counts never collapse to nothing on a narrow one.
+    """
     servers = Table(title=f"harvest: {summary['servers_ok']} of {summary['servers_tried']} servers listed "
                     f"{summary['tools']} tools")
-    for col in ("server", "registry", "category", "status", "tools"):
-        servers.add_column(col, no_wrap=True, justify="right" if col == "tools" else "left",
-                           min_width={"category": 9, "status": 15}.get(col), overflow="fold" if col == "server" else "ellipsis")
-    servers.add_column("note", overflow="ellipsis", max_width=60, no_wrap=True)
+    widths = {"server": 26, "from": 4, "category": 9, "status": 17, "tools": 5}
+    for col, size in widths.items():
+        servers.add_column(col, no_wrap=True, justify="right" if col == "tools" else "left", min_width=size,
+                           max_width=size, overflow="ellipsis")
+    note = width - sum(widths.values()) - 3 * (len(widths) + 1) - 1
+    if note >= 12:
+        servers.add_column("note", overflow="ellipsis", no_wrap=True, max_width=note)
     for s in summary["servers"]:
         status = "[green]ok[/green]" if s["status"] == "ok" else f"[red]{s['failure']}[/red]"
-        servers.add_row(s["id"], s["registry"], s["category"], status, str(s["tools"]),
-                        "" if s["status"] == "ok" else s["detail"])
+        row = [s["id"], s["registry"], s["category"], status, str(s["tools"])]
+        if note >= 12:
+            row.append("" if s["status"] == "ok" else one_line(s["detail"]))
+        servers.add_row(*row)
     categories = Table(title="by category")
     for col in ("category", "servers ok", "tools"):
         categories.add_column(col, justify="left" if col == "category" else "right")

@@ -4,7 +4,8 @@ A query line of `registry/eval/queries.jsonl`:
 
     {"query": "...", "tools": ["server/name", ...], "prereqs": ["server/name", ...]}
 
-`tools` are the tools that serve the request: any one of them in the top k is a hit (several are listed
+Lines starting with `#` are comments (a set's header says how it was written). `tools` are the tools
+that serve the request: any one of them in the top k is a hit (several are listed
 only when they are true alternatives, e.g. two ways to read a file). `prereqs` are tools that must or
 usually run first (look up the id before acting on it) — what plain similarity search misses.
 
@@ -19,7 +20,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from cworld.data_model.tools import ToolSpec
 from cworld.errors import ContentError
+from cworld.registry.index.text import STOPWORDS, stem, words
 
 #: Fewer applicable queries than this and an index keeps the built-in default method.
 MIN_QUERIES_TO_CHOOSE = 20
@@ -36,7 +39,7 @@ def load_queries(path: Path) -> list[QualityQuery]:
     """Every query of a quality-set file; a bad line is a ContentError naming the file and line."""
     out = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
             out.append(QualityQuery.model_validate(json.loads(line)))
@@ -44,6 +47,30 @@ def load_queries(path: Path) -> list[QualityQuery]:
             first = str(exc).splitlines()[0]
             raise ContentError(f"{path}:{lineno}: not a quality-set query ({first})") from None
     return out
+
+
+def _stems(text: str, content_only: bool = False) -> list[str]:
+    return [stem(w) for w in words(text) if not content_only or (w not in STOPWORDS and len(w) > 1)]
+
+
+def _contains_run(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def copied_text(query: str, tool: ToolSpec, run: int = 4) -> str | None:
+    """How `query` copies `tool`, or None: a run of `run` words (stemmed) shared with its description, or
+    its name's words in order (stopwords aside; names of one content word, `get_logs`, are exempt: "logs"
+    is an everyday word). A query written from the tool's own text would measure string matching."""
+    asked, described = _stems(query), _stems(tool.description)
+    grams = {tuple(described[i : i + run]) for i in range(len(described) - run + 1)}
+    for i in range(len(asked) - run + 1):
+        if tuple(asked[i : i + run]) in grams:
+            return f"shares '{' '.join(asked[i : i + run])}' with the description of {tool.id}"
+    name = _stems(tool.name.replace("-", " "), content_only=True)
+    if len(name) > 1 and _contains_run(_stems(query, content_only=True), name):
+        return f"names {tool.id} ('{' '.join(name)}')"
+    return None
 
 
 def applicable(queries: Sequence[QualityQuery], tool_ids: set[str]) -> list[QualityQuery]:
