@@ -65,6 +65,13 @@ def usable(tool: ToolSpec) -> bool:
     return True
 
 
+def english(tool: ToolSpec) -> bool:
+    """A description a request can be written from: nearly all ASCII (no translation is attempted, so a
+    tool described in another language is never drawn)."""
+    text = tool.description or ""
+    return not text or sum(c.isascii() for c in text) >= 0.95 * len(text)
+
+
 def producer(tool: ToolSpec) -> bool:
     """A read whose output schema has fields: what a chain starts with."""
     out = tool.output_schema or {}
@@ -75,7 +82,7 @@ def harvested_servers(universe: ToolUniverse) -> dict[str, list[ToolSpec]]:
     """Harvested server -> its usable tools (servers with none are left out)."""
     found: dict[str, list[ToolSpec]] = {}
     for tool in sorted(universe.tools.values(), key=lambda t: t.id):
-        if tool.server in universe.harvested and usable(tool):
+        if tool.server in universe.harvested and usable(tool) and english(tool):
             found.setdefault(tool.server, []).append(tool)
     return found
 
@@ -94,8 +101,8 @@ def sample_harvested(
     servers = {s: [t for t in ts if t.id not in banned] for s, ts in harvested_servers(universe).items()}
     servers = {s: ts for s, ts in servers.items() if ts}
     by_card: dict[str, list[str]] = {}
-    for server, tools in servers.items():
-        by_card.setdefault(card_of(tools[0]), []).append(server)
+    for server, own in servers.items():
+        by_card.setdefault(card_of(own[0]), []).append(server)
     themes = [name for name, cards in THEMES.items() if sum(c in by_card for c in cards) >= min_servers]
     if not themes:
         raise UsageError(
@@ -108,19 +115,34 @@ def sample_harvested(
     chosen = [rng.choice(sorted(by_card[c])) for c in rng.sample(cards, count)]
     chosen.sort(key=lambda s: card_of(servers[s][0]) in SINKS)
     tools: list[str] = []
-    for server in chosen:
-        tools += _chain(universe, servers[server], rng)
+    for n, server in enumerate(chosen):
+        tools += _chain(universe, servers[server], rng, later=n > 0)
     tools = _fill(tools, chosen, servers, rng, min_tools, max_tools)
     return Candidates(seeds=[tools[0]], query=f"theme: {theme}", tools=tools)
 
 
-def _chain(universe: ToolUniverse, tools: list[ToolSpec], rng: random.Random) -> list[str]:
+def linkable(tool: ToolSpec) -> bool:
+    """A parameter of the tool can take a value an earlier service found (`schema_links`): a place, an
+    email, a ticker, a name to search for..."""
+    from cworld.synth.offline.schema_links import input_type
+
+    props = (tool.input_schema or {}).get("properties", {}) or {}
+    return any(isinstance(p, dict) and input_type(k, p) for k, p in props.items())
+
+
+def _chain(universe: ToolUniverse, tools: list[ToolSpec], rng: random.Random, *, later: bool = False) -> list[str]:
     """A producer→consumer edge of the graph within the server when it has one, else a read with fields
-    and another tool (or the only tool)."""
+    and another tool (or the only tool). A server after the first starts, when it can, with a tool that
+    takes in what the earlier ones found (so the chain crosses services)."""
     ids = {t.id for t in tools}
     edges = sorted(
         (a, b) for a, b in universe.graph.edges() if a in ids and b in ids and a != b
     )
+    takers = sorted(t.id for t in tools if linkable(t))
+    if later and takers and rng.random() < 0.7:
+        first = rng.choice(takers)
+        follow = sorted({b for a, b in edges if a == first} or ids - {first})
+        return [first, rng.choice(follow)] if follow else [first]
     if edges and rng.random() < 0.8:
         return list(rng.choice(edges))
     reads = [t.id for t in tools if producer(t)]
@@ -146,10 +168,7 @@ def _fill(
         at = max(i for i, t in enumerate(tools) if t.split("/", 1)[0] == extra.split("/", 1)[0])
         tools.insert(at + 1, extra)
     while len(tools) > max_tools:
-        seen: set[str] = set()
-        drop = next(
-            (i for i, t in enumerate(tools) if t.split("/", 1)[0] in seen or seen.add(t.split("/", 1)[0])),
-            len(tools) - 1,
-        )
+        owners = [t.split("/", 1)[0] for t in tools]
+        drop = next((i for i, owner in enumerate(owners) if owner in owners[:i]), len(tools) - 1)
         tools.pop(drop)
     return list(dict.fromkeys(tools))

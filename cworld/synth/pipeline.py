@@ -219,7 +219,7 @@ class Synthesis:
         """The task's scenario (`write_scenario`; on the harvested pool the drafter's own: no seeded state
         holds schema-only records) and the facts-only check of it."""
         if self.harvested:
-            scenario, dropped = draft.scenario, []
+            scenario, dropped = draft.scenario, list[str]()
         else:
             scenario, dropped = write_scenario(
                 draft, self.universe, state.world_seed, trace=verification.trace, kinds=self.kinds

@@ -20,6 +20,7 @@ finished plan with the task's public part (`cworld.synth.verify.verify_synthesiz
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -33,9 +34,17 @@ from cworld.synth.harvest_pool import card_of
 from cworld.synth.leak import LeakChecker
 from cworld.synth.offline.composer import BlockFailed
 from cworld.synth.offline.schema_constraints import chain_constraints
+from cworld.synth.offline.schema_links import (
+    id_entity,
+    id_leaf_entity,
+    input_type,
+    leaf_type,
+    same_entity,
+    takes,
+)
+from cworld.synth.offline.schema_request import request, service_words, step_clause, values_phrase
 from cworld.synth.offline.schema_values import (
     THEME_TOPICS,
-    clause,
     is_text_param,
     literal,
     printable,
@@ -51,7 +60,8 @@ _OPENERS = ("I'm working on {topic}.", "I need help with {topic}.", "Can you hel
             "This is for {topic}.")
 _THEN = ("Then", "After that,", "Next,", "Once that's done,")
 _GENERIC = frozenset({"id", "name", "type", "status", "limit", "page", "format", "offset", "cursor", "sort",
-                      "order", "fields", "verbose", "include", "mode", "version", "lang", "language"})
+                      "order", "fields", "verbose", "include", "mode", "version", "lang", "language",
+                      "page_size", "per_page", "total", "has_more", "count", "page_token", "success"})
 
 
 @dataclass
@@ -63,7 +73,7 @@ class Step:
     spec: ToolSpec
     result: Any
     literals: dict[str, Any] = field(default_factory=dict)
-    links: dict[str, str] = field(default_factory=dict)
+    links: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -109,9 +119,12 @@ class ChainDrafter:
                 continue
             step = self._step(spec, len(chain.steps) + 1, chain, results, rng)
             answer = self._probe(step, session, results)
-            if answer is None:
-                step.links, step.plan = {}, step.plan.model_copy(update={"arguments": dict(step.literals)})
-                answer = self._probe(step, session, results) if step.literals else None
+            required = set((spec.input_schema or {}).get("required", []) or [])
+            for keep in (required, set()):  # refused: without the optional links, then without any
+                if answer is not None or not step.links or set(step.links) <= keep:
+                    continue
+                self._unlink(step, keep, chain, rng)
+                answer = self._probe(step, session, results)
             if answer is None:
                 continue
             step.result = results[step.plan.id] = answer
@@ -140,10 +153,10 @@ class ChainDrafter:
         props: dict[str, Any] = schema.get("properties", {}) or {}
         required = list(schema.get("required", []) or [])
         optional = [k for k in props if k not in required]
-        arguments: dict[str, Any] = {}
-        step = Step(PlanStep(id=f"s{n}", tool=spec.id, arguments=arguments), spec, None)
+        step = Step(PlanStep(id=f"s{n}", tool=spec.id, arguments={}), spec, None)
+        arguments = step.plan.arguments  # the model's own dict (pydantic copied the one it was given)
         for name in [*required, *optional]:
-            prop = props.get(name) if isinstance(props.get(name), dict) else {}
+            prop: dict[str, Any] = props[name] if isinstance(props.get(name), dict) else {}
             link = self._link(name, prop, spec, chain)
             if link is not None:
                 arguments[name] = step.links[name] = link
@@ -152,23 +165,51 @@ class ChainDrafter:
         self._quote(step, props, chain)
         return step
 
-    def _link(self, name: str, prop: dict[str, Any], spec: ToolSpec, chain: Chain) -> str | None:
+    def _link(self, name: str, prop: dict[str, Any], spec: ToolSpec, chain: Chain) -> str | list[str] | None:
         """A reference to an earlier answer's field this argument takes: a graph edge's key first, then a
-        field of the same (specific) name. Later steps are preferred (the chain reads forward)."""
+        field of the same (specific) name, then an id of the entity it names from the same service, then
+        a field of its semantic type (`schema_links`). Later steps are preferred (the chain reads forward)."""
         key = snake(name)
         vias = {
             str(d.get("via")) for a, b, d in self.universe.graph.in_edges(spec.id, data=True)
             if d.get("via") and any(s.spec.id == a for s in chain.steps)
         }
-        for earlier in reversed(chain.steps):
+        entity, kind = id_entity(name), input_type(name, prop)
+        ranked: list[tuple[int, int, str, Any]] = []
+        for age, earlier in enumerate(reversed(chain.steps)):
+            same_server = earlier.spec.server == spec.server
             for path, value in _leaves(earlier.result):
                 leaf = snake(path.rsplit(".", 1)[-1])
-                container = _container(path)
-                by_graph = any(_names_key(via, key) and _is_key(leaf, container, via) for via in vias)
-                by_name = leaf == key and key not in _GENERIC and len(key) > 3
-                if (by_graph or by_name) and _fits(value, prop):
-                    return "{{" + f"{earlier.plan.id}.{path}" + "}}"
+                if any(_names_key(via, key) and _is_key(leaf, _container(path), via) for via in vias):
+                    rank = 0
+                elif leaf == key and key not in _GENERIC and len(key) > 3:
+                    rank = 1
+                elif entity and same_server and (found := id_leaf_entity(path)) and same_entity(entity, found):
+                    rank = 2
+                elif not entity and takes(kind, leaf_type(path, value)):
+                    rank = 3 if kind != "search" else 4
+                else:
+                    continue
+                ranked.append((rank, age, path, (earlier, value)))
+        for _, _, path, (earlier, value) in sorted(ranked, key=lambda r: (r[0], r[1])):
+            ref = "{{" + f"{earlier.plan.id}.{path}" + "}}"
+            if _fits(value, prop):
+                return ref
+            if prop.get("type") == "array" and _fits_list(value, prop):
+                return [ref]
         return None
+
+    def _unlink(self, step: Step, keep: set[str], chain: Chain, rng: random.Random) -> None:
+        """Drop the links but those of `keep`; a required argument that loses its link gets a literal."""
+        schema = step.spec.input_schema or {}
+        props, required = schema.get("properties", {}) or {}, set(schema.get("required", []) or [])
+        for name in [k for k in step.links if k not in keep]:
+            del step.links[name]
+            step.plan.arguments.pop(name, None)
+            if name in required:
+                prop: dict[str, Any] = props[name] if isinstance(props.get(name), dict) else {}
+                value = literal(name, prop, schema, rng, chain.theme, chain.today)
+                step.plan.arguments[name] = step.literals[name] = value
 
     def _quote(self, step: Step, props: dict[str, Any], chain: Chain) -> None:
         """A free-text argument of a later server quotes what the earlier servers' steps found."""
@@ -187,7 +228,7 @@ class ChainDrafter:
 
     # --- the draft ------------------------------------------------------------------------------------------
     def to_draft(self, chain: Chain, rng: random.Random, everything: bool) -> Draft:
-        goals, clauses, rationales = self._goals(chain)
+        goals, clauses, rationales = self._goals(chain, rng)
         hints, reports = self._hints(chain)
         query = self._query(chain, clauses, rng)
         constraints = chain_constraints(
@@ -206,7 +247,7 @@ class ChainDrafter:
             scenario=self._scenario(chain),
         )
 
-    def _goals(self, chain: Chain) -> tuple[list[SubGoal], list[str], dict[str, str]]:
+    def _goals(self, chain: Chain, rng: random.Random) -> tuple[list[SubGoal], list[str], dict[str, str]]:
         """A sub-goal per server, depending on the servers whose answers it reads; a clause per step."""
         goals: dict[str, SubGoal] = {}
         owner: dict[str, str] = {}
@@ -214,8 +255,8 @@ class ChainDrafter:
         rationales: dict[str, str] = {}
         for step in chain.steps:
             server = step.spec.server
-            text = self.leaks.rewrite(clause(step.spec.description, words_of(step.spec.name)))
-            said = _with_values(text, step)
+            text = self.leaks.rewrite(step_clause(step.spec.description, step.spec.name, server, self.leaks))
+            said = text + values_phrase(step.literals, step.links, rng)
             clauses.append(said)
             rationales.setdefault(step.spec.id, f"The request asks to {text}.")
             if server not in goals:
@@ -245,15 +286,16 @@ class ChainDrafter:
 
     def _query(self, chain: Chain, clauses: list[str], rng: random.Random) -> str:
         topic = rng.choice(THEME_TOPICS.get(chain.theme, ("a small project",)))
-        parts = [rng.choice(_OPENERS).format(topic=topic), f"First, {clauses[0]}."]
-        for i, text in enumerate(clauses[1:-1], 1):
-            tie = " using what the previous step gave" if chain.steps[i].links else ""
-            parts.append(f"{rng.choice(_THEN)} {text}{tie}.")
-        if len(clauses) > 1:
-            tie = ", using what you found" if chain.steps[-1].links else ""
-            parts.append(f"Finally, {clauses[-1]}{tie}.")
-        parts.append("Then tell me briefly what you found and did.")
-        return self.leaks.rewrite(" ".join(parts))
+        groups: list[tuple[str, list[str]]] = []
+        for step, text in zip(chain.steps, clauses, strict=True):
+            if groups and groups[-1][0] == step.spec.server:
+                groups[-1][1].append(text)
+            else:
+                groups.append((step.spec.server, [text]))
+        named = [(service_words(card_of(self.universe.tools[next(s.spec.id for s in chain.steps
+                                                                   if s.spec.server == server)])), texts)
+                 for server, texts in groups]
+        return self.leaks.rewrite(request(rng.choice(_OPENERS).format(topic=topic), named, rng))
 
     def _scenario(self, chain: Chain) -> Scenario:
         """The day, and the people, places and organisations the request names, as entities of the card
@@ -322,7 +364,7 @@ def _quotable(result: Any) -> list[str]:
     order = ("name", "title", "summary", "subject", "city", "symbol", "status", "description")
     paths = [(p, v) for p, v in _leaves(result) if isinstance(v, str) and printable(v)]
     ranked = sorted(paths, key=lambda pv: (snake(pv[0].rsplit(".", 1)[-1]) not in order, pv[0].count(".")))
-    return [p for p, _ in ranked if snake(p.rsplit(".", 1)[-1]) not in ("id", "url", "uri")]
+    return [p for p, _ in ranked if not re.search(r"(^|_)(id|ids|url|uri|path|token)$", snake(p.rsplit(".", 1)[-1]))]
 
 
 def _container(path: str) -> str:
@@ -343,8 +385,12 @@ def _is_key(leaf: str, container: str, via: str) -> bool:
     return leaf in ("id", "name") and container.rstrip("s") == entity.rstrip("s")
 
 
+def _fits_list(value: Any, prop: dict[str, Any]) -> bool:
+    return value is not None and not isinstance(value, dict | list) and _fits([value], prop)
+
+
 def _fits(value: Any, prop: dict[str, Any]) -> bool:
-    if value is None or isinstance(value, dict | list):
+    if value is None or isinstance(value, dict) or isinstance(value, list) and prop.get("type") != "array":
         return False
     try:
         jsonschema.validate(value, {k: v for k, v in prop.items() if k != "$ref"})
