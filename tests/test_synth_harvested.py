@@ -94,3 +94,39 @@ def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch
     assert len(written) == 1, summary.model_dump()
     assert len({t.split("/", 1)[0] for t in written[0].tools}) >= 3
     assert written[0].metadata["verification"]["ok"]
+
+
+def test_later_steps_take_earlier_answers_across_services(synthesized) -> None:
+    """References are really in the plans (the composer once lost them) and some cross services."""
+    from cworld.agents.references import referenced_steps
+
+    _, tasks, _ = synthesized
+    crossing = 0
+    for task in tasks:
+        server_of = {s.id: s.tool.split("/", 1)[0] for s in task.gold_plan}
+        linked = [s for s in task.gold_plan if referenced_steps(s.arguments)]
+        assert linked, task.id
+        crossing += any(server_of[ref] != s.tool.split("/", 1)[0] for s in linked
+                        for ref in referenced_steps(s.arguments))
+    assert crossing >= 1
+
+
+def test_semantic_types_link_parameters_to_answer_fields() -> None:
+    from cworld.synth.offline.schema_links import id_entity, id_leaf_entity, input_type, leaf_type, same_entity, takes
+
+    assert takes(input_type("city", {"type": "string"}), leaf_type("items.0.city", "Lyon"))
+    assert takes(input_type("query", {"type": "string"}), leaf_type("papers.0.title", "Heat islands"))
+    assert takes(input_type("to", {"type": "string", "format": "email"}), leaf_type("contact.mail", "a@b.org"))
+    assert not takes(input_type("query", {"type": "string"}), leaf_type("items.0.email", "a@b.org"))
+    assert id_entity("issueId") == "issue" and id_entity("id") is None
+    assert same_entity("issue", id_leaf_entity("card.id") or "")
+    assert not same_entity("issue", id_leaf_entity("document.id") or "")
+
+
+def test_requests_read_as_the_users_words() -> None:
+    from cworld.synth.offline.schema_request import _from_name, _imperative
+
+    assert _imperative("Retrieves the latest quote for a ticker. Useful when...") == "retrieve the latest quote for a ticker"
+    assert _imperative("查询 CRM 合同（只读，列表）") is None
+    assert _imperative("Semantic similarity search over papers via download_paper") is None
+    assert _from_name("linear_get_teams", "linear-mcp") == "get the teams"
