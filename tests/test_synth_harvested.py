@@ -112,7 +112,14 @@ def test_later_steps_take_earlier_answers_across_services(synthesized) -> None:
 
 
 def test_semantic_types_link_parameters_to_answer_fields() -> None:
-    from cworld.synth.offline.schema_links import id_entity, id_leaf_entity, input_type, leaf_type, same_entity, takes
+    from cworld.synth.offline.schema_links import (
+        id_entity,
+        id_leaf_entity,
+        input_type,
+        leaf_type,
+        same_entity,
+        takes,
+    )
 
     assert takes(input_type("city", {"type": "string"}), leaf_type("items.0.city", "Lyon"))
     assert takes(input_type("query", {"type": "string"}), leaf_type("papers.0.title", "Heat islands"))
