@@ -45,6 +45,8 @@ def command() -> None:
 )
 @click.option("--harvested", is_flag=True,
               help="Also load registry/catalogs/harvested/ (schema-only tools of harvested real servers).")
+@click.option("--no-index", is_flag=True,
+              help="Write tools and report only; no search index or graph (episodes then search in-process).")
 @click.pass_context
 def build(
     ctx: click.Context,
@@ -54,6 +56,7 @@ def build(
     force: bool,
     parallel: int,
     harvested: bool,
+    no_index: bool,
 ) -> None:
     """Start every server, validate every tool in three stages, write tools, report, index and graph."""
     env, ws = environment(ctx), workspace(ctx)
@@ -71,6 +74,7 @@ def build(
                 parallel=parallel,
                 progress=bars.hooks(),
                 harvested=harvested,
+                with_index=not no_index,
             )
         )
     if as_json:

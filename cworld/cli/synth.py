@@ -35,11 +35,15 @@ def _count(flag: str, default: int, help: str) -> Callable[[Callable[..., Any]],
 @_count("--concurrency", 4, "Attempts in flight.")
 @_count("--min-tools", 6, "Candidate bundle size, low end; also the least tools a task needs.")
 @_count("--max-tools", 10, "Candidate bundle size, high end.")
-@_count("--min-servers", 2, "Distinct servers a bundle and a task must span.")
+@click.option("--min-servers", type=click.IntRange(min=1), default=None,
+              help="Distinct servers a bundle and a task must span.  [default: 2; 3 with --pool harvested]")
+@click.option("--pool", type=click.Choice(["default", "harvested"]), default="default", show_default=True,
+              help="Candidate tools: the environment's, or only the harvested catalog's (schema-only, "
+              "verified in synthesized mode; `cworld registry build --harvested` first to run them).")
 @_count("--max-rounds", 3, "Draft plus revisions per task before it is dropped.")
 @json_option
 @click.pass_context
-def command(ctx: click.Context, out: Path | None, model: str | None, as_json: bool, **settings: int) -> None:
+def command(ctx: click.Context, out: Path | None, model: str | None, as_json: bool, **settings: Any) -> None:
     """Synthesize N tasks: sample tools, draft, check, revise, rewrite, verify by execution."""
     from rich.console import Console
 

@@ -264,12 +264,14 @@ async def build_registry(
         built_at=time.strftime("%Y-%m-%dT%H:%M:%S"), tools_hash=tools_digest(tools), servers=results
     )
     unchanged = previous is not None and previous.tools_hash == report.tools_hash and not force
+    report.seconds = round(time.perf_counter() - started, 2)
+    _write(out, report, tools)  # before the index: a build stopped while embedding still leaves its tools
     if with_index:
         report.index, report.graph = await asyncio.to_thread(
             _derived, env, tools, out, server_descriptions(specs), previous if unchanged else None
         )
-    report.seconds = round(time.perf_counter() - started, 2)
-    _write(out, report, tools)
+        report.seconds = round(time.perf_counter() - started, 2)
+        _write(out, report, tools)
     return report
 
 

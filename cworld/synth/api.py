@@ -20,7 +20,7 @@ from cworld.synth.pipeline import Synthesis
 from cworld.synth.scheduler import Hooks, RunResult, run_synthesis
 from cworld.synth.summary import SynthSummary, summarize
 from cworld.synth.taxonomy import load_taxonomy
-from cworld.synth.toolset import load_universe
+from cworld.synth.toolset import ToolUniverse, load_universe
 
 
 @dataclass
@@ -70,8 +70,21 @@ def prepare(
     if cfg is not None and check:
         check_synth_model(cfg)
     taxonomy = load_taxonomy(env.task_synth)
-    universe = load_universe(env, workspace)
-    if cfg is None:
+    harvested = options.pool == "harvested"
+    universe = load_universe(env, workspace, need_search=not harvested, harvested=harvested)
+    engine = _engine(env, universe) if harvested else None
+    if harvested:
+        _attach_embedder(universe, workspace)
+    if cfg is None and harvested:
+        from cworld.engine import load_cards
+        from cworld.synth.leak import LeakChecker
+        from cworld.synth.offline.schema_chain import ChainDrafter
+
+        leaks = LeakChecker(universe)
+        chain = ChainDrafter(universe, options, leaks, engine, load_cards(env.category_cards))
+        synthesis = Synthesis(universe, taxonomy, options, chain=chain, engine=engine)
+        gateway = None
+    elif cfg is None:
         from cworld.synth.leak import LeakChecker
         from cworld.synth.offline.templates import Templates
 
@@ -84,7 +97,7 @@ def prepare(
 
         gateway = Gateway.from_workspace(workspace)
         drafter = LLMDrafter(gateway, cfg, taxonomy, load_prompts(env.task_synth), universe.tools, options)
-        synthesis = Synthesis(universe, taxonomy, options, llm=drafter)
+        synthesis = Synthesis(universe, taxonomy, options, llm=drafter, engine=engine)
     guard = DuplicateGuard(
         universe.embedder, cosine=options.duplicate_cosine, jaccard=options.duplicate_jaccard
     )
@@ -95,6 +108,31 @@ def prepare(
         _prime(guard, out)
         workspace.mark_latest("tasks", out)
     return Prepared(synthesis, guard, target, gateway)
+
+
+def _engine(env: Environment, universe: ToolUniverse) -> object:
+    """The schema engine over the harvested tools: what verifies a harvested-pool task in synthesized mode
+    (deterministic and offline, also when an LLM drafts)."""
+    from cworld.engine import SchemaEngine, load_cards
+
+    tools = [t for t in universe.tools.values() if t.server in universe.harvested]
+    return SchemaEngine(load_cards(env.category_cards), tools)
+
+
+def _attach_embedder(universe: ToolUniverse, workspace: Workspace) -> None:
+    """The harvested pool needs no retrieval index (themes and the graph pick bundles); its near-duplicate
+    check still wants the embedder, when one loads."""
+    from cworld.errors import CworldError
+
+    try:
+        from cworld.registry.index.cache import CachedEmbedder, EmbeddingCache
+        from cworld.registry.index.embedder import resolve_embedder
+
+        embedder = CachedEmbedder(resolve_embedder(), EmbeddingCache(workspace.cache / "synth_embed.sqlite"))
+    except (CworldError, ImportError, OSError, RuntimeError, ValueError) as exc:
+        universe.notes.append(f"near-duplicates: no embedder ({str(exc).splitlines()[0][:120]})")
+        return
+    universe.embedder = embedder
 
 
 def _prime(guard: DuplicateGuard, out: Path) -> None:

@@ -29,6 +29,8 @@ crypto time memory fetch files filesystem search weather news notes maps contact
 )
 SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
 CAMEL = re.compile(r"\b[a-z]+[A-Z][a-zA-Z0-9]*\b")
+#: A maximal run of word characters and hyphens: what `_word_in` takes as a whole word.
+RUN = re.compile(r"[\w\-]+")
 TOKEN = re.compile(r"[\w\-]+(?:/[\w\-]+)?")
 CODE_WORDS = r"(?:tool|tools|function|endpoint|api|command|server|mcp|plugin)"
 
@@ -60,7 +62,12 @@ class LeakChecker:
         found: list[Leak] = []
         lowered = text.lower()
         found += [Leak("tool id", t) for t in self.tool_ids if t.lower() in lowered]
-        found += [Leak("tool name", n) for n in self.compound_names if _word_in(n, text)]
+        tokens = {t.lower() for t in RUN.findall(text)}  # a set look-up per name: thousands of harvested names
+        found += [
+            Leak("tool name", n)
+            for n in self.compound_names
+            if (n.lower() in tokens if RUN.fullmatch(n) else _word_in(n, text))
+        ]
         found += [Leak("identifier", m.group(0)) for m in SNAKE.finditer(text)]
         found += [Leak("identifier", m.group(0)) for m in CAMEL.finditer(text)]
         found += [Leak("tool name", m.group("name")) for m in _finditer(self._word_code, text)]
@@ -88,6 +95,8 @@ class LeakChecker:
         server names become the kind of service they are."""
         out = text
         for tool_id in self.tool_ids:
+            if tool_id.lower() not in out.lower():
+                continue
             server, name = tool_id.split("/", 1)
             out = re.sub(
                 re.escape(tool_id), f"{_words(name)} in {self.phrase(server)}", out, flags=re.IGNORECASE

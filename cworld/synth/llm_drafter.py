@@ -52,7 +52,7 @@ def tool_card(spec: ToolSpec) -> str:
     required = set(spec.input_schema.get("required", []) or [])
     args = ", ".join(f"{k}{'*' if k in required else ''}: {_type(v)}" for k, v in props.items())
     live = "" if spec.availability == "live" else " [schema-only]"
-    return f"- {spec.id}{live}: {spec.description.strip().splitlines()[0][:200]} ({args or 'no arguments'})"
+    return f"- {spec.id}{live}: {(spec.description.strip().splitlines() or ['(no description)'])[0][:200]} ({args or 'no arguments'})"
 
 
 def _type(schema: Any) -> str:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import BaseModel, Field, model_validator
 
 from cworld.errors import UsageError
 
+HARVESTED_MIN_SERVERS = 3
+"""A harvested-pool task spans at least this many servers (schema-only tools of real services)."""
+
 
 class SynthOptions(BaseModel):
     n: int = Field(50, ge=1, description="tasks to accept")
+    pool: Literal["default", "harvested"] = Field(
+        "default", description="where candidate tools come from: the environment's tools, or harvested ones only"
+    )
     seed: int = 0
     min_tools: int = Field(
         6, ge=1, description="candidate bundle size, low end; also the least tools a task needs"
@@ -32,6 +40,16 @@ class SynthOptions(BaseModel):
         le=1,
         description="offline: share of attempts (evenly spaced) that add a schema-only CRM step",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pool_servers(cls, data: Any) -> Any:
+        """The harvested pool spans at least `HARVESTED_MIN_SERVERS` servers unless told otherwise."""
+        if isinstance(data, dict) and data.get("pool") == "harvested" and data.get("min_servers") is None:
+            data = {**data, "min_servers": HARVESTED_MIN_SERVERS}
+        elif isinstance(data, dict) and data.get("min_servers") is None:
+            data = {k: v for k, v in data.items() if k != "min_servers"}
+        return data
 
     @model_validator(mode="after")
     def _ranges(self) -> SynthOptions:

@@ -15,16 +15,18 @@ from cworld.errors import ModelError
 from cworld.seeding import derive_rng, derive_seed
 from cworld.synth.checks import CheckReport, run_checks
 from cworld.synth.draft import Draft, to_task
+from cworld.synth.harvest_pool import sample_harvested
 from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.llm_drafter import LLMDrafter
 from cworld.synth.offline import OfflineDrafter, Revision
 from cworld.synth.offline.composer import BlockFailed
+from cworld.synth.offline.schema_chain import ChainDrafter
 from cworld.synth.options import SynthOptions
 from cworld.synth.sampling import Candidates, sample_candidates
 from cworld.synth.scenario import sandbox_kinds, write_scenario
 from cworld.synth.taxonomy import Taxonomy
 from cworld.synth.toolset import ToolUniverse
-from cworld.synth.verify import Verification, verify_draft
+from cworld.synth.verify import Verification, verify_draft, verify_synthesized
 
 WORLD_SEEDS = 1_000_000
 
@@ -61,17 +63,27 @@ class Synthesis:
         *,
         offline: OfflineDrafter | None = None,
         llm: LLMDrafter | None = None,
+        chain: ChainDrafter | None = None,
+        engine: Any = None,
     ) -> None:
-        if (offline is None) == (llm is None):
+        """`chain` is the offline drafter of the harvested pool; `engine` the World Engine its tasks are
+        verified with (synthesized mode), needed by either drafter on that pool."""
+        if sum(d is not None for d in (offline, llm, chain)) != 1:
             raise ValueError("give exactly one drafter")
+        if options.pool == "harvested" and engine is None:
+            raise ValueError("the harvested pool verifies with a World Engine: give one")
         self.universe, self.taxonomy, self.options = universe, taxonomy, options
-        self.offline, self.llm = offline, llm
+        self.offline, self.llm, self.chain, self.engine = offline, llm, chain, engine
         self.leaks = LeakChecker(universe)
         self.kinds = sandbox_kinds()
 
     @property
     def source(self) -> str:
-        return "offline" if self.offline is not None else "llm"
+        return "llm" if self.llm is not None else "offline"
+
+    @property
+    def harvested(self) -> bool:
+        return self.options.pool == "harvested"
 
     def task_id(self, index: int) -> str:
         return f"synth-{self.options.seed}-{index:04d}"
@@ -93,7 +105,7 @@ class Synthesis:
             entry["draft"] = draft.compact()
             report = await self._check(draft, state)
             entry["checks"] = report.as_dict()
-            verification = verify_draft(draft, self.universe, state.world_seed) if report.passed else None
+            verification = self._verify(draft, state, index) if report.passed else None
             if verification is not None:
                 entry["verification"] = verification.as_dict()
                 if verification.ok:
@@ -108,8 +120,19 @@ class Synthesis:
         return outcome
 
     # --- stages ---------------------------------------------------------------------------------------
+    def _verify(self, draft: Draft, state: Round, index: int) -> Verification:
+        if self.harvested:
+            return verify_synthesized(draft, self.universe, state.world_seed, self.engine, self.task_id(index))
+        return verify_draft(draft, self.universe, state.world_seed)
+
     def _start(self, index: int, rng: Any) -> Round:
         world_seed = derive_seed(self.options.seed, f"synth:world:{index}") % WORLD_SEEDS
+        if self.harvested:
+            o = self.options
+            candidates = sample_harvested(
+                self.universe, rng, min_tools=o.min_tools, max_tools=o.max_tools, min_servers=o.min_servers
+            )
+            return Round(candidates, world_seed, False)
         share = self.options.schema_only_share
         schema_only = self.offline is not None and int((index + 1) * share) > int(index * share)
         pool = None
@@ -138,6 +161,9 @@ class Synthesis:
         }
 
     async def _draft(self, state: Round, rng: Any) -> Draft:
+        if self.chain is not None:
+            r = state.revision
+            return self.chain.draft(state.candidates, state.world_seed, rng, r.avoid, r.everything)
         if self.offline is not None:
             draft, state.blocks = self.offline.draft(
                 state.candidates, state.world_seed, rng, state.revision, state.schema_only
@@ -190,10 +216,14 @@ class Synthesis:
     def _scenario(
         self, draft: Draft, state: Round, verification: Verification, entry: dict[str, Any]
     ) -> tuple[Scenario, CheckReport]:
-        """The task's scenario (`write_scenario`) and the facts-only check of it."""
-        scenario, dropped = write_scenario(
-            draft, self.universe, state.world_seed, trace=verification.trace, kinds=self.kinds
-        )
+        """The task's scenario (`write_scenario`; on the harvested pool the drafter's own: no seeded state
+        holds schema-only records) and the facts-only check of it."""
+        if self.harvested:
+            scenario, dropped = draft.scenario, list[str]()
+        else:
+            scenario, dropped = write_scenario(
+                draft, self.universe, state.world_seed, trace=verification.trace, kinds=self.kinds
+            )
         entry["scenario"] = {
             "entities": len(scenario.entities),
             "relations": len(scenario.relations),
@@ -224,6 +254,8 @@ class Synthesis:
         if verification is not None:
             state.feedback = f"- [execution] {verification.reason}"
             state.revision.learn(None, state.blocks)
+            if verification.trace is not None:
+                state.revision.avoid |= {c.tool for c in verification.trace.calls if not c.ok}
             outcome.code = "verify:" + (
                 "plan_failed" if "plan failed" in verification.reason else "constraints"
             )
@@ -266,7 +298,7 @@ class Synthesis:
         if self.llm is not None:
             model = getattr(self.llm.model, "model", self.llm.model)
             return f"llm:{model or 'synth role'}"
-        return "offline"
+        return "offline:schema-chain" if self.chain is not None else "offline"
 
 
 def _drop(exc: Exception, entry: dict[str, Any], outcome: Outcome) -> None:

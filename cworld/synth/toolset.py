@@ -33,6 +33,8 @@ class ToolUniverse:
     embedder: Any = None
     """The registry's embedder (for near-duplicate checks), or None (token Jaccard is used then)."""
     notes: list[str] = field(default_factory=list)
+    harvested: set[str] = field(default_factory=set)
+    """Server ids of the harvested catalog (`registry/catalogs/harvested/`) among `tools`."""
 
     @cached_property
     def sandbox_apps(self) -> set[str]:
@@ -55,12 +57,18 @@ class ToolUniverse:
         return {t.name for t in self.tools.values()}
 
 
-def load_universe(env: Environment, workspace: Workspace, *, need_search: bool = True) -> ToolUniverse:
+def load_universe(
+    env: Environment, workspace: Workspace, *, need_search: bool = True, harvested: bool = False
+) -> ToolUniverse:
     """The environment's tools without the recorded real-server listings (their tools cannot run in a
-    sandbox session to verify a gold plan), a graph and an index over them; see the module docstring."""
+    sandbox session to verify a gold plan), a graph and an index over them; see the module docstring.
+
+    `harvested`: the harvested catalog's tools too (the built registry's when it was built with
+    `--harvested`, else read from the catalog files), for `--pool harvested`."""
     listing = environment_tools(env, workspace)
     tools = listing.merged(recorded=False)
     notes: list[str] = []
+    servers = _add_harvested(env, tools, notes) if harvested else set()
     if listing.built:
         notes.append(f"tools: the built registry ({len(listing.built)} tools) over the sandbox's")
     else:
@@ -69,10 +77,29 @@ def load_universe(env: Environment, workspace: Workspace, *, need_search: bool =
         catalogs = len(listing.catalogs)
         notes.append(f"tools: no built registry; sandbox apps and {catalogs} schema-only catalog tools")
     graph = _graph(workspace, list(tools.values()), notes)
-    universe = ToolUniverse(tools=tools, graph=graph, notes=notes)
+    universe = ToolUniverse(tools=tools, graph=graph, notes=notes, harvested=servers)
     if need_search:
         _attach_search(universe, env, workspace, bool(listing.built))
     return universe
+
+
+def _add_harvested(env: Environment, tools: dict[str, ToolSpec], notes: list[str]) -> set[str]:
+    """The harvested servers' ids; their tools are added to `tools` when the built registry lacks them."""
+    from cworld.registry.harvest.catalog import harvested_specs
+    from cworld.registry.manifest import load_catalog
+
+    specs = harvested_specs(env)
+    servers = {s.id for s in specs}
+    if any(t.server in servers for t in tools.values()):
+        notes.append(f"harvested pool: {len(servers)} servers of the built registry")
+        return {t.server for t in tools.values() if t.server in servers}
+    for spec in specs:
+        tools.update({t.id: t for t in load_catalog(env, spec)})
+    notes.append(
+        f"harvested pool: {len(servers)} servers read from registry/catalogs/harvested/ (no build holds them: "
+        "run `cworld registry build --harvested` before `cworld run`)"
+    )
+    return servers
 
 
 def _graph(workspace: Workspace, tools: list[ToolSpec], notes: list[str]) -> nx.DiGraph:

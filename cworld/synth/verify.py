@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.agents.answer import compose_final
-from cworld.agents.references import resolve
+from cworld.agents.references import UnresolvedReference, resolve
 from cworld.synth.constraint_eval import evaluate
 from cworld.synth.draft import Draft
-from cworld.synth.plan_exec import ExecutionTrace, execute_plan
+from cworld.synth.plan_exec import CallRecord, ExecutionTrace, execute_plan
 from cworld.synth.toolset import ToolUniverse
 
 
@@ -77,3 +77,51 @@ def gold_answer(draft: Draft, trace: ExecutionTrace) -> str:
 def _verdict(constraint: Any, trace: ExecutionTrace, answer: str, universe: ToolUniverse) -> dict[str, Any]:
     passed, detail = evaluate(constraint, trace.calls, answer, universe.tools)
     return {"id": constraint.id, "type": constraint.type, "passed": passed, "detail": detail}
+
+
+def verify_synthesized(
+    draft: Draft, universe: ToolUniverse, world_seed: int, engine: Any, task_id: str
+) -> Verification:
+    """Execute the gold plan in synthesized mode, the way `cworld run --mode synthesized` serves it: the
+    World Engine gets the task's public part only (never the plan) and a session of the world seed. Every
+    step must answer without an error and every reference must resolve; the oracle's answer and the calls
+    must meet every verifiable constraint. Schema-only tools have no ground-truth end state, so the task
+    stays `verifiable: false` (no state diff); this proves it is solvable, not what the world ends as."""
+    from cworld.engine import SessionLog
+    from cworld.synth.draft import to_task
+
+    public = to_task(draft, task_id=task_id, world_seed=world_seed, source="offline", provenance=[], metadata={})
+    session = SessionLog(seed=world_seed, context=public.public())
+    trace = ExecutionTrace()
+    for step in draft.gold_plan:
+        spec = universe.tools.get(step.tool)
+        try:
+            arguments = resolve(step.arguments, trace.results)
+        except UnresolvedReference as exc:
+            trace.calls.append(CallRecord(step.id, step.tool, step.arguments, False, error=f"unresolved {exc}"))
+            trace.failure = f"step {step.id} ({step.tool}) failed: unresolved {exc}"
+            break
+        if spec is None:
+            trace.failure = f"step {step.id}: unknown tool {step.tool}"
+            break
+        answer = engine.respond_sync(spec, arguments, session)
+        session.record(step.tool, arguments, answer)
+        value = answer.structured_content if answer.structured_content is not None else answer.text
+        trace.calls.append(CallRecord(step.id, step.tool, arguments, not answer.is_error, value,
+                                      answer.text if answer.is_error else None))
+        if answer.is_error:
+            trace.failure = f"step {step.id} ({step.tool}) failed: {answer.text[:200]}"
+            break
+        trace.results[step.id] = value
+    if trace.failure is not None:
+        return Verification(False, False, f"gold plan failed in synthesized mode: {trace.failure}", trace)
+    answer = gold_answer(draft, trace)
+    verdicts = [_verdict(c, trace, answer, universe) for c in draft.constraints]
+    broken = [v for v in verdicts if v["passed"] is False]
+    if broken:
+        why = "; ".join(f"{v['id']} ({v['detail']})" for v in broken)
+        return Verification(False, False, f"gold plan breaks its own constraints: {why}", trace, answer, verdicts)
+    return Verification(
+        False, True, "gold plan executed in synthesized mode and met every verifiable constraint",
+        trace, answer, verdicts,
+    )

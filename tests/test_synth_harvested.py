@@ -1,0 +1,139 @@
+"""`cworld synth --pool harvested`: tasks composed from harvested schemas alone, verified by executing their
+gold plan in synthesized mode; an episode over one such task runs; the LLM drafter works on the same pool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from cworld.data_model import Task, read_jsonl
+from cworld.environment import Environment, Workspace
+from cworld.llm import mock
+from cworld.synth import SynthOptions, prepare, run_prepared
+
+ENV = Environment.resolve()
+
+
+@pytest.fixture(scope="module")
+def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, list[Task], object]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CWORLD_EMBED_MODEL", "hash")
+    ws = Workspace.resolve(tmp_path_factory.mktemp("harvested") / "ws")
+    options = SynthOptions(n=3, seed=7, pool="harvested", concurrency=1)
+    prepared = prepare(ENV, ws, options, out=ws.root / "tasks.jsonl")
+    _, summary = asyncio.run(run_prepared(prepared))
+    yield ws, read_jsonl(ws.root / "tasks.jsonl", Task), prepared
+    mp.undo()
+
+
+def test_tasks_span_three_harvested_servers_and_verify_in_synthesized_mode(synthesized) -> None:
+    _, tasks, prepared = synthesized
+    universe = prepared.synthesis.universe
+    assert len(tasks) == 3
+    for task in tasks:
+        servers = {t.split("/", 1)[0] for t in task.tools}
+        assert len(servers) >= 3 and servers <= universe.harvested
+        assert {s.tool for s in task.gold_plan} <= set(task.tools)
+        verification = task.metadata["verification"]
+        assert verification["ok"] and "synthesized mode" in verification["reason"]
+        assert verification["calls"] == len(task.gold_plan)
+        assert task.verifiable is False and task.ground_truth is None  # no ground-truth end state
+        assert len({c.type for c in task.constraints}) >= 4
+        assert task.metadata["drafter"] == "offline:schema-chain"
+
+
+def test_no_tool_or_server_name_leaks(synthesized) -> None:
+    _, tasks, prepared = synthesized
+    leaks = prepared.synthesis.leaks
+    for task in tasks:
+        assert leaks.leaks(task.query) == [], task.query
+        for server in {t.split("/", 1)[0] for t in task.tools}:
+            assert server.lower() not in task.query.lower()
+        for c in task.constraints:
+            assert leaks.leaks(c.description) == []
+            assert "{{" not in json.dumps(task.scenario.model_dump())
+
+
+def test_a_synthesized_mode_episode_over_a_harvested_task_completes(synthesized, tmp_path: Path) -> None:
+    from cworld.rollout import RolloutContext, RunConfig, Runner
+
+    ws, tasks, prepared = synthesized
+    tools = prepared.synthesis.universe.tools
+    ctx = RolloutContext(ENV, ws, dict(tools))
+    for agent in ("scripted:oracle", "heuristic:basic"):
+        report = asyncio.run(
+            Runner(tasks[:1], RunConfig(agent=agent, mode="synthesized", progress=False), ctx, tmp_path / agent).run()
+        )
+        assert report.statuses.get("completed", 0) == 1, (agent, dict(report.statuses))
+
+
+def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, synthesized) -> None:
+    """The mock model returns a task the offline composer wrote for the same candidates: it is checked,
+    verified in synthesized mode and accepted over >=3 harvested servers."""
+    monkeypatch.setenv("CWORLD_EMBED_MODEL", "hash")
+    _, tasks, _ = synthesized
+    good = tasks[0]
+    draft = {k: getattr(good, k) for k in ("query", "tools", "rationales", "subgoals", "gold_plan",
+                                            "final_answer_hints", "scenario")}
+    draft["constraints"] = [c.model_dump() for c in good.constraints]
+    reply = json.dumps(draft, default=lambda o: o.model_dump())
+    ok = json.dumps({"passed": True, "issues": []})
+    mock.script("harvested", [reply, ok])
+    ws = Workspace.resolve(tmp_path / "ws")
+    options = SynthOptions(n=1, seed=7, pool="harvested", min_candidate_share=0.0, max_attempts=1, max_rounds=1)
+    try:
+        prepared = prepare(ENV, ws, options, model="mock/harvested", out=ws.root / "tasks.jsonl")
+        result, summary = asyncio.run(run_prepared(prepared))
+    finally:
+        mock.clear()
+    written = read_jsonl(ws.root / "tasks.jsonl", Task)
+    assert prepared.synthesis.source == "llm"
+    assert len(written) == 1, summary.model_dump()
+    assert len({t.split("/", 1)[0] for t in written[0].tools}) >= 3
+    assert written[0].metadata["verification"]["ok"]
+
+
+def test_later_steps_take_earlier_answers_across_services(synthesized) -> None:
+    """References are really in the plans (the composer once lost them) and some cross services."""
+    from cworld.agents.references import referenced_steps
+
+    _, tasks, _ = synthesized
+    crossing = 0
+    for task in tasks:
+        server_of = {s.id: s.tool.split("/", 1)[0] for s in task.gold_plan}
+        linked = [s for s in task.gold_plan if referenced_steps(s.arguments)]
+        assert linked, task.id
+        crossing += any(server_of[ref] != s.tool.split("/", 1)[0] for s in linked
+                        for ref in referenced_steps(s.arguments))
+    assert crossing >= 1
+
+
+def test_semantic_types_link_parameters_to_answer_fields() -> None:
+    from cworld.synth.offline.schema_links import (
+        id_entity,
+        id_leaf_entity,
+        input_type,
+        leaf_type,
+        same_entity,
+        takes,
+    )
+
+    assert takes(input_type("city", {"type": "string"}), leaf_type("items.0.city", "Lyon"))
+    assert takes(input_type("query", {"type": "string"}), leaf_type("papers.0.title", "Heat islands"))
+    assert takes(input_type("to", {"type": "string", "format": "email"}), leaf_type("contact.mail", "a@b.org"))
+    assert not takes(input_type("query", {"type": "string"}), leaf_type("items.0.email", "a@b.org"))
+    assert id_entity("issueId") == "issue" and id_entity("id") is None
+    assert same_entity("issue", id_leaf_entity("card.id") or "")
+    assert not same_entity("issue", id_leaf_entity("document.id") or "")
+
+
+def test_requests_read_as_the_users_words() -> None:
+    from cworld.synth.offline.schema_request import _from_name, _imperative
+
+    assert _imperative("Retrieves the latest quote for a ticker. Useful when...") == "retrieve the latest quote for a ticker"
+    assert _imperative("查询 CRM 合同（只读，列表）") is None
+    assert _imperative("Semantic similarity search over papers via download_paper") is None
+    assert _from_name("linear_get_teams", "linear-mcp") == "get the teams"
