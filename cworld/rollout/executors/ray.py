@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from cworld.controller import Middleware
 from cworld.data_model import Task, ToolSpec, Trajectory
 from cworld.environment import Environment, Workspace
-from cworld.errors import CworldError, InfraError, MissingDependency
+from cworld.errors import CworldError, InfraError, MissingDependency, UsageError
 from cworld.rollout.executors.base import AgentFactory, EpisodeRunner, Job, Sink
 from cworld.rollout.loop import RolloutContext
 
@@ -153,21 +154,24 @@ class _Dispatch:
         self.inflight[asyncio.wrap_future(ref.future())] = (job, actor)
 
     def _outcome(self, future: asyncio.Future[str], job: Job, actor: Any, queue: deque[Job]) -> Trajectory | None:
-        from ray.exceptions import RayActorError, RayTaskError
+        from ray.exceptions import RayError, RayTaskError
 
         try:
             return Trajectory.model_validate_json(future.result())
-        except RayActorError as exc:
-            self._lost(actor, job, queue, exc)
-            return None
         except RayTaskError as exc:
             cause = exc.cause if isinstance(exc.cause, BaseException) else exc
             raise (cause if isinstance(cause, CworldError) else InfraError(f"an episode failed on a Ray worker: "
                                                                           f"{str(cause).splitlines()[0]}")) from None
+        except RayError as exc:  # the actor died, or its node with the episode's result (ObjectLostError)
+            self._lost(actor, job, queue, exc)
+            return None
 
     def _lost(self, actor: Any, job: Job, queue: deque[Job], exc: BaseException) -> None:
-        """The actor died under the episode: drop it and run the episode again on another one."""
-        if actor in self.pool:
+        """The actor died under the episode (or its result died with its node): drop the actor if it is
+        gone, and run the episode again on another one."""
+        from ray.exceptions import RayActorError
+
+        if isinstance(exc, RayActorError) and actor in self.pool:
             self.pool.remove(actor)
             log.warning("a Ray worker died (%s); re-running its episodes elsewhere", type(exc).__name__)
         key = (job[0].id, job[1])
@@ -182,6 +186,8 @@ def connect(ray: Any, address: str | None) -> None:
     """Join the cluster at `address` (`auto`: the one running on this machine), or start a local one."""
     if ray.is_initialized():
         return
+    if address not in (None, "auto"):
+        probe(address)
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
     try:
         if address is None:
@@ -194,3 +200,15 @@ def connect(ray: Any, address: str | None) -> None:
         raise InfraError(f"cannot reach a Ray cluster {where}: {first[:200]}; start one with `ray start --head` "
                          "or check --ray-address") from None
 
+
+
+def probe(address: str, timeout_s: float = 5.0) -> None:
+    """Fail in seconds, not minutes: `ray.init` keeps retrying an address where nothing listens."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--ray-address {address!r} is not HOST:PORT (or auto); e.g. 10.0.0.5:6379")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise InfraError(f"cannot reach a Ray cluster at {address}: {exc.strerror or exc}; start one with "
+                         "`ray start --head` or check --ray-address") from None
