@@ -92,7 +92,7 @@ class RunReport:
 class Runner:
     def __init__(self, tasks: Sequence[Task], config: RunConfig, ctx: RolloutContext, out: Path, *,
                  agent_factory: AgentFactory | None = None, gateway: Gateway | None = None,
-                 console: Console | None = None) -> None:
+                 console: Console | None = None, executor: Executor | None = None) -> None:
         if not tasks:
             raise UsageError("no tasks to run; give --tasks FILE with at least one task")
         self.tasks, self.config, self.ctx, self.out = list(tasks), config, ctx, out
@@ -101,6 +101,8 @@ class Runner:
         self.store = TrajectoryStore(out)
         self.statuses: Counter[str] = Counter()
         self._recorded: set[str] = set()
+        self._executor = executor
+        """A caller's executor (a benchmark's warm Ray pool); None: the one `config.executor` names."""
 
     async def run(self) -> RunReport:
         done = self.store.open(resume=self.config.resume)
@@ -122,6 +124,8 @@ class Runner:
 
     def executor(self) -> Executor:
         """The executor the config names: this process (`local`) or a Ray cluster (`ray`)."""
+        if self._executor is not None:
+            return self._executor
         if self.config.executor == "local":
             return LocalExecutor(self.episodes, self.config.concurrency)
         from cworld.rollout.executors.ray import RayExecutor, WorkerSpec

@@ -92,18 +92,33 @@ class EpisodeActor:
 
 class RayExecutor:
     def __init__(self, spec: WorkerSpec, concurrency: int, *, address: str | None = None,
-                 actors: int | None = None) -> None:
+                 actors: int | None = None, keep: bool = False) -> None:
         self.spec, self.concurrency, self.address, self.actors = spec, concurrency, address, actors
+        self.keep = keep
+        """Keep the actors between runs of this executor (a benchmark's warm pool); else they end with the run,
+        freeing their CPUs for the next run (a fidelity experiment runs many)."""
+        self.pool: list[Any] = []
 
     async def run(self, jobs: Sequence[Job], sink: Sink) -> None:
         ray = import_ray()
         connect(ray, self.address)
-        actor_class = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=self.concurrency)(EpisodeActor)
-        spec_ref = ray.put(self.spec)
-        pool = [actor_class.remote(spec_ref) for _ in range(self._pool_size(ray))]
-        await _Dispatch(ray, pool, self.concurrency, sink).run(jobs)
-        for actor in pool:
-            ray.kill(actor)
+        if not self.pool:
+            actor_class = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=self.concurrency)(EpisodeActor)
+            spec_ref = ray.put(self.spec)
+            self.pool = [actor_class.remote(spec_ref) for _ in range(self._pool_size(ray))]
+        try:
+            await _Dispatch(ray, list(self.pool), self.concurrency, sink).run(jobs)
+        finally:
+            if not self.keep:
+                self.close()
+
+    def close(self) -> None:
+        """End the actors (their node's CPUs are free again)."""
+        if self.pool:
+            ray = import_ray()
+            for actor in self.pool:
+                ray.kill(actor)
+            self.pool = []
 
     def _pool_size(self, ray: Any) -> int:
         if self.actors is not None:
