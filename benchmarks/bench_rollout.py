@@ -153,7 +153,9 @@ async def one_level(tasks: list[Task], level: int, variant: str, executor: str) 
     if variant == "mock LLM":
         config = replace(config, agent=MOCK_AGENT, access="full", style="react")
         factory = MockAgent(level)
-    warm = replace(config, seeds=1, concurrency=1)
+    # Warm every Ray actor (each imports litellm and builds its engine on its first episode), one episode locally.
+    warm = replace(config, seeds=2 * (os.cpu_count() or 1), concurrency=level) if executor == "ray" else \
+        replace(config, seeds=1, concurrency=1)
     kwargs: dict[str, Any] = {"agent_factory": factory}
     pool = None
     if executor == "ray":
