@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[dev,inspect]'
+	$(PY) -m pip install -q -e '.[dev,inspect,ray]'
 	touch $(STAMP)
 
 $(SYSTEM_STAMP): $(STAMP)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from cworld.agents import ScriptedAgent, scripted_skills
 from cworld.agents.base import Action, Observation
 from cworld.agents.toolbox import Toolbox
 from cworld.controller.middleware import CallContext, CallNext
@@ -128,3 +129,16 @@ def busy_actor(calls: int = 2) -> Any:
         return {"tool_calls": [{"name": sorted(free)[0], "arguments": {}}]}
 
     return respond
+
+
+class SleepyOracle(ScriptedAgent):
+    """The scripted oracle, thinking `seconds` before every action: a model's latency without a model.
+    Its trajectories equal the oracle's (timings aside)."""
+
+    def __init__(self, seconds: float = 0.2) -> None:
+        super().__init__("scripted:oracle", scripted_skills("scripted:oracle"))
+        self.seconds = seconds
+
+    async def act(self, observation: Observation) -> Action:
+        await asyncio.sleep(self.seconds)
+        return await super().act(observation)

@@ -148,6 +148,9 @@ def command(
     help="Turn limit per episode (default: max(30, 2 x the task's gold-plan length + 10))."
 )
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64))
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where episodes run: this process, or a Ray cluster (needs the ray extra).")
+@click.option("--ray-address", help="Ray cluster to join (HOST:PORT or auto); default: start a local one.")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @_report_options
 @click.pass_context

@@ -36,13 +36,17 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--infra-retries", type=int, default=2, show_default=True, help="Restarts of an episode whose infrastructure failed.")
 @click.option("--limit", type=int, help="Only the first N tasks.")
 @click.option("--registry-search", is_flag=True, help="search_tools uses the built registry index, not in-process BM25.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where episodes run: this process, or a Ray cluster (needs the ray extra).")
+@click.option("--ray-address", help="Ray cluster to join (HOST:PORT, or auto: the one started on this machine with "
+              "`ray start`); default: start a local one.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, policy: str, seeds: int,
             concurrency: int, out: str | None, resume: bool, access: str | None, style: str | None, max_turns: int | None,
-            timeout_s: float, infra_retries: int, limit: int | None, registry_search: bool, no_progress: bool,
-            as_json: bool) -> None:
+            timeout_s: float, infra_retries: int, limit: int | None, registry_search: bool, executor: str,
+            ray_address: str | None, no_progress: bool, as_json: bool) -> None:
     """Run AGENT on every task (x seeds); trajectories go to OUT/trajectories.jsonl as episodes end."""
     from cworld.agents import agent_label, check_agent_name, is_privileged
     from cworld.agents.search import registry_index_folder
@@ -53,7 +57,8 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     env, ws = environment(ctx), workspace(ctx)
     config = RunConfig(agent=agent, mode=mode, policy=policy, seeds=seeds, concurrency=concurrency, access=access,
                        style=style, max_turns=max_turns, timeout_s=timeout_s, infra_retries=infra_retries,
-                       resume=resume, progress=not no_progress and not as_json)
+                       resume=resume, progress=not no_progress and not as_json, executor=executor,
+                       ray_address=ray_address)
     check_agent_name(agent)
     agent_label(agent, access, style)
     tasks = read_tasks(ws, tasks_file, limit)

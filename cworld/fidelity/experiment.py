@@ -56,6 +56,9 @@ class ExperimentConfig:
     max_turns: int | None = None
     timeout_s: float = 600.0
     progress: bool = True
+    executor: str = "local"
+    """`local` or `ray`: where both runs' episodes run (see `cworld run --executor`)."""
+    ray_address: str | None = None
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
@@ -96,7 +99,7 @@ async def run_experiment(
     for agent in config.agents:
         check_agent_name(agent)
     engine = make_engine(config.engine, live.env, live.workspace, live.tools)
-    contexts = {LIVE: live, SYNTH: replace(live, engine=engine)}
+    contexts = {LIVE: live, SYNTH: replace(live, engine=engine, engine_kind=config.engine)}
     folders = {mode: out / mode for mode in contexts}
     for mode, ctx in contexts.items():
         for agent in config.agents:

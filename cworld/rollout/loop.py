@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from cworld.agents.base import Agent, Observation
 from cworld.agents.search import LazySearch, ToolSearch, default_search
 from cworld.agents.toolbox import Toolbox
-from cworld.controller import Middleware, Policy, build_controller, default_engine, load_policy
+from cworld.controller import Middleware, Policy, build_controller, load_policy
+from cworld.controller.factory import build_engine
 from cworld.data_model import Task, ToolSpec, Trajectory
 from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
@@ -41,6 +42,9 @@ class RolloutContext:
     middlewares: list[Middleware] = field(default_factory=list)
     """Extra controller steps for every episode (outermost first), e.g. logging or a test's crash injector."""
     policies: dict[str, Policy] = field(default_factory=dict)
+    engine_kind: str = "auto"
+    """The World Engine built on first need (`schema`, `llm`, or `auto`: llm when the engine role has a model);
+    a Ray worker rebuilds the same one from this name."""
 
     def policy(self, name: str) -> Policy:
         """Loaded once per run (a policy file is parsed and validated on load)."""
@@ -51,7 +55,7 @@ class RolloutContext:
     def world_engine(self, mode: str) -> WorldEngine | None:
         """One World Engine for the whole run (synthesized and hybrid modes), built on first need."""
         if mode != "live" and self.engine is None:
-            self.engine = default_engine(self.env, self.workspace, self.tools.values())
+            self.engine = build_engine(self.engine_kind, self.env, self.workspace, self.tools.values())
         return self.engine
 
     def search(self) -> ToolSearch:

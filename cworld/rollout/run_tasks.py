@@ -1,7 +1,8 @@
 """The run of a task set: every (task, seed) episode of one agent, mode and policy, with bounded concurrency.
 
-- asyncio, `concurrency` workers taking episodes one by one (each LLM call and tool call yields, so waiting on a
-  model overlaps across episodes);
+- an executor runs the episodes: `local` (asyncio in this process, at most `concurrency` at once; each LLM
+  call and tool call yields, so waiting on a model overlaps across episodes) or `ray` (Ray actors across a
+  cluster, `rollout/executors/ray.py`); either way this driver alone writes the store, once per episode id;
 - a wall-clock timeout per episode: a cut episode is recorded with status `timeout`;
 - each trajectory is appended to `trajectories.jsonl` and fsynced the moment its episode ends;
 - `resume` skips every episode already on record (ids are a hash of task, agent, mode, policy, seed);
@@ -14,10 +15,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,18 +26,19 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cworld.agents import Agent, agent_label, default_access, is_rule_based, make_agent
+from cworld.agents import agent_label
 from cworld.data_model import Task, Trajectory
-from cworld.data_model.trajectory import InfraErrorRecord
-from cworld.errors import CworldError, InfraError, UsageError
+from cworld.errors import CworldError, UsageError
 from cworld.llm import Gateway
-from cworld.rollout.episode import EpisodeInfraError, episode_id
-from cworld.rollout.loop import RolloutContext, build_episode, run_episode
+from cworld.rollout.episode import episode_id
+from cworld.rollout.executors.base import AgentFactory, EpisodeRunner, Executor
+from cworld.rollout.executors.local import LocalExecutor
+from cworld.rollout.loop import RolloutContext
 from cworld.rollout.store import TrajectoryStore
 from cworld.rollout.summary import SummaryRow, summarize
 
 log = logging.getLogger("cworld.rollout")
-AgentFactory = Callable[[], Agent]
+EXECUTORS = ("local", "ray")
 
 
 @dataclass
@@ -57,11 +58,19 @@ class RunConfig:
     progress: bool = True
     summarize: bool = True
     """Read the whole run back at the end for the summary rows (a benchmark may skip it)."""
+    executor: str = "local"
+    """`local` (this process) or `ray` (a Ray cluster; `ray_address` None starts a local one, `auto` joins
+    the cluster running on this machine)."""
+    ray_address: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("seeds", "concurrency", "max_turns"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if self.executor not in EXECUTORS:
+            raise UsageError(f"unknown executor {self.executor!r}; use one of: {', '.join(EXECUTORS)}")
+        if self.ray_address is not None and self.executor != "ray":
+            raise UsageError("--ray-address needs --executor ray")
         if self.timeout_s <= 0 or self.infra_retries < 0:
             raise UsageError("--timeout must be positive and --infra-retries at least 0")
 
@@ -83,87 +92,65 @@ class RunReport:
 class Runner:
     def __init__(self, tasks: Sequence[Task], config: RunConfig, ctx: RolloutContext, out: Path, *,
                  agent_factory: AgentFactory | None = None, gateway: Gateway | None = None,
-                 console: Console | None = None) -> None:
+                 console: Console | None = None, executor: Executor | None = None) -> None:
         if not tasks:
             raise UsageError("no tasks to run; give --tasks FILE with at least one task")
         self.tasks, self.config, self.ctx, self.out = list(tasks), config, ctx, out
-        self.ctx.max_turns = config.max_turns
-        self.gateway = gateway
-        self.agent_factory = agent_factory or self._default_factory
+        self.episodes = EpisodeRunner(config, ctx, agent_factory=agent_factory, gateway=gateway)
         self.console = console or Console(stderr=True)
         self.store = TrajectoryStore(out)
         self.statuses: Counter[str] = Counter()
+        self._recorded: set[str] = set()
+        self._executor = executor
+        """A caller's executor (a benchmark's warm Ray pool); None: the one `config.executor` names."""
 
     async def run(self) -> RunReport:
         done = self.store.open(resume=self.config.resume)
-        todo = sum(1 for _ in self._jobs(done))
+        jobs = [(t, s) for t in self.tasks for s in range(self.config.seeds) if self._id(t, s) not in done]
         planned = len(self.tasks) * self.config.seeds
-        jobs = self._jobs(done)
-        with self._progress(todo) as progress:
-            task_id = progress.add_task(self.config.label, total=todo) if progress else None
+        self._recorded = set(done)
+        with self._progress(len(jobs)) as progress:
+            bar = progress.add_task(self.config.label, total=len(jobs)) if progress else None
+
+            async def sink(trajectory: Trajectory) -> None:
+                await self._record(trajectory, progress, bar)
+
             try:
-                async with asyncio.TaskGroup() as group:
-                    for _ in range(min(self.config.concurrency, todo)):
-                        group.create_task(self._worker(jobs, progress, task_id))
+                await self.executor().run(jobs, sink)
             except ExceptionGroup as failures:
                 raise _first(failures) from None
-            finally:
-                self._close_gateway()
         rows = summarize(self.store) if self.config.summarize else []
-        return RunReport(self.out, planned, planned - todo, todo, self.statuses, rows)
+        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows)
 
-    def _jobs(self, done: set[str]) -> Iterator[tuple[Task, int]]:
-        """The (task, seed) pairs not on record, lazily: memory does not grow with the number of episodes."""
-        return ((t, s) for t in self.tasks for s in range(self.config.seeds) if self._id(t, s) not in done)
+    def executor(self) -> Executor:
+        """The executor the config names: this process (`local`) or a Ray cluster (`ray`)."""
+        if self._executor is not None:
+            return self._executor
+        if self.config.executor == "local":
+            return LocalExecutor(self.episodes, self.config.concurrency)
+        from cworld.rollout.executors.ray import RayExecutor, WorkerSpec
 
-    # --- one episode ----------------------------------------------------------------------------
-    async def _worker(self, jobs: Iterator[tuple[Task, int]], progress: Any, bar: Any) -> None:
-        """One of `concurrency` workers sharing the job iterator: one coroutine per slot, not per episode."""
-        for task, seed in jobs:
-            await self._job(task, seed, progress, bar)
+        factory = None if self.episodes.agent_factory == self.episodes._default_factory else self.episodes.agent_factory
+        spec = WorkerSpec.of(self.ctx, self.config, factory)
+        return RayExecutor(spec, self.config.concurrency, address=self.config.ray_address)
 
-    async def _job(self, task: Task, seed: int, progress: Any, bar: Any) -> None:
-        trajectory = await self.run_one(task, seed)
+    async def run_one(self, task: Task, seed: int) -> Trajectory:
+        """One episode with its infrastructure retries and its timeout; always returns a trajectory."""
+        return await self.episodes.run_one(task, seed)
+
+    # --- helpers --------------------------------------------------------------------------------
+    async def _record(self, trajectory: Trajectory, progress: Any, bar: Any) -> None:
+        """Append a finished episode once: an episode an executor re-ran (its worker died) is not doubled."""
+        if trajectory.episode_id in self._recorded:
+            return
+        self._recorded.add(trajectory.episode_id)
         await self.store.append(trajectory)
         self.statuses[trajectory.status] += 1
         if progress is not None:
             progress.update(bar, advance=1, description=f"{self.config.label} {_counts(self.statuses)}")
 
-    async def run_one(self, task: Task, seed: int) -> Trajectory:
-        """One episode with its infrastructure retries and its timeout; always returns a trajectory."""
-        records: list[InfraErrorRecord] = []
-        for attempt in range(1, self.config.infra_retries + 2):
-            episode = build_episode(task, agent=self.config.label, access=self._access(), mode=self.config.mode,
-                                    policy=self.config.policy, seed=seed, ctx=self.ctx)
-            try:
-                trajectory = await asyncio.wait_for(run_episode(self.agent_factory(), episode), self.config.timeout_s)
-            except TimeoutError:
-                return episode.trajectory("timeout", infra_errors=records)
-            except (EpisodeInfraError, InfraError) as exc:
-                records.append(InfraErrorRecord(kind=getattr(exc, "kind", type(exc).__name__),
-                                                message=str(exc)[:500], attempt=attempt))
-                log.warning("episode %s attempt %d: infrastructure failure: %s", episode.id, attempt, exc)
-                continue
-            trajectory.infra_errors = records + trajectory.infra_errors
-            return trajectory
-        return episode.trajectory("infra_error", infra_errors=records)
-
-    # --- helpers --------------------------------------------------------------------------------
     def _id(self, task: Task, seed: int) -> str:
         return episode_id(task.id, self.config.label, self.config.mode, self.config.policy, seed)
-
-    def _access(self) -> str:
-        return self.config.access or default_access(self.config.agent)
-
-    def _default_factory(self) -> Agent:
-        if self.gateway is None and not is_rule_based(self.config.agent):
-            self.gateway = Gateway.from_workspace(self.ctx.workspace)
-        return make_agent(self.config.agent, access=self.config.access, style=self.config.style,
-                          gateway=self.gateway, workspace=self.ctx.workspace, concurrency=self.config.concurrency)
-
-    def _close_gateway(self) -> None:
-        if self.gateway is not None and self.agent_factory == self._default_factory:
-            self.gateway.close()
 
     def _progress(self, total: int) -> Any:
         if not self.config.progress or total == 0:
