@@ -21,8 +21,8 @@ import pytest
 import rollout_helpers
 from rollout_helpers import SleepyOracle, scratch_context, without_timings
 
-from cworld.data_model import Task, Trajectory, read_jsonl
-from cworld.rollout import TRAJECTORIES_FILE, RunConfig, Runner, episode_id
+from cworld.data_model import Task, read_jsonl
+from cworld.rollout import TRAJECTORIES_FILE, RunConfig, Runner, episode_id, read_trajectories
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'cworld[ray]'")
 from ray.cluster_utils import Cluster  # noqa: E402
@@ -84,11 +84,11 @@ def test_a_raylet_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path,
     assert 3 <= at_kill < total, "the raylet must die mid-run for this test to mean anything"
     assert any("Ray worker died" in r.getMessage() for r in caplog.records), "no episode was on the killed node"
 
-    ray_run = {t.episode_id: t for t in read_jsonl(out / TRAJECTORIES_FILE, Trajectory)}
+    ray_run = {t.episode_id: t for t in read_trajectories(out)}
     assert lines(out / TRAJECTORIES_FILE) == len(ray_run) == total
     local = tmp_path / "local"
     asyncio.run(Runner(TASKS, config(seeds=seeds, concurrency=8), scratch_context(tmp_path / "ws2"), local).run())
-    local_run = {t.episode_id: t for t in read_jsonl(local / TRAJECTORIES_FILE, Trajectory)}
+    local_run = {t.episode_id: t for t in read_trajectories(local)}
     assert set(ray_run) == set(local_run)
     for eid, trajectory in local_run.items():
         assert without_timings(ray_run[eid]) == without_timings(trajectory), eid
@@ -119,7 +119,7 @@ def test_the_driver_killed_then_resume_finishes_the_run_once(cluster, tmp_path):
                              text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"{total - survived} episode(s) run, {survived} already done" in resumed.stdout
-    ids = [t.episode_id for t in read_jsonl(path, Trajectory)]
+    ids = [t.episode_id for t in read_trajectories(path.parent)]
     expected = {episode_id(t.id, "scripted:oracle", "synthesized", "default", s) for t in TASKS for s in range(seeds)}
     assert len(ids) == len(set(ids)) == total and set(ids) == expected
 
