@@ -45,6 +45,7 @@ def command() -> None:
 )
 @click.option("--harvested", is_flag=True,
               help="Also load registry/catalogs/harvested/ (schema-only tools of harvested real servers).")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
 @click.pass_context
 def build(
     ctx: click.Context,
@@ -54,12 +55,13 @@ def build(
     force: bool,
     parallel: int,
     harvested: bool,
+    no_progress: bool,
 ) -> None:
     """Start every server, validate every tool in three stages, write tools, report, index and graph."""
     env, ws = environment(ctx), workspace(ctx)
     console = Console(stderr=True)
     total = len(only) if only else len(load_manifest(env, harvested=harvested))
-    bars = RichBuildProgress(total, console)
+    bars = RichBuildProgress(total, console, enabled=not no_progress)
     with bars.bar:
         report = asyncio.run(
             build_registry(
