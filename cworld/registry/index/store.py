@@ -77,15 +77,18 @@ class BuildStats:
 def _reusable_vectors(previous: ToolIndex | None, model: str) -> dict[str, np.ndarray]:
     if previous is None or previous.meta.model != model:
         return {}
-    return {doc.content_hash: previous.dense.vectors[i] for i, doc in enumerate(previous.docs)}
+    hashes = previous.meta.hashes  # saved with the index: hashing 3k documents again costs seconds
+    return {hashes.get(doc.tool_id) or doc.content_hash: previous.dense.vectors[i] for i, doc in enumerate(previous.docs)}
 
 
 def embed_documents(docs: list[ToolDocument], embedder: Embedder, reuse: dict[str, np.ndarray], *,
-                    batch: int = EMBED_BATCH, progress: EmbedProgress | None = None) -> tuple[np.ndarray, int]:
+                    batch: int = EMBED_BATCH, progress: EmbedProgress | None = None,
+                    hashes: list[str] | None = None) -> tuple[np.ndarray, int]:
     """Vectors for `docs` in order, embedding in batches only those whose hash `reuse` lacks (a repeated
-    text once); returns (vectors, documents sent to the embedder)."""
-    todo = list(dict.fromkeys(d.content_hash for d in docs if d.content_hash not in reuse))
-    text_of = {d.content_hash: d.text for d in docs}
+    text once); returns (vectors, documents sent to the embedder). `hashes`: the docs' content hashes."""
+    hashes = hashes if hashes is not None else [d.content_hash for d in docs]
+    todo = list(dict.fromkeys(h for h in hashes if h not in reuse))
+    text_of = {h: d.text for h, d in zip(hashes, docs, strict=True)}
     fresh: dict[str, np.ndarray] = {}
     for start in range(0, len(todo), max(1, batch)):
         chunk = todo[start : start + max(1, batch)]
@@ -94,7 +97,7 @@ def embed_documents(docs: list[ToolDocument], embedder: Embedder, reuse: dict[st
             progress(start + len(chunk), len(todo))
     if not docs:
         return np.zeros((0, 1), np.float32), 0
-    vectors = np.stack([fresh[d.content_hash] if d.content_hash in fresh else reuse[d.content_hash] for d in docs])
+    vectors = np.stack([fresh[h] if h in fresh else reuse[h] for h in hashes])
     return vectors.astype(np.float32), len(todo)
 
 
@@ -125,12 +128,13 @@ class ToolIndex:
         docs = tool_documents(tools, server_descriptions)
         model_before = getattr(embedder, "embedded", None)  # a CachedEmbedder counts what reached the model
         reuse = _reusable_vectors(previous, embedder.name)
-        vectors, sent = embed_documents(docs, embedder, reuse, batch=batch, progress=progress)
-        reused = sum(d.content_hash in reuse for d in docs)
+        hashes = [d.content_hash for d in docs]
+        vectors, sent = embed_documents(docs, embedder, reuse, batch=batch, progress=progress, hashes=hashes)
+        reused = sum(h in reuse for h in hashes)
         embedded = sent if model_before is None else int(embedder.embedded) - model_before  # type: ignore[attr-defined]
         meta = IndexMeta(
             model=embedder.name, model_spec=embedder.spec, dim=int(vectors.shape[1]), count=len(tools),
-            fusion=(fusion or FusionParams()).to_json(), hashes={d.tool_id: d.content_hash for d in docs},
+            fusion=(fusion or FusionParams()).to_json(), hashes={d.tool_id: h for d, h in zip(docs, hashes, strict=True)},
             built_at=time.strftime("%Y-%m-%dT%H:%M:%S"),
         )
         index = cls(tools, docs, DenseIndex(vectors), BM25Index.build([d.fields for d in docs], bm25_params), meta, embedder)
