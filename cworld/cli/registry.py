@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from pathlib import Path
 
 import click
@@ -58,6 +59,7 @@ def build(
     no_progress: bool,
 ) -> None:
     """Start every server, validate every tool in three stages, write tools, report, index and graph."""
+    os.environ.setdefault("TQDM_DISABLE", "1")  # the embedder's own progress bars would garble ours
     env, ws = environment(ctx), workspace(ctx)
     console = Console(stderr=True)
     total = len(only) if only else len(load_manifest(env, harvested=harvested))
