@@ -199,14 +199,15 @@ def _drop_from_cache(cache_file: Path, model: str, texts: list[str]) -> None:
 
 
 def measure_builds(tools: list[ToolSpec], descriptions: dict[str, str], embedder: Embedder, work: Path,
-                   cache: Path | None) -> tuple[dict[str, Any], Path]:
-    """Cold (or from `cache`), unchanged and incremental builds through `build_index`; the cold index folder."""
+                   cache: Path, reuse: bool) -> tuple[dict[str, Any], Path]:
+    """Cold (or, `reuse`, from `cache`), unchanged and incremental builds through `build_index`; the first
+    build's cache is saved to `cache` for the next run's `--reuse-cache`. Returns the first index folder."""
     from cworld.registry.index.builder import CACHE_FILE, build_index
 
     out: dict[str, Any] = {}
     cold = work / "cold"
     cold.mkdir(parents=True)
-    if cache is not None and (cache / CACHE_FILE).is_file():
+    if reuse and (cache / CACHE_FILE).is_file():
         shutil.copy(cache / CACHE_FILE, cold / CACHE_FILE)
     label = "cold" if not (cold / CACHE_FILE).is_file() else "first build, vectors from --cache"
 
@@ -217,9 +218,8 @@ def measure_builds(tools: list[ToolSpec], descriptions: dict[str, str], embedder
                      "cached": stats.cached, "reused": stats.reused}
 
     timed(label, cold, tools)
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        shutil.copy(cold / CACHE_FILE, cache / CACHE_FILE)
+    cache.mkdir(parents=True, exist_ok=True)
+    shutil.copy(cold / CACHE_FILE, cache / CACHE_FILE)
     timed("unchanged", cold, tools)
     last = tools[-1].server
     grown = work / "grown"
@@ -243,8 +243,7 @@ def measure_full_registry(args: argparse.Namespace) -> dict[str, Any]:
     texts = [q.query for q in load_queries(QUERIES)][: args.queries]
     out: dict[str, Any] = {"label": "full registry", "tools": len(tools), "source": source, "model": embedder.name}
     with tempfile.TemporaryDirectory(prefix="bench_index_") as tmp:
-        cache = None if not args.reuse_cache else args.cache
-        out["builds"], folder = measure_builds(tools, descriptions, embedder, Path(tmp), cache)
+        out["builds"], folder = measure_builds(tools, descriptions, embedder, Path(tmp), args.cache, args.reuse_cache)
         out.update(measure_search(folder, texts, embedder))
         service = SearchService.load(folder)  # what `serve` opens: the index's own model, its query cache
         fresh = [f"{q} (asked anew {i})" for i, q in enumerate(texts[: args.e2e_queries])]
