@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from pathlib import Path
 
 import click
@@ -47,6 +48,7 @@ def command() -> None:
               help="Also load registry/catalogs/harvested/ (schema-only tools of harvested real servers).")
 @click.option("--no-index", is_flag=True,
               help="Write tools and report only; no search index or graph (episodes then search in-process).")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
 @click.pass_context
 def build(
     ctx: click.Context,
@@ -57,12 +59,14 @@ def build(
     parallel: int,
     harvested: bool,
     no_index: bool,
+    no_progress: bool,
 ) -> None:
     """Start every server, validate every tool in three stages, write tools, report, index and graph."""
+    os.environ.setdefault("TQDM_DISABLE", "1")  # the embedder's own progress bars would garble ours
     env, ws = environment(ctx), workspace(ctx)
     console = Console(stderr=True)
     total = len(only) if only else len(load_manifest(env, harvested=harvested))
-    bars = RichBuildProgress(total, console)
+    bars = RichBuildProgress(total, console, enabled=not no_progress)
     with bars.bar:
         report = asyncio.run(
             build_registry(

@@ -67,6 +67,8 @@ class Progress:
     server_started: Callable[[str], None] = lambda server: None
     server_done: Callable[[ServerValidation], None] = lambda v: None
     hooks: Hooks = field(default_factory=Hooks)
+    #: (documents embedded so far, documents to embed), after each batch of the index build.
+    embedded: Callable[[int, int], None] = lambda done, total: None
 
 
 def registry_dir(workspace: Workspace) -> Path:
@@ -180,7 +182,11 @@ def server_descriptions(specs: list[ServerSpec]) -> dict[str, str]:
 
 
 def build_search_for(
-    env: Environment, tools: list[ToolSpec], folder: Path, descriptions: dict[str, str]
+    env: Environment,
+    tools: list[ToolSpec],
+    folder: Path,
+    descriptions: dict[str, str],
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[str, str]:
     """The index and the dependency graph (both in `index/`, where `cworld search` and `serve` open them),
     through cworld.registry.search; a failure is reported in the build, not raised."""
@@ -195,12 +201,14 @@ def build_search_for(
             folder,
             server_descriptions=descriptions,
             quality_set=quality if quality.is_file() else None,
+            progress=progress,
         )
     except CworldError as exc:
         return f"failed: {exc}", "failed: the index did not build"
     meta, stats = built.index.meta, built.stats
     index = (
-        f"built: {stats.total} tools ({stats.embedded} embedded, {stats.reused} reused), model {meta.model}, "
+        f"built: {stats.total} tools ({stats.embedded} embedded, {stats.cached} from the cache, {stats.reused} reused), "
+        f"model {meta.model}, "
         f"default ranking {meta.default_method}"
     )
     graph = f"built: {built.graph.number_of_nodes()} tools, {built.graph.number_of_edges()} edges"
@@ -268,7 +276,8 @@ async def build_registry(
     _write(out, report, tools)  # before the index: a build stopped while embedding still leaves its tools
     if with_index:
         report.index, report.graph = await asyncio.to_thread(
-            _derived, env, tools, out, server_descriptions(specs), previous if unchanged else None
+            _derived, env, tools, out, server_descriptions(specs), previous if unchanged else None,
+            (progress or Progress()).embedded,
         )
         report.seconds = round(time.perf_counter() - started, 2)
         _write(out, report, tools)
@@ -281,13 +290,14 @@ def _derived(
     out: Path,
     descriptions: dict[str, str],
     unchanged_from: BuildReport | None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[str, str]:
     """Index and graph: kept as they are when the tool list did not change and both are on disk."""
     folder = out / INDEX_DIR
     have_both = (folder / "meta.json").is_file() and (folder / GRAPH_FILE).is_file()
     if unchanged_from is not None and have_both and unchanged_from.index.startswith(("built", "unchanged")):
         return _unchanged(unchanged_from.index), _unchanged(unchanged_from.graph)
-    return build_search_for(env, tools, folder, descriptions)
+    return build_search_for(env, tools, folder, descriptions, progress)
 
 
 def _unchanged(status: str) -> str:

@@ -16,15 +16,22 @@ and a bare `token`. To keep false edges out:
 - a bare `name` parameter is never a consumer; a tool that creates consumes only ids, tokens and names
   of other things (`create_branch(branch_name)`, `add_traveller(passport_number)` take new values;
   `add_observations(entityName)` looks an entity up); `first_name` / `display_name` are never identifiers;
+- a tool that deletes (`delete_`, `remove_`, ..., or `destructive_hint` with such a verb) produces nothing:
+  the ids it returns name what is gone;
 - producer and consumer must share a server, unless the key is specific: at least two entity words
-  (`calendar_event_id`) and an `id`/`number`/`code` suffix;
+  (`calendar_event_id`) and an `id`/`number`/`code` suffix, and neither end is a schema-only catalog (a
+  catalog describes one real service, whose ids mean nothing to another: a portal's `cart_item_id` is not
+  the shop's);
+- a key that more than `MAX_ANONYMOUS_PRODUCERS` tools of one server return, none of them naming its
+  entity, is a field of a shared response envelope (every list of a portal returning `record_id`,
+  `fields[].name`), not the output of a lookup: it makes no edges;
 - declared edges win: a schema edge is only added where an app declared none between the same pair.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +56,10 @@ CREATOR_VERBS = frozenset({"create", "add", "new", "make", "register", "insert"}
 #: `first_name` and friends are attributes of a person, not names that identify something to look up.
 NAME_ATTRIBUTES = frozenset({"first", "last", "full", "display", "middle", "given", "family", "nick", "user"})
 IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman"}
+#: Verbs of tools whose returned ids name what they removed: never the source of a value.
+DELETE_VERBS = frozenset({"delete", "remove", "drop", "destroy", "purge", "erase"})
+#: Beyond this many producers of a key on one server, none naming its entity, the key is an envelope field.
+MAX_ANONYMOUS_PRODUCERS = 6
 MAX_DEPTH = 2
 MAX_PREREQS = 10
 
@@ -161,9 +172,16 @@ def tool_entity(name: str) -> list[str]:
 
 
 def produced_keys(tool: ToolSpec) -> set[str]:
+    if _is_deleter(tool):
+        return set()
     fallback = tool_entity(tool.name)
     keys = {field_key(name, ctx or fallback) for name, ctx in output_fields(tool.output_schema)}
     return {k for k in keys if k} - set(consumed_keys(tool))
+
+
+def _is_deleter(tool: ToolSpec) -> bool:
+    words = split_identifier(tool.name)
+    return bool(DELETE_VERBS & set(words[:2]))
 
 
 def _is_creator(tool: ToolSpec) -> bool:
@@ -222,10 +240,14 @@ def _names_entity(tool: ToolSpec, key: str) -> bool:
 
 
 def _preferred(producers: list[ToolSpec], key: str) -> list[ToolSpec]:
-    """Producers that name the key's entity; else the read-only ones (lookups, not side effects); else all."""
+    """Producers that name the key's entity; else the read-only ones (lookups, not side effects); else all
+    — unless, none naming it, more than `MAX_ANONYMOUS_PRODUCERS` return it: an envelope field, no source."""
     naming = [p for p in producers if _names_entity(p, key)]
-    lookups = [p for p in producers if p.annotations.read_only_hint]
-    return naming or lookups or producers
+    if naming:
+        return naming
+    pool = [p for p in producers if p.annotations.read_only_hint] or producers
+    per_server = Counter(p.server for p in pool)
+    return [p for p in pool if per_server[p.server] <= MAX_ANONYMOUS_PRODUCERS]
 
 
 def infer_links(tools: Iterable[ToolSpec]) -> list[Link]:
@@ -239,8 +261,9 @@ def infer_links(tools: Iterable[ToolSpec]) -> list[Link]:
     for consumer in tools:
         for key, param in consumed_keys(consumer).items():
             candidates = [p for p in producers.get(key, []) if p.id != consumer.id]
-            if not _is_specific(key):
+            if not _is_specific(key) or consumer.server_kind == "catalog":
                 candidates = [p for p in candidates if p.server == consumer.server]
+            candidates = [p for p in candidates if p.server == consumer.server or p.server_kind != "catalog"]
             for producer in _preferred(candidates, key):
                 links.append(Link(producer.id, consumer.id, "produces", param, "schema", f"gives {key}"))
     return links

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from cworld.registry.build import BuildReport
@@ -69,9 +69,10 @@ def _short(text: str, limit: int) -> str:
 
 
 class RichBuildProgress:
-    """Two bars on stderr: servers done of all, and tools validated of those listed so far."""
+    """Bars on stderr: servers done of all, tools validated of those listed so far, and (once the index is
+    built) documents embedded of those new. `enabled=False` draws nothing (`--no-progress`)."""
 
-    def __init__(self, total_servers: int, console: Console) -> None:
+    def __init__(self, total_servers: int, console: Console, enabled: bool = True) -> None:
         self.bar = Progress(
             TextColumn("{task.description:<8}"),
             BarColumn(),
@@ -80,7 +81,9 @@ class RichBuildProgress:
             TimeElapsedColumn(),
             console=console,
             transient=False,
+            disable=not enabled,
         )
+        self.embed: TaskID | None = None
         self.servers = self.bar.add_task("servers", total=total_servers, current="")
         self.tools = self.bar.add_task("tools", total=0, current="")
 
@@ -89,7 +92,13 @@ class RichBuildProgress:
             server_started=self._started,
             server_done=self._done,
             hooks=Hooks(on_listed=self._listed, on_tool=self._tool),
+            embedded=self._embedded,
         )
+
+    def _embedded(self, done: int, total: int) -> None:
+        if self.embed is None:
+            self.embed = self.bar.add_task("index", total=total, current="embedding new tool documents")
+        self.bar.update(self.embed, completed=done, total=total)
 
     def _started(self, server: str) -> None:
         self.bar.update(self.servers, current=server)

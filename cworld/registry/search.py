@@ -22,7 +22,7 @@ from cworld.registry.graph import GRAPH_FILE, PrereqRef, build_graph, load_graph
 from cworld.registry.index.builder import CACHE_FILE, build_index
 from cworld.registry.index.embedder import Embedder
 from cworld.registry.index.quality import QualityQuery
-from cworld.registry.index.store import METHODS, BuildStats, Method, ToolIndex
+from cworld.registry.index.store import METHODS, BuildStats, EmbedProgress, Method, ToolIndex
 
 __all__ = ["Hit", "SearchBuild", "SearchService", "build_search_index"]
 
@@ -57,15 +57,16 @@ def _declared_or_none() -> list[Any]:
 
 def build_search_index(tools: Sequence[ToolSpec], folder: Path, *, embedder: Embedder | None = None,
                        declared: Sequence[Any] | None = None, server_descriptions: dict[str, str] | None = None,
-                       quality_set: Path | Sequence[QualityQuery] | None = None) -> SearchBuild:
+                       quality_set: Path | Sequence[QualityQuery] | None = None,
+                       progress: EmbedProgress | None = None) -> SearchBuild:
     """Build (incrementally) the index and the dependency graph of `tools` into `folder`.
 
     `declared` defaults to every sandbox app's declared prerequisites (edges to tools not in `tools` are
     skipped); `quality_set` (the environment's `registry/eval/queries.jsonl`) lets the build measure which
-    ranking method to make the default.
+    ranking method to make the default; `progress` hears of every embedded batch.
     """
     index, stats = build_index(tools, folder, embedder=embedder, server_descriptions=server_descriptions,
-                               quality_set=quality_set)
+                               quality_set=quality_set, progress=progress)
     graph = build_graph(tools, _declared_or_none() if declared is None else declared)
     save_graph(graph, folder / GRAPH_FILE)
     return SearchBuild(index, graph, stats)

@@ -24,6 +24,8 @@ from cworld.registry.index.text import tokenize
 
 BM25_MATRIX_FILE = "bm25_tf.npz"
 BM25_VOCAB_FILE = "bm25_vocab.json"
+#: Up to this many queries are scored one by one (`query_scores`); more, as one sparse matrix product.
+SMALL_BATCH = 8
 
 #: Chosen on the dev half of the quality set (benchmarks/retrieval.py --sweep, BM25 alone): parameter
 #: text is down-weighted (long schemas repeat words that say little); the name needs no boost, since
@@ -109,13 +111,27 @@ class BM25Index:
         """Dense (n_queries x n_docs) scores. For large corpora use `search`, which works in chunks."""
         return (self.query_matrix(queries) @ self.by_term).toarray().astype(np.float32, copy=False)
 
+    def query_scores(self, query: str) -> np.ndarray:
+        """One query's scores over all documents, straight from the term-major rows of its terms: no sparse
+        matrix is built (scipy's construction costs more than the scoring at a query's few terms)."""
+        out = np.zeros(self.size, np.float32)
+        indptr, indices, data = self.by_term.indptr, self.by_term.indices, self.by_term.data
+        for term, count in Counter(tokenize(query)).items():
+            col = self.column.get(term)
+            if col is not None:
+                lo, hi = indptr[col], indptr[col + 1]
+                out[indices[lo:hi]] += np.float32(count) * data[lo:hi]  # a term's rows are distinct documents
+        return out
+
     def search(self, queries: list[str], k: int, chunk: int = 64) -> tuple[np.ndarray, np.ndarray]:
-        """(scores, row ids), each (n_queries x min(k, size)), best first; ties keep document order."""
+        """(scores, row ids), each (n_queries x min(k, size)), best first; ties keep document order.
+        A few queries are scored term by term, a batch as one sparse product (`SMALL_BATCH`)."""
         k = min(k, self.size)
         all_scores = np.zeros((len(queries), k), np.float32)
         all_ids = np.zeros((len(queries), k), np.int64)
         for start in range(0, len(queries), chunk):
-            block = self.scores(queries[start : start + chunk])
+            part = queries[start : start + chunk]
+            block = np.stack([self.query_scores(q) for q in part]) if len(part) <= SMALL_BATCH else self.scores(part)
             ids = top_k(block, k)
             all_ids[start : start + len(block)] = ids
             all_scores[start : start + len(block)] = np.take_along_axis(block, ids, axis=1)

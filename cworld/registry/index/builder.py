@@ -24,7 +24,7 @@ from cworld.registry.index.quality import (
     load_queries,
     measure_methods,
 )
-from cworld.registry.index.store import METHODS, BuildStats, ToolIndex
+from cworld.registry.index.store import EMBED_BATCH, METHODS, BuildStats, EmbedProgress, ToolIndex
 
 CACHE_FILE = "embed_cache.sqlite"
 
@@ -62,12 +62,18 @@ def choose_default_method(index: ToolIndex, queries: Sequence[QualityQuery]) -> 
 
 def build_index(tools: Sequence[ToolSpec], folder: Path, *, embedder: Embedder | None = None,
                 server_descriptions: dict[str, str] | None = None, quality_set: Path | Sequence[QualityQuery] | None = None,
-                fusion: FusionParams | None = None, bm25_params: BM25Params | None = None) -> tuple[ToolIndex, BuildStats]:
-    """Build (incrementally) and save the index of `tools` in `folder`; returns it and what was embedded."""
+                fusion: FusionParams | None = None, bm25_params: BM25Params | None = None,
+                batch: int = EMBED_BATCH, progress: EmbedProgress | None = None) -> tuple[ToolIndex, BuildStats]:
+    """Build (incrementally) and save the index of `tools` in `folder`; returns it and what was embedded.
+
+    New documents are embedded `batch` at a time through the folder's embedding cache, each batch stored as
+    it is done: a build cut short (Ctrl-C, a crash) leaves its batches in the cache, and the next one
+    embeds only what is still missing."""
     folder.mkdir(parents=True, exist_ok=True)
     embedder = cached(embedder or resolve_embedder(), folder)
     index, stats = ToolIndex.build(tools, embedder, server_descriptions=server_descriptions,
-                                   previous=previous_index(folder), fusion=fusion, bm25_params=bm25_params)
+                                   previous=previous_index(folder), fusion=fusion, bm25_params=bm25_params,
+                                   batch=batch, progress=progress)
     if quality_set is not None:
         queries = load_queries(quality_set) if isinstance(quality_set, Path) else list(quality_set)
         choose_default_method(index, queries)

@@ -25,6 +25,8 @@ ENV_VAR = "CWORLD_EMBED_MODEL"
 DEFAULT_SPEC = "minilm"
 _LOAD_LOCK = threading.Lock()
 MINILM_NAME = "all-MiniLM-L6-v2"
+#: Texts per forward pass (see FlagEmbedder._encode); sorted by length first, so little padding.
+ENCODE_BATCH = 16
 
 
 class Embedder(Protocol):
@@ -131,6 +133,7 @@ class FlagEmbedder:
             from FlagEmbedding import BGEM3FlagModel, FlagModel
         except ImportError as exc:
             raise MissingDependency(f"dense search needs FlagEmbedding ({exc}); pip install FlagEmbedding") from None
+        _quiet_flag_progress()
         if self.kind == "m3":
             return BGEM3FlagModel(str(self.path), use_fp16=False, normalize_embeddings=True)
         return FlagModel(
@@ -143,7 +146,10 @@ class FlagEmbedder:
             return np.zeros((0, 0), dtype=np.float32)
         model = self._load()
         encode = model.encode_queries if queries else model.encode_corpus
-        out = encode(texts)
+        # FlagEmbedding first runs one trial batch (to find a batch size that fits in memory) and then every
+        # batch: with its default of 256, a call of up to 256 texts (each of the index build's batches) was
+        # encoded twice. A small batch makes the trial a small share: 64 texts cost 80, not 128.
+        out = encode(texts, batch_size=ENCODE_BATCH)
         dense = out["dense_vecs"] if isinstance(out, dict) else out
         return normalize_rows(np.asarray(dense))
 
@@ -152,6 +158,31 @@ class FlagEmbedder:
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self._encode(texts, queries=True)
+
+
+def _quiet_flag_progress() -> None:
+    """FlagEmbedding draws tqdm bars for any call longer than its batch (ours are, see `_encode`), with an
+    explicit `disable=` that TQDM_DISABLE cannot override; they would garble the build's own bars."""
+    import importlib
+
+    for name in ("FlagEmbedding.inference.embedder.encoder_only.base", "FlagEmbedding.inference.embedder.encoder_only.m3"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for attr in ("tqdm", "trange"):
+            bar = getattr(module, attr, None)
+            if bar is not None and not getattr(bar, "cworld_quiet", False):
+                setattr(module, attr, _quiet(bar))
+
+
+def _quiet(bar: Any) -> Any:
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        kwargs["disable"] = True
+        return bar(*args, **kwargs)
+
+    quiet.cworld_quiet = True  # type: ignore[attr-defined]
+    return quiet
 
 
 def packaged_minilm() -> FlagEmbedder:

@@ -70,7 +70,26 @@ def weighted_scores(rankings: list[Ranking], weights: list[float]) -> dict[int, 
 
 
 def fuse(dense: Ranking, lexical: Ranking, params: FusionParams, k: int) -> list[tuple[int, float]]:
-    """The fused top k as (doc id, fused score), best first; ties broken by the lower doc id."""
+    """The fused top k as (doc id, fused score), best first; ties broken by the lower doc id.
+
+    Vectorised (one `np.unique` and a `bincount` over the two candidate lists): the same sums, in the same
+    order, as `rrf_scores` / `weighted_scores`, which stay as the readable definition and the test oracle."""
+    weight = params.dense_weight
+    ids = np.concatenate([np.asarray(dense[0], np.int64), np.asarray(lexical[0], np.int64)])
+    if len(ids) == 0:
+        return []
+    if params.kind == "rrf":
+        parts = [w / (params.rrf_k + np.arange(1, len(r[0]) + 1)) for r, w in ((dense, weight), (lexical, 1.0 - weight))]
+    else:
+        parts = [w * minmax(np.asarray(r[1])) for r, w in ((dense, weight), (lexical, 1.0 - weight))]
+    docs, where = np.unique(ids, return_inverse=True)
+    fused = np.bincount(where, weights=np.concatenate(parts), minlength=len(docs))
+    order = np.lexsort((docs, -fused))[:k]
+    return list(zip(docs[order].tolist(), fused[order].tolist(), strict=True))
+
+
+def fuse_reference(dense: Ranking, lexical: Ranking, params: FusionParams, k: int) -> list[tuple[int, float]]:
+    """`fuse` written with per-candidate Python dicts (what it was before): kept for tests and the benchmark."""
     weights = [params.dense_weight, 1.0 - params.dense_weight]
     if params.kind == "rrf":
         fused = rrf_scores([dense[0], lexical[0]], weights, params.rrf_k)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +40,11 @@ METHODS: tuple[Method, ...] = ("dense", "bm25", "hybrid")
 #: Used when an index is built without a quality set to measure on. Measured with benchmarks/retrieval.py.
 DEFAULT_METHOD: Method = "hybrid"
 INDEX_FORMAT = 1
+#: Documents per call to the embedder. Each batch lands in the embedding cache as soon as it is embedded,
+#: so an interrupted build resumes where it stopped; small enough that a batch takes seconds on a CPU.
+EMBED_BATCH = 64
+EmbedProgress = Callable[[int, int], None]
+"""Called after each embedded batch with (documents done, documents to embed)."""
 META_FILE, TOOLS_FILE, DOCS_FILE = "meta.json", "tools.jsonl", "docs.jsonl"
 
 
@@ -59,29 +64,41 @@ class IndexMeta(BaseModel):
 
 @dataclass
 class BuildStats:
+    """Where each document's vector came from: the model (`embedded`), the embedding cache (`cached`: seen
+    in an earlier or interrupted build) or the previous index in the folder (`reused`: unchanged)."""
+
     total: int
     embedded: int
     reused: int
     seconds: float
+    cached: int = 0
 
 
 def _reusable_vectors(previous: ToolIndex | None, model: str) -> dict[str, np.ndarray]:
     if previous is None or previous.meta.model != model:
         return {}
-    return {doc.content_hash: previous.dense.vectors[i] for i, doc in enumerate(previous.docs)}
+    hashes = previous.meta.hashes  # saved with the index: hashing 3k documents again costs seconds
+    return {hashes.get(doc.tool_id) or doc.content_hash: previous.dense.vectors[i] for i, doc in enumerate(previous.docs)}
 
 
-def embed_documents(docs: list[ToolDocument], embedder: Embedder, reuse: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
-    """Vectors for `docs` in order, embedding only those whose hash `reuse` lacks; returns (vectors, embedded)."""
-    todo = [i for i, d in enumerate(docs) if d.content_hash not in reuse]
-    fresh = embedder.embed_documents([docs[i].text for i in todo]) if todo else None
-    rows: list[np.ndarray] = []
-    fresh_row = {i: n for n, i in enumerate(todo)}
-    for i, doc in enumerate(docs):
-        rows.append(fresh[fresh_row[i]] if i in fresh_row else reuse[doc.content_hash])  # type: ignore[index]
-    if not rows:
+def embed_documents(docs: list[ToolDocument], embedder: Embedder, reuse: dict[str, np.ndarray], *,
+                    batch: int = EMBED_BATCH, progress: EmbedProgress | None = None,
+                    hashes: list[str] | None = None) -> tuple[np.ndarray, int]:
+    """Vectors for `docs` in order, embedding in batches only those whose hash `reuse` lacks (a repeated
+    text once); returns (vectors, documents sent to the embedder). `hashes`: the docs' content hashes."""
+    hashes = hashes if hashes is not None else [d.content_hash for d in docs]
+    todo = list(dict.fromkeys(h for h in hashes if h not in reuse))
+    text_of = {h: d.text for h, d in zip(hashes, docs, strict=True)}
+    fresh: dict[str, np.ndarray] = {}
+    for start in range(0, len(todo), max(1, batch)):
+        chunk = todo[start : start + max(1, batch)]
+        fresh.update(zip(chunk, embedder.embed_documents([text_of[h] for h in chunk]), strict=True))
+        if progress is not None:
+            progress(start + len(chunk), len(todo))
+    if not docs:
         return np.zeros((0, 1), np.float32), 0
-    return np.stack(rows).astype(np.float32), len(todo)
+    vectors = np.stack([fresh[h] if h in fresh else reuse[h] for h in hashes])
+    return vectors.astype(np.float32), len(todo)
 
 
 class ToolIndex:
@@ -99,22 +116,29 @@ class ToolIndex:
     @classmethod
     def build(cls, tools: Sequence[ToolSpec], embedder: Embedder, *, server_descriptions: dict[str, str] | None = None,
               previous: ToolIndex | None = None, fusion: FusionParams | None = None,
-              bm25_params: BM25Params | None = None) -> tuple[ToolIndex, BuildStats]:
-        """Index `tools` (duplicate ids rejected); reuse `previous`'s vectors for unchanged documents."""
+              bm25_params: BM25Params | None = None, batch: int = EMBED_BATCH,
+              progress: EmbedProgress | None = None) -> tuple[ToolIndex, BuildStats]:
+        """Index `tools` (duplicate ids rejected); reuse `previous`'s vectors for unchanged documents and
+        embed the rest `batch` documents at a time, reporting each batch to `progress`."""
         start = time.perf_counter()
         tools = list(tools)
         dupes = sorted(i for i, n in Counter(t.id for t in tools).items() if n > 1)
         if dupes:
             raise UsageError(f"two tools share an id: {dupes[:5]}; server ids and tool names must be unique")
         docs = tool_documents(tools, server_descriptions)
-        vectors, embedded = embed_documents(docs, embedder, _reusable_vectors(previous, embedder.name))
+        model_before = getattr(embedder, "embedded", None)  # a CachedEmbedder counts what reached the model
+        reuse = _reusable_vectors(previous, embedder.name)
+        hashes = [d.content_hash for d in docs]
+        vectors, sent = embed_documents(docs, embedder, reuse, batch=batch, progress=progress, hashes=hashes)
+        reused = sum(h in reuse for h in hashes)
+        embedded = sent if model_before is None else int(embedder.embedded) - model_before  # type: ignore[attr-defined]
         meta = IndexMeta(
             model=embedder.name, model_spec=embedder.spec, dim=int(vectors.shape[1]), count=len(tools),
-            fusion=(fusion or FusionParams()).to_json(), hashes={d.tool_id: d.content_hash for d in docs},
+            fusion=(fusion or FusionParams()).to_json(), hashes={d.tool_id: h for d, h in zip(docs, hashes, strict=True)},
             built_at=time.strftime("%Y-%m-%dT%H:%M:%S"),
         )
         index = cls(tools, docs, DenseIndex(vectors), BM25Index.build([d.fields for d in docs], bm25_params), meta, embedder)
-        stats = BuildStats(len(tools), embedded, len(tools) - embedded, time.perf_counter() - start)
+        stats = BuildStats(len(tools), embedded, reused, time.perf_counter() - start, sent - embedded)
         return index, stats
 
     # --- persistence ----------------------------------------------------------------------------------
