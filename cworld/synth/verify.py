@@ -54,17 +54,18 @@ def verify_draft(draft: Draft, universe: ToolUniverse, world_seed: int) -> Verif
     trace = execute_plan(draft.gold_plan, world_seed)
     if not trace.ok:
         return Verification(True, False, f"gold plan failed: {trace.failure}", trace)
+    return judged(draft, trace, universe, live=True, done="gold plan executed and met every verifiable constraint")
+
+
+def judged(draft: Draft, trace: ExecutionTrace, universe: ToolUniverse, *, live: bool, done: str) -> Verification:
+    """The verification of a plan that ran: its answer, and every constraint judged against the trace."""
     answer = gold_answer(draft, trace)
     verdicts = [_verdict(c, trace, answer, universe) for c in draft.constraints]
     broken = [v for v in verdicts if v["passed"] is False]
     if broken:
         why = "; ".join(f"{v['id']} ({v['detail']})" for v in broken)
-        return Verification(
-            True, False, f"gold plan breaks its own constraints: {why}", trace, answer, verdicts
-        )
-    return Verification(
-        True, True, "gold plan executed and met every verifiable constraint", trace, answer, verdicts
-    )
+        return Verification(live, False, f"gold plan breaks its own constraints: {why}", trace, answer, verdicts)
+    return Verification(live, True, done, trace, answer, verdicts)
 
 
 def gold_answer(draft: Draft, trace: ExecutionTrace) -> str:
@@ -115,13 +116,5 @@ def verify_synthesized(
         trace.results[step.id] = value
     if trace.failure is not None:
         return Verification(False, False, f"gold plan failed in synthesized mode: {trace.failure}", trace)
-    answer = gold_answer(draft, trace)
-    verdicts = [_verdict(c, trace, answer, universe) for c in draft.constraints]
-    broken = [v for v in verdicts if v["passed"] is False]
-    if broken:
-        why = "; ".join(f"{v['id']} ({v['detail']})" for v in broken)
-        return Verification(False, False, f"gold plan breaks its own constraints: {why}", trace, answer, verdicts)
-    return Verification(
-        False, True, "gold plan executed in synthesized mode and met every verifiable constraint",
-        trace, answer, verdicts,
-    )
+    return judged(draft, trace, universe, live=False,
+                  done="gold plan executed in synthesized mode and met every verifiable constraint")
