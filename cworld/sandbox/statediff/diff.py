@@ -101,8 +101,10 @@ def diff_from(
 
     Top-level parts (apps) that are the same in all three states add nothing to T or M_b, so they are
     left out of the diff, which is then a fraction of the work: typically one or two of the sandbox's
-    apps change. The one way a left-out part could still matter is id renaming (an id renamed, or a
-    rename target, occurring in it); then the diff is redone over everything."""
+    apps change. The one way a left-out part could still matter is id renaming reaching into it; the
+    ids renamed are new ones, never strings of the initial state, so it cannot, except for a duplicate
+    record's `id#2` key, which is no raw string: a rename that involves a left-out part's string or a
+    `#` redoes the diff over everything."""
     initial, rules, strings = baseline.state, _rules(config), baseline.all_strings
     untouched = _untouched(initial, expected, actual)
     if untouched:
