@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -98,22 +99,43 @@ def check(sessions: list[Session], run: Path) -> list[str]:
     return problems
 
 
-async def served(n: int, root: Path) -> tuple[float, list[Session], list[str]]:
+@dataclass
+class Cpu:
+    """CPU seconds spent during the timed phase: by the server process (with its children) and by this one
+    (the clients, or the gym's episodes)."""
+
+    server: float = 0.0
+    local: float = 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its waited-for children (Linux `/proc`; 0 elsewhere)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.is_file():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+async def served(n: int, root: Path) -> tuple[float, list[Session], list[str], Cpu]:
     tasks, run, port = write_tasks(root / "tasks.jsonl"), root / "ws" / "runs" / "load", free_port()
     proc = start_http(root / "ws", tasks, run, port)
+    cpu = Cpu()
     try:
         sessions = [Session(i) for i in range(n)]
         warm = Session(n)
         await one_session(port, warm)  # warm-up: the World Engine and the tool search load once
+        server_before, local_before = cpu_seconds(proc.pid), time.process_time()
         started = time.perf_counter()
         await asyncio.gather(*(one_session(port, s) for s in sessions))
         wall = time.perf_counter() - started
+        cpu = Cpu(cpu_seconds(proc.pid) - server_before, time.process_time() - local_before)
     finally:
         stop(proc)
-    return wall, sessions, check([*sessions, warm], run)
+    return wall, sessions, check([*sessions, warm], run), cpu
 
 
-async def in_process(n: int, root: Path) -> tuple[float, list[float]]:
+async def in_process(n: int, root: Path) -> tuple[float, list[float], Cpu]:
     task = next(t for t in read_jsonl(write_tasks(root / "tasks.jsonl"), Task) if t.id == TASK)
     latencies: list[float] = []
     ws = Workspace.resolve(root / "gym")
@@ -130,18 +152,18 @@ async def in_process(n: int, root: Path) -> tuple[float, list[float]]:
         await env.astep({"final": "Forwarded it."})
 
     await episode(n)
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), time.process_time()
     await asyncio.gather(*(episode(i) for i in range(n)))
-    return time.perf_counter() - started, latencies
+    return time.perf_counter() - started, latencies, Cpu(local=time.process_time() - cpu_before)
 
 
 def quantile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1] if len(values) > 1 else values[0]
 
 
-def row(name: str, n: int, wall: float, latencies: list[float], submits: list[float] | None = None) -> str:
+def row(name: str, n: int, wall: float, latencies: list[float], cpu: Cpu, submits: list[float] | None = None) -> str:
     out = (f"{name:<26} {n:>8} {n / wall:>11.2f} {1000 * quantile(latencies, 0.5):>11.1f} "
-           f"{1000 * quantile(latencies, 0.99):>11.1f}")
+           f"{1000 * quantile(latencies, 0.99):>11.1f} {1000 * cpu.server / n:>11.0f} {1000 * cpu.local / n:>11.0f}")
     if submits:
         out += f" {1000 * quantile(submits, 0.5):>11.1f} {1000 * quantile(submits, 0.99):>11.1f}"
     return out
@@ -149,18 +171,20 @@ def row(name: str, n: int, wall: float, latencies: list[float], submits: list[fl
 
 async def main(n: int) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
-        wall, sessions, problems = await served(n, Path(tmp) / "serve")
-        gym_wall, gym_latencies = await in_process(n, Path(tmp) / "gym")
+        wall, sessions, problems, cpu = await served(n, Path(tmp) / "serve")
+        gym_wall, gym_latencies, gym_cpu = await in_process(n, Path(tmp) / "gym")
     latencies = [x for s in sessions for x in s.latencies]
     submits = [x for s in sessions for x in s.submits]
     print(f"cworld serve under load: {n} concurrent sessions, one synthesized episode each "
           "(start_episode, 4 tool calls, submit)")
     print(f"{'door':<26} {'sessions':>8} {'sessions/s':>11} {'call p50 ms':>11} {'call p99 ms':>11} "
-          f"{'submit p50':>11} {'submit p99':>11}")
-    print(row("serve (HTTP, MCP client)", n, wall, latencies, submits))
-    print(row("gym (in process)", n, gym_wall, gym_latencies))
+          f"{'server cpu':>11} {'local cpu':>11} {'submit p50':>11} {'submit p99':>11}")
+    print(row("serve (HTTP, MCP client)", n, wall, latencies, cpu, submits))
+    print(row("gym (in process)", n, gym_wall, gym_latencies, gym_cpu))
     print("calls: start_episode and tool calls, client round trip; submit also stores and scores the episode "
           "(verifiable metrics, state diff); the gym row's episodes end without scoring")
+    print("cpu: CPU ms per session in the timed phase, of the server process (serve) and of this process (the "
+          f"MCP clients; the gym's episodes); {os.cpu_count()} cores, so at best {os.cpu_count()} CPU s per s")
     print("isolation and storage: " + ("ok (no leak, every trajectory stored once)" if not problems
                                        else f"{len(problems)} problem(s)"))
     for problem in problems[:10]:

@@ -81,3 +81,34 @@ def _diff(a, b, path=""):  # the first differing fields, for the failure message
             yield from _diff(x, y, f"{path}[{i}]")
     elif a != b:
         yield path, str(a)[:200], str(b)[:200]
+
+
+async def test_the_reward_and_the_score_come_from_one_state_diff(tmp_path: Path, monkeypatch) -> None:
+    """A served submit diffs the end state once: the gym reward and the score's state success are that diff."""
+    import cworld.sandbox.statediff.diff as diff_module
+
+    task = next(t for t in read_jsonl(write_tasks(tmp_path / "tasks.jsonl"), Task) if t.id == TASK)
+    gym = await through_gym(task, "synthesized", Workspace.resolve(tmp_path / "gym"))
+    diffs: list[object] = []
+    real = diff_module.diff_from
+    monkeypatch.setattr(diff_module, "diff_from", lambda *a, **k: diffs.append(a) or real(*a, **k))
+    env, ws = Environment.resolve(), Workspace.resolve(tmp_path / "serve")
+    ctx = RolloutContext(env, ws, environment_tools(env, ws).episode())
+    service = EpisodeService(ctx, [task], tmp_path / "run",
+                             judges=JudgeSetup(JudgeContent.from_environment(env), tools=ctx.tools))
+    names = ToolNames()
+    async with Client(build_server(service), mode="legacy") as client:
+        await client.call_tool("start_episode", {"task": task.id, "mode": "synthesized", "policy": "stress",
+                                                 "seed": 5, "agent": AGENT})
+        for action in ACTIONS[:-1]:
+            if "tool" in action:
+                await client.call_tool(names.name(action["tool"]), action["arguments"])
+            elif "search" in action:
+                await client.call_tool("search_tools", {"query": action["search"], "k": action["k"]})
+        submitted = (await client.call_tool("submit", {"answer": ACTIONS[-1]["final"]})).structured_content
+    assert len(diffs) == 1
+    assert submitted["reward_known"] and submitted["reward"] == float(submitted["success"])
+    assert submitted["metrics"]["state_success"] == submitted["reward"]
+    from cworld.rollout.summary import state_matches
+
+    assert submitted["reward"] == float(bool(state_matches(gym)))  # the gym door's reward for the same actions

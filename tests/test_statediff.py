@@ -556,3 +556,54 @@ def test_apps_declare_their_clock_stamped_paths() -> None:
     actual = session.snapshot()
     assert not diff_states(initial, expected, actual).success
     assert diff_states(initial, expected, actual, config=config_for_apps([MailApp])).success
+
+
+# --- apps the same in all three states are left out of the diff ---------------------------------------
+
+def _full(initial, expected, actual):
+    from cworld.sandbox.statediff.diff import _diff, _rules
+    from cworld.sandbox.statediff.ids import raw_strings
+
+    return _diff(initial, expected, actual, _rules(StateDiffConfig()), frozenset(raw_strings(initial)), frozenset())
+
+
+def test_leaving_out_untouched_apps_changes_nothing(monkeypatch) -> None:
+    import cworld.sandbox.statediff.diff as diff_module
+
+    initial = {"mail": {"messages": [{"id": "msg_0001", "subject": "Budget", "folder": "inbox"}]},
+               "notes": {"pages": [{"id": "note_0001", "text": "Same everywhere", "flag": True}]}}
+    expected = {"mail": {"messages": [*initial["mail"]["messages"], {"id": "msg_0002", "subject": "Re: Budget"}]},
+                "notes": {"pages": [{"id": "note_0001", "text": "Same everywhere", "flag": True}]}}
+    new = {"id": "msg_0007", "subject": "Re: Budget"}
+    two = {**expected, "mail": {"messages": [*expected["mail"]["messages"], {"id": "msg_0003", "subject": "Re: Budget"}]}}
+    cases = [
+        (expected, {"mail": {"messages": [*initial["mail"]["messages"], new]}, "notes": initial["notes"]}, True),
+        (two, {"mail": {"messages": [*initial["mail"]["messages"], new, new]}, "notes": initial["notes"]}, True),
+        (expected, {"mail": expected["mail"], "notes": {"pages": [{**initial["notes"]["pages"][0], "flag": 1}]}}, False),
+    ]
+    calls: list[Any] = []
+    real = diff_module._diff
+    monkeypatch.setattr(diff_module, "_diff", lambda *a: calls.append(a[-1]) or real(*a))
+    for want, actual, left_out in cases:
+        full = _full(initial, want, actual)
+        calls.clear()
+        assert diff_states(initial, want, actual) == full
+        assert len(calls) == 1 and bool(calls[0]) is left_out  # notes left out when the same in all three
+    # True and 1 are equal to Python, not to the diff: that app stays in and counts as changed
+    assert diff_states(initial, expected, cases[2][1]).M_b == 1
+    # renamed ids are new, so never strings of a left-out app; the guard redoes the diff if one were
+    with pytest.raises(diff_module._LeftOutRenamed):
+        diff_module._checked({"msg_0007": "note_0001"}, frozenset({"note_0001"}))
+    with pytest.raises(diff_module._LeftOutRenamed):
+        diff_module._checked({"msg_0007#2": "msg_0003"}, frozenset({"note_0001"}))
+    assert diff_module._checked({"msg_0007": "msg_0002"}, frozenset({"note_0001"})) == {"msg_0007": "msg_0002"}
+
+
+def test_a_cached_baseline_is_never_modified() -> None:
+    from cworld.sandbox.statediff import sandbox_baseline, sandbox_initial_state, sandbox_state_diff
+
+    baseline = sandbox_baseline(3)
+    apps = sorted(baseline.state)
+    end = {"_changes": True, apps[0]: {"made": {"x_0001": {"id": "x_0001"}}}}
+    sandbox_state_diff(3, {apps[0]: {}}, end)
+    assert baseline.state == sandbox_initial_state(3)

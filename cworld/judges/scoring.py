@@ -18,6 +18,7 @@ from cworld.judges.overall import comparable_overall, overall
 from cworld.judges.verifiable import VerifiableResult, verifiable_scores
 from cworld.llm import Gateway
 from cworld.redact import Redactor
+from cworld.sandbox.statediff import StateDiffResult
 
 OFFLINE_REASON = "no judge model configured (set CWORLD_JUDGE_MODELS or pass --judges)"
 
@@ -46,12 +47,13 @@ def base_score(trajectory: Trajectory) -> Score:
                  mode=trajectory.mode, policy=trajectory.policy, seed=trajectory.seed, status=trajectory.status)
 
 
-async def score_trajectory(trajectory: Trajectory, setup: JudgeSetup) -> Score:
+async def score_trajectory(trajectory: Trajectory, setup: JudgeSetup, state: StateDiffResult | None = None) -> Score:
+    """`state`: the trajectory's state diff when the caller has it already (a served episode's reward)."""
     if not setup.online or trajectory.status == "infra_error":
-        return score_offline(trajectory, setup)
+        return score_offline(trajectory, setup, state)
     assert setup.gateway is not None
     score = _start(trajectory, setup)
-    result = verifiable_scores(trajectory, setup.tools)
+    result = verifiable_scores(trajectory, setup.tools, state)
     pieces = evidence(trajectory, setup.redactor)
     dims, usage = await judge_episode(setup.gateway, setup.judges, setup.content, trajectory, pieces,
                                       max_repairs=setup.max_repairs)
@@ -59,13 +61,13 @@ async def score_trajectory(trajectory: Trajectory, setup: JudgeSetup) -> Score:
     return _complete(score, result, dims, setup.content)
 
 
-def score_offline(trajectory: Trajectory, setup: JudgeSetup) -> Score:
+def score_offline(trajectory: Trajectory, setup: JudgeSetup, state: StateDiffResult | None = None) -> Score:
     """Verifiable rewards only; the judge dimensions that apply are listed as unscored, with the reason."""
     score = _start(trajectory, setup)
     if trajectory.status == "infra_error":
         score.details = {"note": "infrastructure failure: not scored against the agent"}
         return score
-    result = verifiable_scores(trajectory, setup.tools)
+    result = verifiable_scores(trajectory, setup.tools, state)
     dims = unscored_dimensions(setup.content, trajectory, setup.offline_reason)
     return _complete(score, result, dims, setup.content)
 

@@ -37,13 +37,15 @@ def check_constraints(trajectory: Trajectory, calls: list[CallRecord],
     return {c.id: verify(c, CheckContext(trajectory, calls, tools, c)) for c in binding_constraints(trajectory)}
 
 
-def verifiable_scores(trajectory: Trajectory, tools: Mapping[str, ToolSpec]) -> VerifiableResult:
+def verifiable_scores(trajectory: Trajectory, tools: Mapping[str, ToolSpec],
+                      state: StateDiffResult | None = None) -> VerifiableResult:
+    """`state`: the trajectory's state diff when the caller has it already (the gym reward's)."""
     calls = classify_calls(trajectory, tools)
     constraints = check_constraints(trajectory, calls, tools)
     order = m.order_constraints(trajectory.task, calls)
     servers, diversity = m.information_diversity(trajectory.task, calls)
     efficiency = m.efficiency(trajectory, calls)
-    state = state_diff(trajectory)
+    state = state if state is not None else state_diff(trajectory)
     checked = [v for v in constraints.values() if v is not None]
     metrics: dict[str, float | None] = {
         "schema_compliance": m.schema_compliance(calls),

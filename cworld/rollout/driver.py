@@ -11,11 +11,14 @@ Everything an episode is made of stays where `cworld run` has it: `build_episode
 turns plain actions into `Action`s (call ids `call_1`, `call_2`, ... unless the action names one) and
 observations into plain dicts, and scores the end: the reward is
 1.0 when the end state matches the task's ground truth, 0.0 otherwise (`reward_known` says whether it could
-be told). Two doors that send the same actions through a driver get the same trajectory.
+be told). The state diff behind it (`Step.state`) runs in a worker thread, so a door serving many episodes
+on one event loop keeps answering the others meanwhile, and a door that scores the episode reuses it.
+Two doors that send the same actions through a driver get the same trajectory.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +29,8 @@ from cworld.data_model.trajectory import EpisodeStatus, InfraErrorRecord
 from cworld.errors import UsageError
 from cworld.rollout.episode import Episode, EpisodeInfraError
 from cworld.rollout.loop import RolloutContext, build_episode
-from cworld.rollout.summary import state_matches
+from cworld.rollout.summary import state_result
+from cworld.sandbox.statediff import StateDiffResult
 
 ACTION_KINDS = "'tool' (+ 'arguments'), 'search' (+ 'k'), 'message' or 'final'"
 
@@ -43,6 +47,8 @@ class Step:
     trajectory: Trajectory | None = None
     reward: float = 0.0
     reward_known: bool = False
+    state: StateDiffResult | None = None
+    """The end state's diff against the task's ground truth (the reward's source), once the episode ended."""
 
     @property
     def done(self) -> bool:
@@ -94,8 +100,9 @@ class EpisodeDriver:
         if observation is not None:
             return Step(self.observation(observation), observation, interventions)
         self.trajectory = await self.episode.finish()
-        matched = state_matches(self.trajectory)
-        return Step(None, None, interventions, self.trajectory, float(bool(matched)), matched is not None)
+        state = await asyncio.to_thread(state_result, self.trajectory)
+        reward = float(state is not None and state.success)
+        return Step(None, None, interventions, self.trajectory, reward, state is not None, state)
 
     async def end(self, status: EpisodeStatus, *, infra: EpisodeInfraError | None = None) -> Trajectory:
         """Close an open episode without an answer (the caller left, or the world failed under it)."""

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cworld.data_model import Trajectory
+from cworld.sandbox.statediff.models import StateDiffResult
 
 
 @dataclass
@@ -55,23 +56,20 @@ def summarize(trajectories: Iterable[Trajectory], *, check_state: bool = True) -
 
 
 def state_matches(trajectory: Trajectory) -> bool | None:
-    """Did the episode reach the task's ground-truth end state? None when that cannot be told.
+    """Did the episode reach the task's ground-truth end state? None when that cannot be told."""
+    result = state_result(trajectory)
+    return None if result is None else result.success
 
-    Apps whose end state equals the ground truth exactly are settled without a diff; only the others go
-    through the state diff (the expensive part), app by app."""
+
+def state_result(trajectory: Trajectory) -> StateDiffResult | None:
+    """The state diff of the episode against the task's ground truth (the same one `cworld judge` scores
+    with: `sandbox_state_diff`); None for tasks without one or episodes without an end state."""
     task = trajectory.task
     if task is None or task.ground_truth is None or trajectory.end_state is None:
         return None
-    from cworld.sandbox.statediff import actual_state, diff_states, sandbox_diff_config, sandbox_initial_state
+    from cworld.sandbox.statediff import sandbox_state_diff
 
-    initial, truth = sandbox_initial_state(task.initial_state_seed), task.ground_truth
-    end = actual_state(initial, trajectory.end_state)
-    apps = sorted(set(initial) | set(truth) | set(end))
-    unsettled = [a for a in apps if end.get(a) != truth.get(a)]
-    if not unsettled:
-        return True
-    pick = lambda state: {a: state[a] for a in unsettled if a in state}  # noqa: E731
-    return diff_states(pick(initial), pick(truth), pick(end), config=sandbox_diff_config()).success
+    return sandbox_state_diff(task.initial_state_seed, task.ground_truth, trajectory.end_state)
 
 
 COLUMNS = ("agent / mode / policy", "eps", "done", "quit", "other", "infra", "calls/faults", "state")

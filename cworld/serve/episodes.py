@@ -35,6 +35,7 @@ from cworld.rollout.driver import EpisodeDriver, Step
 from cworld.rollout.episode import EpisodeInfraError, episode_id
 from cworld.rollout.loop import RolloutContext
 from cworld.rollout.store import TrajectoryStore
+from cworld.sandbox.statediff import StateDiffResult
 
 DEFAULT_AGENT = "mcp"
 
@@ -134,7 +135,7 @@ class EpisodeService:
             return Step(None, trajectory=trajectory), await self._ended(trajectory, 0.0, False)
         if step.trajectory is None:
             return step, None
-        return step, await self._ended(step.trajectory, step.reward, step.reward_known)
+        return step, await self._ended(step.trajectory, step.reward, step.reward_known, state=step.state)
 
     async def abandon(self, state: SessionState, status: EpisodeStatus = "abandoned") -> Ended | None:
         """The session ended with its episode open: record it, so nothing a client did is lost."""
@@ -152,19 +153,21 @@ class EpisodeService:
         assert state.driver is not None
         return state.driver
 
-    async def _ended(self, trajectory: Trajectory, reward: float, known: bool, *, score: bool = True) -> Ended:
+    async def _ended(self, trajectory: Trajectory, reward: float, known: bool, *, score: bool = True,
+                     state: StateDiffResult | None = None) -> Ended:
         await self.store.append(trajectory)
         self.stored += 1
         ended = Ended(trajectory, reward, known)
         if score:
-            ended.score = await self._score(trajectory)
+            ended.score = await self._score(trajectory, state)
         return ended
 
-    async def _score(self, trajectory: Trajectory) -> Score:
-        """Verifiable metrics and the state diff always; the judge ensemble when judges are configured."""
+    async def _score(self, trajectory: Trajectory, state: StateDiffResult | None) -> Score:
+        """Verifiable metrics and the state diff (the reward's, not computed again) always; the judge
+        ensemble when judges are configured. CPU work runs in a worker thread, off the event loop."""
         if self.judges.online:
-            return await score_trajectory(trajectory, self.judges)
-        return await asyncio.to_thread(score_offline, trajectory, self.judges)
+            return await score_trajectory(trajectory, self.judges, state)
+        return await asyncio.to_thread(score_offline, trajectory, self.judges, state)
 
 
 def _state(score: Score) -> dict[str, Any] | None:

@@ -6,23 +6,31 @@ and the result; `overlay.py` turns a synthesized episode's change set into the s
 """
 
 from cworld.sandbox.statediff.diff import (
+    Baseline,
     config_for_apps,
+    diff_from,
     diff_states,
+    sandbox_baseline,
     sandbox_diff_config,
     sandbox_initial_state,
+    sandbox_state_diff,
 )
 from cworld.sandbox.statediff.models import ABSENT_REPR, StateDiffConfig, StateDiffResult
 from cworld.sandbox.statediff.overlay import actual_state, apply_changes, is_change_set
 
 __all__ = [
     "ABSENT_REPR",
+    "Baseline",
     "StateDiffConfig",
     "StateDiffResult",
     "actual_state",
     "apply_changes",
     "config_for_apps",
+    "diff_from",
     "diff_states",
     "is_change_set",
     "sandbox_diff_config",
+    "sandbox_baseline",
     "sandbox_initial_state",
+    "sandbox_state_diff",
 ]

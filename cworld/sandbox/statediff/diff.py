@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from cworld.sandbox.statediff.ids import (
@@ -32,6 +32,7 @@ from cworld.sandbox.statediff.models import (
     StateDiffConfig,
     StateDiffResult,
 )
+from cworld.sandbox.statediff.overlay import actual_state
 from cworld.sandbox.statediff.tree import ABSENT, Flat, Path, Rules, flatten, normalize, render, to_plain
 
 __all__ = [
@@ -40,9 +41,13 @@ __all__ = [
     "Change",
     "StateDiffConfig",
     "StateDiffResult",
+    "Baseline",
     "config_for_apps",
+    "diff_from",
+    "sandbox_baseline",
     "sandbox_diff_config",
     "sandbox_initial_state",
+    "sandbox_state_diff",
     "diff_states",
 ]
 
@@ -59,36 +64,120 @@ class _Views:
 _DEFAULT_CONFIG = StateDiffConfig()
 
 
+@dataclass(frozen=True)
+class Baseline:
+    """An initial state ready for many diffs: the state (read-only) and the strings of each top-level part
+    (an app of the sandbox), which tell generated ids from known ones. `sandbox_baseline` caches one per seed."""
+
+    state: Any
+    strings: dict[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, state: Any) -> Baseline:
+        if not isinstance(state, dict):
+            return cls(state, {"": frozenset(raw_strings(state))})
+        return cls(state, {key: frozenset(raw_strings({key: value})) for key, value in state.items()})
+
+    @property
+    def all_strings(self) -> frozenset[str]:
+        return frozenset().union(*self.strings.values())
+
+
+class _LeftOutRenamed(Exception):
+    """An id rename touches a part that was left out of the diff: redo it over everything."""
+
+
 def diff_states(
     initial: Any, expected: Any, actual: Any, *, config: StateDiffConfig = _DEFAULT_CONFIG
 ) -> StateDiffResult:
     """Score the agent's end state against the ground truth; the inputs are never modified."""
-    rules = Rules.from_config(config)
+    return diff_from(Baseline.of(initial), expected, actual, config=config)
+
+
+def diff_from(
+    baseline: Baseline, expected: Any, actual: Any, *, config: StateDiffConfig = _DEFAULT_CONFIG
+) -> StateDiffResult:
+    """`diff_states` from a prepared initial state.
+
+    Top-level parts (apps) that are the same in all three states add nothing to T or M_b, so they are
+    left out of the diff, which is then a fraction of the work: typically one or two of the sandbox's
+    apps change. The one way a left-out part could still matter is id renaming reaching into it; the
+    ids renamed are new ones, never strings of the initial state, so it cannot, except for a duplicate
+    record's `id#2` key, which is no raw string: a rename that involves a left-out part's string or a
+    `#` redoes the diff over everything."""
+    initial, rules, strings = baseline.state, _rules(config), baseline.all_strings
+    untouched = _untouched(initial, expected, actual)
+    if untouched:
+        keep = lambda state: {k: v for k, v in state.items() if k not in untouched}  # noqa: E731
+        left_out = frozenset().union(*(baseline.strings[k] for k in untouched))
+        try:
+            return _diff(keep(initial), keep(expected), keep(actual), rules, strings, left_out)
+        except _LeftOutRenamed:
+            pass
+    return _diff(initial, expected, actual, rules, strings, frozenset())
+
+
+def _untouched(initial: Any, expected: Any, actual: Any) -> set[str]:
+    if not (isinstance(initial, dict) and isinstance(expected, dict) and isinstance(actual, dict)):
+        return set()
+    return {k for k, v in initial.items() if k in expected and k in actual and _same(v, actual[k])
+            and _same(v, expected[k])}
+
+
+def _diff(initial: Any, expected: Any, actual: Any, rules: Rules, initial_strings: frozenset[str],
+          left_out: frozenset[str]) -> StateDiffResult:
     i_tree, e_tree, a_tree = (normalize(state, rules) for state in (initial, expected, actual))
-    ctx = IdContext(rules, frozenset(raw_strings(initial)))
+    ctx = IdContext(rules, initial_strings)
     e_flat = flatten(e_tree)
-    a_flat, renamed = _align_generated_ids(i_tree, e_tree, a_tree, e_flat, ctx)
+    a_flat, renamed = _align_generated_ids(i_tree, e_tree, a_tree, e_flat, ctx, left_out)
     views = _Views(flatten(i_tree), e_flat, a_flat)
     required, removal_roots = _required_units(views, rules)
     unwanted = _unwanted_units(views, rules, removal_roots)
     return _result(views, rules, required, unwanted, renamed)
 
 
+@lru_cache(maxsize=32)
+def _rules(config: StateDiffConfig) -> Rules:
+    return Rules.from_config(config)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal with the same types all the way down (`==` alone takes True for 1 and 1 for 1.0; the diff
+    does not). A false "not the same" only costs time, never changes a result."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or a != b:
+        return False
+    if isinstance(a, dict):
+        return all(_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list | tuple):
+        return all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return True
+
+
 def _align_generated_ids(
-    i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, ctx: IdContext
+    i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, ctx: IdContext, left_out: frozenset[str]
 ) -> tuple[Flat, dict[str, str]]:
     """Rename the actual state's generated ids to the expected ones they stand for (`ids.py`):
     first new records paired by content, then new id values left at the same paths."""
     records = pair_new_records(i_tree, e_tree, a_tree, ctx)
     if records:
-        records = make_injective(records, tree_strings(a_tree))
+        records = _checked(make_injective(records, tree_strings(a_tree)), left_out)
         a_tree = rename_ids(a_tree, records)
     a_flat = flatten(a_tree)
     values = align_new_values(e_flat.leaves, a_flat.leaves, ctx)
     if values:
-        values = make_injective(values, tree_strings(a_tree))
+        values = _checked(make_injective(values, tree_strings(a_tree)), left_out)
         a_flat = flatten(rename_ids(a_tree, values))
     return a_flat, compose(records, values)
+
+
+def _checked(id_map: dict[str, str], left_out: frozenset[str]) -> dict[str, str]:
+    """The rename map, unless it involves a string of a left-out part (a duplicate record's `id#2` key
+    is not among the raw strings, so any `#` counts as involved)."""
+    if left_out and any(s in left_out or "#" in s for pair in id_map.items() for s in pair):
+        raise _LeftOutRenamed
+    return id_map
 
 
 def _first_absent(path: Path, *present: dict[Path, Any]) -> Path:
@@ -229,3 +318,18 @@ def _initial_snapshot(seed: int) -> str:
 def sandbox_initial_state(seed: int) -> dict[str, Any]:
     """The seeded start state of a whole sandbox session (cached per seed; a fresh copy each call)."""
     return json.loads(_initial_snapshot(seed))
+
+
+@lru_cache(maxsize=64)
+def sandbox_baseline(seed: int) -> Baseline:
+    """The seeded start state as a diff baseline, cached per seed: read it, never modify it."""
+    return Baseline.of(sandbox_initial_state(seed))
+
+
+def sandbox_state_diff(seed: int, ground_truth: dict[str, Any], end_state: dict[str, Any]) -> StateDiffResult:
+    """An episode's end state (a synthesized one's change set overlaid) against the task's ground truth,
+    from the sandbox's initial state for the seed: the one diff of the run summary, the gym reward and
+    the score. Keys starting with `_` are bookkeeping (`_clock`), never state."""
+    baseline = sandbox_baseline(seed)
+    expected = {k: v for k, v in ground_truth.items() if not k.startswith("_")}
+    return diff_from(baseline, expected, actual_state(baseline.state, end_state), config=sandbox_diff_config())

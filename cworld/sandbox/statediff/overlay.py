@@ -20,7 +20,9 @@ The grader rebuilds the state the episode would have ended in from the task's in
 - None removes the record.
 
 Collections that hold records under `items` (the shop's `cart`) are overlaid there. Keys starting with `_`
-are bookkeeping, never state. The inputs are not modified.
+are bookkeeping, never state. The inputs are not modified. `actual_state` copies only what the change set
+touches (the grader's initial state is cached and shared; a deep copy of it per episode was a large part of
+a submit's cost): its result shares everything else with `initial` and is read-only.
 """
 
 from __future__ import annotations
@@ -42,23 +44,41 @@ def is_change_set(state: dict[str, Any]) -> bool:
 def actual_state(initial: dict[str, Any], end_state: dict[str, Any]) -> dict[str, Any]:
     """The state an episode ended in: its end state, or the initial state with its change set applied;
     bookkeeping keys dropped either way."""
-    state = apply_changes(initial, end_state) if is_change_set(end_state) else end_state
+    state = apply_changes(initial, end_state, share=True) if is_change_set(end_state) else end_state
     return {k: v for k, v in state.items() if not k.startswith("_")}
 
 
-def apply_changes(initial: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(initial)
+def apply_changes(initial: dict[str, Any], changes: dict[str, Any], *, share: bool = False) -> dict[str, Any]:
+    """`initial` with the change set applied: a deep copy, or with `share` a copy of only the apps,
+    collections and records the changes touch (the rest is `initial`'s own objects: read the result only)."""
+    out = dict(initial) if share else copy.deepcopy(initial)
     written = changes.get(WRITTEN_KEY) or {}
     for app, collections in changes.items():
         if app.startswith("_") or not isinstance(collections, dict):
             continue
         state = out.setdefault(app, {})
+        if share and isinstance(state, dict):
+            state = out[app] = dict(state)
         for name, records in collections.items():
             if not isinstance(records, dict):
                 continue
-            target = _records_of(state.setdefault(name, {}))
+            collection = state.setdefault(name, {})
+            if share:
+                collection = state[name] = _shallow(collection)
+            target = _records_of(collection)
             if target is not None:
                 _overlay(target, records, written.get(app, {}).get(name, {}))
+    return out
+
+
+def _shallow(collection: Any) -> Any:
+    """A collection's own copy, down to the dict of records `_records_of` gives (records stay shared)."""
+    if not isinstance(collection, dict):
+        return collection
+    out = dict(collection)
+    items = out.get("items")
+    if isinstance(items, dict) and _records_of(out) is items:
+        out["items"] = dict(items)
     return out
 
 
