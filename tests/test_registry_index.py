@@ -18,7 +18,7 @@ from cworld.registry.index import HashEmbedder, ToolIndex, build_index, split_id
 from cworld.registry.index.bm25 import BM25Index, BM25Params
 from cworld.registry.index.cache import CachedEmbedder, EmbeddingCache
 from cworld.registry.index.dense import DenseIndex, brute_force_search
-from cworld.registry.index.embedder import FlagEmbedder, resolve_embedder
+from cworld.registry.index.embedder import MINILM_MAX_LENGTH, FlagEmbedder, resolve_embedder
 from cworld.registry.index.hybrid import FusionParams, fuse, minmax, rrf_scores
 from cworld.registry.index.quality import QualityQuery, load_queries, retrieval_metrics
 from cworld.registry.index.text import stem, tokenize
@@ -241,6 +241,18 @@ def test_embedder_resolution() -> None:
         resolve_embedder("/nonexistent/model")
     default = resolve_embedder("minilm")
     assert isinstance(default, FlagEmbedder) and default.pooling == "mean" and default.kind == "flag"
+
+
+def test_the_token_cap_is_part_of_the_vectors_name() -> None:
+    """Vectors embedded at another cap differ, so an index or cache keyed by name must never mix them."""
+    default = resolve_embedder("minilm")
+    assert isinstance(default, FlagEmbedder) and default.max_length == MINILM_MAX_LENGTH
+    own = resolve_embedder("minilm@256")  # the model's own max_seq_length: the plain name
+    assert isinstance(own, FlagEmbedder) and own.name == "all-MiniLM-L6-v2" and own.max_length == 256
+    capped = resolve_embedder("minilm@64")
+    assert isinstance(capped, FlagEmbedder) and capped.name == "all-MiniLM-L6-v2@64" and capped.spec == "minilm@64"
+    with pytest.raises(ConfigError, match="token cap"):
+        resolve_embedder("minilm@lots")
 
 
 def test_a_local_model_folder_is_recognised_by_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
