@@ -13,8 +13,10 @@ that a call to it after it died says so, with its exit code, instead of retrying
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib.util
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -144,10 +146,22 @@ def start(port: int, log_file: Path | None = None, threads: int = 2, *, model: P
     A thread waits on it and records its exit code, so a call after it died can say how it died."""
     command = server_command(port, threads, model=model, alias=alias)
     out = open(log_file, "wb") if log_file else subprocess.DEVNULL  # noqa: SIM115 - owned by the process
-    process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                               preexec_fn=_die_with_parent if _main_thread() else None)
     _record(process, port, model_alias(model, alias), log_file, workspace)
     threading.Thread(target=_watch, args=(process, port, workspace), daemon=True).start()
     return process
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _die_with_parent() -> None:
+    """Linux: the server gets SIGTERM when its starter dies (a killed test run leaves no server behind).
+    Only from the main thread: the signal follows the starting *thread*, and a pool thread may end first."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _record(process: subprocess.Popen[bytes], port: int, alias: str, log: Path | None, workspace: Path | None) -> None:

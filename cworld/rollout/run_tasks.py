@@ -78,6 +78,7 @@ class RunReport:
     ran: int
     statuses: Counter[str] = field(default_factory=Counter)
     rows: list[SummaryRow] = field(default_factory=list)
+    fatal: CworldError | None = None  # an infrastructure failure no retry can help (a dead local model server)
 
 
 class Runner:
@@ -93,6 +94,7 @@ class Runner:
         self.console = console or Console(stderr=True)
         self.store = TrajectoryStore(out)
         self.statuses: Counter[str] = Counter()
+        self.fatal: CworldError | None = None
 
     async def run(self) -> RunReport:
         done = self.store.open(resume=self.config.resume)
@@ -110,7 +112,7 @@ class Runner:
             finally:
                 self._close_gateway()
         rows = summarize(self.store) if self.config.summarize else []
-        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows)
+        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows, self.fatal)
 
     # --- one episode ----------------------------------------------------------------------------
     async def _job(self, task: Task, seed: int, gate: asyncio.Semaphore, progress: Any, bar: Any) -> None:
@@ -135,6 +137,9 @@ class Runner:
                 records.append(InfraErrorRecord(kind=getattr(exc, "kind", type(exc).__name__),
                                                 message=str(exc)[:500], attempt=attempt))
                 log.warning("episode %s attempt %d: infrastructure failure: %s", episode.id, attempt, exc)
+                if getattr(exc, "fatal", False) and isinstance(exc, CworldError):
+                    self.fatal = self.fatal or exc
+                    break
                 continue
             trajectory.infra_errors = records + trajectory.infra_errors
             return trajectory
