@@ -46,6 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 TASKS_FILE = ROOT / "tests" / "fixtures" / "tasks_sandbox.jsonl"
 TASK = "sbx-travel-kathmandu"
 MODEL = f"openai/{llm_local.MODEL_ALIAS}"
+# One thread: on a shared, loaded 2-core machine two llama.cpp threads wait on each other at every
+# barrier, and generation fell from 5.0 to 0.6 tokens/s (docs/local-model.md).
+THREADS = int(os.environ.get("CWORLD_LOCAL_LLM_THREADS", "1"))
 
 
 @dataclass
@@ -71,7 +74,7 @@ def _serve(root: Path) -> Server:
     _installed_or_fail()
     root.mkdir(parents=True, exist_ok=True)
     port, log = llm_local.free_port(), root / "server.log"
-    process = llm_local.start(port, log, workspace=root / "ws")
+    process = llm_local.start(port, log, THREADS, workspace=root / "ws")
     llm_local.wait_ready(port, process, 180.0)  # one real completion answered
     return Server(port, process, root / "ws", log)
 

@@ -136,10 +136,10 @@ class Runner:
             except (EpisodeInfraError, InfraError) as exc:
                 records.append(InfraErrorRecord(kind=getattr(exc, "kind", type(exc).__name__),
                                                 message=str(exc)[:500], attempt=attempt))
-                log.warning("episode %s attempt %d: infrastructure failure: %s", episode.id, attempt, exc)
                 if getattr(exc, "fatal", False) and isinstance(exc, CworldError):
-                    self.fatal = self.fatal or exc
+                    self.fatal = self.fatal or exc  # said once, at the end of the run
                     break
+                log.warning("episode %s attempt %d: infrastructure failure: %s", episode.id, attempt, exc)
                 continue
             trajectory.infra_errors = records + trajectory.infra_errors
             return trajectory
