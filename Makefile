@@ -11,9 +11,9 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup test demo lint bench clean servers
+.PHONY: setup test demo lint bench clean servers local-llm
 
-setup: $(STAMP) $(SYSTEM_STAMP) $(SERVERS_STAMP)
+setup: $(STAMP) $(SYSTEM_STAMP) $(SERVERS_STAMP) local-llm
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ $(SERVERS_STAMP): $(STAMP) registry/servers.yaml
 	touch $(SERVERS_STAMP)
 
 servers: $(SERVERS_STAMP)
+
+# The local model server (SmolLM2 + a portable llama.cpp build, compiled once into .cworld/wheels; seconds
+# when done). A failed build is one line here and fails tests/test_local_model.py with that line.
+local-llm: $(STAMP)
+	-$(VENV)/bin/cworld llm install-local
 
 # The tests, after the style and type checks that CI holds every change to.
 test: setup lint

@@ -69,6 +69,9 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     rollout.policy(policy)
     folder = _run_folder(ws, out, resume)
     report = asyncio.run(Runner(tasks, config, rollout, folder).run())
+    if report.fatal is not None:  # e.g. the local model server died: every further episode would fail too
+        raise type(report.fatal)(f"{report.fatal} ({report.statuses['infra_error']} episode(s) recorded as "
+                                 f"infra_error in {folder / 'trajectories.jsonl'})")
     if as_json:
         click.echo(json.dumps({**_report_json(report), "privileged": is_privileged(agent)}, indent=2))
         return

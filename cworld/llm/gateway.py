@@ -21,12 +21,12 @@ from cworld.config import ROLES, ModelConfig, ModelsConfig, load_models
 from cworld.data_model import Usage
 from cworld.environment import Workspace
 from cworld.errors import ConfigError, UsageError
-from cworld.llm import jsonrepair
+from cworld.llm import jsonrepair, local_server
 from cworld.llm._loader import MOCK_PROVIDER, load_litellm
 from cworld.llm.cache import ResponseCache, request_key
 from cworld.llm.completion import Completion, completion_from_response
 from cworld.llm.connection import api_key, public_params
-from cworld.llm.failures import is_provider_error, model_error
+from cworld.llm.failures import is_provider_error, is_transient, model_error
 from cworld.llm.retry import Attempts, RetryPolicy, call_with_retry, default_retry
 from cworld.llm.usage import UsageLedger
 
@@ -173,7 +173,13 @@ class Gateway:
 
         async def attempt() -> Any:
             async with limit:
-                return await litellm.acompletion(**call)
+                try:
+                    return await litellm.acompletion(**call)
+                except Exception as exc:
+                    dead = local_server.down(cfg.api_base) if is_transient(exc) else None
+                    if dead is not None:
+                        raise dead from exc  # not transient: no retry can revive it
+                    raise
 
         try:
             response = await call_with_retry(attempt, self.retry, attempts)

@@ -25,6 +25,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_fixe
 
 from cworld.config import ModelConfig, ModelsConfig, Role
 from cworld.errors import ConfigError, CworldError
+from cworld.llm import local_server
 from cworld.llm._loader import MOCK_PROVIDER, load_litellm
 from cworld.llm.check import provider_of
 from cworld.llm.connection import api_key
@@ -150,6 +151,9 @@ def _refusal(exc: BaseException, role: str | None, cfg: ModelConfig, key: str | 
     if isinstance(exc, litellm.NotFoundError) or _unknown_model(exc):
         return ConfigError(f"{where} is not known to the provider ({said}); check the name ({_instead(role)})")
     if is_transient(exc):
+        dead = local_server.down(cfg.api_base)
+        if dead is not None:
+            return dead
         return ModelUnavailable(f"{where} did not answer ({type(exc).__name__}: {said}); start its server or check "
                                 "api_base, or retry later")
     return ConfigError(f"{where} rejected a 1-token request ({said}); check the model's settings in config "

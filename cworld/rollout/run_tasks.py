@@ -87,6 +87,7 @@ class RunReport:
     ran: int
     statuses: Counter[str] = field(default_factory=Counter)
     rows: list[SummaryRow] = field(default_factory=list)
+    fatal: CworldError | None = None  # an infrastructure failure no retry can help (a dead local model server)
 
 
 class Runner:
@@ -120,7 +121,7 @@ class Runner:
             except ExceptionGroup as failures:
                 raise _first(failures) from None
         rows = summarize(self.store) if self.config.summarize else []
-        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows)
+        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows, self.episodes.fatal)
 
     def executor(self) -> Executor:
         """The executor the config names: this process (`local`) or a Ray cluster (`ray`)."""

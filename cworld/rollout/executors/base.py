@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cworld.agents import Agent, default_access, is_rule_based, make_agent
 from cworld.data_model import Task, Trajectory
 from cworld.data_model.trajectory import InfraErrorRecord
-from cworld.errors import InfraError
+from cworld.errors import CworldError, InfraError
 from cworld.llm import Gateway
 from cworld.rollout.episode import EpisodeInfraError
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
@@ -46,6 +46,8 @@ class EpisodeRunner:
         self.gateway = gateway
         self._owns_gateway = gateway is None and agent_factory is None
         self.agent_factory = agent_factory or self._default_factory
+        self.fatal: CworldError | None = None
+        """The first infrastructure failure marked `fatal`: the run reports it and exits non-zero."""
 
     async def run_one(self, task: Task, seed: int) -> Trajectory:
         """One episode; always returns a trajectory. An infrastructure failure (a crashed server, a model
@@ -61,6 +63,9 @@ class EpisodeRunner:
             except (EpisodeInfraError, InfraError) as exc:
                 records.append(InfraErrorRecord(kind=getattr(exc, "kind", type(exc).__name__),
                                                 message=str(exc)[:500], attempt=attempt))
+                if getattr(exc, "fatal", False) and isinstance(exc, CworldError):
+                    self.fatal = self.fatal or exc  # no retry can help (a dead local model server): said at the end
+                    break
                 log.warning("episode %s attempt %d: infrastructure failure: %s", episode.id, attempt, exc)
                 continue
             trajectory.infra_errors = records + trajectory.infra_errors
