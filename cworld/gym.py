@@ -13,7 +13,8 @@ caller's actions instead of an agent, through `cworld.rollout.driver.EpisodeDriv
 `{"message"}` (a turn without a call) or `{"final"}` (the answer; ends the episode). Observations are
 plain dicts. The reward is 0 until the episode ends; then 1.0 if the end state matches the task's ground
 truth (live/hybrid tasks that carry one), else 0.0 (`info["reward_known"]` says whether it could be
-told). `areset`/`astep` are the async versions, for callers that already run an event loop.
+told; `info["state"]` is the state diff behind it, for a scorer to reuse). `areset`/`astep` are the
+async versions, for callers that already run an event loop.
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ class CworldEnv:
         if step.trajectory is None:
             assert step.observation is not None
             return step.observation, 0.0, False, False, info
-        info.update(status=step.trajectory.status, reward_known=step.reward_known, trajectory=step.trajectory)
+        info.update(status=step.trajectory.status, reward_known=step.reward_known, trajectory=step.trajectory,
+                    state=step.state)
         return {"turn": driver.episode.turn, "done": True}, step.reward, not step.truncated, step.truncated, info
 
     # --- helpers ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ machinery is here, in a module imported normally).
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from cworld.gym import make
 from cworld.judges import JudgeContent, JudgeSetup
 from cworld.judges.scoring import score_offline
 from cworld.rollout.store import TrajectoryStore
+from cworld.sandbox.statediff import StateDiffResult
 
 MODES = ("live", "synthesized", "hybrid")
 SEARCH_TOOL, SUBMIT_TOOL = "search_tools", "submit"
@@ -78,7 +80,8 @@ class Bridge:
     access: str
     seed: int
     max_turns: int | None
-    finished: dict[str, Trajectory] = field(default_factory=dict)
+    finished: dict[str, tuple[Trajectory, StateDiffResult | None]] = field(default_factory=dict)
+    """episode id -> its trajectory and the state diff its reward came from (the scorer reuses it)."""
 
     def judge_setup(self) -> JudgeSetup:
         return JudgeSetup(JudgeContent.from_environment(self.env), self.tools)
@@ -149,17 +152,18 @@ def cworld_episode(bridge: Bridge, system_prompt: str = SYSTEM_PROMPT) -> Any:
             state.messages.insert(0, ChatMessageSystem(content=system_prompt))
         names = ToolNames(reserved=frozenset({SEARCH_TOOL, SUBMIT_TOOL}))
         try:
-            trajectory = None
-            while trajectory is None:
+            ended = None
+            while ended is None:
                 state.output = await model.generate(state.messages, names.offer(obs["tools"]))
                 state.messages.append(state.output.message)
-                obs, trajectory = await play(env, state.output.message, names, state.messages)
+                obs, ended = await play(env, state.output.message, names, state.messages)
         except BaseException:
             if env.episode is not None and not env.episode.done:  # an Inspect limit or an error cut the episode
                 await env.episode.controller.close()
             raise
+        trajectory = ended["trajectory"]
         await bridge.store.append(trajectory)
-        bridge.finished[trajectory.episode_id] = trajectory
+        bridge.finished[trajectory.episode_id] = (trajectory, ended.get("state"))
         state.store.set("cworld_status", trajectory.status)
         return state
 
@@ -167,31 +171,32 @@ def cworld_episode(bridge: Bridge, system_prompt: str = SYSTEM_PROMPT) -> Any:
 
 
 async def play(env: Any, message: ChatMessageAssistant, names: ToolNames,
-               messages: list[ChatMessage]) -> tuple[dict[str, Any], Trajectory | None]:
+               messages: list[ChatMessage]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """One assistant message as gym actions: each tool call is a step, no call at all is the final answer.
-    Returns the last observation and, once the episode has ended, its trajectory."""
+    Returns the last observation and, once the episode has ended, the gym's final info (its trajectory and
+    the state diff behind the reward)."""
     if not message.tool_calls:
         _, _, _, _, info = await env.astep({"final": message.text})
-        return {}, info["trajectory"]
+        return {}, info
     obs: dict[str, Any] = {}
-    trajectory: Trajectory | None = None
+    ended: dict[str, Any] | None = None
     heard: list[str] = []
     for call in message.tool_calls:
-        if trajectory is not None:
+        if ended is not None:
             messages.append(ChatMessageTool(content=ENDED, tool_call_id=call.id, function=call.function))
             continue
         obs, _, _, _, info = await env.astep(names.action(call))
-        trajectory = info.get("trajectory")
-        messages.append(_tool_message(call, obs, trajectory))
+        ended = info if "trajectory" in info else None
+        messages.append(_tool_message(call, obs, ended is not None))
         heard += obs.get("user_messages") or []
     messages.extend(ChatMessageUser(content=text) for text in heard)
-    return obs, trajectory
+    return obs, ended
 
 
-def _tool_message(call: ToolCall, obs: dict[str, Any], trajectory: Trajectory | None) -> ChatMessageTool:
+def _tool_message(call: ToolCall, obs: dict[str, Any], ended: bool) -> ChatMessageTool:
     result = obs.get("result")
     if result is None:
-        text = "Submitted." if call.function == SUBMIT_TOOL else ENDED if trajectory is not None else ""
+        text = "Submitted." if call.function == SUBMIT_TOOL else ENDED if ended else ""
         return ChatMessageTool(content=text, tool_call_id=call.id, function=call.function)
     error = ToolCallError("unknown", result["text"]) if result["is_error"] else None
     return ChatMessageTool(content=result["text"], tool_call_id=call.id, function=call.function, error=error)
@@ -245,10 +250,11 @@ def cworld_judges(bridge: Bridge) -> Any:
 
     async def score(state: TaskState, target: Target) -> Score:
         episode_id = state.store.get("cworld_episode_id")
-        trajectory = bridge.finished.pop(episode_id, None) or _stored(bridge.store, episode_id)
+        trajectory, diff = bridge.finished.pop(episode_id, None) or (_stored(bridge.store, episode_id), None)
         if trajectory is None:
             raise UsageError(f"no trajectory for episode {episode_id} in {bridge.store.folder}")
-        judged = score_offline(trajectory, setup)
+        # the reward's state diff, not computed again; CPU work off the event loop, as `cworld serve` does
+        judged = await asyncio.to_thread(score_offline, trajectory, setup, diff)
         value = {"state_success": judged.metrics.get("state_success"),
                  "constraints": judged.metrics.get("constraints"), "overall": judged.overall,
                  "success": None if judged.success is None else float(judged.success)}
