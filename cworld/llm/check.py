@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from cworld.config import ModelConfig
 from cworld.errors import ConfigError, CworldError
@@ -38,7 +39,7 @@ async def ping_model(model: ModelConfig | str) -> tuple[bool, str]:
         return True, "in-process mock provider"
     started = time.perf_counter()
     try:
-        await load_litellm().acompletion(**_ping_call(cfg, key))
+        await load_litellm().acompletion(**ping_call(cfg, key))
     except Exception as exc:
         if not is_provider_error(exc):
             raise
@@ -67,7 +68,9 @@ def _as_config(model: ModelConfig | str) -> ModelConfig:
     return model if isinstance(model, ModelConfig) else ModelConfig(model=model, api_key_env=None)
 
 
-def _ping_call(cfg: ModelConfig, key: str | None) -> dict:
-    call = {"model": cfg.model, "messages": _PING, "max_tokens": 1, "max_retries": 0, "timeout": 30.0}
+def ping_call(cfg: ModelConfig, key: str | None, timeout_s: float = 30.0) -> dict[str, Any]:
+    """The arguments of a 1-token completion that shows whether `cfg`'s model answers (doctor, preflight)."""
+    call: dict[str, Any] = {"model": cfg.model, "messages": _PING, "max_tokens": 1, "max_retries": 0,
+                            "timeout": timeout_s}
     call.update({k: v for k, v in {"api_base": cfg.api_base, "api_key": key}.items() if v})
     return call

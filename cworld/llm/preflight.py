@@ -19,7 +19,6 @@ import logging
 import os
 import threading
 from collections.abc import Iterable
-from typing import Any
 
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_fixed
 
@@ -27,7 +26,7 @@ from cworld.config import ModelConfig, ModelsConfig, Role
 from cworld.errors import ConfigError, CworldError
 from cworld.llm import local_server
 from cworld.llm._loader import MOCK_PROVIDER, load_litellm
-from cworld.llm.check import provider_of
+from cworld.llm.check import ping_call, provider_of
 from cworld.llm.connection import api_key
 from cworld.llm.failures import (
     CredentialError,
@@ -44,7 +43,6 @@ log = logging.getLogger("cworld.llm")
 
 # Providers that serve from the user's machine and take no key (litellm still lists a base URL).
 LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "llamacpp"})
-_PING = [{"role": "user", "content": "ping"}]
 _ATTEMPTS = 2  # one retry of a transient failure: a blip must not stop a run, a dead server must not stall it
 _TIMEOUT_S = 30.0
 _WHERE_ELSE = {"agent": "--agent", "engine": "CWORLD_ENGINE_MODEL", "synth": "--model", "judge": "--judges"}
@@ -117,9 +115,7 @@ def _key(role: str | None, cfg: ModelConfig, provider: str, where: str) -> str |
 
 def _answer(role: str | None, cfg: ModelConfig, key: str | None, where: str) -> None:
     litellm = load_litellm()
-    call: dict[str, Any] = {"model": cfg.model, "messages": _PING, "max_tokens": 1, "max_retries": 0,
-                            "timeout": _TIMEOUT_S}
-    call.update({k: v for k, v in {"api_base": cfg.api_base, "api_key": key}.items() if v})
+    call = ping_call(cfg, key, _TIMEOUT_S)
     retrying = Retrying(stop=stop_after_attempt(_ATTEMPTS), wait=wait_fixed(default_retry().initial_s),
                         retry=retry_if_exception(lambda e: is_transient(e) and not _rate_limited(e)), reraise=True)
     try:
