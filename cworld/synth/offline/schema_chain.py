@@ -27,7 +27,7 @@ from typing import Any
 
 import jsonschema
 
-from cworld.agents.references import UnresolvedReference, resolve
+from cworld.agents.references import UnresolvedReference, referenced_steps, resolve
 from cworld.data_model import PlanStep, Scenario, ScenarioEntity, SubGoal, ToolSpec
 from cworld.synth.draft import Draft
 from cworld.synth.harvest_pool import card_of
@@ -266,7 +266,7 @@ class ChainDrafter:
             step.plan.subgoal = goal.id
             goal.tools = list(dict.fromkeys([*goal.tools, step.spec.id]))
             for ref in step.links.values():
-                for sid in _refs(ref):
+                for sid in referenced_steps(ref):
                     dep = owner.get(sid)
                     if dep and dep != goal.id and dep not in goal.depends_on:
                         goal.depends_on.append(dep)
@@ -327,19 +327,6 @@ def _unique(entities: list[ScenarioEntity]) -> list[ScenarioEntity]:
 
 def _card_words(spec: ToolSpec) -> str:
     return (card_of(spec) or "service").replace("_", " ").capitalize()
-
-
-def _with_values(text: str, step: Step) -> str:
-    shown = [(k, v) for k, v in step.literals.items() if printable(v) and not is_text_param(k)][:2]
-    if not shown:
-        return text
-    return text + " (" + ", ".join(f"{words_of(k)} {v}" for k, v in shown) + ")"
-
-
-def _refs(text: str) -> list[str]:
-    from cworld.agents.references import referenced_steps
-
-    return referenced_steps(text)
 
 
 def _leaves(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
