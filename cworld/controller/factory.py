@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 Mode = Literal["live", "synthesized", "hybrid"]
 MODES: tuple[str, ...] = ("live", "synthesized", "hybrid")
-ENGINE_KINDS: tuple[str, ...] = ("auto", "schema", "llm")
+ENGINE_KINDS: tuple[str, ...] = ("auto", "world", "schema", "llm")
 
 
 @cache
@@ -52,8 +52,10 @@ def _cards(folder: Path) -> dict[str, CategoryCard]:
 
 def build_engine(kind: str, env: Environment, workspace: Workspace, tools: Iterable[ToolSpec],
                  gateway: Gateway | None = None) -> WorldEngine:
-    """`schema`: the offline, deterministic engine; `llm`: the model of the `engine` role (a one-line
-    UsageError when none is configured); `auto`: `llm` when a model (or `gateway`) is there, else `schema`.
+    """`world`: operations on the seed's world by declared rules (offline, deterministic); `schema`: the
+    schema engine alone (the earlier default, kept for comparison); `llm`: the model of the `engine` role
+    writing answers on the same world (a one-line UsageError when none is configured); `auto`: `llm` when a
+    model (or `gateway`) is there, else `world`.
 
     `tools` are registered with the engine (it learns their id formats and can replay a session log). A run
     builds one engine and passes it to every `build_controller` (`engine=`): the LLM engine's cache and
@@ -68,12 +70,31 @@ def build_engine(kind: str, env: Environment, workspace: Workspace, tools: Itera
     if kind == "llm" and not configured:
         raise UsageError("--engine llm needs a model for the engine role; set CWORLD_ENGINE_MODEL "
                          "(or models.yaml in the workspace), or use --engine schema")
-    if kind == "schema" or not configured:
+    if kind == "schema":
         return SchemaEngine(cards, tools)
+    world = world_engine(env, workspace, tools, cards)
+    if kind == "world" or not configured:
+        return world
     from cworld.engine.llm.engine import LLMEngine
     from cworld.llm import Gateway
 
-    return LLMEngine(cards, gateway or Gateway.from_workspace(workspace), cards_dir=env.category_cards, tools=tools)
+    return LLMEngine(cards, gateway or Gateway.from_workspace(workspace), cards_dir=env.category_cards, tools=tools,
+                     world=world)
+
+
+def world_engine(env: Environment, workspace: Workspace, tools: list[ToolSpec],
+                 cards: dict[str, CategoryCard]) -> WorldEngine:
+    """The rules engine over the workspace's worlds (built on first use per seed, then loaded), the
+    environment's operation rules (`category_cards/_operations/`), and the schema engine for tools no rule
+    covers."""
+    from cworld.engine.rules import RulesEngine
+    from cworld.engine.rules.spec import load_operations
+    from cworld.engine.schema.engine import SchemaEngine
+    from cworld.engine.world.build import load_or_build
+
+    return RulesEngine(cards, tools, worlds=lambda seed: load_or_build(workspace, seed, tools, cards),
+                       operations=load_operations(env.category_cards / "_operations"),
+                       fallback=SchemaEngine(cards, tools))
 
 
 def default_engine(env: Environment, workspace: Workspace, tools: Iterable[ToolSpec] = (),

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cworld.controller.backends.endstate import split_mirrored
+from cworld.controller.backends.endstate import UNMIRRORED_KEY, split_mirrored
 from cworld.controller.backends.live import LiveBackend, is_live
 from cworld.controller.backends.synthesized import EngineBackend
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.sandbox.statediff.overlay import apply_changes
+from cworld.sandbox.statediff.overlay import apply_changes, is_change_set
 
 ENGINE_CHANGES_KEY = "_engine_changes"
 
@@ -39,6 +39,9 @@ class HybridBackend:
         simulated = await self.engine.end_state()
         if state is None or simulated is None:
             return state
+        if not is_change_set(simulated):  # a world's full state: its sandbox apps served no call here
+            rest = simulated.get(UNMIRRORED_KEY) or {}
+            return {**state, ENGINE_CHANGES_KEY: rest} if rest else state
         mirrored, rest = split_mirrored(simulated)
         if any(not k.startswith("_") for k in mirrored):
             state = apply_changes(state, mirrored)

@@ -53,10 +53,14 @@ class EngineBackend:
         """What the episode's writes changed in the simulated world, as a change set in the sandbox's state
         schema (`endstate.py`), when the engine tracks changes (the schema engine does; the LLM engine
         replays its log through one). The grader overlays it on the task's initial state."""
-        world_changes = getattr(self.engine, "world_changes", None)
-        if self.session is None or world_changes is None:
+        if self.session is None:
             return None
-        return change_set(world_changes(self.session))
+        world_end = getattr(self.engine, "end_state", None)
+        full = world_end(self.session) if world_end is not None else None
+        if full is not None:  # the world's own state (the rules engine): graded as a live end state is
+            return full
+        world_changes = getattr(self.engine, "world_changes", None)
+        return change_set(world_changes(self.session)) if world_changes is not None else None
 
     async def close(self) -> None:
         return None

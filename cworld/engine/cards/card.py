@@ -131,6 +131,12 @@ class CategoryCard(_Strict):
     consistency: list[str] = Field(default_factory=list)
     demonstrations: list[Demonstration] = Field(default_factory=list)
     live: bool = Field(True, description="False for categories with no live tool at all (e.g. crm)")
+    rules: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="operation families (checkout, transfer, ...) as operation rules with `match` name words; "
+        "validated by cworld.engine.rules.spec (docs/world-engine.md, 'Operation rules')",
+    )
+    page_size: int = Field(20, ge=1, le=1000, description="results per page where a tool does not state one")
 
     @model_validator(mode="after")
     def _unique_entities(self) -> CategoryCard:

@@ -27,6 +27,7 @@ from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
+from cworld.engine.pure import is_pure, pure_result
 from cworld.engine.schema.handlers import apply
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern, text_template
 from cworld.engine.schema.shaping import Shaper, single_text_property
@@ -99,6 +100,9 @@ class SchemaEngine:
         grounding = self._grounding(session)
         with session_clock(grounding.clock if grounding else None):
             view = self._view_for(session)
+            if (computed := pure_result(tool, arguments)) is not None:  # computed, never simulated (engine/pure.py)
+                view.pending, view.pending_error = f"{tool.id}\x1f{canonical_json(arguments)}", computed.is_error
+                return computed
             if grounding is not None:
                 grounding.observe(session.entries)
             canon = canonical_json(arguments)  # once per call: the call's rng and its log fingerprint use it
@@ -168,7 +172,7 @@ class SchemaEngine:
         world = SimWorld(session.seed, grounding)
         for turn, entry in enumerate(session.entries):
             spec = self._tools.get(entry.tool)
-            if spec is not None and not entry.result.is_error:
+            if spec is not None and not entry.result.is_error and not is_pure(spec):
                 if grounding is not None:
                     grounding.observe(session.entries[:turn])
                 self._respond(world, spec, entry.arguments, turn, recorded=entry.result)

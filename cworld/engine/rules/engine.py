@@ -1,0 +1,333 @@
+"""The world engine: every simulated call is an operation on the seed's world, by declared rules.
+
+A session starts from the world of its seed (`engine/world/base.py`), built before any task; the
+session owns a copy of a collection only once a write may touch it, so sessions never see each other's
+writes and the seed's world never changes. A call runs, in order: a pure tool computed by cworld's own
+implementation; input validation; the tool's rule (a per-tool override from
+`category_cards/_operations/<server>.yaml`, else its card's family rule, else one inferred from its
+name and schema, `infer.py`) - checks, effects, answer. A tool no rule covers is answered by the schema
+engine and marked `simulated`. The world decides existence, errors and effects; the graded end state is
+the world's (`end_state`). Like every engine, the world is a function of the session log: a log that
+did not grow by the call just answered is replayed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.cards.assign import CardIndex
+from cworld.engine.cards.card import CategoryCard
+from cworld.engine.protocol import SessionLog, canonical_json
+from cworld.engine.rules.expr import iso
+from cworld.engine.rules.infer import family_rule, infer_rule
+from cworld.engine.rules.run import CallContext, collection_names, run_rule
+from cworld.engine.rules.spec import Rule, ServerRules
+from cworld.engine.world.base import ServerWorld, World
+from cworld.engine.world.changes import EntityChanges
+from cworld.engine.world.state import Outcome
+from cworld.sandbox.framework.session import SECONDS_PER_CALL, plain_copy
+from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
+from cworld.schemas.validation import validation_error
+
+_RESULT_CLASSES = frozenset({"invalid_args", "not_found", "auth", "rate_limit", "timeout", "unavailable", "business",
+                             "server_crash"})
+
+
+@dataclass
+class _Server:
+    """A session's view of one server's world: the seed's state with the collections it may write copied."""
+
+    base: ServerWorld
+    state: dict[str, Any]
+    owned: set[str] = field(default_factory=set)
+    ids: dict[str, int] = field(default_factory=dict)
+
+    def own(self, names: Iterable[str]) -> None:
+        for name in names:
+            if name not in self.owned and name in self.state:
+                self.state[name] = plain_copy(self.state[name])
+                self.owned.add(name)
+
+
+@dataclass
+class _Session:
+    seed: int
+    start: datetime
+    servers: dict[str, _Server] = field(default_factory=dict)
+    ticks: int = 0
+    applied: int = 0
+    pending: str | None = None
+
+    def now(self) -> str:
+        return iso(self.start + timedelta(seconds=SECONDS_PER_CALL * self.ticks))
+
+
+@dataclass
+class RuleStats:
+    calls: int = 0
+    by_rule: dict[str, int] = field(default_factory=lambda: {"override": 0, "family": 0, "inferred": 0,
+                                                             "simulated": 0, "pure": 0})
+    rule_errors: list[str] = field(default_factory=list)
+
+
+class RulesEngine:
+    """The World Engine that executes operations on a seed's world (docs/world-engine.md)."""
+
+    name = "world"
+
+    def __init__(self, cards: dict[str, CategoryCard], tools: Iterable[ToolSpec] = (), *,
+                 worlds: Callable[[int], World] | None = None, world: World | None = None,
+                 operations: dict[str, ServerRules] | None = None, overrides: bool = True,
+                 fallback: Any = None) -> None:
+        """`worlds` gives the world of a seed (built or loaded); `world` is one world for every session
+        (a benchmark's, a test's). `overrides=False` leaves per-tool rules out: card rules alone."""
+        if worlds is None and world is None:
+            raise TypeError("RulesEngine needs worlds= (seed -> World) or world=")
+        self.cards = cards
+        self.index = CardIndex(cards)
+        self.worlds: Callable[[int], World] = worlds if worlds is not None else (lambda seed: world)  # type: ignore[assignment,return-value]
+        self.operations = operations or {}
+        self.overrides = overrides
+        self.stats = RuleStats()
+        self._fallback = fallback
+        self._tools: dict[str, ToolSpec] = {}
+        self._rules: dict[str, tuple[Rule | None, str]] = {}
+        self._names: dict[int, set[str]] = {}
+        self._world_cache: dict[int, World] = {}
+        self.register(tools)
+
+    def register(self, tools: Iterable[ToolSpec]) -> None:
+        tools = list(tools)
+        for tool in tools:
+            self._tools[tool.id] = tool
+            self._rules.pop(tool.id, None)
+        if self._fallback is not None:
+            self._fallback.register(tools)
+
+    # --- the protocol -----------------------------------------------------------------------------
+    async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
+        return self.respond_sync(tool, arguments, session)
+
+    def respond_sync(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
+        if tool.id not in self._tools:
+            self.register([tool])
+        state = self._session(session)
+        result = self._call(state, tool, arguments, session)
+        state.pending = f"{tool.id}\x1f{canonical_json(arguments)}"
+        return result
+
+    def world(self, seed: int) -> World:
+        found = self._world_cache.get(seed)
+        if found is None:
+            found = self._world_cache[seed] = self.worlds(seed)
+        return found
+
+    def rule_for(self, tool: ToolSpec) -> tuple[Rule | None, str]:
+        """(the rule a tool runs, where it came from: override, family, inferred or simulated)."""
+        found = self._rules.get(tool.id)
+        if found is None:
+            found = self._rules[tool.id] = self._find_rule(tool)
+        return found
+
+    def _find_rule(self, tool: ToolSpec) -> tuple[Rule | None, str]:
+        server_rules = self.operations.get(tool.server)
+        if self.overrides and server_rules is not None and tool.name in server_rules.tools:
+            return server_rules.tools[tool.name], "override"
+        card = self.index.card_for(tool)
+        family = family_rule(tool, card)
+        if family is not None:
+            return family, "family"
+        world = self._server_world(tool.server)
+        inferred = infer_rule(tool, card, world) if world is not None else None
+        return (inferred, "inferred") if inferred is not None else (None, "simulated")
+
+    def _server_world(self, server: str) -> ServerWorld | None:
+        """The server's world, from any seed's world (rules depend on its layout, never on its records)."""
+        world = next(iter(self._world_cache.values()), None) or self.world(0)
+        return world.server(server)
+
+    # --- the session ------------------------------------------------------------------------------
+    def _session(self, session: SessionLog) -> _Session:
+        key = f"{self.name}:{id(self)}"
+        found: _Session | None = session.view(key)
+        entries = session.entries
+        if found is not None and found.applied == len(entries):
+            return found
+        if found is not None and found.applied + 1 == len(entries) and found.pending == entries[-1].fingerprint():
+            found.applied, found.pending = len(entries), None
+            return found
+        found = self._replay(session)
+        session.set_view(key, found)
+        return found
+
+    def _fresh(self, seed: int) -> _Session:
+        world = self.world(seed)
+        return _Session(seed, datetime.fromisoformat(world.now))
+
+    def _replay(self, session: SessionLog) -> _Session:
+        state = self._fresh(session.seed)
+        for entry in session.entries:
+            spec = self._tools.get(entry.tool)
+            if spec is not None:
+                self._call(state, spec, entry.arguments, None)
+        state.applied = len(session.entries)
+        return state
+
+    def _server(self, state: _Session, server: str) -> _Server | None:
+        found = state.servers.get(server)
+        if found is None:
+            base = self.world(state.seed).server(server)
+            if base is None:
+                return None
+            found = state.servers[server] = _Server(base, dict(base.state), ids=dict(base.ids))
+        return found
+
+    # --- one call ---------------------------------------------------------------------------------
+    def _call(self, state: _Session, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog | None) -> ToolResult:
+        self.stats.calls += 1
+        computed = _pure(tool, arguments)
+        if computed is not None:
+            self.stats.by_rule["pure"] += 1
+            return computed
+        problem = validation_error(tool.input_schema, arguments) if tool.input_schema else None
+        if problem:
+            return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
+                                    "schema and call again.", source="engine", engine=self.name)
+        rule, origin = self.rule_for(tool)
+        server = self._server(state, tool.server) if rule is not None else None
+        if rule is None or server is None:
+            return self._simulated(tool, arguments, session)
+        self.stats.by_rule[origin] += 1
+        return self._run(state, server, tool, rule, origin, arguments)
+
+    def _run(self, state: _Session, server: _Server, tool: ToolSpec, rule: Rule, origin: str,
+             arguments: dict[str, Any]) -> ToolResult:
+        read_only = bool(tool.annotations.read_only_hint) if tool.annotations.read_only_hint is not None else not rule.writes
+        if not read_only:
+            server.own(self._touched(rule, server))
+        state.ticks += 1
+        props = tool.input_schema.get("properties") or {}
+        args = {**dict.fromkeys(props), **arguments}
+        own = self.operations.get(tool.server)
+        ids_before = dict(server.ids)
+        ctx = CallContext(server.state, args, state.now(), kinds=server.base.kinds, ids=server.ids,
+                          consts=own.consts if own else {}, defs=own.defs if own else {}, seed=state.seed)
+        outcome = run_rule(rule, ctx, on_error=lambda exc: self._rule_error(tool, exc))
+        if outcome.error_class:
+            if not read_only:  # a refused write changes nothing, not even the clock or the id counters
+                state.ticks -= 1
+                server.ids.clear()
+                server.ids.update(ids_before)
+            return _error(outcome, self.name, origin)
+        return _shaped(tool, outcome, self.name, origin)
+
+    def _touched(self, rule: Rule, server: _Server) -> set[str]:
+        names = self._names.get(id(rule))
+        if names is None:
+            keys = set(server.base.state) | set(server.base.kinds)
+            names = self._names[id(rule)] = {server.base.kinds.get(n, n) for n in collection_names(rule, keys)}
+        return names
+
+    def _rule_error(self, tool: ToolSpec, exc: Exception) -> None:
+        if len(self.stats.rule_errors) < 100:
+            self.stats.rule_errors.append(f"{tool.id}: {exc}")
+
+    def _simulated(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog | None) -> ToolResult:
+        """No rule covers the tool: the schema engine answers, and the answer says it was simulated."""
+        self.stats.by_rule["simulated"] += 1
+        if self._fallback is None:
+            return ToolResult.error("unavailable", f"unavailable: no world rule covers {tool.id}", source="engine",
+                                    engine=self.name, simulated=True)
+        answer: ToolResult = self._fallback.respond_sync(tool, arguments, session or SessionLog(seed=0))
+        answer.meta["simulated"] = True
+        return answer
+
+    # --- what the session did -----------------------------------------------------------------------
+    def end_state(self, session: SessionLog) -> dict[str, Any]:
+        """The world's state for the sandbox apps (their own layout: the state the grader diffs, as a live
+        run's) and, under `_unmirrored`, the collections the session changed on other servers."""
+        state = self._session(session)
+        world = self.world(session.seed)
+        out: dict[str, Any] = {}
+        other: dict[str, Any] = {}
+        for name, base in world.servers.items():
+            mine = state.servers.get(name)
+            current = mine.state if mine is not None else base.state
+            if base.source == "sandbox":
+                out[name] = current
+            elif mine is not None and mine.owned:
+                changed = {c: current[c] for c in mine.owned if current.get(c) != base.state.get(c)}
+                if changed:
+                    other[name] = changed
+        if other:
+            out["_unmirrored"] = other
+        return out
+
+    def world_state(self, session: SessionLog) -> dict[str, Any]:
+        return self.end_state(session)
+
+    def world_changes(self, session: SessionLog) -> list[EntityChanges]:
+        """What the session's writes created, updated and deleted, per (server, collection)."""
+        state = self._session(session)
+        found = []
+        for name, mine in sorted(state.servers.items()):
+            reverse = {v: k for k, v in mine.base.kinds.items()}
+            for coll in sorted(mine.owned):
+                change = _diff(name, mine.base.card or name, reverse.get(coll, coll), mine.base.state.get(coll),
+                               mine.state.get(coll))
+                if change:
+                    found.append(change)
+        return found
+
+
+def _diff(server: str, card: str, kind: str, before: Any, after: Any) -> EntityChanges:
+    out = EntityChanges(server, card, kind, "id")
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return out
+    for key in sorted(before.keys() | after.keys()):
+        was, now = before.get(key), after.get(key)
+        if was == now:
+            continue
+        if was is None and isinstance(now, dict):
+            out.created[key] = now
+        elif now is None:
+            out.deleted.append(key)
+        elif isinstance(was, dict) and isinstance(now, dict):
+            out.updated[key] = now
+            out.changed_fields[key] = sorted(f for f in was.keys() | now.keys() if was.get(f) != now.get(f))
+    return out
+
+
+def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:
+    kind = outcome.error_class or "business"
+    error_class = kind if kind in _RESULT_CLASSES else ERROR_CLASS_OF_KIND.get(kind, "business")
+    return ToolResult.error(error_class, outcome.message, source="engine", engine=engine, rule=origin,  # type: ignore[arg-type]
+                            kind=kind)
+
+
+def _shaped(tool: ToolSpec, outcome: Outcome, engine: str, origin: str) -> ToolResult:
+    """The answer as the tool's output schema has it: its properties from the payload (a record view or
+    a page), validated; the text is the JSON."""
+    payload = outcome.payload
+    schema = tool.output_schema or {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if isinstance(payload, dict) and props and schema.get("additionalProperties") is False:
+        payload = {k: v for k, v in payload.items() if k in props}
+    structured = payload if isinstance(payload, dict) else {"result": payload}
+    valid = validation_error(schema, structured) is None if props else True
+    text = json.dumps(structured, ensure_ascii=False, default=str)
+    return ToolResult.ok(structured, text=text, source="engine", engine=engine, rule=origin, schema_valid=valid)
+
+
+def _pure(tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
+    """A stateless sandbox tool computed by its implementation (`engine/pure.py`), if it is one."""
+    try:
+        from cworld.engine.pure import pure_result
+    except ImportError:  # pragma: no cover - until engine/pure.py lands
+        return None
+    return pure_result(tool, arguments)

@@ -1,0 +1,165 @@
+"""Expressions in operation rules: small Python expressions over the world, evaluated by simpleeval.
+
+Rules are content (YAML a person reviews), so their expressions run in a sandboxed evaluator: no
+imports, no dunder access, only the functions listed here. Names are the call's `args`, the server's
+`state` and its top-level collections (`orders`, `cart`), `now` (the world clock, ISO 8601), `consts`
+and whatever earlier steps bound (`order`, `order_key`). Each expression is parsed once per process.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import unicodedata
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from simpleeval import DEFAULT_OPERATORS, EvalWithCompoundTypes
+
+from cworld.errors import UsageError
+
+_WORD = re.compile(r"[\w@.+-]+", re.UNICODE)
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+def words(text: Any) -> list[str]:
+    return [w.lower() for w in _WORD.findall(str(text or ""))]
+
+
+def norm(text: Any) -> str:
+    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'."""
+    plain = unicodedata.normalize("NFKD", str(text or "")).encode("ascii", "ignore").decode()
+    return " ".join(plain.lower().split())
+
+
+def matches(query: Any, *values: Any) -> bool:
+    """Every word of `query` occurs in one of `values` (accent- and case-blind; nested values flattened):
+    how a service's plain search box behaves. An empty query matches everything."""
+    wanted = norm(query).split()
+    if not wanted:
+        return True
+    hay = norm(" ".join(_flat_text(v) for v in values))
+    return all(w in hay for w in wanted)
+
+
+def iso(moment: datetime) -> str:
+    """Times in worlds are ISO 8601 UTC strings with a Z, as services write them: sortable as text."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def secret(*parts: Any, length: int = 20) -> str:
+    """A token or code that looks random but is fixed by its parts (include the seed and a counter)."""
+    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:length]
+
+
+def _flat_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(_flat_text(v) for v in value.values())
+    if isinstance(value, list):
+        return " ".join(_flat_text(v) for v in value)
+    return "" if value is None or isinstance(value, bool) else str(value)
+
+
+def parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def later(moment: Any, days: float = 0, hours: float = 0, minutes: float = 0, seconds: float = 0) -> str:
+    start = parse_time(moment)
+    if start is None:
+        raise ValueError(f"not a time: {moment!r}")
+    return iso(start + timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds))
+
+
+def before(a: Any, b: Any) -> bool:
+    """`a` is strictly earlier than `b` (ISO times or dates; a bare date is its midnight)."""
+    ta, tb = parse_time(a), parse_time(b)
+    return ta is not None and tb is not None and ta < tb
+
+
+def money(value: Any) -> float:
+    return round(float(value) + 1e-9, 2)
+
+
+def next_key(collection: dict[str, Any], prefix: str) -> str:
+    n = len(collection) + 1
+    while f"{prefix}_{n:04d}" in collection:
+        n += 1
+    return f"{prefix}_{n:04d}"
+
+
+FUNCTIONS: dict[str, Any] = {
+    "len": len, "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted, "list": list,
+    "dict": dict, "set": set, "round": round, "abs": abs, "int": int, "float": float, "str": str, "bool": bool,
+    "matches": matches, "words": words, "norm": norm, "secret": secret, "later": later, "before": before,
+    "money": money, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
+    "reversed": reversed, "tuple": tuple,
+}
+
+
+class RuleExprError(Exception):
+    """An expression of a rule failed: a content error, reported with the rule's name."""
+
+
+@lru_cache(maxsize=8192)
+def parsed(expr: str) -> ast.AST:
+    try:
+        return ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise UsageError(f"operation rule expression {expr!r} is not valid Python: {exc.msg}") from None
+
+
+class Evaluator:
+    """Evaluates a rule's expressions with one set of names; names can be bound as steps run."""
+
+    def __init__(self, names: dict[str, Any], functions: dict[str, Any] | None = None) -> None:
+        self.names = names
+        self.functions = functions if functions is not None else dict(FUNCTIONS)
+        self._eval = EvalWithCompoundTypes(operators=DEFAULT_OPERATORS, functions=self.functions, names=names)
+
+    def define(self, name: str, fn: Any) -> None:
+        """Make `fn` callable by name in expressions (a rule's `defs`, `coll`)."""
+        self.functions[name] = fn
+
+    def function(self, params: list[str], expr: str) -> Any:
+        """A callable evaluating `expr` with `params` bound over this evaluator's names (a rule's `defs`)."""
+        def call(*values: Any) -> Any:
+            inner = Evaluator({**self.names, **dict(zip(params, values, strict=False))}, self.functions)
+            return inner(expr)
+        return call
+
+    def bind(self, name: str, value: Any) -> None:
+        self.names[name] = value
+
+    def __call__(self, expr: Any) -> Any:
+        """A string is an expression; anything else (numbers, booleans, None, dicts of expressions) is
+        evaluated structurally, so `{"status": "'open'"}` builds a dict."""
+        if isinstance(expr, str):
+            try:
+                return self._eval.eval(expr, previously_parsed=parsed(expr))
+            except UsageError:
+                raise
+            except Exception as exc:
+                raise RuleExprError(f"{expr!r}: {type(exc).__name__}: {exc}") from None
+        if isinstance(expr, dict):
+            return {k: self(v) for k, v in expr.items()}
+        if isinstance(expr, list):
+            return [self(v) for v in expr]
+        return expr
+
+    def text(self, template: str) -> str:
+        """A message template: each `{expression}` is replaced by its value."""
+        def one(match: re.Match[str]) -> str:
+            try:
+                return str(self(match.group(1)))
+            except RuleExprError:
+                return match.group(0)
+        return _PLACEHOLDER.sub(one, template)

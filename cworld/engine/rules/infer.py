@@ -1,0 +1,162 @@
+"""Rules inferred for a tool no file or card family covers: every harvested tool, and the card-rules-only
+view of the sandbox apps. Inferred from the tool's name (operation kind and entity, `cards/operations.py`),
+its input schema (ids that must exist, filters, the page size its `page_size` default states) and the
+server's world (which kinds it holds). The result is an ordinary `Rule`, so `cworld world rules SERVER`
+writes it out for a person to review and correct.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
+from cworld.engine.rules.spec import Check, Effect, ListRead, Rule, parse_rule
+from cworld.engine.world.base import ServerWorld
+
+_REF = re.compile(r"^(.+?)_ids?$")
+TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
+QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains")
+PAGE_ARGS = ("page", "page_number")
+SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n")
+DEFAULT_PAGE_SIZE = 20
+
+
+def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | None:
+    """The generic rule of `tool` on `world`; None when the world holds nothing the tool is about (the
+    engine then answers from the schema, marked simulated)."""
+    op = operation_kind(tool)
+    entity = entity_for(tool, card)
+    coll = _collection_of(entity, world)
+    if coll is None:
+        return None
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    checks = _auth_checks(props, world) + _reference_checks(props, required, card, world, own=entity)
+    own = _own_key_arg(entity, props)
+    if op in ("list", "search"):
+        return Rule(op=op, check=checks, list_=_list_read(coll, entity, props, card, world), origin="inferred")
+    if own is None:
+        return _create(op, checks, coll, entity, props) if op == "create" else None
+    find = Check(find="target", in_=coll, key=f"args[{own!r}]", message=_not_found(entity, card))
+    if op == "create":
+        return _create(op, checks, coll, entity, props)
+    if op == "get":
+        return Rule(op=op, read_only=True, check=[*checks, find], origin="inferred")
+    if op == "delete":
+        return Rule(op=op, check=[*checks, find], do=[Effect(delete=coll, key="target_key")],
+                    answer="{'deleted': True, 'id': target_key}", origin="inferred")
+    fields = _field_args(entity, props, exclude={own})
+    effects = [Effect(set="target", to={f: f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields]
+    return Rule(op=op, read_only=not effects, check=[*checks, find], do=effects, origin="inferred")
+
+
+def _collection_of(entity: EntityType, world: ServerWorld) -> str | None:
+    name = world.kinds.get(entity.name)
+    return name if name is not None and isinstance(world.state.get(name), dict) else None
+
+
+def _own_key_arg(entity: EntityType, props: dict[str, Any]) -> str | None:
+    for name in (f"{entity.name}_id", entity.key_field if entity.key_field != "id" else "", "id"):
+        if name and name in props:
+            return name
+    return None
+
+
+def _auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
+    token = next((p for p in TOKEN_ARGS if p in props), None)
+    if token is None or not isinstance(world.state.get("auth"), dict):
+        return []
+    return [Check(auth=token)]
+
+
+def _reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
+                      own: EntityType) -> list[Check]:
+    """Every `<kind>_id` argument of another kind the world holds must name an existing record."""
+    checks = []
+    for name in props:
+        match = _REF.match(name)
+        other = _entity_named(card, singular_word(match.group(1))) if match else None
+        if other is None or other is own:
+            continue
+        coll = _collection_of(other, world)
+        if coll is None:
+            continue
+        if name.endswith("_ids"):
+            checks.append(Check(fail=f"any(str(k) not in {coll} for k in (args[{name!r}] or []))", error="not_found",
+                                message=f"no {other.name.replace('_', ' ')} among {{args[{name!r}]}}"))
+        else:
+            checks.append(Check(find=f"ref_{other.name}", in_=coll, key=f"args[{name!r}]",
+                                optional=name not in required, message=_not_found(other, card)))
+    return checks
+
+
+def _entity_named(card: CategoryCard, stem: str) -> EntityType | None:
+    return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+
+
+def _not_found(entity: EntityType, card: CategoryCard) -> str:
+    failure = card.failure("not_found")
+    text = failure.message if failure else "no {entity} '{id}'"
+    return text.replace("{entity}", entity.name.replace("_", " ")).replace("{id}", "{key}")
+
+
+def _field_args(entity: EntityType, props: dict[str, Any], exclude: set[str]) -> list[str]:
+    return [p for p in props if p in entity.fields and p not in exclude and p not in TOKEN_ARGS]
+
+
+def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any]) -> Rule:
+    given = [p for p in props if p not in TOKEN_ARGS and p not in PAGE_ARGS]
+    record = "{" + ", ".join(f"{p!r}: args[{p!r}]" for p in given) + "}"
+    key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
+    make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
+    return Rule(op=op, check=checks, do=[make], origin="inferred")
+
+
+def _list_read(coll: str, entity: EntityType, props: dict[str, Any], card: CategoryCard,
+               world: ServerWorld) -> ListRead:
+    conditions = []
+    for name in props:
+        if name in TOKEN_ARGS or name in PAGE_ARGS or name in SIZE_ARGS:
+            continue
+        if name in QUERY_ARGS:
+            conditions.append(f"matches(args[{name!r}], it)")
+        elif name in entity.fields or _REF.match(name):
+            conditions.append(f"(args[{name!r}] is None or str(it.get({name!r})).lower() == str(args[{name!r}]).lower())")
+    page = next((p for p in PAGE_ARGS if p in props), None)
+    size = next((p for p in SIZE_ARGS if p in props), None)
+    default = (props.get(size) or {}).get("default") if size else None
+    return ListRead(from_=coll, where=" and ".join(conditions) or None, page=page, size=size,
+                    page_size=default if isinstance(default, int) else DEFAULT_PAGE_SIZE,
+                    into="items", meta=page is not None)
+
+
+def tool_words(tool: ToolSpec) -> list[str]:
+    return [singular_word(t) for t in name_tokens(tool.name)]
+
+
+def family_rule(tool: ToolSpec, card: CategoryCard) -> Rule | None:
+    """The card's family rule whose `match` words all appear in the tool's name (`checkout`,
+    `confirm_transfer`); the longest match wins."""
+    words = set(tool_words(tool))
+    best: tuple[int, Rule] | None = None
+    for rule in card_rules(card).values():
+        for pattern in rule.match:
+            wanted = pattern.split("_")
+            if set(wanted) <= words and (best is None or len(wanted) > best[0]):
+                best = (len(wanted), rule)
+    return best[1] if best else None
+
+
+def card_rules(card: CategoryCard) -> dict[str, Rule]:
+    cached: dict[str, Rule] | None = _CARD_RULES.get(id(card))
+    if cached is None:
+        cached = {name: parse_rule(raw, f"category card {card.name}: rules.{name}")
+                  for name, raw in (card.rules or {}).items()}
+        _CARD_RULES[id(card)] = cached
+    return cached
+
+
+_CARD_RULES: dict[int, dict[str, Rule]] = {}

@@ -1,0 +1,279 @@
+"""Running one operation rule on a server's world: checks first (nothing changes when one fails), then
+effects, then the answer. The world is the server's state in its own layout, mutated in place: the
+caller hands in a session's copy, never the seed's world."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from cworld.engine.rules.expr import Evaluator, RuleExprError, parsed
+from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule
+from cworld.engine.world.state import Outcome
+
+_DEFAULT_MESSAGES = {
+    "not_found": "no {kind} '{key}': list or search to find valid ids",
+    "auth": "token is not valid for this account; log in again to get a fresh token",
+}
+
+
+@dataclass
+class CallContext:
+    """What a rule runs on: the server's (session) state, its kinds, id counters, constants, clock."""
+
+    state: dict[str, Any]
+    args: dict[str, Any]
+    now: str
+    kinds: dict[str, str] = field(default_factory=dict)
+    ids: dict[str, int] = field(default_factory=dict)
+    consts: dict[str, Any] = field(default_factory=dict)
+    defs: dict[str, Def] = field(default_factory=dict)
+    seed: int = 0
+
+
+class RuleFailed(Exception):
+    def __init__(self, error_class: str, message: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+        self.message = message
+
+
+def collection_names(rule: Rule, state_keys: set[str]) -> set[str]:
+    """The top-level state entries a rule's expressions name (`state` names them all): what a session
+    must own a copy of before the rule runs, so writes never reach the seed's world."""
+    return _names_of(id(rule), rule, frozenset(state_keys))
+
+
+def _names_of(_rule_id: int, rule: Rule, state_keys: frozenset[str]) -> set[str]:
+    found: set[str] = set()
+    for text in _texts(rule.model_dump(by_alias=True, exclude_none=True)):
+        found |= _identifiers(text)
+    return set(state_keys) if "state" in found else found & state_keys
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() if k not in ("message", "origin", "op", "match") for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+@lru_cache(maxsize=8192)
+def _identifiers(text: str) -> frozenset[str]:
+    try:
+        tree = parsed(text)
+    except Exception:
+        return frozenset({text})
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)) | frozenset(
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
+class RuleRun:
+    """One call of one rule."""
+
+    def __init__(self, rule: Rule, ctx: CallContext) -> None:
+        self.rule = rule
+        self.ctx = ctx
+        names: dict[str, Any] = {k: v for k, v in ctx.state.items()}
+        names.update(ctx.consts)
+        names.update({"state": ctx.state, "args": ctx.args, "now": ctx.now, "consts": ctx.consts,
+                      "seed": ctx.seed, "server_ids": ctx.ids})
+        self.ev = Evaluator(names)
+        self.ev.define("coll", self.collection)
+        for name, fn in ctx.defs.items():
+            self.ev.define(name, self.ev.function(fn.params, fn.expr))
+        self.first_found: tuple[str, str, dict[str, Any]] | None = None
+        self.last_made: tuple[str, str, dict[str, Any]] | None = None
+
+    # --- the run ----------------------------------------------------------------------------------
+    def __call__(self) -> Outcome:
+        try:
+            for check in self.rule.check:
+                self._check(check)
+            for effect in self.rule.do:
+                self._effect(effect)
+            return self._answer()
+        except RuleFailed as failed:
+            return Outcome(error_class=failed.error_class, message=failed.message)
+
+    def collection(self, ref: str) -> dict[str, Any]:
+        """A collection by state name, card kind (through the server's kinds) or expression."""
+        name = self.ctx.kinds.get(ref, ref)
+        found = self.ctx.state.get(name)
+        if isinstance(found, dict):
+            return found
+        value = self.ev(ref)
+        if not isinstance(value, dict):
+            raise RuleExprError(f"{ref!r} is not a collection of this server's world")
+        return value
+
+    def _kind_of(self, ref: str) -> str:
+        name = self.ctx.kinds.get(ref, ref)
+        reverse = {v: k for k, v in self.ctx.kinds.items()}
+        kind = reverse.get(name, name)
+        return kind[:-1] if kind.endswith("s") and not kind.endswith("ss") else kind
+
+    # --- checks -----------------------------------------------------------------------------------
+    def _check(self, step: Check) -> None:
+        if step.if_ is not None and not self.ev(step.if_):
+            return
+        if step.auth is not None:
+            self._auth(step)
+        elif step.find is not None:
+            self._find(step)
+        elif step.fail is not None:
+            if self.ev(step.fail):
+                raise RuleFailed(step.error or "business", self.ev.text(step.message or f"refused: {step.fail}"))
+        elif step.let is not None:
+            for name, expr in step.let.items():
+                self.ev.bind(name, self.ev(expr))
+
+    def _auth(self, step: Check) -> None:
+        token = self.ctx.args.get(step.auth or "")
+        live: Any = self.ctx.state
+        for part in step.store.split("."):
+            live = live.get(part) if isinstance(live, dict) else None
+        message = step.message or _DEFAULT_MESSAGES["auth"]
+        if not isinstance(live, dict) or not token or live.get("value") != token:
+            raise RuleFailed("auth", self.ev.text(message))
+        expires = live.get("expires_at")
+        if expires and str(expires) <= self.ctx.now:
+            raise RuleFailed("auth", f"token expired at {expires}; log in again for a new one")
+
+    def _find(self, step: Check) -> None:
+        name = step.find or ""
+        coll = self.collection(step.in_ or "")
+        key = self.ev(step.key) if step.key else self.ctx.args.get(f"{name}_id")
+        if key is None and step.optional:
+            self.ev.bind(name, None)
+            self.ev.bind(f"{name}_key", None)
+            return
+        record = coll.get(str(key)) if key is not None else None
+        if not isinstance(record, dict):
+            self.ev.bind(f"{name}_key", key)
+            template = step.message or _DEFAULT_MESSAGES["not_found"].replace("{kind}", name.replace("_", " "))
+            raise RuleFailed(step.error or "not_found", self.ev.text(template.replace("{key}", str(key))))
+        self.ev.bind(name, record)
+        self.ev.bind(f"{name}_key", str(key))
+        if self.first_found is None:
+            self.first_found = (step.in_ or "", str(key), record)
+
+    # --- effects ----------------------------------------------------------------------------------
+    def _effect(self, effect: Effect) -> None:
+        if effect.if_ is not None and not self.ev(effect.if_):
+            return
+        if effect.set is not None or effect.add is not None or effect.append is not None:
+            self._write(effect)
+        elif effect.create is not None:
+            self._create(effect)
+        elif effect.delete is not None:
+            self.collection(effect.delete).pop(str(self.ev(effect.key)), None)
+        elif effect.each is not None:
+            for item in list(self.ev(effect.each)):
+                self.ev.bind(effect.as_ or "it", item)
+                for inner in effect.do or []:
+                    self._effect(inner)
+        elif effect.let is not None:
+            for name, expr in effect.let.items():
+                self.ev.bind(name, self.ev(expr))
+
+    def _write(self, effect: Effect) -> None:
+        target = self.ev(effect.set or effect.add or effect.append)
+        if not isinstance(target, dict):
+            raise RuleExprError(f"the target {effect.set or effect.add or effect.append!r} is not a record")
+        for name, expr in (effect.to or {}).items():
+            value = self.ev(expr)
+            if effect.set is not None:
+                target[name] = value
+            elif effect.add is not None:
+                total = (target.get(name) or 0) + value
+                target[name] = round(total, 2) if isinstance(total, float) else total
+            else:
+                target.setdefault(name, []).append(value)
+
+    def _create(self, effect: Effect) -> None:
+        coll = self.collection(effect.create or "")
+        if effect.key:
+            key = str(self.ev(effect.key))
+        else:
+            prefix = effect.id or "rec"
+            number = self.ctx.ids.get(prefix, 0) + 1
+            self.ctx.ids[prefix] = number
+            key = f"{prefix}_{number:04d}"
+        record = self.ev(effect.record) if effect.record is not None else {}
+        if not isinstance(record, dict):
+            raise RuleExprError(f"create {effect.create!r}: the record is not a mapping")
+        coll[key] = record
+        name = effect.as_ or self._kind_of(effect.create or "")
+        self.ev.bind(name, record)
+        self.ev.bind(f"{name}_key", key)
+        self.last_made = (effect.create or "", key, record)
+
+    # --- the answer -------------------------------------------------------------------------------
+    def _answer(self) -> Outcome:
+        if self.rule.list_ is not None:
+            return Outcome(payload=self._page(self.rule.list_), many=True)
+        if self.rule.answer is not None:
+            return Outcome(payload=self.ev(self.rule.answer))
+        made = self.last_made or self.first_found
+        if made is None:
+            return Outcome(payload={"ok": True})
+        ref, key, record = made
+        return Outcome(payload=self.view(ref, key, record))
+
+    def view(self, ref: str, key: str, record: dict[str, Any]) -> dict[str, Any]:
+        """A record as services show it: its key under `<kind>_id`, then its fields."""
+        return {f"{self._kind_of(ref)}_id": key, **record}
+
+    def _page(self, spec: ListRead) -> dict[str, Any]:
+        source = self.collection(spec.from_)
+        rows = [(k, v) for k, v in source.items() if isinstance(v, dict)]
+        rows = [(k, v) for k, v in rows if spec.where is None or self._with_item(k, v, spec.where)]
+        if spec.sort:
+            rows.sort(key=lambda kv: _sortable(self._with_item(kv[0], kv[1], spec.sort or "")), reverse=spec.desc)
+        elif spec.desc:
+            rows.reverse()
+        page = _positive(self.ctx.args.get(spec.page or ""), 1)
+        size = _positive(self.ctx.args.get(spec.size or ""), spec.page_size)
+        if spec.max_page_size:
+            size = min(size, spec.max_page_size)
+        start = (page - 1) * size
+        chunk = rows[start : start + size]
+        items = [self._with_item(k, v, spec.item) if spec.item else self.view(spec.from_, k, v) for k, v in chunk]
+        out: dict[str, Any] = {spec.into: items}
+        if spec.meta:
+            out.update(page=page, page_size=size, total=len(rows), has_more=start + size < len(rows))
+        return out
+
+    def _with_item(self, key: str, record: dict[str, Any], expr: str) -> Any:
+        self.ev.bind("it", record)
+        self.ev.bind("key", key)
+        return self.ev(expr)
+
+
+def _positive(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+
+
+def _sortable(value: Any) -> Any:
+    """Sort keys that never compare None with a string: (is-missing, value) pairs, tuples element-wise."""
+    if isinstance(value, tuple | list):
+        return tuple(_sortable(v) for v in value)
+    return (value is None, "" if value is None else value)
+
+
+def run_rule(rule: Rule, ctx: CallContext, on_error: Callable[[Exception], None] | None = None) -> Outcome:
+    """Run `rule`; a content error in an expression is a `server_crash` answer (a real service's 500),
+    reported to `on_error` so rule authors see it, never raised into the episode."""
+    try:
+        return RuleRun(rule, ctx)()
+    except RuleExprError as exc:
+        if on_error is not None:
+            on_error(exc)
+        return Outcome(error_class="server_crash", message=f"internal error: {exc}")

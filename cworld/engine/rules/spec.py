@@ -1,0 +1,189 @@
+"""Operation rules: what a tool does to the world, declared in content and validated on load.
+
+A rule has ordered `check` steps (each one of: `auth`, `find`, `fail`, `let`), then `do` effects (each
+one of: `set`, `add`, `append`, `create`, `delete`, `each`, `let`, guarded by `if`), an optional `list`
+read and an `answer`. Per-tool rules live in `category_cards/_operations/<server>.yaml`; a card's
+family rules (`checkout`, `transfer`, ...) in its `rules:` section, matched to tools by name. Rules the
+engine infers for a tool with neither (every harvested tool) are the same objects, so they can be
+written out as YAML for a person to review (`cworld world rules SERVER`). docs/world-engine.md,
+"Operation rules", is the reference.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from cworld.errors import ContentError
+
+#: An app error kind (the sandbox's `AppError` kinds) or a ToolResult error class; kinds map onto classes
+#: as the sandbox maps them (`conflict` -> business), and the kind is kept in the answer's meta.
+ErrorClass = Literal["invalid", "invalid_args", "not_found", "auth", "conflict", "precondition", "limit",
+                     "permission_denied", "insufficient_funds", "business", "rate_limit", "unavailable"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Check(_Strict):
+    """One precondition step. `auth`: the argument holding a session token, valid while the token at
+    `store` (a `{value, expires_at}` record in the server's state) equals it and has not expired.
+    `find`: bind a record (`in` a collection or kind, by the `key` expression); missing -> `error`.
+    `fail`: when the condition holds, the call fails with `error` and `message`. `let`: bind values."""
+
+    auth: str | None = None
+    store: str = "auth.token"
+    find: str | None = None
+    in_: str | None = Field(None, alias="in")
+    key: str | None = None
+    optional: bool = Field(False, description="find: skip when the key is None (an optional argument)")
+    fail: str | None = None
+    let: dict[str, Any] | None = None
+    if_: str | None = Field(None, alias="if")
+    error: ErrorClass | None = None
+    message: str | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Check:
+        kinds = [k for k in ("auth", "find", "fail", "let") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError(f"a check step has exactly one of auth, find, fail, let; got {kinds or 'none'}")
+        if self.find is not None and not self.in_:
+            raise ValueError(f"find '{self.find}' needs 'in' (a collection or entity kind)")
+        return self
+
+
+class Effect(_Strict):
+    """One change. `set`/`add`/`append`: the target expression is a record; `to` maps fields to values
+    (add: numbers added; append: items appended to a list field). `create`: a collection (name, kind or
+    expression giving a map); the key is `key` or the next id with prefix `id`; `record` its fields;
+    `as` binds the record (and `<as>_key`). `delete`: remove `key` from the collection. `each`: run `do`
+    for every item of an iterable bound to `as`. `let`: bind values. `if`: a guard."""
+
+    set: str | None = None
+    add: str | None = None
+    append: str | None = None
+    to: dict[str, Any] | None = None
+    create: str | None = None
+    id: str | None = None
+    key: str | None = None
+    record: dict[str, Any] | str | None = None
+    as_: str | None = Field(None, alias="as")
+    delete: str | None = None
+    each: str | None = None
+    do: list[Effect] | None = None
+    let: dict[str, Any] | None = None
+    if_: str | None = Field(None, alias="if")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Effect:
+        kinds = [k for k in ("set", "add", "append", "create", "delete", "each", "let") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError(f"an effect has exactly one of set, add, append, create, delete, each, let; got {kinds or 'none'}")
+        if kinds[0] in ("set", "add", "append") and not self.to:
+            raise ValueError(f"{kinds[0]} needs 'to' (field -> value)")
+        if self.create is not None and not (self.id or self.key):
+            raise ValueError("create needs 'id' (a prefix) or 'key' (an expression)")
+        if self.delete is not None and not self.key:
+            raise ValueError("delete needs 'key'")
+        if self.each is not None and not (self.do and self.as_):
+            raise ValueError("each needs 'as' and 'do'")
+        return self
+
+
+class ListRead(_Strict):
+    """A page of records: `from` a collection (name, kind or expression), those `where` holds (with `it`
+    the record and `key` its key), sorted by `sort` (an expression of `it` and `key`), paged by the
+    `page`/`size` arguments (default size `page_size`), each shown as `item` (default: the record with
+    its key), into the answer field `into` with page, page_size, total and has_more."""
+
+    from_: str = Field(alias="from")
+    where: str | None = None
+    sort: str | None = None
+    desc: bool = False
+    page: str | None = "page"
+    size: str | None = "page_size"
+    page_size: int = 10
+    max_page_size: int | None = None
+    item: str | None = None
+    into: str = "items"
+    meta: bool = Field(True, description="add page, page_size, total and has_more to the answer")
+
+
+class Rule(_Strict):
+    """What one tool does."""
+
+    op: str = Field("action", description="operation kind, for people and reports")
+    match: list[str] = Field(default_factory=list, description="family rules: tool name words that select it")
+    read_only: bool | None = None
+    check: list[Check] = Field(default_factory=list)
+    do: list[Effect] = Field(default_factory=list)
+    list_: ListRead | None = Field(None, alias="list")
+    answer: Any = None
+    origin: str = Field("", description="where the rule came from (file, card, inferred); set on load")
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.do) if self.read_only is None else not self.read_only
+
+
+class Def(_Strict):
+    """A named function rules may call: `params` bound to the call's values, `expr` its result."""
+
+    params: list[str] = Field(default_factory=list)
+    expr: str
+
+
+class ServerRules(_Strict):
+    """`category_cards/_operations/<server>.yaml`: a server's per-tool rules, named constants and functions."""
+
+    server: str
+    consts: dict[str, Any] = Field(default_factory=dict)
+    defs: dict[str, Def] = Field(default_factory=dict)
+    tools: dict[str, Rule] = Field(default_factory=dict)
+
+
+def parse_rule(data: Any, where: str) -> Rule:
+    try:
+        rule = Rule.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ContentError(f"{where}: field '{loc}': {first['msg']}") from None
+    rule.origin = where
+    return rule
+
+
+def load_server_rules(path: Path) -> ServerRules:
+    """A per-server rule file; a bad file is one line naming it and the field."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ContentError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(raw, dict):
+        raise ContentError(f"{path}: an operations file is a mapping with server, consts and tools")
+    tools = {name: parse_rule(rule, f"{path}: tools.{name}") for name, rule in (raw.get("tools") or {}).items()}
+    try:
+        return ServerRules(server=str(raw.get("server") or path.stem), consts=raw.get("consts") or {},
+                           defs=raw.get("defs") or {}, tools=tools)
+    except ValidationError as exc:
+        raise ContentError(f"{path}: {exc.errors()[0]['msg']}") from None
+
+
+def load_operations(folder: Path) -> dict[str, ServerRules]:
+    """Every `<server>.yaml` under an environment's `category_cards/_operations/` (none is fine)."""
+    if not folder.is_dir():
+        return {}
+    found = (load_server_rules(p) for p in sorted(folder.glob("*.yaml")) if not p.name.startswith("_"))
+    return {r.server: r for r in found}
+
+
+def rule_yaml(rules: dict[str, Rule]) -> str:
+    """Rules as the YAML a person reviews (aliases as written in files)."""
+    data = {name: r.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True, exclude={"origin"})
+            for name, r in rules.items()}
+    return yaml.safe_dump({"tools": data}, sort_keys=False, allow_unicode=True, width=110)
