@@ -5,7 +5,9 @@ session's seed and digest, so the gateway's cache key covers (model, tool, canon
 a rerun is identical and free. The model answers in a JSON envelope; the result must validate against
 the tool's output schema (or the card's pattern). An invalid answer is repaired (the problem is shown to
 the model), then retried afresh, then the schema engine answers instead. Every fallback is counted in
-`stats` and visible in the result's meta (`fallback: true`, `fallback_reason`).
+`stats` and visible in the result's meta (`fallback: true`, `fallback_reason`). A pure tool (a stateless
+sandbox server's) is computed by its implementation instead (`engine/pure.py`); every other answer is marked
+`meta.simulated`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from cworld.engine.llm.prompts import (
     tool_text,
 )
 from cworld.engine.protocol import SessionLog
+from cworld.engine.pure import mark_simulated, pure_result
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.engine.schema.patterns import ResponsePattern, response_pattern
 from cworld.engine.world.changes import EntityChanges
@@ -53,6 +56,7 @@ class EngineStats:
     """What the engine did over its lifetime: how often the model was right, repaired, or replaced."""
 
     calls: int = 0
+    computed: int = 0
     model_calls: int = 0
     cache_hits: int = 0
     valid_first_try: int = 0
@@ -89,13 +93,16 @@ class LLMEngine:
         budget_tokens: int = 1500,
         response_format: ResponseFormat = "auto",
         max_tokens: int | None = 1200,
+        world: Any = None,
     ) -> None:
         """Raises ConfigError (set CWORLD_ENGINE_MODEL ...) when no model serves the `engine` role."""
         self.gateway = gateway
         self.model = gateway.resolve("engine")
         self.index = CardIndex(cards)
         self.template = PromptTemplate.load(cards_dir)
-        self.fallback = SchemaEngine(cards, tools)
+        #: The world the model writes answers for (a `RulesEngine`): it decides existence, errors and effects.
+        self.world = world
+        self.fallback = world if world is not None else SchemaEngine(cards, tools)
         self.max_repairs, self.retries = max_repairs, retries
         self.budget_tokens, self.max_tokens = budget_tokens, max_tokens
         self.response_format = response_format
@@ -103,6 +110,10 @@ class LLMEngine:
 
     def register(self, tools: Iterable[ToolSpec]) -> None:
         self.fallback.register(tools)
+
+    def end_state(self, session: SessionLog) -> dict[str, Any] | None:
+        """The world's end state (the state the grader diffs) when a world decides this engine's effects."""
+        return self.world.end_state(session) if self.world is not None else None
 
     def world_state(self, session: SessionLog) -> dict[str, Any]:
         """The world as the log tells it, rebuilt by the schema engine (which adopts the model's answers)."""
@@ -113,16 +124,30 @@ class LLMEngine:
         return self.fallback.world_changes(session)
 
     async def respond(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
+        """A pure tool's answer is computed, the model never asked; any other answer is a simulation."""
         self.stats.calls += 1
+        computed = pure_result(tool, arguments)
+        if computed is not None:
+            self.stats.computed += 1
+            return computed
+        result = await self._simulate(tool, arguments, session)
+        return result if result.meta.get("rule") or result.meta.get("world") else mark_simulated(result)
+
+    async def _simulate(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult:
         self.fallback.register([tool])
         problem = validation_error(tool.input_schema, arguments) if tool.input_schema else None
         if problem:  # the schema decides this one; no need to ask a model
             message = f"invalid_args: {tool.name}: {problem}. Check the tool's input schema and call again."
             return ToolResult.error("invalid_args", message, source="engine", engine=self.name)
+        decided = self._world_answer(tool, arguments, session)
+        if decided is not None and decided.is_error:
+            return decided  # the world decides errors; the model never turns a refusal into a success
         card = self.index.card_for(tool)
         op, entity = operation_kind(tool), entity_for(tool, card)
         pattern = response_pattern(tool, card, op, entity)
         messages = self._messages(tool, arguments, session, card, op, pattern)
+        if decided is not None:
+            return await self._worded(tool, arguments, session, messages, pattern, decided)
         last = _Attempt()
         for attempt in range(self.retries + 1):
             try:
@@ -134,6 +159,43 @@ class LLMEngine:
                 last.result.meta.update(attempts=attempt + 1, model=last.model, cached=last.cached)
                 return last.result
         return await self._fall_back(tool, arguments, session, f"invalid response: {last.problem}")
+
+    def _world_answer(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult | None:
+        """The world's answer when a rule covers the tool (it has run its effects already); else None."""
+        if self.world is None:
+            return None
+        answer: ToolResult = self.world.respond_sync(tool, arguments, session)
+        return None if answer.meta.get("simulated") else answer
+
+    async def _worded(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog,
+                      messages: list[dict[str, Any]], pattern: ResponsePattern, decided: ToolResult) -> ToolResult:
+        """The model writes the answer around the world's facts: every value the world states is kept (the
+        world's keys win), the model adds what the world does not hold. A model that fails, or whose answer
+        does not validate with the facts in, leaves the world's own answer."""
+        facts = decided.structured_content or {}
+        note = ("The service's records determine this call's outcome: it succeeded with these facts. Answer with "
+                'status "ok", keep every value below exactly, and add only what it lacks:\n' + data_json(facts))
+        try:
+            attempt = await self._converse([*messages, {"role": "user", "content": note}], pattern,
+                                           self._seed(tool, session, 0))
+        except ModelError as exc:
+            return await self._fall_back_to(decided, f"model error: {exc}")
+        model = attempt.result.structured_content if attempt.result is not None else None
+        if not isinstance(model, dict) or attempt.result is None or attempt.result.is_error:
+            return await self._fall_back_to(decided, f"invalid response: {attempt.problem or 'not an ok answer'}")
+        merged = {**model, **facts}
+        if pattern.kind != "text" and validation_error(pattern.schema, merged) is not None:
+            return await self._fall_back_to(decided, "invalid response: the worded answer broke the schema")
+        attempt.result.structured_content = merged
+        attempt.result.content = [{"type": "text", "text": json.dumps(merged, ensure_ascii=False)}]
+        attempt.result.meta.update(attempts=1, model=attempt.model, cached=attempt.cached, world=decided.meta.get("rule"))
+        return attempt.result
+
+    async def _fall_back_to(self, decided: ToolResult, reason: str) -> ToolResult:
+        self.stats.fallbacks += 1
+        self.stats.fallback_reasons[reason.split(":", 1)[0]] += 1
+        decided.meta.update(fallback=True, fallback_reason=reason[:300], requested_engine=self.name)
+        return decided
 
     # --- one conversation: ask, then repair -------------------------------------------------------
     async def _converse(self, messages: list[dict[str, Any]], pattern: ResponsePattern, seed: int) -> _Attempt:
