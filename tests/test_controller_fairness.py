@@ -102,7 +102,7 @@ def test_every_agent_gets_the_same_planned_multiset_but_its_own_timing(tmp_path:
 
 def test_shared_timing_gives_every_agent_the_same_turns() -> None:
     policy = load_policy(ENV, "stress").model_copy(update={"timing": "shared", "name": "stress-shared"})
-    plan = plan_faults(TASK, policy, 3, TOOLS)
+    plan = plan_faults(TASK.public(), policy, 3, TOOLS)
     a = controller_schedule(plan, policy, "a")
     b = controller_schedule(plan, policy, "b")
     assert a == b
@@ -116,10 +116,10 @@ def controller_schedule(plan: list[Any], policy: Policy, agent: str) -> dict[str
 
 def test_plan_depends_on_task_policy_and_seed_only() -> None:
     default = load_policy(ENV, "stress")
-    base = fault_multiset(plan_faults(TASK, default, 1, TOOLS))
-    assert base == fault_multiset(plan_faults(TASK, default, 1, TOOLS))
-    other_seeds = [fault_multiset(plan_faults(TASK, default, s, TOOLS)) for s in range(2, 6)]
-    other_task = fault_multiset(plan_faults(TASK.model_copy(update={"id": "other"}), default, 1, TOOLS))
+    base = fault_multiset(plan_faults(TASK.public(), default, 1, TOOLS))
+    assert base == fault_multiset(plan_faults(TASK.public(), default, 1, TOOLS))
+    other_seeds = [fault_multiset(plan_faults(TASK.public(), default, s, TOOLS)) for s in range(2, 6)]
+    other_task = fault_multiset(plan_faults(TASK.model_copy(update={"id": "other"}).public(), default, 1, TOOLS))
     assert any(m != base for m in other_seeds) and other_task != base
 
 

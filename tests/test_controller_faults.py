@@ -251,13 +251,26 @@ async def test_new_constraint_arrives_once_as_a_user_message(tmp_path: Path, var
     assert [x.id for x in MAIL_TASK.constraints] == ["c-calls", "c-due"]  # the task itself is untouched
 
 
-async def test_new_constraint_prefers_the_tasks_own_updates(tmp_path: Path) -> None:
+async def test_new_constraint_ignores_the_tasks_metadata(tmp_path: Path) -> None:
+    """Changes come from the public task: updates written into the task's metadata are never read."""
     update = {"variant": "deliverable", "message": "Also email Ana the summary.",
               "constraint": {"id": "own-1", "type": "deliverable", "description": "email Ana"}}
     task = MAIL_TASK.model_copy(update={"id": "ctl-own", "metadata": {"constraint_updates": [update]}})
     c = await opened(tmp_path, only("new_constraint", turns=(1, 1), variant="deliverable"), task=task)
     [(text, constraint, _)] = c.due_user_messages(1)
-    assert text == "Also email Ana the summary." and constraint.id == "own-1"
+    assert text != "Also email Ana the summary." and constraint.id != "own-1"
+
+
+async def test_a_stated_money_limit_is_tightened_and_keeps_the_tasks_form(tmp_path: Path) -> None:
+    spend = Constraint(id="c-spend", type="budget", description="Keep the order under 1,200.00 in total.",
+                       verification={"kind": "budget", "tool": "shop/checkout", "field": "total", "value": 1200.0})
+    task = MAIL_TASK.model_copy(update={"id": "ctl-spend", "constraints": [spend]})
+    c = await opened(tmp_path, only("new_constraint", turns=(1, 1), variant="budget", tighten=0.75), task=task)
+    [(text, constraint, _)] = c.due_user_messages(1)
+    assert "900.00 instead of 1,200.00" in text
+    assert constraint.replaces == "c-spend" and constraint.type == "budget"
+    assert constraint.verification == {"kind": "budget", "tool": "shop/checkout", "field": "total", "value": 900.0}
+    assert [x.id for x in c.constraints] == [constraint.id]
 
 
 # --- the chain ---------------------------------------------------------------------------------------

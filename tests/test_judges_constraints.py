@@ -62,20 +62,21 @@ def test_every_kind_in_the_constraint_taxonomy_has_a_checker():
 
 def test_every_kind_the_controller_injects_has_a_checker():
     from cworld.controller.faults.base import PlanInput
-    from cworld.controller.faults.constraint_level import VARIANTS, NewConstraintFault
+    from cworld.controller.faults.constraint_level import VARIANTS, NewConstraintFault, graded_change
 
-    budget = Constraint(id="b", type="budget", description="x", verification={"kind": "budget", "value": 100,
-                                                                               "tool": "shop/buy", "field": "total"})
-    due = Constraint(id="d", type="deadline", description="x", verification={"kind": "deadline", "value": "2026-01-05",
-                                                                              "tool": "x/y", "argument": "date"})
+    budget = Constraint(id="b", type="budget", description="Don't spend more than 100 on it.",
+                        verification={"kind": "budget", "value": 100, "tool": "shop/buy", "field": "total"})
+    due = Constraint(id="d", type="deadline", description="It has to be done by 2026-01-05.",
+                     verification={"kind": "deadline", "value": "2026-01-05", "tool": "x/y", "argument": "date"})
     task = Task(id="t", query="q", constraints=[budget, due])
     kinds = set()
     for seed in range(40):
         for variant in VARIANTS:
             for t in (task, Task(id="t2", query="q")):
-                target = NewConstraintFault.plan_target(PlanInput(t, {}), {"variant": variant}, random.Random(seed))
-                if target is not None:
-                    kinds.add(target.content["constraint"]["verification"]["kind"])
+                target = NewConstraintFault.plan_target(PlanInput(t.public(), {}), {"variant": variant},
+                                                        random.Random(seed))
+                if target is not None:  # planned from the public task; delivered against the task's forms
+                    kinds.add(graded_change(target.content, t.constraints).verification["kind"])
     assert {"max_calls", "final_answer_max_words", "budget", "deadline"} <= kinds
     assert sorted(kinds - CHECKERS.keys()) == []
 

@@ -44,7 +44,7 @@ async def test_the_engine_serves_a_catalog_tool_that_live_mode_refuses(tmp_path:
 def _expiry_targets(tools: list[str]) -> set[str | None]:
     task = Task(id="expiry", query="q", tools=tools, gold_plan=[PlanStep(id="s1", tool=tools[0], arguments={})])
     policy = Policy(name="expiry", faults={"session_expired": FaultRule(budget=1, turns=(1, 5))})
-    return {p.target for seed in range(12) for p in plan_faults(task, policy, seed, sandbox_tools())}
+    return {p.target for seed in range(12) for p in plan_faults(task.public(), policy, seed, sandbox_tools())}
 
 
 def test_session_expiry_targets_only_servers_whose_login_the_task_offers() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from cworld.controller.backend import Backend
 from cworld.controller.faults import FaultEnv
+from cworld.controller.faults.constraint_level import graded_change
 from cworld.controller.injector import FaultInjector
 from cworld.controller.memory import CallMemory
 from cworld.controller.middleware import CallContext, CallNext, Middleware, chain
@@ -32,7 +33,7 @@ from cworld.controller.planning import (
     timing_agent,
 )
 from cworld.controller.policy import Policy
-from cworld.data_model import Constraint, Intervention, Task, ToolResult, ToolSpec
+from cworld.data_model import Constraint, Intervention, PublicTask, Task, ToolResult, ToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,11 @@ class StateController:
         self.world_seed = world_seed
         """The seed the backend's world opens at, whatever the episode seed (a task's world is fixed by
         the task: its query and ground truth were written against it); None: the episode seed."""
-        self.task = task
+        self.task: PublicTask = task.public()
+        """What the controller may know of the task: faults are planned from this alone."""
+        self._task_constraints = [c.model_copy(deep=True) for c in task.constraints]
+        """The task's constraints as written (with their machine forms): only the grader's record of what
+        the episode is judged against (`constraints`) starts from them; no fault reads them."""
         self.policy = policy
         self.agent = agent
         self.tools: dict[str, ToolSpec] = dict(tools or {})
@@ -185,7 +190,7 @@ class StateController:
         self._calls = 0
         self.log = []
         self.infra_errors = []
-        self._constraints = [c.model_copy(deep=True) for c in self.task.constraints]
+        self._constraints = [c.model_copy(deep=True) for c in self._task_constraints]
         self._constraint_queue = list(self.schedule.constraint_faults)
         self.memory = CallMemory()
         self.injector = FaultInjector(self.schedule, FaultEnv(tools=self.tools, memory=self.memory, seed=self.seed))
@@ -202,7 +207,7 @@ class StateController:
 
     def _deliver(self, planned: PlannedFault, turn: int) -> tuple[str, Constraint, Intervention]:
         message = str(planned.content["message"])
-        constraint = Constraint.model_validate(planned.content["constraint"]).model_copy(update={"added_at_turn": turn})
+        constraint = graded_change(planned.content, self._task_constraints).model_copy(update={"added_at_turn": turn})
         if constraint.replaces:
             self._constraints = [c for c in self._constraints if c.id != constraint.replaces]
         self._constraints = [c for c in self._constraints if c.id != constraint.id] + [constraint]

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from cworld.controller.faults import FAULT_TYPES
 from cworld.controller.faults.base import PlanInput
 from cworld.controller.policy import Policy, sample_budget, sample_param
-from cworld.data_model import Task, ToolSpec
+from cworld.data_model import PublicTask, ToolSpec
 from cworld.data_model.trajectory import FaultLevel
 from cworld.seeding import derive_rng
 
@@ -59,9 +59,14 @@ def fault_multiset(planned: list[PlannedFault]) -> Counter[tuple[str, str]]:
 
 
 def plan_faults(
-    task: Task, policy: Policy, seed: int, tools: Mapping[str, ToolSpec] | None = None
+    task: PublicTask, policy: Policy, seed: int, tools: Mapping[str, ToolSpec] | None = None
 ) -> list[PlannedFault]:
-    """The episode's fault multiset: a function of (task, policy, seed) and the environment's tools only."""
+    """The episode's fault multiset: a function of (task, policy, seed) and the environment's tools only.
+
+    `task` is the public part (`Task.public()`): the environment never reads the answer key, so no fault
+    depends on the gold plan, hints, ground truth or metadata."""
+    if not isinstance(task, PublicTask):
+        raise TypeError(f"plan_faults takes the public task (task.public()), not {type(task).__name__}")
     rng = derive_rng(seed, f"faults:{task.id}:{policy.name}")
     planned: list[PlannedFault] = []
     for kind in sorted(policy.faults):

@@ -23,18 +23,21 @@ from typing import Any
 from cworld.agents.base import Action, Observation
 from cworld.agents.toolbox import SEARCH_TOOL, Toolbox
 from cworld.controller import StateController
-from cworld.data_model import Constraint, Step, Task, ToolCall, ToolResult, Trajectory, Usage
+from cworld.controller.stated import candidate_tools, stated_call_limit
+from cworld.data_model import Constraint, PublicTask, Step, Task, ToolCall, ToolResult, Trajectory, Usage
 from cworld.data_model.trajectory import EpisodeStatus, InfraErrorRecord
 
 DEFAULT_MAX_TURNS = 30
 
 
-def turn_budget(task: Task, max_turns: int | None) -> int:
-    """The episode's turn limit: the one asked for, else room for the gold plan twice over (retries,
-    look-ups, re-plans) plus ten, and never under DEFAULT_MAX_TURNS. Long synthesized tasks need it."""
+def turn_budget(task: PublicTask, max_turns: int | None) -> int:
+    """The episode's turn limit: the one asked for, else three turns per candidate tool (find it, call it,
+    retry or check) plus ten, at least ten more than a tool-call limit the user states, and never under
+    DEFAULT_MAX_TURNS. From the public task only: the environment never reads the gold plan."""
     if max_turns is not None:
         return max_turns
-    return max(DEFAULT_MAX_TURNS, 2 * len(task.gold_plan) + 10)
+    stated = stated_call_limit(task)
+    return max(DEFAULT_MAX_TURNS, 3 * candidate_tools(task) + 10, (stated or 0) + 10)
 
 
 def episode_id(task_id: str, agent: str, mode: str, policy: str, seed: int) -> str:

@@ -74,7 +74,7 @@ def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str
                                   via=ctx.via)  # type: ignore[arg-type]
     toolbox = Toolbox(ctx.tools, task, access, seed=seed, searcher=ctx.search(), distractors=ctx.distractors)
     return Episode(task, controller, toolbox, agent=agent, mode=mode, policy=policy, seed=seed,
-                   max_turns=turn_budget(task, ctx.max_turns))
+                   max_turns=turn_budget(task.public(), ctx.max_turns))
 
 
 async def run_episode(agent: Agent, episode: Episode) -> Trajectory:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from cworld.data_model import ToolResult, ToolSpec
+from cworld.data_model import PublicTask, ToolResult, ToolSpec
 from cworld.data_model.trajectory import FaultLevel
 from cworld.seeding import derive_rng
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from cworld.controller.memory import CallMemory
     from cworld.controller.middleware import CallContext, CallNext
     from cworld.controller.planning import PlannedFault
-    from cworld.data_model import Task
 
 #: Seconds of virtual time one agent turn stands for (the sandbox charges 20 s per call).
 SECONDS_PER_TURN = 20
@@ -49,9 +48,10 @@ class FaultEnv:
 
 @dataclass
 class PlanInput:
-    """What planning may look at: the task, the environment's tools (may be empty) and the rule's filters."""
+    """What planning may look at: the public task (never the gold plan, hints or metadata), the environment's
+    tools (may be empty) and the rule's filters."""
 
-    task: Task
+    task: PublicTask
     tools: Mapping[str, ToolSpec]
     categories: list[str] = field(default_factory=list)
     tool_globs: list[str] = field(default_factory=list)
