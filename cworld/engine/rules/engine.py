@@ -14,6 +14,7 @@ did not grow by the call just answered is replayed.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -22,17 +23,21 @@ from typing import Any
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
+from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import SessionLog, canonical_json
 from cworld.engine.rules.expr import iso
 from cworld.engine.rules.infer import family_rule, infer_rule
 from cworld.engine.rules.run import CallContext, collection_names, run_rule
 from cworld.engine.rules.spec import Rule, ServerRules
+from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
+from cworld.engine.schema.shaping import Shaper
 from cworld.engine.world.base import ServerWorld, World
 from cworld.engine.world.changes import EntityChanges
 from cworld.engine.world.state import Outcome
 from cworld.sandbox.framework.session import SECONDS_PER_CALL, plain_copy
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
 from cworld.schemas.validation import validation_error
+from cworld.seeding import derive_rng
 
 _RESULT_CLASSES = frozenset({"invalid_args", "not_found", "auth", "rate_limit", "timeout", "unavailable", "business",
                              "server_crash"})
@@ -98,6 +103,7 @@ class RulesEngine:
         self._tools: dict[str, ToolSpec] = {}
         self._rules: dict[str, tuple[Rule | None, str]] = {}
         self._names: dict[int, set[str]] = {}
+        self._patterns: dict[str, ResponsePattern] = {}
         self._world_cache: dict[int, World] = {}
         self.register(tools)
 
@@ -106,6 +112,7 @@ class RulesEngine:
         for tool in tools:
             self._tools[tool.id] = tool
             self._rules.pop(tool.id, None)
+            self._patterns.pop(tool.id, None)
         if self._fallback is not None:
             self._fallback.register(tools)
 
@@ -224,7 +231,16 @@ class RulesEngine:
                 server.ids.clear()
                 server.ids.update(ids_before)
             return _error(outcome, self.name, origin)
-        return _shaped(tool, outcome, self.name, origin)
+        rng = derive_rng(state.seed, f"engine:world:shape:{state.ticks}:{tool.id}")
+        return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments)
+
+    def _pattern(self, tool: ToolSpec) -> ResponsePattern:
+        """The tool's output schema, or its card's response pattern when it declares none."""
+        found = self._patterns.get(tool.id)
+        if found is None:
+            card = self.index.card_for(tool)
+            found = self._patterns[tool.id] = response_pattern(tool, card, operation_kind(tool), entity_for(tool, card))
+        return found
 
     def _touched(self, rule: Rule, server: _Server) -> set[str]:
         names = self._names.get(id(rule))
@@ -310,18 +326,29 @@ def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:
                             kind=kind)
 
 
-def _shaped(tool: ToolSpec, outcome: Outcome, engine: str, origin: str) -> ToolResult:
-    """The answer as the tool's output schema has it: its properties from the payload (a record view or
-    a page), validated; the text is the JSON."""
+def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: str, origin: str,
+            rng: random.Random, arguments: dict[str, Any]) -> ToolResult:
+    """The answer as the tool's output schema has it: the payload (a record view or a page) when it fits;
+    otherwise filled to the schema from the payload where it fits (`Shaper`: values the world does not
+    hold are made up for display, never written to the world). The text is the JSON."""
     payload = outcome.payload
-    schema = tool.output_schema or {}
+    if pattern.kind == "text":  # a service that answers in text (git, sqlite): the card's rendering
+        text = render_text(pattern.template, pattern.header, payload, outcome.many)
+        return ToolResult.ok(None, text=text, source="engine", engine=engine, rule=origin, pattern="card")
+    schema = pattern.schema
     props = schema.get("properties") if isinstance(schema, dict) else None
     if isinstance(payload, dict) and props and schema.get("additionalProperties") is False:
         payload = {k: v for k, v in payload.items() if k in props}
     structured = payload if isinstance(payload, dict) else {"result": payload}
     valid = validation_error(schema, structured) is None if props else True
+    shaped = False
+    if not valid:
+        filled = Shaper(rng, given=arguments).fill(schema, payload)
+        if isinstance(filled, dict) and validation_error(schema, filled) is None:
+            structured, valid, shaped = filled, True, True
     text = json.dumps(structured, ensure_ascii=False, default=str)
-    return ToolResult.ok(structured, text=text, source="engine", engine=engine, rule=origin, schema_valid=valid)
+    return ToolResult.ok(structured, text=text, source="engine", engine=engine, rule=origin, schema_valid=valid,
+                         **({"shaped": True} if shaped else {}))
 
 
 def _pure(tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:

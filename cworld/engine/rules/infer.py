@@ -37,7 +37,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     checks = _auth_checks(props, world) + _reference_checks(props, required, card, world, own=entity)
     own = _own_key_arg(entity, props)
     if op in ("list", "search"):
-        return Rule(op=op, check=checks, list_=_list_read(coll, entity, props, card, world), origin="inferred")
+        return Rule(op=op, check=checks, list_=_list_read(tool, coll, entity, props), origin="inferred")
     if own is None:
         return _create(op, checks, coll, entity, props) if op == "create" else None
     find = Check(find="target", in_=coll, key=f"args[{own!r}]", message=_not_found(entity, card))
@@ -115,8 +115,7 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
     return Rule(op=op, check=checks, do=[make], origin="inferred")
 
 
-def _list_read(coll: str, entity: EntityType, props: dict[str, Any], card: CategoryCard,
-               world: ServerWorld) -> ListRead:
+def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, Any]) -> ListRead:
     conditions = []
     for name in props:
         if name in TOKEN_ARGS or name in PAGE_ARGS or name in SIZE_ARGS:
@@ -130,7 +129,14 @@ def _list_read(coll: str, entity: EntityType, props: dict[str, Any], card: Categ
     default = (props.get(size) or {}).get("default") if size else None
     return ListRead(from_=coll, where=" and ".join(conditions) or None, page=page, size=size,
                     page_size=default if isinstance(default, int) else DEFAULT_PAGE_SIZE,
-                    into="items", meta=page is not None)
+                    into=_items_field(tool), meta=page is not None)
+
+
+def _items_field(tool: ToolSpec) -> str:
+    """Where a page's records go: the output schema's list property (`contacts`), else `items`."""
+    props = (tool.output_schema or {}).get("properties") or {}
+    return next((name for name, sub in props.items() if isinstance(sub, dict) and sub.get("type") == "array"),
+                "items")
 
 
 def tool_words(tool: ToolSpec) -> list[str]:

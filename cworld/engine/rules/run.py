@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from cworld.engine.rules.expr import Evaluator, RuleExprError, parsed
-from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule
+from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
 from cworld.engine.world.state import Outcome
 
 _DEFAULT_MESSAGES = {
@@ -49,19 +49,14 @@ def collection_names(rule: Rule, state_keys: set[str]) -> set[str]:
 
 def _names_of(_rule_id: int, rule: Rule, state_keys: frozenset[str]) -> set[str]:
     found: set[str] = set()
-    for text in _texts(rule.model_dump(by_alias=True, exclude_none=True)):
+    for text in [*expressions(rule), *_collections_named(rule)]:
         found |= _identifiers(text)
     return set(state_keys) if "state" in found else found & state_keys
 
 
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for k, v in value.items() if k not in ("message", "origin", "op", "match") for t in _texts(v)]
-    if isinstance(value, list):
-        return [t for v in value for t in _texts(v)]
-    return []
+def _collections_named(rule: Rule) -> list[str]:
+    """The `in` of finds (a collection named as text, not as an expression)."""
+    return [c.in_ for c in rule.check if c.in_]
 
 
 @lru_cache(maxsize=8192)

@@ -11,6 +11,7 @@ written out as YAML for a person to review (`cworld world rules SERVER`). docs/w
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any, Literal
 
@@ -148,14 +149,41 @@ class ServerRules(_Strict):
 
 
 def parse_rule(data: Any, where: str) -> Rule:
+    """A rule, validated: its structure, and every expression in it parses (a content error names the
+    file, the rule and the expression, before any episode runs)."""
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise ContentError(f"{where}: field '{loc}': {first['msg']}") from None
+    for text in expressions(rule):
+        try:
+            ast.parse(text.strip(), mode="eval")
+        except SyntaxError as exc:
+            raise ContentError(f"{where}: expression {text.strip()[:80]!r} is not valid: {exc.msg}") from None
     rule.origin = where
     return rule
+
+
+#: Fields that hold text, not expressions.
+_NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "error", "store", "auth", "find", "id", "as",
+                              "into", "page", "size", "in"})
+
+
+def expressions(rule: Rule) -> list[str]:
+    """Every expression string of a rule (for validation and for what a rule may touch)."""
+    return _strings(rule.model_dump(by_alias=True, exclude_none=True))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() if k not in _NOT_EXPRESSIONS for t in _strings(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _strings(v)]
+    return []
 
 
 def load_server_rules(path: Path) -> ServerRules:
@@ -167,6 +195,12 @@ def load_server_rules(path: Path) -> ServerRules:
     if not isinstance(raw, dict):
         raise ContentError(f"{path}: an operations file is a mapping with server, consts and tools")
     tools = {name: parse_rule(rule, f"{path}: tools.{name}") for name, rule in (raw.get("tools") or {}).items()}
+    for name, fn in (raw.get("defs") or {}).items():
+        text = fn.get("expr", "") if isinstance(fn, dict) else ""
+        try:
+            ast.parse(str(text).strip(), mode="eval")
+        except SyntaxError as exc:
+            raise ContentError(f"{path}: defs.{name}: expression is not valid: {exc.msg}") from None
     try:
         return ServerRules(server=str(raw.get("server") or path.stem), consts=raw.get("consts") or {},
                            defs=raw.get("defs") or {}, tools=tools)
