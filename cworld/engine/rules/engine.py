@@ -226,8 +226,7 @@ class RulesEngine:
                           consts=own.consts if own else {}, defs=own.defs if own else {}, seed=state.seed)
         outcome = run_rule(rule, ctx, on_error=lambda exc: self._rule_error(tool, exc))
         if outcome.error_class:
-            if not read_only:  # a refused write changes nothing, not even the clock or the id counters
-                state.ticks -= 1
+            if not read_only:  # a refused write changes nothing but the clock (its time passed, as live)
                 server.ids.clear()
                 server.ids.update(ids_before)
             return _error(outcome, self.name, origin)

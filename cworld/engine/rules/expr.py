@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+import simpleeval
 from simpleeval import DEFAULT_OPERATORS, EvalWithCompoundTypes
 
 from cworld.errors import UsageError
@@ -105,6 +106,24 @@ FUNCTIONS: dict[str, Any] = {
 }
 
 
+class _WorldEval(EvalWithCompoundTypes):  # type: ignore[misc]
+    """simpleeval re-checks every intermediate value recursively for modules and forbidden functions, which
+    walks whole collections of the world on each step. Names here hold JSON data and the functions above,
+    none of which returns a module or a forbidden function, so the value itself is checked, not its
+    contents: the same guarantee at a cost independent of the world's size."""
+
+    def _check_disallowed_items(self, item: Any) -> None:
+        if type(item) in _SCALARS or type(item) in (dict, list):
+            return
+        super()._check_disallowed_items(item if not isinstance(item, list | tuple | set | frozenset | dict) else ())
+
+
+_SCALARS = (str, int, float, bool, type(None))
+#: Documents in worlds are long (a docs app caps content at 100,000 characters): simpleeval's default
+#: 100,000-character cap on a string result would refuse a legitimate append.
+simpleeval.MAX_STRING_LENGTH = 10**7
+
+
 class RuleExprError(Exception):
     """An expression of a rule failed: a content error, reported with the rule's name."""
 
@@ -123,7 +142,7 @@ class Evaluator:
     def __init__(self, names: dict[str, Any], functions: dict[str, Any] | None = None) -> None:
         self.names = names
         self.functions = functions if functions is not None else dict(FUNCTIONS)
-        self._eval = EvalWithCompoundTypes(operators=DEFAULT_OPERATORS, functions=self.functions, names=names)
+        self._eval = _WorldEval(operators=DEFAULT_OPERATORS, functions=self.functions, names=names)
 
     def define(self, name: str, fn: Any) -> None:
         """Make `fn` callable by name in expressions (a rule's `defs`, `coll`)."""

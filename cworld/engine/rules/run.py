@@ -201,13 +201,13 @@ class RuleRun:
             number = self.ctx.ids.get(prefix, 0) + 1
             self.ctx.ids[prefix] = number
             key = f"{prefix}_{number:04d}"
+        name = effect.as_ or self._kind_of(effect.create or "")
+        self.ev.bind(f"{name}_key", key)  # a record may hold its own key
         record = self.ev(effect.record) if effect.record is not None else {}
         if not isinstance(record, dict):
             raise RuleExprError(f"create {effect.create!r}: the record is not a mapping")
         coll[key] = record
-        name = effect.as_ or self._kind_of(effect.create or "")
         self.ev.bind(name, record)
-        self.ev.bind(f"{name}_key", key)
         self.last_made = (effect.create or "", key, record)
 
     # --- the answer -------------------------------------------------------------------------------
