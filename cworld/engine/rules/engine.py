@@ -27,8 +27,8 @@ from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import SessionLog, canonical_json
 from cworld.engine.rules.expr import iso
 from cworld.engine.rules.infer import family_rule, infer_rule
-from cworld.engine.rules.run import CallContext, collection_names, run_rule
-from cworld.engine.rules.spec import Rule, ServerRules
+from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
+from cworld.engine.rules.spec import Def, Rule, ServerRules
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
 from cworld.engine.schema.shaping import Shaper
 from cworld.engine.world.base import ServerWorld, World
@@ -242,10 +242,16 @@ class RulesEngine:
         return found
 
     def _touched(self, rule: Rule, server: _Server) -> set[str]:
+        """The state entries a writing rule may change: those it names, and those the defs it calls name
+        (transitively), so a write never reaches the seed's shared world."""
         names = self._names.get(id(rule))
         if names is None:
             keys = set(server.base.state) | set(server.base.kinds)
-            names = self._names[id(rule)] = {server.base.kinds.get(n, n) for n in collection_names(rule, keys)}
+            defs = self.operations[server.base.server].defs if server.base.server in self.operations else {}
+            found = collection_names(rule, keys | set(defs))
+            for fn in _called_defs(found, defs):
+                found |= identifiers(defs[fn].expr) & keys
+            names = self._names[id(rule)] = {server.base.kinds.get(n, n) for n in found if n in keys}
         return names
 
     def _rule_error(self, tool: ToolSpec, exc: Exception) -> None:
@@ -298,6 +304,17 @@ class RulesEngine:
                 if change:
                     found.append(change)
         return found
+
+
+def _called_defs(names: set[str], defs: dict[str, Def]) -> set[str]:
+    """The defs among `names`, and every def those call, transitively."""
+    todo, seen = [n for n in names if n in defs], set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(n for n in identifiers(defs[name].expr) if n in defs)
+    return seen
 
 
 def _diff(server: str, card: str, kind: str, before: Any, after: Any) -> EntityChanges:

@@ -1,9 +1,9 @@
-"""Expressions in operation rules: small Python expressions over the world, evaluated by simpleeval.
+"""Expressions in operation rules: small Python expressions over the world, compiled once (`safe.py`).
 
-Rules are content (YAML a person reviews), so their expressions run in a sandboxed evaluator: no
-imports, no dunder access, only the functions listed here. Names are the call's `args`, the server's
+Rules are content (YAML a person reviews), so their expressions pass an allow-list first: no imports,
+no dunder access, only the functions listed here and plain methods of values. Names are the call's `args`, the server's
 `state` and its top-level collections (`orders`, `cart`), `now` (the world clock, ISO 8601), `consts`
-and whatever earlier steps bound (`order`, `order_key`). Each expression is parsed once per process.
+and whatever earlier steps bound (`order`, `order_key`). Each expression is compiled once per process.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-import simpleeval
-from simpleeval import DEFAULT_OPERATORS, EvalWithCompoundTypes
-
-from cworld.errors import UsageError
+from cworld.engine.rules.safe import compiled, dot
+from cworld.errors import ContentError
 
 _WORD = re.compile(r"[\w@.+-]+", re.UNICODE)
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -106,53 +104,40 @@ FUNCTIONS: dict[str, Any] = {
 }
 
 
-class _WorldEval(EvalWithCompoundTypes):  # type: ignore[misc]
-    """simpleeval re-checks every intermediate value recursively for modules and forbidden functions, which
-    walks whole collections of the world on each step. Names here hold JSON data and the functions above,
-    none of which returns a module or a forbidden function, so the value itself is checked, not its
-    contents: the same guarantee at a cost independent of the world's size."""
-
-    def _check_disallowed_items(self, item: Any) -> None:
-        if type(item) in _SCALARS or type(item) in (dict, list):
-            return
-        super()._check_disallowed_items(item if not isinstance(item, list | tuple | set | frozenset | dict) else ())
-
-
-_SCALARS = (str, int, float, bool, type(None))
-#: Documents in worlds are long (a docs app caps content at 100,000 characters): simpleeval's default
-#: 100,000-character cap on a string result would refuse a legitimate append.
-simpleeval.MAX_STRING_LENGTH = 10**7
-
-
 class RuleExprError(Exception):
     """An expression of a rule failed: a content error, reported with the rule's name."""
 
 
 @lru_cache(maxsize=8192)
 def parsed(expr: str) -> ast.AST:
-    try:
-        return ast.parse(expr.strip(), mode="eval").body
-    except SyntaxError as exc:
-        raise UsageError(f"operation rule expression {expr!r} is not valid Python: {exc.msg}") from None
+    """The expression's syntax tree (what names it reads); a ContentError when it is not valid."""
+    compiled(expr)
+    return ast.parse(expr.strip(), mode="eval").body
 
 
 class Evaluator:
-    """Evaluates a rule's expressions with one set of names; names can be bound as steps run."""
+    """Evaluates a rule's expressions over one scope of names; names can be bound as steps run."""
 
     def __init__(self, names: dict[str, Any], functions: dict[str, Any] | None = None) -> None:
-        self.names = names
-        self.functions = functions if functions is not None else dict(FUNCTIONS)
-        self._eval = _WorldEval(operators=DEFAULT_OPERATORS, functions=self.functions, names=names)
+        self.names: dict[str, Any] = {"__builtins__": {}, "_dot": dot, **(functions or FUNCTIONS), **names}
 
     def define(self, name: str, fn: Any) -> None:
         """Make `fn` callable by name in expressions (a rule's `defs`, `coll`)."""
-        self.functions[name] = fn
+        self.names[name] = fn
 
     def function(self, params: list[str], expr: str) -> Any:
         """A callable evaluating `expr` with `params` bound over this evaluator's names (a rule's `defs`)."""
+        code = compiled(expr)
+
         def call(*values: Any) -> Any:
-            inner = Evaluator({**self.names, **dict(zip(params, values, strict=False))}, self.functions)
-            return inner(expr)
+            scope = dict(self.names)
+            scope.update(zip(params, values, strict=False))
+            try:
+                return eval(code, scope)  # noqa: S307 - compiled from an allow-listed tree (safe.py)
+            except RuleExprError:
+                raise
+            except Exception as exc:
+                raise RuleExprError(f"{expr.strip()[:200]!r}: {type(exc).__name__}: {exc}") from None
         return call
 
     def bind(self, name: str, value: Any) -> None:
@@ -162,12 +147,13 @@ class Evaluator:
         """A string is an expression; anything else (numbers, booleans, None, dicts of expressions) is
         evaluated structurally, so `{"status": "'open'"}` builds a dict."""
         if isinstance(expr, str):
+            code = compiled(expr)
             try:
-                return self._eval.eval(expr, previously_parsed=parsed(expr))
-            except UsageError:
+                return eval(code, self.names)  # noqa: S307 - compiled from an allow-listed tree (safe.py)
+            except RuleExprError:
                 raise
             except Exception as exc:
-                raise RuleExprError(f"{expr!r}: {type(exc).__name__}: {exc}") from None
+                raise RuleExprError(f"{expr.strip()[:200]!r}: {type(exc).__name__}: {exc}") from None
         if isinstance(expr, dict):
             return {k: self(v) for k, v in expr.items()}
         if isinstance(expr, list):
@@ -179,6 +165,6 @@ class Evaluator:
         def one(match: re.Match[str]) -> str:
             try:
                 return str(self(match.group(1)))
-            except RuleExprError:
+            except (RuleExprError, ContentError):
                 return match.group(0)
         return _PLACEHOLDER.sub(one, template)

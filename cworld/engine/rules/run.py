@@ -50,7 +50,7 @@ def collection_names(rule: Rule, state_keys: set[str]) -> set[str]:
 def _names_of(_rule_id: int, rule: Rule, state_keys: frozenset[str]) -> set[str]:
     found: set[str] = set()
     for text in [*expressions(rule), *_collections_named(rule)]:
-        found |= _identifiers(text)
+        found |= identifiers(text)
     return set(state_keys) if "state" in found else found & state_keys
 
 
@@ -60,7 +60,7 @@ def _collections_named(rule: Rule) -> list[str]:
 
 
 @lru_cache(maxsize=8192)
-def _identifiers(text: str) -> frozenset[str]:
+def identifiers(text: str) -> frozenset[str]:
     try:
         tree = parsed(text)
     except Exception:

@@ -11,13 +11,13 @@ written out as YAML for a person to review (`cworld world rules SERVER`). docs/w
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from cworld.engine.rules.safe import compiled
 from cworld.errors import ContentError
 
 #: An app error kind (the sandbox's `AppError` kinds) or a ToolResult error class; kinds map onto classes
@@ -159,9 +159,9 @@ def parse_rule(data: Any, where: str) -> Rule:
         raise ContentError(f"{where}: field '{loc}': {first['msg']}") from None
     for text in expressions(rule):
         try:
-            ast.parse(text.strip(), mode="eval")
-        except SyntaxError as exc:
-            raise ContentError(f"{where}: expression {text.strip()[:80]!r} is not valid: {exc.msg}") from None
+            compiled(text)
+        except ContentError as exc:
+            raise ContentError(f"{where}: {exc}") from None
     rule.origin = where
     return rule
 
@@ -198,9 +198,9 @@ def load_server_rules(path: Path) -> ServerRules:
     for name, fn in (raw.get("defs") or {}).items():
         text = fn.get("expr", "") if isinstance(fn, dict) else ""
         try:
-            ast.parse(str(text).strip(), mode="eval")
-        except SyntaxError as exc:
-            raise ContentError(f"{path}: defs.{name}: expression is not valid: {exc.msg}") from None
+            compiled(str(text))
+        except ContentError as exc:
+            raise ContentError(f"{path}: defs.{name}: {exc}") from None
     try:
         return ServerRules(server=str(raw.get("server") or path.stem), consts=raw.get("consts") or {},
                            defs=raw.get("defs") or {}, tools=tools)
