@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "run": "run",
     "synth": "synth",
     "engine": "engine",
+    "world": "world",
     "forge": "forge",
     "llm": "llm_local",
 }

@@ -84,6 +84,11 @@ def before(a: Any, b: Any) -> bool:
     return ta is not None and tb is not None and ta < tb
 
 
+def re_match(pattern: str, text: Any) -> bool:
+    """`text` matches the regular expression from its start (Python's `re.match`)."""
+    return isinstance(text, str) and re.match(pattern, text) is not None
+
+
 def money(value: Any) -> float:
     return round(float(value) + 1e-9, 2)
 
@@ -99,7 +104,7 @@ FUNCTIONS: dict[str, Any] = {
     "len": len, "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted, "list": list,
     "dict": dict, "set": set, "round": round, "abs": abs, "int": int, "float": float, "str": str, "bool": bool,
     "matches": matches, "words": words, "norm": norm, "secret": secret, "later": later, "before": before,
-    "money": money, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
+    "money": money, "re_match": re_match, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple,
 }
 

@@ -139,7 +139,9 @@ class RuleRun:
             raise RuleFailed("auth", self.ev.text(message))
         expires = live.get("expires_at")
         if expires and str(expires) <= self.ctx.now:
-            raise RuleFailed("auth", f"token expired at {expires}; log in again for a new one")
+            template = step.expired_message or "token expired at {expires}; log in again for a new one"
+            self.ev.bind("expires", expires)
+            raise RuleFailed("auth", self.ev.text(template))
 
     def _find(self, step: Check) -> None:
         name = step.find or ""
@@ -182,7 +184,9 @@ class RuleRun:
         target = self.ev(effect.set or effect.add or effect.append)
         if not isinstance(target, dict):
             raise RuleExprError(f"the target {effect.set or effect.add or effect.append!r} is not a record")
-        for name, expr in (effect.to or {}).items():
+        fields = dict(effect.to or {})
+        pairs = [(str(self.ev(effect.key)), effect.value)] if effect.key is not None else list(fields.items())
+        for name, expr in pairs:
             value = self.ev(expr)
             if effect.set is not None:
                 target[name] = value

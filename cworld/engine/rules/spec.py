@@ -47,6 +47,7 @@ class Check(_Strict):
     if_: str | None = Field(None, alias="if")
     error: ErrorClass | None = None
     message: str | None = None
+    expired_message: str | None = Field(None, description="auth: the message for a token past its expiry")
 
     @model_validator(mode="after")
     def _one_kind(self) -> Check:
@@ -60,7 +61,8 @@ class Check(_Strict):
 
 class Effect(_Strict):
     """One change. `set`/`add`/`append`: the target expression is a record; `to` maps fields to values
-    (add: numbers added; append: items appended to a list field). `create`: a collection (name, kind or
+    (add: numbers added; append: items appended to a list field), or `key` (an expression) names the one
+    field and `value` gives it (`set: last_read, key: args.conversation_id, value: now`). `create`: a collection (name, kind or
     expression giving a map); the key is `key` or the next id with prefix `id`; `record` its fields;
     `as` binds the record (and `<as>_key`). `delete`: remove `key` from the collection. `each`: run `do`
     for every item of an iterable bound to `as`. `let`: bind values. `if`: a guard."""
@@ -69,6 +71,7 @@ class Effect(_Strict):
     add: str | None = None
     append: str | None = None
     to: dict[str, Any] | None = None
+    value: Any = None
     create: str | None = None
     id: str | None = None
     key: str | None = None
@@ -85,8 +88,8 @@ class Effect(_Strict):
         kinds = [k for k in ("set", "add", "append", "create", "delete", "each", "let") if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise ValueError(f"an effect has exactly one of set, add, append, create, delete, each, let; got {kinds or 'none'}")
-        if kinds[0] in ("set", "add", "append") and not self.to:
-            raise ValueError(f"{kinds[0]} needs 'to' (field -> value)")
+        if kinds[0] in ("set", "add", "append") and not self.to and self.key is None:
+            raise ValueError(f"{kinds[0]} needs 'to' (field -> value), or 'key' and 'value' (a computed field)")
         if self.create is not None and not (self.id or self.key):
             raise ValueError("create needs 'id' (a prefix) or 'key' (an expression)")
         if self.delete is not None and not self.key:

@@ -80,6 +80,10 @@ class SandboxSession:
         for name, app in self.apps.items():
             self.state[name] = app.initial_state(derive_rng(self.seed, f"sandbox:state:{name}"))
 
+    def id_counters(self) -> dict[str, int]:
+        """Id prefix -> the last number used (a copy): where the session's id sequences continue."""
+        return dict(self._id_counters)
+
     def new_id(self, prefix: str) -> str:
         n = self._id_counters.get(prefix, 0) + 1
         self._id_counters[prefix] = n

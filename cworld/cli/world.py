@@ -1,0 +1,168 @@
+"""`cworld world build|show|load`: the world of a seed, built before any task (docs/world-engine.md)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from cworld.cli.common import echo_json, environment, json_option, workspace
+
+if TYPE_CHECKING:
+    from cworld.data_model import ToolSpec
+    from cworld.engine.cards.card import CategoryCard
+    from cworld.engine.world.base import ServerWorld, World
+
+#: Records shown per kind by `world show` when no --limit is given.
+SHOWN = 3
+
+
+@click.group("world")
+def command() -> None:
+    """The world of a seed: every server's records, the same for every task of that seed."""
+
+
+def _tools_and_cards(ctx: click.Context) -> tuple[list[ToolSpec], dict[str, CategoryCard]]:
+    from cworld.engine.cards.card import load_cards
+    from cworld.registry.tools import environment_tools
+
+    env = environment(ctx)
+    return environment_tools(env, workspace(ctx)).tools, load_cards(env.category_cards)
+
+
+def _known(server: str, tools: list[ToolSpec], cards: dict[str, CategoryCard], saved: Iterable[str] = ()) -> str:
+    """`server` if the world has it; else a one-line error naming the closest servers."""
+    from cworld.engine.world.build import world_servers
+    from cworld.errors import UsageError
+
+    names = sorted({*world_servers(tools, cards), *saved})
+    if server in names:
+        return server
+    close = difflib.get_close_matches(server, names, n=5, cutoff=0.5)
+    hint = f"did you mean {', '.join(close)}?" if close else f"servers: {', '.join(names[:12])}{', ...' if len(names) > 12 else ''}"
+    raise UsageError(f"no server '{server}' in the world (stateless servers hold none); {hint}")
+
+
+def _counts(sw: ServerWorld) -> dict[str, int]:
+    """Records per card kind (a sandbox app's other values, such as its user, are not kinds)."""
+    out = {}
+    for kind in sw.kinds:
+        records = sw.collection(kind)
+        if records is not None:
+            out[kind] = len(records)
+    return out
+
+
+def _count_line(sw: ServerWorld) -> str:
+    counts = ", ".join(f"{kind} {n}" for kind, n in _counts(sw).items()) or "no records"
+    card = f"card {sw.card}" if sw.card else sw.source
+    return f"{sw.server} ({card}): {counts}"
+
+
+@command.command("build")
+@click.option("--seed", "seeds", multiple=True, type=int, default=(0,), show_default=True,
+              help="A seed to build the world of; repeat for several.")
+@click.option("--size", type=click.IntRange(min=1), default=None,
+              help="Records per kind of every generated server (default: 20-200 drawn per kind).")
+@click.option("--server", "servers", multiple=True, help="Build only this server; repeat for several.")
+@click.pass_context
+def build_command(ctx: click.Context, seeds: tuple[int, ...], size: int | None, servers: tuple[str, ...]) -> None:
+    """Build and save the worlds of the seeds: one line per server, its records per kind."""
+    from cworld.engine.world.build import build_world, world_folder
+
+    tools, cards = _tools_and_cards(ctx)
+    chosen = [_known(s, tools, cards) for s in servers] or None
+    folder = world_folder(workspace(ctx))
+    for seed in seeds:
+        world = build_world(seed, tools, cards, size=size, servers=chosen)
+        out = world.save(folder)
+        for name in sorted(world.servers):
+            click.echo(_count_line(world.servers[name]))
+        click.echo(f"seed {seed} (now {world.now}): {len(world.servers)} servers saved to {out}")
+
+
+def _server_world(ctx: click.Context, server: str, seed: int) -> tuple[World, ServerWorld]:
+    """The server's saved world for the seed, built (and saved) first if it was not."""
+    from cworld.engine.world.base import World
+    from cworld.engine.world.build import load_or_build, world_folder
+
+    tools, cards = _tools_and_cards(ctx)
+    saved = World.load(world_folder(workspace(ctx)), seed, [server])
+    known = _known(server, tools, cards, list(saved.servers) if saved else [])
+    world = load_or_build(workspace(ctx), seed, tools, cards, servers=[known])
+    return world, world.servers[known]
+
+
+@command.command("show")
+@click.argument("server")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--kind", default=None, help="Only this entity kind (or collection).")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help=f"Records per kind [default: {SHOWN}; JSON: all].")
+@json_option
+@click.pass_context
+def show_command(ctx: click.Context, server: str, seed: int, kind: str | None, limit: int | None, as_json: bool) -> None:
+    """A server's world: its records per kind, then the first records of each kind."""
+    world, sw = _server_world(ctx, server, seed)
+    kinds = _kinds_shown(sw, kind)
+    if as_json:
+        echo_json({**sw.to_json(), "seed": seed, "now": world.now, "state": _shown_state(sw, kinds, limit)})
+        return
+    click.echo(f"{_count_line(sw)}  [seed {seed}, now {world.now}, {sw.source}]")
+    for name in kinds:
+        _print_records(name, sw.collection(name) or {}, SHOWN if limit is None else limit)
+
+
+def _kinds_shown(sw: ServerWorld, kind: str | None) -> list[str]:
+    """The kinds to show: all, or the one --kind names (a kind or its collection)."""
+    from cworld.errors import UsageError
+
+    if kind is None:
+        return [k for k in sw.kinds if sw.collection(k) is not None]
+    by_collection = {collection: k for k, collection in sw.kinds.items()}
+    found = kind if kind in sw.kinds else by_collection.get(kind)
+    if found is None or sw.collection(found) is None:
+        raise UsageError(f"{sw.server} has no kind '{kind}'; its kinds: {', '.join(sw.kinds) or 'none'}")
+    return [found]
+
+
+def _shown_state(sw: ServerWorld, kinds: list[str], limit: int | None) -> dict[str, Any]:
+    out = {}
+    for kind in kinds:
+        records = sw.collection(kind) or {}
+        out[sw.kinds[kind]] = dict(list(records.items())[:limit]) if limit is not None else records
+    if len(kinds) == len(sw.kinds) and limit is None:
+        return sw.state  # the whole state, app-level values (a sandbox app's user, cart) included
+    return out
+
+
+def _print_records(kind: str, records: dict[str, Any], limit: int) -> None:
+    click.echo(f"{kind} ({len(records)}):")
+    for key, record in list(records.items())[:limit]:
+        text = json.dumps(record, ensure_ascii=False, default=str)
+        click.echo(f"  {key}  {text if len(text) <= 200 else text[:197] + '...'}")
+
+
+@command.command("load")
+@click.argument("server")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--seed", default=0, show_default=True)
+@click.pass_context
+def load_command(ctx: click.Context, server: str, file: Path, seed: int) -> None:
+    """Replace SERVER's world for the seed with FILE's records ({kind: [records...]}, JSON or YAML)."""
+    from cworld.engine.world.base import World
+    from cworld.engine.world.build import server_cards, user_world, world_folder, world_now
+
+    tools, cards = _tools_and_cards(ctx)
+    folder = world_folder(workspace(ctx))
+    saved = World.load(folder, seed, [server])
+    known = _known(server, tools, cards, list(saved.servers) if saved else [])
+    before = saved.servers.get(known) if saved else None
+    card = server_cards(tools, cards).get(known) or cards.get((before.card if before else None) or "generic")
+    sw = user_world(known, file, seed, card or cards["generic"])  # a bad file fails here: nothing is written
+    out = World(seed=seed, now=saved.now if saved else world_now(seed), servers={known: sw}).save(folder)
+    click.echo(_count_line(sw))
+    click.echo(f"loaded {file} as the world of {known} for seed {seed}: {out}")

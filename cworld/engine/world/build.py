@@ -1,0 +1,448 @@
+"""Build the world of a seed: every server's records, before any task and independent of every task.
+
+A stateful sandbox app's world is its seeded state, the one a live episode of the seed starts from. Any
+other server of the tool list (harvested, catalog, recorded real servers) gets a world generated from the
+category card most of its tools get: one collection per entity kind the card declares, named by the
+kind's plural (`contact` -> `contacts`, `person` -> `people`; the kind itself when no plural reads back
+as it, `status`), with tens to hundreds of records of Faker values (`plausible.record_values`, through
+`state.new_record`) whose `<kind>_id` fields name existing records. Stateless servers hold no world.
+Every draw takes its own `derive_rng(seed, purpose)`, so a server's world depends on the seed, the
+server and its card only: same seed, same world, whichever servers are built together.
+Saved as `<workspace>/worlds/seed-N/SERVER.json` (docs/world-engine.md, "The world").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.assign import CardIndex
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.operations import singular_word
+from cworld.engine.world.base import ServerWorld, World
+from cworld.engine.world.idformat import card_format
+from cworld.engine.world.state import Collection, new_record
+from cworld.environment import Workspace
+from cworld.errors import UsageError
+from cworld.sandbox.framework.app import SandboxApp
+from cworld.sandbox.framework.session import SandboxSession, seeded_start
+from cworld.schemas.plausible import session_clock
+from cworld.seeding import derive_rng
+
+#: Records per kind when no size is given: drawn per (seed, server, kind) by `default_size`.
+DEFAULT_SIZE = (20, 200)
+#: Records per kind drawn whole; the rest borrow their costly fields (`POOLED_TYPES`) from these.
+POOL = 32
+POOLED_TYPES = frozenset({"url", "path", "text"})
+#: Repeats of held natural keys after which a kind is complete (its key values ran out).
+MAX_REPEATS = 50
+WORLDS_FOLDER = "worlds"
+_REF = re.compile(r"^(.+?)_ids?$")
+_SEQUENCE_ID = re.compile(r"^([A-Za-z]+)_(\d+)$")
+_DRAWN_PARTS = ("{sha}", "{hex8}", "{uuid}")
+#: How `Collection.natural_key` makes a taken key unique: `main-1`, `notes-2.txt`.
+_REPEAT_SUFFIX = re.compile(r"-\d+(?=(\.[A-Za-z0-9]+)?$)")
+
+
+# --- the sandbox apps -------------------------------------------------------------------------------
+@cache
+def _apps() -> dict[str, type[SandboxApp]]:
+    from cworld.sandbox.catalog import all_apps
+
+    return {app.name: app for app in all_apps()}
+
+
+def stateful_apps() -> dict[str, type[SandboxApp]]:
+    return {name: app for name, app in _apps().items() if app.stateful}
+
+
+def app_kinds(app: type[SandboxApp]) -> dict[str, str]:
+    """Card entity kind -> the app's collection (`product` -> `catalog`): `entity_kinds` reversed."""
+    return {kind: collection for collection, kind in app.entity_kinds.items()}
+
+
+def sandbox_world(seed: int) -> dict[str, ServerWorld]:
+    """Every stateful app's seeded state, from the same session a live episode of `seed` starts with."""
+    session = SandboxSession(seed, list(_apps().values()))
+    counters = session.id_counters()
+    return {name: ServerWorld(server=name, state=session.state[name], kinds=app_kinds(app), card=None,
+                              ids=_counters_used(session.state[name], counters), source="sandbox")
+            for name, app in stateful_apps().items()}
+
+
+def _counters_used(state: Any, counters: dict[str, int]) -> dict[str, int]:
+    """The session's id counters whose prefix the app's ids use: the counters are session-wide (the
+    next comment continues after every app's), so each app keeps the global number of its prefixes."""
+    found: set[str] = set()
+    _prefixes(state, found)
+    return {prefix: n for prefix, n in counters.items() if prefix in found}
+
+
+def _prefixes(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            _prefixes(key, found)
+            _prefixes(sub, found)
+    elif isinstance(value, list):
+        for sub in value:
+            _prefixes(sub, found)
+    elif isinstance(value, str) and (match := _SEQUENCE_ID.match(value)):
+        found.add(match.group(1))
+
+
+# --- generated worlds -------------------------------------------------------------------------------
+def collection_name(kind: str) -> str:
+    """The kind's plural when `singular_word` reads it back as the kind (`journal_entries`, `people`),
+    else the kind itself: one name per kind, and the engine's own singular finds the kind again."""
+    return next((plural for plural in _plurals(kind) if singular_word(plural) == kind), kind)
+
+
+def _plurals(kind: str) -> Iterator[str]:
+    if kind == "person":
+        yield "people"
+    if kind.endswith("y") and kind[-2:-1] not in ("a", "e", "i", "o", "u"):
+        yield kind[:-1] + "ies"
+    if kind.endswith(("s", "x", "ch", "sh")):
+        yield kind + "es"
+    yield kind + "s"
+
+
+def kind_named(card: CategoryCard, stem: str) -> str | None:
+    """The card kind an id field's stem names (`from_account` -> account), as the engine reads it."""
+    return next((e.name for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+
+
+def references(card: CategoryCard, entity: EntityType) -> list[tuple[str, bool, str]]:
+    """(field, is a list, kind) for each field of `entity` that points at records of a card kind."""
+    out = []
+    for name, kind in entity.fields.items():
+        match = _REF.match(name)
+        target = kind_named(card, match.group(1)) if match and kind in ("id", "list[id]") else None
+        if target is not None:
+            out.append((name, kind == "list[id]", target))
+    return out
+
+
+def build_order(card: CategoryCard) -> list[EntityType]:
+    """Referenced kinds before the kinds that name them (contacts before deals); a cycle keeps card order."""
+    order: list[EntityType] = []
+
+    def visit(entity: EntityType, path: frozenset[str]) -> None:
+        if entity in order or entity.name in path:
+            return
+        for _, _, target in references(card, entity):
+            visit(card.entity(target) or entity, path | {entity.name})
+        if entity not in order:
+            order.append(entity)
+
+    for entity in card.entities:
+        visit(entity, frozenset())
+    return order
+
+
+def generated_world(server: str, card: CategoryCard, seed: int, size: int | None = None) -> ServerWorld:
+    """A server's world of its card's kinds; `size` records per kind, else 20-200 drawn per kind. Dates
+    fall near the seed's clock, the one the sandbox apps start at."""
+    with session_clock(seeded_start(seed)):
+        collections = _generate(server, card, seed, size)
+    kinds = {kind: collection_name(kind) for kind in collections}
+    return ServerWorld(server=server, state={kinds[k]: c.records for k, c in collections.items()}, kinds=kinds,
+                       card=card.name, ids=_last_numbers(collections.values()), source="generated")
+
+
+def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> dict[str, Collection]:
+    keys: dict[str, list[str]] = {e.name: [] for e in card.entities}
+    refs: Callable[[str], list[str]] = lambda stem: keys.get(kind_named(card, stem) or "", [])  # noqa: E731
+    collections: dict[str, Collection] = {}
+    for entity in build_order(card):
+        coll = collections[entity.name] = Collection(entity, card_format(entity), refs=refs)
+        purpose = f"world:{server}:{entity.name}"
+        count = size if size is not None else default_size(derive_rng(seed, f"{purpose}:size"))
+        _fill(coll, count, derive_rng(seed, purpose), keys[entity.name])
+    _close_references(card, collections, keys, derive_rng(seed, f"world:{server}:references"))
+    return {e.name: collections[e.name] for e in card.entities}
+
+
+def default_size(rng: random.Random) -> int:
+    """Records of a kind when no size is asked for: 20-200, log-uniform, so most collections hold tens
+    and some hundreds, as in a real account (a few projects, many issues)."""
+    low, high = DEFAULT_SIZE
+    return round(math.exp(rng.uniform(math.log(low), math.log(high))))
+
+
+def _fill(coll: Collection, count: int, rng: random.Random, keys: list[str]) -> None:
+    """The card's examples first, then fresh records up to `count`; `keys` grows with them, so a kind
+    that names its own kind (a reply's parent) points at earlier records only. A natural key whose values
+    run out (there are only so many time zones) ends the kind early rather than invent `Europe/Paris-1`."""
+    for example in coll.entity.examples[:count]:
+        _add(coll, new_record(coll, rng, dict(example)), keys)
+    make, misses = _record_maker(coll, rng), 0
+    while len(coll.records) < count and misses < MAX_REPEATS:
+        misses += not _add(coll, make(), keys)
+
+
+def _record_maker(coll: Collection, rng: random.Random) -> Callable[[], dict[str, Any]]:
+    """Records drawn whole up to `POOL`, then records whose costly fields those lend (`_pooled_record`)."""
+    lenders: list[tuple[EntityType, list[dict[str, Any]]]] = []
+
+    def make() -> dict[str, Any]:
+        if len(coll.records) < POOL:
+            return new_record(coll, rng, _sequence_key(coll))
+        if not lenders:
+            lenders.append((_cheap_view(coll.entity), list(coll.records.values())))
+        return _pooled_record(coll, *lenders[0], rng)
+
+    return make
+
+
+def _add(coll: Collection, record: dict[str, Any], keys: list[str]) -> bool:
+    """Put a new record; False for a natural key `Collection.natural_key` had to make unique (`main-1`):
+    the kind's values ran out, and a world does not invent `Europe/Paris-1`."""
+    if _drawn_key(coll) and _REPEAT_SUFFIX.search(str(record.get(coll.key_field))):
+        return False
+    key = coll.put(record)
+    if len(keys) < len(coll.records):
+        keys.append(key)
+    return True
+
+
+def _drawn_key(coll: Collection) -> bool:
+    """The kind is keyed by a drawn value (a path, a branch, a time zone), not by a sequence."""
+    kind = coll.entity.fields.get(coll.key_field, "string")
+    return coll.key_field != "id" and kind not in ("int", "sha") and coll.entity.id_format == "{prefix}_{n:04d}"
+
+
+def _cheap_view(entity: EntityType) -> EntityType:
+    """The entity without its costly fields (urls, paths, texts), whose values a pool lends; the key
+    field stays, so every record still draws its own key."""
+    fields = {name: kind for name, kind in entity.fields.items()
+              if name == entity.key_field or kind.removeprefix("list[").rstrip("]") not in POOLED_TYPES}
+    return entity.model_copy(update={"fields": fields})
+
+
+def _pooled_record(coll: Collection, view: EntityType, pool: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """A record drawn as `new_record` draws one (its own person, place, numbers, dates, names and
+    references), but with each costly field taken from a random record of the pool: a url costs
+    Faker ~0.5 ms, the rest of a record ~0.1 ms. Lent lists are copies: records never share one."""
+    lent = {name: _copied(rng.choice(pool).get(name)) for name in coll.entity.fields if name not in view.fields}
+    drawn = Collection(view, coll.fmt, records=coll.records, next_number=coll.next_number, refs=coll.refs)
+    record = new_record(drawn, rng, {**(_sequence_key(coll) or {}), **lent})
+    return {name: record[name] for name in ("id", *coll.entity.fields) if name in record}
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else value
+
+
+def _sequence_key(coll: Collection) -> dict[str, Any] | None:
+    """The next id of an id-keyed kind, made without the rng: `IdFormat.make` draws a sha, a hex8 and a
+    uuid for every id (so the engine's rng stream never moves), a quarter of a record's cost here."""
+    fmt = coll.fmt
+    if coll.key_field != "id" or any(part in fmt.template for part in _DRAWN_PARTS):
+        return None
+    key = fmt.template.format(prefix=fmt.prefix, n=coll.next_number)
+    return {"id": int(key) if fmt.numeric or coll.entity.fields.get("id") == "int" else key}
+
+
+def _close_references(card: CategoryCard, collections: dict[str, Collection], keys: dict[str, list[str]],
+                      rng: random.Random) -> None:
+    """References no record could fill while its kind was built (a cycle, a kind's first record naming
+    its own kind) point at existing records after all, or at nothing: no id names a missing record."""
+    for kind, coll in collections.items():
+        for name, many, target in references(card, coll.entity):
+            known = set(keys[target])
+            choices = keys[target] if target != kind else []
+            for record in coll.records.values():
+                record[name] = _closed(record.get(name), many, known, choices, rng)
+
+
+def _closed(value: Any, many: bool, known: set[str], choices: list[str], rng: random.Random) -> Any:
+    if not many:
+        return value if str(value) in known else (rng.choice(choices) if choices else None)
+    kept = [v for v in value if str(v) in known] if isinstance(value, list) else []
+    return kept or (rng.sample(choices, min(len(choices), rng.randint(1, 2))) if choices else [])
+
+
+def _last_numbers(collections: Iterable[Collection]) -> dict[str, int]:
+    """Id prefix -> the last number its sequence used, for kinds whose ids are numbered."""
+    out: dict[str, int] = {}
+    for coll in collections:
+        if "{n" in coll.fmt.template and coll.next_number > 1:
+            prefix = coll.fmt.prefix or coll.entity.id_prefix
+            out[prefix] = max(out.get(prefix, 0), coll.next_number - 1)
+    return out
+
+
+# --- the world of a seed ----------------------------------------------------------------------------
+def world_now(seed: int) -> str:
+    """The seed's clock start, ISO 8601 UTC: the sandbox's, so every server shares one clock."""
+    return seeded_start(seed).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def server_cards(tools: Iterable[ToolSpec], cards: dict[str, CategoryCard]) -> dict[str, CategoryCard]:
+    """Each server's card: the one most of its tools get (a tie goes to the first name)."""
+    index = CardIndex(cards)
+    votes: dict[str, Counter[str]] = {}
+    for tool in tools:
+        votes.setdefault(tool.server, Counter())[index.card_for(tool).name] += 1
+    return {server: cards[max(sorted(count), key=count.__getitem__)] for server, count in votes.items()}
+
+
+def world_servers(tools: Iterable[ToolSpec], cards: dict[str, CategoryCard]) -> list[str]:
+    """The servers a world holds: every stateful app, and every server of `tools` that is no sandbox app."""
+    generated = [s for s in server_cards(tools, cards) if s not in _apps()]
+    return sorted({*stateful_apps(), *generated})
+
+
+def build_world(seed: int, tools: Iterable[ToolSpec], cards: dict[str, CategoryCard], size: int | None = None,
+                servers: Iterable[str] | None = None) -> World:
+    """The world of `seed`: the sandbox apps' seeded states and a generated world for every other server
+    of `tools` (`servers`: only those). `size` is records per generated kind (the apps keep their own)."""
+    wanted = set(servers) if servers is not None else None
+    world = World(seed=seed, now=world_now(seed))
+    if wanted is None or wanted & set(stateful_apps()):
+        world.servers.update({k: v for k, v in sandbox_world(seed).items() if wanted is None or k in wanted})
+    for server, card in sorted(server_cards(tools, cards).items()):
+        if server not in _apps() and (wanted is None or server in wanted):
+            world.servers[server] = generated_world(server, card, seed, size)
+    return world
+
+
+def world_folder(workspace: Workspace | Path) -> Path:
+    root = workspace.root if isinstance(workspace, Workspace) else Path(workspace)
+    return root / WORLDS_FOLDER
+
+
+def load_or_build(workspace: Workspace | Path, seed: int, tools: Iterable[ToolSpec], cards: dict[str, CategoryCard],
+                  servers: Iterable[str] | None = None) -> World:
+    """The saved world of `seed` (only `servers`, when given); servers it misses are built and saved
+    beside it, so the first call builds and every later one loads the same world."""
+    tools = list(tools)
+    folder = world_folder(workspace)
+    wanted = list(servers) if servers is not None else world_servers(tools, cards)
+    world = World.load(folder, seed, wanted) or World(seed=seed, now=world_now(seed))
+    missing = [s for s in wanted if s not in world.servers]
+    if missing or not (folder / f"seed-{seed}").is_dir():
+        built = build_world(seed, tools, cards, servers=missing)
+        built.save(folder)
+        world.servers.update(built.servers)
+    return world
+
+
+# --- a user's own records ---------------------------------------------------------------------------
+def load_records_file(server: str, path: Path, card: CategoryCard, kinds: dict[str, str] | None = None) -> ServerWorld:
+    """A server's world from a JSON or YAML file `{kind or collection: [records] | {key: record}}`; list
+    records are keyed by the kind's key field (or `id`; an id-keyed record without one gets the next id
+    of the card's format). `kinds` (kind -> collection) is a layout of the server's own (a sandbox app's)."""
+    layout = {e.name: (kinds or {}).get(e.name, collection_name(e.name)) for e in card.entities}
+    collections: dict[str, Collection] = {}
+    for name, records in _read_records(path).items():
+        entity = _entity_of(name, card, layout, path, server)
+        coll = collections.setdefault(entity.name, Collection(entity, card_format(entity)))
+        for key, record in _keyed(records, coll, f"{path}: {name}", with_key=kinds is None):
+            coll.records[str(key)] = record
+            coll.note_key(key)
+    return ServerWorld(server=server, state={layout[k]: c.records for k, c in collections.items()},
+                       kinds={k: layout[k] for k in collections}, card=card.name,
+                       ids=_last_numbers(collections.values()), source=f"loaded:{path.name}")
+
+
+def user_world(server: str, path: Path, seed: int, card: CategoryCard) -> ServerWorld:
+    """`cworld world load`: the file's records as the server's world. A sandbox app keeps the rest of its
+    seeded state (its user, its cart, the collections the file does not give), so its tools still run."""
+    app = stateful_apps().get(server)
+    if app is None:
+        return load_records_file(server, path, card)
+    loaded = load_records_file(server, path, card, app_kinds(app))
+    base = sandbox_world(seed)[server]
+    ids = {p: max(base.ids.get(p, 0), loaded.ids.get(p, 0)) for p in {*base.ids, *loaded.ids}}
+    return ServerWorld(server=server, state={**base.state, **loaded.state}, kinds={**base.kinds, **loaded.kinds},
+                       card=None, ids=dict(sorted(ids.items())), source=loaded.source)
+
+
+def _read_records(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file; give a JSON or YAML file of {{kind: [records...]}}")
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text) if path.suffix.lower() in (".yaml", ".yml") else json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: not readable ({exc})") from None
+    if not isinstance(data, dict) or not data:
+        raise UsageError(f"{path}: expected an object {{kind: [records...] | {{key: record}}}}, one entry per kind")
+    return data
+
+
+def _entity_of(name: str, card: CategoryCard, layout: dict[str, str], path: Path, server: str) -> EntityType:
+    """The card kind a file's entry names: the kind, its collection, or a plural of it."""
+    by_collection = {collection: kind for kind, collection in layout.items()}
+    kind = name if card.entity(name) else by_collection.get(name) or singular_word(name)
+    entity = card.entity(kind)
+    if entity is None:
+        declared = ", ".join(e.name for e in card.entities) or "none"
+        raise UsageError(f"{path}: '{name}' is not an entity kind of card '{card.name}' (server {server}); "
+                         f"it declares: {declared}")
+    return entity
+
+
+def _keyed(records: Any, coll: Collection, where: str, with_key: bool) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """(key, record) pairs of a list or a {key: record} map; `with_key`: a record without its key gets
+    it, as generated records hold theirs (a sandbox app's layout keeps records as the file gives them)."""
+    if isinstance(records, dict):
+        items: list[tuple[Any, Any]] = list(records.items())
+    elif isinstance(records, list):
+        items = [(_own_key(record, coll, f"{where}[{i}]"), record) for i, record in enumerate(records)]
+    else:
+        raise UsageError(f"{where}: expected a list of records or a {{key: record}} object")
+    taken = _explicit_keys(items, coll, where)
+    rng = derive_rng(0, f"world:load:{coll.entity.name}")
+    for key, record in items:
+        if key is None:
+            key = _fresh_key(coll, rng, taken)
+        owned = not with_key or coll.key_field in record or "id" in record
+        yield key, record if owned else {coll.key_field: key, **record}
+
+
+def _own_key(record: Any, coll: Collection, where: str) -> Any:
+    if not isinstance(record, dict):
+        raise UsageError(f"{where}: a record must be an object")
+    key = record.get(coll.key_field, record.get("id"))
+    if key is None and coll.key_field != "id":
+        raise UsageError(f"{where}: the record has no '{coll.key_field}' (or 'id'), which keys a {coll.entity.name}")
+    return key
+
+
+def _explicit_keys(items: list[tuple[Any, Any]], coll: Collection, where: str) -> set[str]:
+    """The keys the file gives, each once; the id sequence continues after them."""
+    taken: set[str] = set()
+    for key, record in items:
+        if not isinstance(record, dict):
+            raise UsageError(f"{where}: record {key!r} is not an object")
+        if key is not None and str(key) in taken:
+            raise UsageError(f"{where}: two records have the key {key!r}")
+        if key is not None:
+            taken.add(str(key))
+            coll.note_key(key)
+    return taken
+
+
+def _fresh_key(coll: Collection, rng: random.Random, taken: set[str]) -> Any:
+    key = coll.new_key(rng)
+    while str(key) in taken:
+        key = coll.new_key(rng)
+    taken.add(str(key))
+    return key

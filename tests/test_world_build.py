@@ -1,0 +1,245 @@
+"""The world of a seed (issue 22): built before any task, the same for the same seed, saved and loaded."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cworld.cli.main import cli, main
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.card import CategoryCard, load_cards
+from cworld.engine.world import build as world_build
+from cworld.engine.world.base import ServerWorld, World
+from cworld.engine.world.build import (
+    build_world,
+    collection_name,
+    generated_world,
+    load_or_build,
+    load_records_file,
+    references,
+    server_cards,
+    world_folder,
+    world_now,
+)
+from cworld.environment import Environment
+from cworld.errors import UsageError
+from cworld.registry.harvest.catalog import harvested_specs
+from cworld.registry.manifest import load_catalog
+from cworld.registry.tools import environment_tools
+from cworld.sandbox.catalog import all_apps
+from cworld.sandbox.framework.session import SandboxSession
+
+HARVESTED = "aashari-mcp-server-atlassian-jira"
+
+
+@pytest.fixture(scope="module")
+def cards() -> dict[str, CategoryCard]:
+    return load_cards(Environment.resolve(None).category_cards)
+
+
+@pytest.fixture(scope="module")
+def tools() -> list[ToolSpec]:
+    """The unbuilt registry's tools (sandbox, catalogs, recorded real servers) and one harvested server."""
+    env = Environment.resolve(None)
+    spec = next(s for s in harvested_specs(env) if s.id == HARVESTED)
+    return [*environment_tools(env, None).tools, *load_catalog(env, spec)]
+
+
+@pytest.fixture(scope="module")
+def world(tools, cards) -> World:
+    return build_world(0, tools, cards)
+
+
+def as_json(world: World) -> str:
+    return json.dumps({"now": world.now, **{k: v.to_json() for k, v in world.servers.items()}}, sort_keys=True)
+
+
+def test_same_seed_same_world_other_seed_another(world, tools, cards):
+    assert as_json(build_world(0, tools, cards)) == as_json(world)
+    other = build_world(1, tools, cards)
+    assert other.now != world.now
+    for server in ("helio-crm", HARVESTED, "shop"):
+        assert other.servers[server].state != world.servers[server].state
+
+
+def test_a_server_is_the_same_built_alone(world, tools, cards):
+    alone = build_world(0, tools, cards, servers=["helio-crm", "mail"])
+    assert sorted(alone.servers) == ["helio-crm", "mail"]
+    for name, sw in alone.servers.items():
+        assert sw.to_json() == world.servers[name].to_json()
+
+
+def test_world_holds_servers_not_stateless_ones(world, tools):
+    stateless = {a.name for a in all_apps() if not a.stateful}
+    assert not stateless & set(world.servers)
+    assert {a.name for a in all_apps() if a.stateful} <= set(world.servers)
+    assert {t.server for t in tools} - stateless == set(world.servers)
+    assert world.now == world_now(0) and world.now.endswith("Z")
+
+
+@pytest.mark.parametrize("app", ["shop", "finance"])
+def test_sandbox_world_is_the_seeded_state(app, world):
+    session = SandboxSession(0, all_apps())
+    sw = world.servers[app]
+    assert sw.source == "sandbox" and sw.card is None
+    assert sw.state == session.snapshot()[app]
+    app_type = next(a for a in all_apps() if a.name == app)
+    assert sw.kinds == {kind: coll for coll, kind in app_type.entity_kinds.items()}
+    counters = session.id_counters()
+    assert sw.ids and all(counters[prefix] == n for prefix, n in sw.ids.items())
+
+
+@pytest.mark.parametrize("server", ["helio-crm", HARVESTED])
+def test_generated_world_has_every_kind_with_existing_references(server, world, tools, cards):
+    card = server_cards(tools, cards)[server]
+    sw = world.servers[server]
+    assert sw.source == "generated" and sw.card == card.name
+    assert set(sw.kinds) == {e.name for e in card.entities}
+    for entity in card.entities:
+        records = sw.collection(entity.name)
+        assert records is not None and sw.kinds[entity.name] == collection_name(entity.name)
+        low = 10 if entity.key_field != "id" else 20  # a drawn natural key may run out of values early
+        assert low <= len(records) <= 200, (entity.name, len(records))
+        for field, many, target in references(card, entity):
+            held = set(sw.collection(target) or {})
+            for record in records.values():
+                values = record[field] if many else [record[field]]
+                assert all(str(v) in held for v in values if v is not None), (entity.name, field, record[field])
+
+
+def test_references_are_filled(world):
+    deals = world.servers["helio-crm"].collection("deal") or {}
+    contacts = world.servers["helio-crm"].collection("contact") or {}
+    assert all(d["contact_id"] in contacts for d in deals.values())
+
+
+def test_collection_names():
+    assert [collection_name(k) for k in ("contact", "person", "journal_entry", "address", "status", "key")] == [
+        "contacts", "people", "journal_entries", "addresses", "status", "keys"]
+
+
+def test_ten_thousand_records_per_kind_quickly(cards):
+    started = time.process_time()
+    sw = generated_world("helio-crm", cards["crm"], 0, size=10_000)
+    spent = time.process_time() - started
+    assert {e.name: len(sw.collection(e.name) or {}) for e in cards["crm"].entities} == dict.fromkeys(
+        [e.name for e in cards["crm"].entities], 10_000)
+    assert spent < 10, f"{spent:.1f} s of CPU for 40,000 records"
+    names = {r["name"] for r in (sw.collection("contact") or {}).values()}
+    assert len(names) > 5_000  # the bulk is not a few records repeated
+    assert sw.ids["ct"] == 10_000
+
+
+def test_load_or_build_builds_once_then_loads_and_completes(tmp_path, tools, cards, monkeypatch):
+    wanted = ["helio-crm", "mail"]
+    first = load_or_build(tmp_path, 0, tools, cards, servers=wanted)
+    folder = world_folder(tmp_path) / "seed-0"
+    assert {p.name for p in folder.iterdir()} == {"_world.json", "helio-crm.json", "mail.json"}
+    monkeypatch.setattr(world_build, "build_world", lambda *a, **k: pytest.fail("built again"))
+    again = load_or_build(tmp_path, 0, tools, cards, servers=wanted)
+    assert as_json(again) == as_json(first)
+    monkeypatch.undo()
+    (folder / "mail.json").unlink()
+    completed = load_or_build(tmp_path, 0, tools, cards, servers=wanted)
+    assert (folder / "mail.json").is_file() and as_json(completed) == as_json(first)
+
+
+def write(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return path
+
+
+def test_load_records_file(tmp_path, cards):
+    data = {"contacts": [{"id": "ct_0041", "name": "Ada Lovelace"}, {"name": "No Id Yet"}],
+            "deal": {"deal_0007": {"title": "Renewal", "contact_id": "ct_0041"}}}
+    sw = load_records_file("helio-crm", write(tmp_path / "crm.json", data), cards["crm"])
+    assert sw.source == "loaded:crm.json" and sw.card == "crm"
+    assert list(sw.collection("contact") or {}) == ["ct_0041", "ct_0042"]
+    assert (sw.collection("deal") or {})["deal_0007"] == {"id": "deal_0007", "title": "Renewal", "contact_id": "ct_0041"}
+    assert sw.ids == {"ct": 42, "deal": 7}
+    yaml_file = tmp_path / "crm.yaml"
+    yaml_file.write_text("contact:\n  - {id: ct_0001, name: Grace Hopper}\n")
+    assert list(load_records_file("helio-crm", yaml_file, cards["crm"]).state) == ["contacts"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such file"),
+    ('{"contacts": [', "not valid JSON"),
+    ({"widgets": []}, "'widgets' is not an entity kind of card 'crm' (server helio-crm); it declares: contact, deal"),
+    ({"contacts": [1]}, "a record must be an object"),
+    ({"contacts": [{"id": "a"}, {"id": "a"}]}, "two records have the key 'a'"),
+])
+def test_load_records_file_errors_are_one_line(tmp_path, cards, content, message):
+    path = tmp_path / "data.json"
+    if content is not None:
+        write(path, content)
+    with pytest.raises(UsageError) as info:
+        load_records_file("helio-crm", path, cards["crm"])
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+# --- the CLI ------------------------------------------------------------------------------------------
+def invoke(ws: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["--workspace", str(ws), "world", *args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+def test_cli_build_and_show(tmp_path):
+    code, out = invoke(tmp_path, "build", "--seed", "0", "--seed", "2", "--size", "25", "--server", "helio-crm",
+                       "--server", "shop")
+    assert code == 0, out
+    assert "helio-crm (card crm): contact 25, deal 25, activity 25, task 25" in out
+    assert "shop (sandbox): product 48" in out
+    assert f"saved to {tmp_path / 'worlds' / 'seed-2'}" in out
+    assert (tmp_path / "worlds" / "seed-2" / "helio-crm.json").is_file()
+    code, out = invoke(tmp_path, "show", "helio-crm", "--kind", "deals", "--limit", "2")
+    lines = out.splitlines()
+    assert code == 0 and lines[1] == "deal (25):" and len(lines) == 4 and lines[2].startswith("  deal_0001  {")
+    code, out = invoke(tmp_path, "show", "helio-crm", "--seed", "2", "--json", "--limit", "1")
+    data = json.loads(out)
+    assert data["seed"] == 2 and [len(v) for v in data["state"].values()] == [1, 1, 1, 1]
+
+
+def test_cli_show_builds_a_missing_server(tmp_path):
+    code, out = invoke(tmp_path, "show", "mail", "--limit", "1")
+    assert code == 0 and out.startswith("mail (sandbox): contact 40")
+    assert (tmp_path / "worlds" / "seed-0" / "mail.json").is_file()
+
+
+def test_cli_unknown_server_is_one_line_exit_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--workspace", str(tmp_path), "world", "show", "helio-cr"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1 and "did you mean helio-crm" in err
+    assert "Traceback" not in err
+
+
+def test_cli_load_replaces_a_world_and_a_bad_file_keeps_it(tmp_path, capsys):
+    invoke(tmp_path, "build", "--server", "helio-crm")
+    good = write(tmp_path / "crm.json", {"contacts": [{"id": "ct_0001", "name": "Ada Lovelace"}]})
+    code, out = invoke(tmp_path, "load", "helio-crm", str(good))
+    assert code == 0 and "helio-crm (card crm): contact 1" in out
+    saved = tmp_path / "worlds" / "seed-0" / "helio-crm.json"
+    before = saved.read_bytes()
+    assert json.loads(before)["source"] == "loaded:crm.json"
+    for bad in (write(tmp_path / "bad.json", '{"contacts": ['), write(tmp_path / "odd.json", {"widgets": []})):
+        with pytest.raises(SystemExit) as info:
+            main(["--workspace", str(tmp_path), "world", "load", "helio-crm", str(bad)])
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and err.count("\n") == 1 and str(bad) in err
+        assert saved.read_bytes() == before
+
+
+def test_cli_load_into_a_sandbox_app_keeps_its_other_state(tmp_path):
+    data = write(tmp_path / "shop.json", {"catalog": {"SKU-9001": {"name": "Kettle", "price": 30.0}}})
+    code, out = invoke(tmp_path, "load", "shop", str(data))
+    assert code == 0 and "product 1" in out
+    sw = ServerWorld.from_json(json.loads((tmp_path / "worlds" / "seed-0" / "shop.json").read_text()))
+    assert sw.state["catalog"] == {"SKU-9001": {"name": "Kettle", "price": 30.0}}
+    assert sw.state["account"] == SandboxSession(0, all_apps()).state["shop"]["account"]
