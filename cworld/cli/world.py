@@ -166,3 +166,36 @@ def load_command(ctx: click.Context, server: str, file: Path, seed: int) -> None
     out = World(seed=seed, now=saved.now if saved else world_now(seed), servers={known: sw}).save(folder)
     click.echo(_count_line(sw))
     click.echo(f"loaded {file} as the world of {known} for seed {seed}: {out}")
+
+
+@command.command("rules")
+@click.argument("server")
+@click.option("--cards-only", is_flag=True, help="Leave the server's per-tool rules out: what its card alone gives.")
+@click.option("--write", "out", type=click.Path(path_type=Path), default=None,
+              help="Write the rules to this YAML file (a starting point for category_cards/_operations/SERVER.yaml).")
+@click.pass_context
+def rules_command(ctx: click.Context, server: str, cards_only: bool, out: Path | None) -> None:
+    """Each tool's operation rule on SERVER and where it comes from (override, family, inferred, or none:
+    the schema engine answers, marked simulated), as YAML a person reviews and corrects."""
+    from cworld.engine.rules import RulesEngine
+    from cworld.engine.rules.spec import load_operations, rule_yaml
+    from cworld.engine.world.build import build_world
+    from cworld.export.atomic import atomic_path
+
+    tools, cards = _tools_and_cards(ctx)
+    server = _known(server, tools, cards)
+    own = [t for t in tools if t.server == server]
+    world = build_world(0, own, cards, servers=[server], size=1)
+    engine = RulesEngine(cards, own, world=world, operations=load_operations(environment(ctx).category_cards / "_operations"),
+                         overrides=not cards_only)
+    found = {t.name: engine.rule_for(t) for t in own}
+    origins = {name: origin for name, (_, origin) in found.items()}
+    text = rule_yaml({name: rule for name, (rule, _) in found.items() if rule is not None})
+    summary = ", ".join(f"{o} {sum(v == o for v in origins.values())}" for o in ("override", "family", "inferred", "simulated"))
+    header = f"# {server}: {len(own)} tools ({summary}); simulated: {', '.join(n for n, o in origins.items() if o == 'simulated') or 'none'}\n"
+    if out is None:
+        click.echo(header + f"server: {server}\n" + text)
+        return
+    with atomic_path(out) as tmp:
+        tmp.write_text(header + f"server: {server}\n" + text, encoding="utf-8")
+    click.echo(f"{header.strip()}\nwritten to {out}")

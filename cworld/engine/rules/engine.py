@@ -223,7 +223,8 @@ class RulesEngine:
         own = self.operations.get(tool.server)
         ids_before = dict(server.ids)
         ctx = CallContext(server.state, args, state.now(), kinds=server.base.kinds, ids=server.ids,
-                          consts=own.consts if own else {}, defs=own.defs if own else {}, seed=state.seed)
+                          consts={**(own.consts if own else {}), **server.base.reference},
+                          defs=own.defs if own else {}, seed=state.seed)
         outcome = run_rule(rule, ctx, on_error=lambda exc: self._rule_error(tool, exc))
         if outcome.error_class:
             if not read_only:  # a refused write changes nothing but the clock (its time passed, as live)

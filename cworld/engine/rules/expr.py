@@ -90,7 +90,8 @@ def re_match(pattern: str, text: Any) -> bool:
 
 
 def money(value: Any) -> float:
-    return round(float(value) + 1e-9, 2)
+    """Rounded to cents as services (and the sandbox apps) round: Python's `round`."""
+    return round(float(value) + 0.0, 2)
 
 
 def next_key(collection: dict[str, Any], prefix: str) -> str:

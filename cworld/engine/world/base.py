@@ -40,6 +40,8 @@ class ServerWorld:
     ids: dict[str, int] = field(default_factory=dict)
     #: where the records came from: "sandbox", "generated" or "loaded:<file name>"
     source: str = "generated"
+    #: what the service knows beyond its records, from the seed alone (finance's market): rules' constants
+    reference: dict[str, Any] = field(default_factory=dict)
 
     def collection(self, kind_or_name: str) -> dict[str, Any] | None:
         """The `{key: record}` map of a card entity kind or a state collection name; None if absent."""
@@ -54,7 +56,8 @@ class ServerWorld:
 
     def to_json(self) -> dict[str, Any]:
         return {"format": WORLD_FORMAT, "server": self.server, "card": self.card, "source": self.source,
-                "kinds": self.kinds, "ids": self.ids, "state": self.state}
+                "kinds": self.kinds, "ids": self.ids, "state": self.state,
+                **({"reference": self.reference} if self.reference else {})}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], where: str = "world file") -> ServerWorld:
@@ -63,7 +66,7 @@ class ServerWorld:
                              "write it with `cworld world build` or `cworld world load`")
         return cls(server=str(data["server"]), state=data["state"], kinds=dict(data.get("kinds") or {}),
                    card=data.get("card"), ids={k: int(v) for k, v in (data.get("ids") or {}).items()},
-                   source=str(data.get("source") or "generated"))
+                   source=str(data.get("source") or "generated"), reference=dict(data.get("reference") or {}))
 
 
 @dataclass

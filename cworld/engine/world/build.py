@@ -76,7 +76,8 @@ def sandbox_world(seed: int) -> dict[str, ServerWorld]:
     session = SandboxSession(seed, list(_apps().values()))
     counters = session.id_counters()
     return {name: ServerWorld(server=name, state=session.state[name], kinds=app_kinds(app), card=None,
-                              ids=_counters_used(session.state[name], counters), source="sandbox")
+                              ids=_counters_used(session.state[name], counters), source="sandbox",
+                              reference=session.app(name).world_reference())
             for name, app in stateful_apps().items()}
 
 

@@ -58,6 +58,11 @@ class SandboxApp:
     #: category card names them (`{"catalog": "product"}`). Scenario entities are written from these, and a
     #: synthesized episode's end state is put back into them (docs/task-synthesis.md, "Scenario").
     entity_kinds: ClassVar[dict[str, str]] = {}
+
+    def world_reference(self) -> dict[str, Any]:
+        """What the service knows beyond its state and derives from the seed alone (finance's market and
+        price history): part of the seed's world for the world engine's rules (as named constants)."""
+        return {}
     #: Entity kinds of the category card that no state collection holds but answers show (flights and
     #: hotels of the knowledge base), each with the field that keys its records in answers
     #: (`{"flight": "flight_id", "airport": "code"}`). A scenario holds the records the verified run's

@@ -8,6 +8,9 @@ two steps (create, then confirm with a one-time code); trading follows market ho
 from __future__ import annotations
 
 from cworld.sandbox.apps._shared.records import produces
+from typing import Any
+
+from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.state import seed_state
 from cworld.sandbox.apps.finance.tools import FinanceTools
 from cworld.sandbox.apps.finance.tools_trading import TradingTools
@@ -51,3 +54,9 @@ class FinanceApp(FinanceTools, TradingTools, TransferTools):
     prerequisites = _edges()
 
     initial_state = seed_state
+
+    def world_reference(self) -> dict[str, Any]:
+        """The seed's market (listed and delisted securities) and the 60 trading days of closes before the
+        session's first day, by symbol: what quotes, history and fills are read from."""
+        listed = fin.market(self)
+        return {"MARKET": listed, "HISTORY": {s: [list(p) for p in fin.history(self, s, 60)] for s in listed["listed"]}}
