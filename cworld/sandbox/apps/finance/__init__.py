@@ -7,9 +7,9 @@ two steps (create, then confirm with a one-time code); trading follows market ho
 
 from __future__ import annotations
 
-from cworld.sandbox.apps._shared.records import produces
 from typing import Any
 
+from cworld.sandbox.apps._shared.records import produces
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.state import seed_state
 from cworld.sandbox.apps.finance.tools import FinanceTools
