@@ -21,7 +21,9 @@ from typing import Any
 
 from cworld.errors import UsageError
 
-WORLD_FORMAT = 1
+#: Bumped whenever what a world holds changes: a saved world of another format is rebuilt (loaded
+#: records, a user's own data, are kept).
+WORLD_FORMAT = 2
 #: The file of a seed's folder that says which seed and clock its server files belong to.
 META_FILE = "_world.json"
 
@@ -105,8 +107,10 @@ class World:
                  else [where / f"{_file_name(s)}.json" for s in servers])
         for path in paths:
             if path.is_file():
-                sw = ServerWorld.from_json(_read_json(path), str(path))
-                world.servers[sw.server] = sw
+                data = _read_json(path)
+                sw = ServerWorld.from_json(data, str(path))
+                if data.get("format") == WORLD_FORMAT or sw.source.startswith("loaded:"):
+                    world.servers[sw.server] = sw
         return world
 
 

@@ -327,11 +327,16 @@ def world_folder(workspace: Workspace | Path) -> Path:
 def load_or_build(workspace: Workspace | Path, seed: int, tools: Iterable[ToolSpec], cards: dict[str, CategoryCard],
                   servers: Iterable[str] | None = None) -> World:
     """The saved world of `seed` (only `servers`, when given); servers it misses are built and saved
-    beside it, so the first call builds and every later one loads the same world."""
+    beside it, so the first call builds and every later one loads the same world. A sandbox app's world
+    is rebuilt every time from the seed (0.05-0.5 s): it must be the state a live episode starts from
+    under the code that runs it; a saved world of an older format is rebuilt; loaded records are kept."""
     tools = list(tools)
     folder = world_folder(workspace)
     wanted = list(servers) if servers is not None else world_servers(tools, cards)
     world = World.load(folder, seed, wanted) or World(seed=seed, now=world_now(seed))
+    for name, sw in list(world.servers.items()):
+        if sw.source == "sandbox":  # the apps' code makes their worlds: always the live seeded state, never a stale copy
+            del world.servers[name]
     missing = [s for s in wanted if s not in world.servers]
     if missing or not (folder / f"seed-{seed}").is_dir():
         built = build_world(seed, tools, cards, servers=missing)
