@@ -9,7 +9,9 @@ and whatever earlier steps bound (`order`, `order_key`). Each expression is comp
 from __future__ import annotations
 
 import ast
+import difflib
 import hashlib
+import random
 import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
@@ -89,6 +91,22 @@ def re_match(pattern: str, text: Any) -> bool:
     return isinstance(text, str) and re.match(pattern, text) is not None
 
 
+def seeded_gauss(text: str, mu: float, sigma: float) -> float:
+    """A normal draw fixed by `text`: a service's per-record randomness (a cabin's load), reproducible."""
+    return random.Random(text).gauss(mu, sigma)
+
+
+def seeded_sample(text: str, items: Any, k: int) -> list[Any]:
+    """`k` of `items` fixed by `text` (the seats already taken on a flight)."""
+    return random.Random(text).sample(list(items), k)
+
+
+def close_match(name: Any, candidates: Any) -> str | None:
+    """The closest of `candidates` to `name` (a 'did you mean' hint), or None."""
+    found = difflib.get_close_matches(str(name), [str(c) for c in candidates], n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
 def money(value: Any) -> float:
     """Rounded to cents as services (and the sandbox apps) round: Python's `round`."""
     return round(float(value) + 0.0, 2)
@@ -105,7 +123,8 @@ FUNCTIONS: dict[str, Any] = {
     "len": len, "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted, "list": list,
     "dict": dict, "set": set, "round": round, "abs": abs, "int": int, "float": float, "str": str, "bool": bool,
     "matches": matches, "words": words, "norm": norm, "secret": secret, "later": later, "before": before,
-    "money": money, "re_match": re_match, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
+    "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
+    "close_match": close_match, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple,
 }
 

@@ -7,11 +7,15 @@ cancelling takes a fee quote first. All times are UTC.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cworld.sandbox.apps._shared.records import produces
+from cworld.sandbox.apps.travel import state as travel_state
 from cworld.sandbox.apps.travel.state import seed_state
 from cworld.sandbox.apps.travel.tools import TravelTools
 from cworld.sandbox.apps.travel.tools_bookings import BookingTools
 from cworld.sandbox.framework import Prerequisite
+from cworld.sandbox.framework.session import plain_copy
 
 
 def _edges() -> tuple[Prerequisite, ...]:
@@ -46,3 +50,7 @@ class TravelApp(TravelTools, BookingTools):
     prerequisites = _edges()
 
     initial_state = seed_state
+
+    def world_reference(self) -> dict[str, Any]:
+        """The seed's routes and hotels: what flights, fares, seats and rooms are read from."""
+        return {"NETWORK": plain_copy(travel_state.network(self))}
