@@ -172,3 +172,15 @@ def test_another_gold_plan_gives_the_same_world_and_answers(engine: WorldEngine)
         ends.append(engine.end_state(both.session))  # type: ignore[attr-defined]
     assert answers[0] == answers[1]
     assert ends[0] == ends[1]
+
+
+def test_sleeping_moves_one_clock_for_every_server(engine: WorldEngine) -> None:
+    both = Both(engine)
+    account = both.live.state["shop"]["account"]
+    tokens = [call("shop/login", email=account["email"], password=account["password"]).structured_content["token"]
+              for call in (both.live_call, both.world_call)]  # type: ignore[index]
+    live, world = both.call("clock/sleep", seconds=31 * 60)
+    assert not live.is_error and not world.is_error
+    expired = [call("shop/list_orders", token=token) for call, token in zip((both.live_call, both.world_call), tokens,
+                                                                                strict=True)]
+    assert [r.error_class for r in expired] == ["auth", "auth"]

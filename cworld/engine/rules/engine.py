@@ -65,11 +65,16 @@ class _Session:
     start: datetime
     servers: dict[str, _Server] = field(default_factory=dict)
     ticks: int = 0
+    slept: int = 0
     applied: int = 0
     pending: str | None = None
 
     def now(self) -> str:
-        return iso(self.start + timedelta(seconds=SECONDS_PER_CALL * self.ticks))
+        return iso(self.start + timedelta(seconds=SECONDS_PER_CALL * self.ticks + self.slept))
+
+    def advance(self, seconds: int) -> str:
+        self.slept += max(0, seconds)
+        return self.now()
 
 
 @dataclass
@@ -224,7 +229,7 @@ class RulesEngine:
         ids_before = dict(server.ids)
         ctx = CallContext(server.state, args, state.now(), kinds=server.base.kinds, ids=server.ids,
                           consts={**(own.consts if own else {}), **server.base.reference},
-                          defs=own.defs if own else {}, seed=state.seed)
+                          defs=own.defs if own else {}, seed=state.seed, advance=state.advance)
         outcome = run_rule(rule, ctx, on_error=lambda exc: self._rule_error(tool, exc))
         if outcome.error_class:
             if not read_only:  # a refused write changes nothing but the clock (its time passed, as live)

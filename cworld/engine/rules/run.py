@@ -32,6 +32,8 @@ class CallContext:
     consts: dict[str, Any] = field(default_factory=dict)
     defs: dict[str, Def] = field(default_factory=dict)
     seed: int = 0
+    #: moves the session's clock on by some seconds and gives the new `now` (an `advance` effect)
+    advance: Callable[[int], str] | None = None
 
 
 class RuleFailed(Exception):
@@ -179,6 +181,8 @@ class RuleRun:
         elif effect.let is not None:
             for name, expr in effect.let.items():
                 self.ev.bind(name, self.ev(expr))
+        elif effect.advance is not None and self.ctx.advance is not None:
+            self.ev.bind("now", self.ctx.advance(int(self.ev(effect.advance))))
 
     def _write(self, effect: Effect) -> None:
         target = self.ev(effect.set or effect.add or effect.append)

@@ -24,7 +24,7 @@ METHODS = frozenset({
     "isalpha", "isalnum", "isspace", "isupper", "islower", "zfill", "ljust", "rjust", "center", "partition",
     "rpartition", "removeprefix", "removesuffix", "get", "items", "keys", "values", "copy", "union",
     "intersection", "difference", "issubset", "issuperset", "append", "weekday", "isoweekday", "isoformat",
-    "date", "total_seconds", "timestamp", "strftime", "isocalendar",
+    "date", "total_seconds", "timestamp", "isocalendar",
 })
 #: Fields of values other than dicts an expression may read (dates, times and their differences).
 FIELDS = frozenset({"year", "month", "day", "hour", "minute", "second", "days", "seconds", "microsecond"})

@@ -65,7 +65,8 @@ class Effect(_Strict):
     field and `value` gives it (`set: last_read, key: args.conversation_id, value: now`). `create`: a collection (name, kind or
     expression giving a map); the key is `key` or the next id with prefix `id`; `record` its fields;
     `as` binds the record (and `<as>_key`). `delete`: remove `key` from the collection. `each`: run `do`
-    for every item of an iterable bound to `as`. `let`: bind values. `if`: a guard."""
+    for every item of an iterable bound to `as`. `let`: bind values. `advance`: move the world's clock on by
+    that many seconds (a `sleep`; every server sees the new time). `if`: a guard."""
 
     set: str | None = None
     add: str | None = None
@@ -81,13 +82,16 @@ class Effect(_Strict):
     each: str | None = None
     do: list[Effect] | None = None
     let: dict[str, Any] | None = None
+    advance: str | None = None
     if_: str | None = Field(None, alias="if")
 
     @model_validator(mode="after")
     def _one_kind(self) -> Effect:
-        kinds = [k for k in ("set", "add", "append", "create", "delete", "each", "let") if getattr(self, k) is not None]
+        kinds = [k for k in ("set", "add", "append", "create", "delete", "each", "let", "advance")
+                 if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError(f"an effect has exactly one of set, add, append, create, delete, each, let; got {kinds or 'none'}")
+            raise ValueError("an effect has exactly one of set, add, append, create, delete, each, let, advance; "
+                             f"got {kinds or 'none'}")
         if kinds[0] in ("set", "add", "append") and not self.to and self.key is None:
             raise ValueError(f"{kinds[0]} needs 'to' (field -> value), or 'key' and 'value' (a computed field)")
         if self.create is not None and not (self.id or self.key):
