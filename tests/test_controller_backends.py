@@ -20,10 +20,11 @@ from cworld.controller.backends import (
 from cworld.controller.policy import FaultRule, Policy
 from cworld.data_model import ServerSpec, Task, ToolResult, ToolSpec
 from cworld.engine.protocol import SessionLog
-from cworld.engine.schema.engine import SchemaEngine
+from cworld.engine.rules import RulesEngine
 from cworld.environment import Environment, Workspace
 from cworld.errors import ModelError
 from cworld.registry.tools import sandbox_tools
+from cworld.sandbox.statediff import sandbox_initial_state
 
 ENV = Environment.resolve()
 TOOLS = sandbox_tools()
@@ -88,18 +89,26 @@ async def test_live_mode_refuses_schema_only_tools() -> None:
     assert out.error_class == "unavailable" and "synthesized or hybrid" in out.text
 
 
-async def test_synthesized_mode_uses_the_schema_engine_and_is_deterministic(tmp_path: Path) -> None:
+async def test_synthesized_mode_uses_the_world_engine_and_is_deterministic(tmp_path: Path) -> None:
+    """The default engine is the world engine: a sandbox tool is an operation on the seed's world (the very
+    answer the live app gives), a tool the world holds nothing for is the schema engine's, marked simulated."""
+    live = SandboxBackend()
+    await live.open(3)
+    listed_live = await live.call(TOOLS["mail/list_messages"], {})
     answers = []
     for _ in range(2):
         c = build_controller(TASK, mode="synthesized", policy="none", seed=3, agent="a", env=ENV,
                              workspace=Workspace(tmp_path), tools=TOOLS)
-        assert isinstance(c.backend, EngineBackend) and isinstance(c.backend.engine, SchemaEngine)
+        assert isinstance(c.backend, EngineBackend) and isinstance(c.backend.engine, RulesEngine)
         await c.open()
         outs = [await c.call(TOOLS["mail/list_messages"], {}, turn=1),
                 await c.call(CATALOG_TOOL, {"name": "Ana"}, turn=2)]
         answers.append([o.observation.model_dump(exclude={"meta"}) for o in outs])
         assert all(o.observation.meta["source"] == "engine" for o in outs)
-        assert await c.end_state()  # the simulated world
+        listed, lead = (o.observation for o in outs)
+        assert listed.meta["rule"] == "override" and listed.structured_content == listed_live.structured_content
+        assert lead.meta["simulated"] is True and not lead.is_error
+        assert await c.end_state() == sandbox_initial_state(3)  # the seed's world, full; reads change nothing
     assert answers[0] == answers[1]
 
 
@@ -143,12 +152,13 @@ async def test_engine_model_down_is_infra_but_an_unusable_answer_is_not() -> Non
 async def test_hybrid_routes_live_tools_live_and_schema_only_tools_to_the_engine(tmp_path: Path) -> None:
     c = build_controller(TASK, mode="hybrid", policy="none", seed=3, agent="a", env=ENV,
                          workspace=Workspace(tmp_path), tools=TOOLS)
-    assert isinstance(c.backend, HybridBackend)
+    assert isinstance(c.backend, HybridBackend) and isinstance(c.backend.engine.engine, RulesEngine)
     await c.open()
     live = await c.call(TOOLS["mail/list_messages"], {}, turn=1)
     simulated = await c.call(CATALOG_TOOL, {"name": "Ana"}, turn=2)
     assert live.observation.meta["source"] == "live" and simulated.observation.meta["source"] == "engine"
-    assert set((await c.end_state()) or {}) >= {"mail", "calendar"}  # the sandbox snapshot
+    assert simulated.observation.meta["simulated"] is True  # no world holds a crm: the schema engine answers
+    assert await c.end_state() == sandbox_initial_state(3)  # the live sandbox snapshot, nothing written
 
 
 async def test_real_server_killed_mid_episode_is_infra_and_episodes_get_fresh_scratch(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
-"""Change tracking in the schema engine's world and the simulated end state it gives a synthesized episode.
+"""End states of synthesized episodes: the schema engine's change sets, and the world engine's full state.
 
-A synthesized episode is graded by the state diff like a live one: the engine reports what the session's
-writes created, updated and deleted, the backend turns that into a change set in the sandbox's schema, and
-the grader overlays it on the task's initial state (docs/world-engine.md, "End state")."""
+The schema engine (`--engine schema`) reports what the session's writes created, updated and deleted, the
+backend turns that into a change set in the sandbox's schema, and the grader overlays it on the task's
+initial state. The world engine (the default) keeps the seed's world itself: its end state is the full state
+of the sandbox apps, graded exactly as a live end state (docs/world-engine.md, "Operation rules")."""
 
 from __future__ import annotations
 
@@ -116,10 +117,22 @@ async def test_the_oracle_reaches_the_ground_truth_in_both_modes(tmp_path: Path,
     task = star_task()
     config = RunConfig(agent="scripted:oracle", mode=mode, policy="none", progress=False)
     trajectory = await Runner([task], config, scratch_context(tmp_path / "ws"), tmp_path / "run").run_one(task, 0)
-    assert trajectory.end_state is not None and (mode == "live") != ("_changes" in trajectory.end_state)
+    assert trajectory.end_state is not None and "_changes" not in trajectory.end_state  # a full state in both
+    assert set(trajectory.end_state) == set(sandbox_initial_state(0))
     metrics = state_metrics(state_diff(trajectory))
     assert metrics == {"R_c": 1.0, "R_b": 0.0, "state_success": 1.0}
     assert state_matches(trajectory) is True
+
+
+async def test_the_world_engines_end_state_is_the_live_one(tmp_path: Path) -> None:
+    """The seed's world is the live seeded state, and a sandbox app's rules reproduce it: the same episode
+    ends in the very same state in both modes."""
+    task, ends = star_task(), {}
+    for mode in ("live", "synthesized"):
+        config = RunConfig(agent="scripted:oracle", mode=mode, policy="none", progress=False)
+        ran = await Runner([task], config, scratch_context(tmp_path / mode), tmp_path / f"run-{mode}").run_one(task, 0)
+        ends[mode] = ran.end_state
+    assert ends["synthesized"] == ends["live"] and ends["live"]["mail"]["messages"]["mail_0003"]["starred"] is True
 
 
 async def test_a_synthesized_episode_that_writes_nothing_misses_the_change(tmp_path: Path) -> None:

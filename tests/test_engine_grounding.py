@@ -25,10 +25,11 @@ from cworld.data_model import (
 from cworld.engine.cards.card import load_cards
 from cworld.engine.llm.engine import LLMEngine
 from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
 from cworld.engine.schema.engine import SchemaEngine
 from cworld.engine.world.task import TaskText
 from cworld.environment import Environment, Workspace
-from cworld.fidelity.experiment import make_engine
+from cworld.fidelity.experiment import ExperimentConfig, make_engine
 from cworld.llm import Gateway, mock
 from cworld.registry.tools import sandbox_tools
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
@@ -294,18 +295,25 @@ async def test_the_synthesized_backend_gets_the_public_task(tmp_path: Path) -> N
     await controller.close()
 
 
-def test_runs_and_the_fidelity_experiment_build_the_same_engine(tmp_path: Path) -> None:
+def test_runs_and_the_fidelity_experiment_build_the_same_engine(tmp_path: Path, monkeypatch) -> None:
+    """Without an engine model a run's default is the world engine, and so is the fidelity experiment's;
+    `schema` builds the schema engine (kept for comparison) the same way on both paths."""
+    monkeypatch.delenv("CWORLD_ENGINE_MODEL", raising=False)
     ws = Workspace(tmp_path)
-    built = [default_engine(ENV, ws, TOOLS.values()), make_engine("schema", ENV, ws, TOOLS), build_engine("schema", ENV, ws, TOOLS.values())]
-    assert all(isinstance(e, SchemaEngine) for e in built)
-    assert all(set(e._tools) == set(TOOLS) for e in built)  # type: ignore[attr-defined]
+    world = [default_engine(ENV, ws, TOOLS.values()), make_engine(ExperimentConfig().engine, ENV, ws, TOOLS),
+             build_engine("world", ENV, ws, TOOLS.values())]
+    schema = [make_engine("schema", ENV, ws, TOOLS), build_engine("schema", ENV, ws, TOOLS.values())]
+    assert all(isinstance(e, RulesEngine) for e in world) and all(isinstance(e, SchemaEngine) for e in schema)
+    assert all(set(e._tools) == set(TOOLS) for e in world + schema)  # type: ignore[attr-defined]
 
 
 async def test_the_oracle_completes_a_grounded_task(tmp_path: Path) -> None:
-    """End to end: the scripted oracle follows the plan in synthesized mode, every selection resolves."""
+    """End to end: the scripted oracle follows the plan in synthesized mode with the schema engine (the one
+    that grounds in a task's scenario: TRIP's flight and dates are not the seed's world, so the world engine,
+    which never reads the task, rightly finds no such flight), every selection resolves."""
     plan = [s for s in TRIP.gold_plan if s.id != "pay"]
     task = TRIP.model_copy(update={"gold_plan": plan, "tools": sorted({s.tool for s in plan})})
-    ctx = RolloutContext(ENV, Workspace(tmp_path), dict(TOOLS), max_turns=40)
+    ctx = RolloutContext(ENV, Workspace(tmp_path), dict(TOOLS), max_turns=40, engine_kind="schema")
     episode = build_episode(task, agent="scripted:oracle", access="full", mode="synthesized", policy="none",
                             seed=0, ctx=ctx)
     trajectory = await run_episode(make_agent("scripted:oracle"), episode)

@@ -92,3 +92,44 @@ async def test_llm_engine_end_to_end_with_smollm2(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+@pytest.mark.local_llm
+async def test_smollm2_words_answers_on_the_world(tmp_path: Path) -> None:
+    """A real model on the world (issue 22): it is asked to word an answer the world decided; whatever it
+    says, the world's facts stay and its refusals never reach the model."""
+    from cworld.engine.rules import RulesEngine
+    from cworld.engine.rules.spec import load_operations
+    from cworld.engine.schema.engine import SchemaEngine
+    from cworld.engine.world.build import build_world
+
+    try:
+        llm_local.ensure_installed(install=False)
+    except MissingDependency as exc:
+        pytest.skip(str(exc))
+    mail = tool_specs(app_by_name("mail"))
+    by_name = {t.name: t for t in mail}
+    cards = load_cards(CARD_DIR)
+    world_of_seed = build_world(0, mail, cards, servers=["mail"])
+    port = llm_local.free_port()
+    process = llm_local.start(port, tmp_path / "server.log")
+    try:
+        await asyncio.to_thread(llm_local.wait_ready, port, process, 180.0)
+        cfg = ModelConfig(model=f"openai/{llm_local.MODEL_ALIAS}", api_base=llm_local.api_base(port))
+        gateway = Gateway(ModelsConfig(engine=cfg), cache_path=tmp_path / "llm.sqlite", timeout_s=240.0)
+        world = RulesEngine(cards, mail, world=world_of_seed, operations=load_operations(CARD_DIR / "_operations"),
+                            fallback=SchemaEngine(cards, mail))
+        engine = LLMEngine(cards, gateway, cards_dir=CARD_DIR, tools=mail, world=world, max_repairs=0, retries=0,
+                           max_tokens=300, budget_tokens=600)
+        session = SessionLog(seed=0)
+        missing = await engine.respond(by_name["get_message"], {"message_id": "mail_9999"}, session)
+        assert missing.is_error and missing.error_class == "not_found" and engine.stats.model_calls == 0
+        message = next(iter(world_of_seed.servers["mail"].state["messages"]))
+        found = await engine.respond(by_name["get_message"], {"message_id": message}, session)
+        print(f"\nSmolLM2 on the world: {json.dumps(engine.stats.as_dict())}\n{found.text[:300]!r}")
+        assert engine.stats.model_calls >= 1 and not found.is_error
+        held = world_of_seed.servers["mail"].state["messages"][message]
+        assert found.structured_content["subject"] == held["subject"]  # type: ignore[index]
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

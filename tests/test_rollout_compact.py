@@ -77,14 +77,25 @@ def test_compact_lines_read_back_as_the_very_trajectories(which: str, request, t
     lines = [json.loads(line) for line in (folder / TRAJECTORIES_FILE).read_text().splitlines()]
     assert all("task" not in r and r["task_ref"]["id"] == r["task_id"] for r in lines)
     assert len((folder / TASKS_FILE).read_text().splitlines()) == 3  # one copy per task, not per episode
-    if which == "live":  # full sandbox snapshots: diffs from the initial state, kept once per task world
-        assert all("end_state" not in r and r["end_state_diff"]["patch"] for r in lines)
-        assert len((folder / STATES_FILE).read_text().splitlines()) == len({t.task.initial_state_seed for t in back})
-    else:  # a change set already is a diff from the initial state
-        assert all(r["end_state"]["_changes"] is True for r in lines) and not (folder / STATES_FILE).exists()
+    # full sandbox states (live: the snapshot; synthesized: the world engine's world): diffs from the initial
+    # state, kept once per task world
+    assert all("end_state" not in r and r["end_state_diff"]["patch"] for r in lines)
+    assert len((folder / STATES_FILE).read_text().splitlines()) == len({t.task.initial_state_seed for t in back})
     old = write_old(tmp_path / "old", originals)
     assert sum(len(x) for x in (folder / TRAJECTORIES_FILE).read_bytes().splitlines()) * 4 < \
         (old / TRAJECTORIES_FILE).stat().st_size
+
+
+def test_a_change_set_stays_inline(synthesized, tmp_path: Path) -> None:
+    """The schema engine's end state (`--engine schema`) is a change set: already a diff, kept as it is."""
+    changes = {"_changes": True, "mail": {"messages": {"mail_0003": {"starred": True}}},
+               "_written": {"mail": {"messages": {"mail_0003": ["starred"]}}}}
+    originals = [t.model_copy(update={"end_state": changes}) for t in synthesized[:2]]
+    folder = write_compact(tmp_path / "run", originals)
+    assert list(read_trajectories(folder)) == originals
+    lines = [json.loads(line) for line in (folder / TRAJECTORIES_FILE).read_text().splitlines()]
+    assert all(r["end_state"] == changes and "end_state_diff" not in r for r in lines)
+    assert not (folder / STATES_FILE).exists()
 
 
 def test_an_old_format_run_loads_unchanged_and_a_resume_appends_compact_lines(live, tmp_path: Path) -> None:

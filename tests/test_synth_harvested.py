@@ -1,5 +1,6 @@
-"""`cworld synth --pool harvested`: tasks composed from harvested schemas alone, verified by executing their
-gold plan in synthesized mode; an episode over one such task runs; the LLM drafter works on the same pool."""
+"""`cworld synth --pool harvested`: tasks composed from harvested schemas alone over the world engine's world
+of their seed, verified by executing their gold plan in synthesized mode; an episode over one such task runs
+on the same world; the LLM drafter works on the same pool."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cworld.data_model import Task, read_jsonl
+from cworld.engine.rules import RulesEngine
 from cworld.environment import Environment, Workspace
 from cworld.llm import mock
 from cworld.synth import SynthOptions, prepare, run_prepared
@@ -32,6 +34,7 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, li
 def test_tasks_span_three_harvested_servers_and_verify_in_synthesized_mode(synthesized) -> None:
     _, tasks, prepared = synthesized
     universe = prepared.synthesis.universe
+    assert isinstance(prepared.synthesis.engine, RulesEngine)  # drawn over the world a run uses
     assert len(tasks) == 3
     for task in tasks:
         servers = {t.split("/", 1)[0] for t in task.tools}
@@ -58,6 +61,8 @@ def test_no_tool_or_server_name_leaks(synthesized) -> None:
 
 
 def test_a_synthesized_mode_episode_over_a_harvested_task_completes(synthesized, tmp_path: Path) -> None:
+    """The run's world engine (the default) finds the records the task was composed over: same seed, same
+    world, whether the synthesizer built it server by server or the run builds it whole."""
     from cworld.rollout import RolloutContext, RunConfig, Runner
 
     ws, tasks, prepared = synthesized

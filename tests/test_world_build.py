@@ -15,6 +15,7 @@ from cworld.engine.cards.card import CategoryCard, load_cards
 from cworld.engine.world import build as world_build
 from cworld.engine.world.base import ServerWorld, World
 from cworld.engine.world.build import (
+    ServerByServerWorld,
     build_world,
     collection_name,
     generated_world,
@@ -152,6 +153,20 @@ def test_load_or_build_builds_once_then_loads_and_completes(tmp_path, tools, car
     (folder / "mail.json").unlink()
     completed = load_or_build(tmp_path, 0, tools, cards, servers=wanted)
     assert (folder / "mail.json").is_file() and as_json(completed) == as_json(first)
+
+
+def test_a_world_loaded_server_by_server_is_the_same_world(tmp_path, world, tools, cards):
+    """`ServerByServerWorld` (the harvested-pool synthesizer's): a server is built and saved when first asked
+    for, only it, and holds the records the whole world holds; a later whole load finds it saved."""
+    lazy = ServerByServerWorld(tmp_path, 0, tools, cards)
+    assert lazy.now == world.now and lazy.servers == {}
+    for name in (HARVESTED, "mail"):
+        assert lazy.server(name).to_json() == world.servers[name].to_json()  # type: ignore[union-attr]
+    assert sorted(lazy.servers) == sorted([HARVESTED, "mail"]) and lazy.server("nope") is None
+    saved = {p.name for p in (world_folder(tmp_path) / "seed-0").iterdir()}
+    assert saved == {"_world.json", f"{HARVESTED}.json", "mail.json"}
+    whole = load_or_build(tmp_path, 0, tools, cards, servers=[HARVESTED, "helio-crm"])
+    assert whole.servers[HARVESTED].to_json() == world.servers[HARVESTED].to_json()
 
 
 def write(path: Path, data: object) -> Path:

@@ -135,10 +135,10 @@ def command(
 @click.option("--agents", callback=_agents, help="Comma-separated agents (default: six graded scripted agents).")
 @click.option(
     "--engine",
-    type=click.Choice(["schema", "llm"]),
-    default="schema",
+    type=click.Choice(["world", "schema", "llm"]),
+    default="world",
     show_default=True,
-    help="World Engine for the synthesized run.",
+    help="World Engine for the synthesized run: world (a run's default), schema (for comparison) or llm.",
 )
 @click.option("--seeds", default=1, show_default=True, type=click.IntRange(1, 100), help="Episodes per task.")
 @click.option("--policy", default="default", show_default=True, help="Fault policy (the same in both modes).")

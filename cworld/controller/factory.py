@@ -2,9 +2,11 @@
 
 - live: sandbox apps in process (one seeded session per episode) and real servers through a per-episode
   `ServerPool` with fresh scratch space;
-- synthesized: the World Engine — the one given (`engine=`), else the LLM engine when the `engine` role
-  is configured, else the deterministic schema engine over the environment's category cards; every
-  episode's session carries the task's context, so the engine grounds its world in the task;
+- synthesized: the World Engine — the one given (`engine=`), else the LLM engine on the seed's world when
+  the `engine` role is configured, else the deterministic world engine (`RulesEngine`: every call an
+  operation on the seed's world, which exists before any task and never reads it); every episode's session
+  carries the task's public part, which only the schema engine (`--engine schema`) grounds in and the LLM
+  engine shows its model;
 - hybrid: live where a tool is live, the engine for schema-only tools.
 
 `build_engine` is the one place an engine is made (runs, `cworld fidelity experiment`, `cworld.make`):
@@ -83,23 +85,30 @@ def build_engine(kind: str, env: Environment, workspace: Workspace, tools: Itera
 
 
 def world_engine(env: Environment, workspace: Workspace, tools: list[ToolSpec],
-                 cards: dict[str, CategoryCard]) -> WorldEngine:
+                 cards: dict[str, CategoryCard], *, by_server: bool = False) -> WorldEngine:
     """The rules engine over the workspace's worlds (built on first use per seed, then loaded), the
     environment's operation rules (`category_cards/_operations/`), and the schema engine for tools no rule
-    covers."""
+    covers. `by_server`: each seed's world is loaded (or built) one server at a time, when a call first
+    reaches it (`ServerByServerWorld`: the same records; for the harvested-pool synthesizer, whose tasks
+    each have their own seed and reach a few servers); its end state holds only the servers reached."""
     from cworld.engine.rules import RulesEngine
     from cworld.engine.rules.spec import load_operations
     from cworld.engine.schema.engine import SchemaEngine
-    from cworld.engine.world.build import load_or_build
+    from cworld.engine.world.base import World
+    from cworld.engine.world.build import ServerByServerWorld, load_or_build
 
-    return RulesEngine(cards, tools, worlds=lambda seed: load_or_build(workspace, seed, tools, cards),
-                       operations=load_operations(env.category_cards / "_operations"),
+    def worlds(seed: int) -> World:
+        if by_server:
+            return ServerByServerWorld(workspace, seed, tools, cards)
+        return load_or_build(workspace, seed, tools, cards)
+
+    return RulesEngine(cards, tools, worlds=worlds, operations=load_operations(env.category_cards / "_operations"),
                        fallback=SchemaEngine(cards, tools))
 
 
 def default_engine(env: Environment, workspace: Workspace, tools: Iterable[ToolSpec] = (),
                    gateway: Gateway | None = None) -> WorldEngine:
-    """The LLM engine when the `engine` role has a model, else the schema engine (`build_engine("auto")`)."""
+    """The LLM engine when the `engine` role has a model, else the world engine (`build_engine("auto")`)."""
     return build_engine("auto", env, workspace, tools, gateway)
 
 

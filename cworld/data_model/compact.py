@@ -4,9 +4,10 @@ A full `Trajectory` repeats, in every episode, what the run folder can keep once
 holds. The compact line leaves out, losslessly:
 
 - the task: `task_ref: {id, sha256}` names one record of the run folder's task file (`task_sha256`);
-- a full end state (live, hybrid): `end_state_diff: {base, patch}`, an RFC 6902 JSON Patch from the task's
-  initial state (kept once in the run folder under its sha256, `base`); a change set (synthesized) is
-  already a diff from that state and stays in `end_state`;
+- a full end state (live, hybrid, and synthesized with the world engine, the default, whose end state is
+  the world's full state): `end_state_diff: {base, patch}`, an RFC 6902 JSON Patch from the task's initial
+  state (kept once in the run folder under its sha256, `base`); a change set (synthesized with the schema
+  engine, `_changes`) is already a diff from that state and stays in `end_state`;
 - an observation equal to the step's raw result (nothing intervened): `"observation": "raw"`; one that
   differs (a fault changed it): `observation_delta` when shorter, its fields that differ from the raw
   result, a truncated text as the length of the raw text it starts with and the rest;
@@ -38,7 +39,7 @@ from cworld.data_model.versioning import TRAJECTORY_LINE_VERSION
 RAW = "raw"
 STRUCTURED = "structured"
 CHANGES_KEY = "_changes"
-"""Marks a synthesized episode's change set (`cworld.sandbox.statediff.overlay`)."""
+"""Marks a change set (a synthesized episode of the schema engine: `cworld.sandbox.statediff.overlay`)."""
 
 
 def task_sha256(task: Task) -> str:

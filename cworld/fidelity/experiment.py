@@ -42,14 +42,16 @@ DEFAULT_AGENTS: tuple[str, ...] = (
 """The six scripted agents (privileged: they follow the gold plan, order designed) and the three heuristic
 ones (they plan from the request alone; their order is measured, not designed). The local SmolLM2 agent is
 added by `cworld fidelity experiment` when the workspace configures it (`cli/fidelity.py`)."""
-ENGINES = ("schema", "llm")
+ENGINES = ("world", "schema", "llm")
 LIVE, SYNTH = "live", "synthesized"
 
 
 @dataclass
 class ExperimentConfig:
     agents: Sequence[str] = field(default_factory=lambda: list(DEFAULT_AGENTS))
-    engine: str = "schema"
+    engine: str = "world"
+    """`world` (the default engine of a synthesized run), `schema` (the earlier default, for comparison) or
+    `llm` (needs a model for the engine role)."""
     seeds: int = 1
     policy: str = "default"
     concurrency: int = 4
@@ -62,7 +64,7 @@ class ExperimentConfig:
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
-            raise UsageError(f"unknown engine {self.engine!r}; use schema or llm")
+            raise UsageError(f"unknown engine {self.engine!r}; use world, schema or llm")
         if len(set(self.agents)) < 3:
             raise UsageError("a fidelity experiment needs at least 3 distinct agents to rank")
 
@@ -79,8 +81,9 @@ class ExperimentConfig:
 def make_engine(
     kind: str, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec]
 ) -> WorldEngine:
-    """The schema engine (offline, deterministic), or the LLM engine when the engine role has a model:
-    the same construction as a run's (`controller.build_engine`)."""
+    """The world engine (offline, deterministic: a run's default without an engine model), the schema
+    engine, or the LLM engine (the engine role's model): the same construction as a run's
+    (`controller.build_engine`)."""
     from cworld.controller.factory import build_engine
 
     return build_engine(kind, env, workspace, tools.values())

@@ -43,8 +43,8 @@ class RolloutContext:
     """Extra controller steps for every episode (outermost first), e.g. logging or a test's crash injector."""
     policies: dict[str, Policy] = field(default_factory=dict)
     engine_kind: str = "auto"
-    """The World Engine built on first need (`schema`, `llm`, or `auto`: llm when the engine role has a model);
-    a Ray worker rebuilds the same one from this name."""
+    """The World Engine built on first need (`world`, `schema`, `llm`, or `auto`: llm when the engine role has
+    a model, else world); a Ray worker rebuilds the same one from this name."""
 
     def policy(self, name: str) -> Policy:
         """Loaded once per run (a policy file is parsed and validated on load)."""

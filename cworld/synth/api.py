@@ -72,7 +72,7 @@ def prepare(
     taxonomy = load_taxonomy(env.task_synth)
     harvested = options.pool == "harvested"
     universe = load_universe(env, workspace, need_search=not harvested, harvested=harvested)
-    engine = _engine(env, universe) if harvested else None
+    engine = _engine(env, workspace, universe) if harvested else None
     if harvested:
         _attach_embedder(universe, workspace)
     if cfg is None and harvested:
@@ -110,13 +110,17 @@ def prepare(
     return Prepared(synthesis, guard, target, gateway)
 
 
-def _engine(env: Environment, universe: ToolUniverse) -> object:
-    """The schema engine over the harvested tools: what verifies a harvested-pool task in synthesized mode
+def _engine(env: Environment, workspace: Workspace, universe: ToolUniverse) -> object:
+    """The world engine over the harvested tools, built as a run builds it (`controller.factory.world_engine`:
+    the workspace's worlds, the environment's operation rules, the schema engine for tools no rule covers):
+    a harvested-pool task is drawn over the world of its seed - the probe composes on it and the gold plan is
+    verified on it - so the ids and records its plan names are the ones a synthesized run of it finds
     (deterministic and offline, also when an LLM drafts)."""
-    from cworld.engine import SchemaEngine, load_cards
+    from cworld.controller.factory import world_engine
+    from cworld.engine import load_cards
 
     tools = [t for t in universe.tools.values() if t.server in universe.harvested]
-    return SchemaEngine(load_cards(env.category_cards), tools)
+    return world_engine(env, workspace, tools, load_cards(env.category_cards), by_server=True)
 
 
 def _attach_embedder(universe: ToolUniverse, workspace: Workspace) -> None:

@@ -2,7 +2,9 @@
 
 One `SessionLog` per episode is the engine's memory of the simulated world; it carries the task's public
 part (`PublicTask`: query, constraints as stated, tools, scenario; never the gold plan, hints or ground
-truth), so the engine grounds the world in what the agent was told and the scenario says. The engine answers tool faults as error results. An engine whose model is down is an infrastructure failure, never the agent's:
+truth). The world engine (the default) never reads it: its world is the seed's, which exists before any
+task; the schema engine (`--engine schema`) grounds its world in it, and the LLM engine shows it to its
+model. The engine answers tool faults as error results. An engine whose model is down is an infrastructure failure, never the agent's:
 an engine that raises a `CworldError` (ModelError/InfraError), or the LLM engine falling back to the
 schema engine because of a model error (`meta.fallback_reason` "model error: ..."), becomes an `infra`
 result here, so the runner retries the episode instead of scoring a half-simulated one. Fallbacks for an
@@ -50,9 +52,11 @@ class EngineBackend:
         return result
 
     async def end_state(self) -> dict[str, Any] | None:
-        """What the episode's writes changed in the simulated world, as a change set in the sandbox's state
-        schema (`endstate.py`), when the engine tracks changes (the schema engine does; the LLM engine
-        replays its log through one). The grader overlays it on the task's initial state."""
+        """The simulated world's end state. The world engine (and the LLM engine on its world) gives the
+        world's own state: the full state of every sandbox app, graded exactly as a live end state, with the
+        collections other servers changed under `_unmirrored`. An engine that only tracks changes (the
+        schema engine) gives a change set in the sandbox's state schema (`endstate.py`), which the grader
+        overlays on the task's initial state."""
         if self.session is None:
             return None
         world_end = getattr(self.engine, "end_state", None)

@@ -345,6 +345,28 @@ def load_or_build(workspace: Workspace | Path, seed: int, tools: Iterable[ToolSp
     return world
 
 
+class ServerByServerWorld(World):
+    """The world of `seed`, loaded (or built and saved) one server at a time, when a server is first asked
+    for: the same records as `load_or_build` (a server's world depends on the seed, the server and its card
+    only), for a caller that touches a few servers of many seeds (the harvested-pool synthesizer: a task's
+    plan reaches 3-5 of ~190 servers, each task has its own seed). `servers` holds the servers loaded so
+    far, so an end state read from it lacks the untouched apps: a run's engine uses `load_or_build`."""
+
+    def __init__(self, workspace: Workspace | Path, seed: int, tools: Iterable[ToolSpec],
+                 cards: dict[str, CategoryCard]) -> None:
+        super().__init__(seed=seed, now=world_now(seed))
+        self._workspace, self._cards = workspace, cards
+        self._tools: dict[str, list[ToolSpec]] = {}
+        for tool in tools:
+            self._tools.setdefault(tool.server, []).append(tool)
+
+    def server(self, name: str) -> ServerWorld | None:
+        if name not in self.servers and (name in self._tools or name in stateful_apps()):
+            loaded = load_or_build(self._workspace, self.seed, self._tools.get(name, []), self._cards, servers=[name])
+            self.servers.update(loaded.servers)
+        return self.servers.get(name)
+
+
 # --- a user's own records ---------------------------------------------------------------------------
 def load_records_file(server: str, path: Path, card: CategoryCard, kinds: dict[str, str] | None = None) -> ServerWorld:
     """A server's world from a JSON or YAML file `{kind or collection: [records] | {key: record}}`; list

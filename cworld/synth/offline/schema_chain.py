@@ -2,7 +2,8 @@
 
 The candidates come as a chain per server (`cworld.synth.harvest_pool`). Each tool becomes a plan step
 whose arguments are filled in order, and each step runs at once on a probe session of the World Engine
-(the schema engine in synthesized mode), so later steps read real answers:
+(the world engine a synthesized run uses, on the world of the task's seed), so later steps read real
+answers - the records and ids of that world, which a run of the task finds again:
 
 1. **links** — an argument an earlier answer holds becomes a `{{step.path}}` reference: along a
    dependency-graph edge (its `via` key: `bases[].id` feeds `baseId`), or a field of the same name
@@ -89,7 +90,8 @@ class Chain:
 
 
 class ChainDrafter:
-    """`engine` is the probe's World Engine (a `SchemaEngine`), `cards` its category cards by name."""
+    """`engine` is the probe's World Engine (the world engine, `synth.api._engine`), `cards` its category
+    cards by name."""
 
     def __init__(
         self, universe: ToolUniverse, options: SynthOptions, leaks: LeakChecker, engine: Any, cards: dict[str, Any]
