@@ -33,3 +33,14 @@ def workspace_dir(tmp_path, monkeypatch):
     ws = tmp_path / "ws"
     monkeypatch.setenv("CWORLD_WORKSPACE", str(ws))
     return ws
+
+
+@pytest.fixture
+def strict_provider():
+    """A started strict OpenAI-compatible stand-in (cworld/llm/strict_server.py): it refuses with HTTP 400
+    what the real API refuses and answers from a script. Use `.model_config(name)` (or model `openai/NAME`
+    with `api_base=.url`) for any role, `.script([...])` to queue replies, `.requests` / `.refusals` to look."""
+    from cworld.llm.strict_server import StrictProvider
+
+    with StrictProvider() as provider:
+        yield provider
