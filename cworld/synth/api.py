@@ -17,6 +17,7 @@ from cworld.synth.dedupe import DuplicateGuard
 from cworld.synth.offline import OfflineDrafter
 from cworld.synth.options import SynthOptions
 from cworld.synth.pipeline import Synthesis
+from cworld.synth.samples import SampleAnswers
 from cworld.synth.scheduler import Hooks, RunResult, run_synthesis
 from cworld.synth.summary import SynthSummary, summarize
 from cworld.synth.taxonomy import load_taxonomy
@@ -96,7 +97,8 @@ def prepare(
         from cworld.synth.llm_drafter import LLMDrafter, load_prompts
 
         gateway = Gateway.from_workspace(workspace)
-        drafter = LLMDrafter(gateway, cfg, taxonomy, load_prompts(env.task_synth), universe.tools, options)
+        samples = _samples(env, workspace, universe, options, engine)
+        drafter = LLMDrafter(gateway, cfg, taxonomy, load_prompts(env.task_synth), universe.tools, options, samples)
         synthesis = Synthesis(universe, taxonomy, options, llm=drafter, engine=engine)
     guard = DuplicateGuard(
         universe.embedder, cosine=options.duplicate_cosine, jaccard=options.duplicate_jaccard
@@ -121,6 +123,24 @@ def _engine(env: Environment, workspace: Workspace, universe: ToolUniverse) -> o
 
     tools = [t for t in universe.tools.values() if t.server in universe.harvested]
     return world_engine(env, workspace, tools, load_cards(env.category_cards), by_server=True)
+
+
+def _samples(
+    env: Environment, workspace: Workspace, universe: ToolUniverse, options: SynthOptions, engine: object | None
+) -> SampleAnswers:
+    """Sample answers for the candidates that declare no output schema: the sandbox runs its own tools, the
+    run's World Engine (built only if a sample needs it) the rest."""
+    from cworld.seeding import derive_seed
+
+    def world() -> object:
+        if engine is not None:
+            return engine
+        from cworld.controller.factory import world_engine
+        from cworld.engine import load_cards
+
+        return world_engine(env, workspace, list(universe.tools.values()), load_cards(env.category_cards))
+
+    return SampleAnswers(derive_seed(options.seed, "synth:samples") % 1_000_000, world, universe.executable)
 
 
 def _attach_embedder(universe: ToolUniverse, workspace: Workspace) -> None:

@@ -21,6 +21,8 @@ from cworld.errors import ContentError
 from cworld.llm import Gateway
 from cworld.synth.draft import Draft
 from cworld.synth.options import SynthOptions
+from cworld.synth.samples import SampleAnswers
+from cworld.synth.shapes import schema_shape, value_shape
 from cworld.synth.taxonomy import Taxonomy
 from cworld.synth.world_brief import world_brief
 
@@ -46,13 +48,16 @@ def load_prompts(folder: Path) -> dict[str, Template]:
     return found
 
 
-def tool_card(spec: ToolSpec) -> str:
-    """A tool as the drafter sees it: id, description and argument names with types (required marked *)."""
+def tool_card(spec: ToolSpec, returns: str | None = None) -> str:
+    """A tool as the drafter sees it: id, description, argument names with types (required marked *) and,
+    when known, the shape of what it returns (keys and types), so references into its result can be written."""
     props = spec.input_schema.get("properties", {}) or {}
     required = set(spec.input_schema.get("required", []) or [])
     args = ", ".join(f"{k}{'*' if k in required else ''}: {_type(v)}" for k, v in props.items())
     live = "" if spec.availability == "live" else " [schema-only]"
-    return f"- {spec.id}{live}: {(spec.description.strip().splitlines() or ['(no description)'])[0][:200]} ({args or 'no arguments'})"
+    summary = (spec.description.strip().splitlines() or ["(no description)"])[0][:200]
+    shape = f"\n    returns {returns}" if returns else ""
+    return f"- {spec.id}{live}: {summary} ({args or 'no arguments'}){shape}"
 
 
 def _type(schema: Any) -> str:
@@ -74,13 +79,16 @@ class LLMDrafter:
         prompts: dict[str, Template],
         tools: dict[str, ToolSpec],
         options: SynthOptions,
+        samples: SampleAnswers | None = None,
     ) -> None:
+        """`samples` answers one call of a tool that has no output schema, for its shape in the candidates."""
         self.gateway = gateway
         self.model = model
         self.taxonomy = taxonomy
         self.prompts = prompts
         self.tools = tools
         self.options = options
+        self.samples = samples
 
     async def draft(self, candidates: list[str], world_seed: int) -> Draft:
         prompt = self.prompts["draft"].safe_substitute(self._fill(candidates, world_seed))
@@ -110,7 +118,8 @@ class LLMDrafter:
 
     def _fill(self, candidates: list[str], world_seed: int) -> dict[str, Any]:
         servers = sorted({t.split("/", 1)[0] for t in candidates})
-        cards = "\n".join(tool_card(self.tools[t]) for t in candidates if t in self.tools)
+        specs = [self.tools[t] for t in candidates if t in self.tools]
+        cards = "\n".join(tool_card(spec, self._returns(spec)) for spec in specs)
         return {
             "taxonomy": self.taxonomy.prompt_text(),
             "world": world_brief(world_seed, servers),
@@ -119,6 +128,14 @@ class LLMDrafter:
             "min_servers": self.options.min_servers,
             "min_types": self.options.min_constraint_types,
         }
+
+    def _returns(self, spec: ToolSpec) -> str | None:
+        """Its output schema's shape, else the shape of one sample answer, else None (unknown)."""
+        shape = schema_shape(spec.output_schema)
+        if shape is None and self.samples is not None:
+            sample = self.samples.answer(spec)
+            shape = None if sample is None else f"(a sample answer) {value_shape(sample)}"
+        return shape
 
     async def _json(self, messages: list[dict[str, Any]], schema: type[BaseModel], world_seed: int) -> Any:
         return await self.gateway.complete_json(

@@ -15,6 +15,7 @@ from cworld.errors import ModelError
 from cworld.seeding import derive_rng, derive_seed
 from cworld.synth.checks import CheckReport, run_checks
 from cworld.synth.draft import Draft, to_task
+from cworld.synth.feedback import execution_feedback
 from cworld.synth.harvest_pool import sample_harvested
 from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.llm_drafter import LLMDrafter
@@ -252,13 +253,12 @@ class Synthesis:
     ) -> None:
         """Targeted feedback for the next round; also what the attempt is rejected for if it was the last."""
         if verification is not None:
-            state.feedback = f"- [execution] {verification.reason}"
+            state.feedback = execution_feedback(verification.reason, draft, verification.trace)
             state.revision.learn(None, state.blocks)
             if verification.trace is not None:
                 state.revision.avoid |= {c.tool for c in verification.trace.calls if not c.ok}
-            outcome.code = "verify:" + (
-                "plan_failed" if "plan failed" in verification.reason else "constraints"
-            )
+            outcome.code = "verify:" + (verification.code or (
+                "plan_failed" if "plan failed" in verification.reason else "constraints"))
             outcome.reason = verification.reason
         else:
             state.feedback = report.feedback()
