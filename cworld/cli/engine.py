@@ -102,9 +102,11 @@ def _engine(name: str, cards: dict[str, Any], tools: list[Any], env: Any, ws: An
 
         return SchemaEngine(cards, tools)
     from cworld.engine.llm.engine import LLMEngine
+    from cworld.engine.llm.settings import load_engine_settings
     from cworld.llm import Gateway
 
-    return LLMEngine(cards, Gateway.from_workspace(ws), cards_dir=env.category_cards, tools=tools)
+    return LLMEngine(cards, Gateway.from_workspace(ws), cards_dir=env.category_cards, tools=tools,
+                     settings=load_engine_settings(ws.root))
 
 
 def _print_preview(report: dict[str, Any]) -> None:

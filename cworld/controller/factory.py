@@ -78,10 +78,11 @@ def build_engine(kind: str, env: Environment, workspace: Workspace, tools: Itera
     if kind == "world" or not configured:
         return world
     from cworld.engine.llm.engine import LLMEngine
+    from cworld.engine.llm.settings import load_engine_settings
     from cworld.llm import Gateway
 
     return LLMEngine(cards, gateway or Gateway.from_workspace(workspace), cards_dir=env.category_cards, tools=tools,
-                     world=world)
+                     world=world, settings=load_engine_settings(workspace.root))
 
 
 def world_engine(env: Environment, workspace: Workspace, tools: list[ToolSpec],

@@ -114,10 +114,14 @@ class FailureMode(_Strict):
 
 
 class Demonstration(_Strict):
+    """One call and the answer the LLM engine is shown for it; checked on load against the envelope and
+    the response pattern of its tool (`demos.py`), so an example never contradicts its schema."""
+
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     response: Any
     is_error: bool = False
+    error_class: CardErrorClass | None = Field(None, description="an error demonstration's class")
 
 
 class CategoryCard(_Strict):
@@ -169,6 +173,11 @@ def load_card(path: Path) -> CategoryCard:
         raise ContentError(f"{path}: {_location(exc)}") from None
     if card.name != path.stem:
         raise ContentError(f"{path}: field 'name' is '{card.name}' but the file is '{path.stem}.yaml'; make them equal")
+    from cworld.engine.cards.demos import demonstration_problem  # it reads the patterns, which read cards
+
+    problem = demonstration_problem(card)
+    if problem:
+        raise ContentError(f"{path}: {problem}")
     return card
 
 

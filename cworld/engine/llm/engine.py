@@ -4,7 +4,9 @@ Every call goes through `cworld.llm` with role `engine`, temperature 0 and a see
 session's seed and digest, so the gateway's cache key covers (model, tool, canonical arguments, session):
 a rerun is identical and free. The model answers in a JSON envelope; the result must validate against
 the tool's output schema (or the card's pattern). An invalid answer is repaired (the problem is shown to
-the model), then retried afresh, then the schema engine answers instead. Every fallback is counted in
+the model), then retried afresh, then the schema engine answers instead. An answer cut at the output cap
+(`finish_reason` "length") is never repaired: it is asked again with twice the cap (up to a limit), then for
+a shorter page, before the fallback (`settings.py` holds these budgets). Every fallback is counted in
 `stats` and visible in the result's meta (`fallback: true`, `fallback_reason`). A pure tool (a stateless
 sandbox server's) is computed by its implementation instead (`engine/pure.py`); every other answer is marked
 `meta.simulated`.
@@ -36,6 +38,7 @@ from cworld.engine.llm.prompts import (
     escape_data,
     tool_text,
 )
+from cworld.engine.llm.settings import LLMEngineSettings
 from cworld.engine.protocol import SessionLog
 from cworld.engine.pure import mark_simulated, pure_result
 from cworld.engine.schema.engine import SchemaEngine
@@ -43,7 +46,7 @@ from cworld.engine.schema.patterns import ResponsePattern, response_pattern
 from cworld.engine.world.changes import EntityChanges
 from cworld.engine.world.task import task_summary
 from cworld.errors import ModelError
-from cworld.llm import Gateway, extract_json
+from cworld.llm import Completion, Gateway, extract_json
 from cworld.schemas.validation import validation_error
 from cworld.seeding import derive_seed
 
@@ -62,6 +65,8 @@ class EngineStats:
     valid_first_try: int = 0
     repaired: int = 0
     retried: int = 0
+    #: answers cut at the output cap, each asked again longer (or for a shorter page)
+    cut: int = 0
     fallbacks: int = 0
     fallback_reasons: Counter[str] = field(default_factory=Counter)
 
@@ -76,6 +81,8 @@ class _Attempt:
     problem: str = "no answer"
     model: str = ""
     cached: bool = False
+    #: the last answer was cut at the output cap even after asking longer and shorter
+    cut: bool = False
 
 
 class LLMEngine:
@@ -90,12 +97,15 @@ class LLMEngine:
         tools: Iterable[ToolSpec] = (),
         max_repairs: int = 1,
         retries: int = 1,
-        budget_tokens: int = 1500,
+        budget_tokens: int | None = None,
         response_format: ResponseFormat = "auto",
-        max_tokens: int | None = 1200,
+        max_tokens: int | None = None,
         world: Any = None,
+        settings: LLMEngineSettings | None = None,
     ) -> None:
-        """Raises ConfigError (set CWORLD_ENGINE_MODEL ...) when no model serves the `engine` role."""
+        """Raises ConfigError (set CWORLD_ENGINE_MODEL ...) when no model serves the `engine` role. `settings`
+        holds the budgets (the workspace's, `load_engine_settings`); `budget_tokens` (history) and
+        `max_tokens` (the first cap) override theirs."""
         self.gateway = gateway
         self.model = gateway.resolve("engine")
         self.index = CardIndex(cards)
@@ -104,7 +114,11 @@ class LLMEngine:
         self.world = world
         self.fallback = world if world is not None else SchemaEngine(cards, tools)
         self.max_repairs, self.retries = max_repairs, retries
-        self.budget_tokens, self.max_tokens = budget_tokens, max_tokens
+        overrides = {"history_tokens": budget_tokens, "max_tokens": max_tokens}
+        base = settings or LLMEngineSettings()
+        merged = {**base.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
+        merged["max_tokens_limit"] = max(merged["max_tokens_limit"], merged["max_tokens"])
+        self.settings = LLMEngineSettings.model_validate(merged)
         self.response_format = response_format
         self.stats = EngineStats()
 
@@ -147,18 +161,21 @@ class LLMEngine:
         pattern = response_pattern(tool, card, op, entity)
         messages = self._messages(tool, arguments, session, card, op, pattern)
         if decided is not None:
-            return await self._worded(tool, arguments, session, messages, pattern, decided)
+            return await self._worded(tool, arguments, session, messages, pattern, decided, card.page_size)
         last = _Attempt()
         for attempt in range(self.retries + 1):
             try:
-                last = await self._converse(messages, pattern, self._seed(tool, session, attempt))
+                last = await self._converse(messages, pattern, self._seed(tool, session, attempt), card.page_size)
             except ModelError as exc:
                 return await self._fall_back(tool, arguments, session, f"model error: {exc}")
             if last.result is not None:
                 self.stats.retried += attempt > 0
                 last.result.meta.update(attempts=attempt + 1, model=last.model, cached=last.cached)
                 return last.result
-        return await self._fall_back(tool, arguments, session, f"invalid response: {last.problem}")
+            if last.cut:
+                break  # longer and shorter were tried: another seed would be cut the same way
+        why = f"cut: {last.problem}" if last.cut else f"invalid response: {last.problem}"
+        return await self._fall_back(tool, arguments, session, why)
 
     def _world_answer(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog) -> ToolResult | None:
         """The world's answer when a rule covers the tool (it has run its effects already); else None."""
@@ -168,7 +185,8 @@ class LLMEngine:
         return None if answer.meta.get("simulated") else answer
 
     async def _worded(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog,
-                      messages: list[dict[str, Any]], pattern: ResponsePattern, decided: ToolResult) -> ToolResult:
+                      messages: list[dict[str, Any]], pattern: ResponsePattern, decided: ToolResult,
+                      page_size: int) -> ToolResult:
         """The model writes the answer around the world's facts: every value the world states is kept (the
         world's keys win), the model adds what the world does not hold. A model that fails, or whose answer
         does not validate with the facts in, leaves the world's own answer."""
@@ -177,7 +195,7 @@ class LLMEngine:
                 'status "ok", keep every value below exactly, and add only what it lacks:\n' + data_json(facts))
         try:
             attempt = await self._converse([*messages, {"role": "user", "content": note}], pattern,
-                                           self._seed(tool, session, 0))
+                                           self._seed(tool, session, 0), page_size)
         except ModelError as exc:
             return await self._fall_back_to(decided, f"model error: {exc}")
         model = attempt.result.structured_content if attempt.result is not None else None
@@ -197,26 +215,41 @@ class LLMEngine:
         decided.meta.update(fallback=True, fallback_reason=reason[:300], requested_engine=self.name)
         return decided
 
-    # --- one conversation: ask, then repair -------------------------------------------------------
-    async def _converse(self, messages: list[dict[str, Any]], pattern: ResponsePattern, seed: int) -> _Attempt:
-        convo = list(messages)
-        attempt = _Attempt()
-        for repair in range(self.max_repairs + 1):
-            completion = await self.gateway.complete(
-                "engine", convo, temperature=0.0, seed=seed, max_tokens=self.max_tokens,
-                response_format=self._format(pattern), metadata={"purpose": "world-engine"},
-            )  # fmt: skip
-            self.stats.model_calls += 1
-            self.stats.cache_hits += completion.cached
+    # --- one conversation: ask, then repair; a cut answer is asked again longer or shorter ----------
+    async def _converse(self, messages: list[dict[str, Any]], pattern: ResponsePattern, seed: int,
+                        page_size: int) -> _Attempt:
+        convo, attempt = list(messages), _Attempt()
+        budget = _CutBudget(self.settings, page_size)
+        repair = 0
+        while True:
+            completion = await self._ask(convo, pattern, seed, budget.cap)
             attempt = _Attempt(model=completion.model, cached=completion.cached)
+            if completion.finish_reason == "length":  # never repaired at the length that cut it
+                self.stats.cut += 1
+                attempt.cut, attempt.problem = True, f"the answer was cut at {budget.cap} output tokens"
+                if not budget.next():
+                    return attempt
+                convo = [*messages, *budget.note()]
+                continue
             attempt.result, attempt.problem = parse_envelope(completion.text, pattern)
             if attempt.result is not None:
-                self.stats.valid_first_try += repair == 0
+                self.stats.valid_first_try += repair == 0 and budget.asks == 0
                 self.stats.repaired += repair > 0
-                attempt.result.meta.update(source="engine", engine=self.name, repairs=repair)
+                attempt.result.meta.update(source="engine", engine=self.name, repairs=repair, max_tokens=budget.cap)
                 return attempt
+            if repair >= self.max_repairs:
+                return attempt
+            repair += 1
             convo = [*convo, completion.as_message(), {"role": "user", "content": _repair_prompt(attempt.problem)}]
-        return attempt
+
+    async def _ask(self, convo: list[dict[str, Any]], pattern: ResponsePattern, seed: int, cap: int) -> Completion:
+        completion = await self.gateway.complete(
+            "engine", convo, temperature=0.0, seed=seed, max_tokens=cap,
+            response_format=self._format(pattern), metadata={"purpose": "world-engine"},
+        )  # fmt: skip
+        self.stats.model_calls += 1
+        self.stats.cache_hits += completion.cached
+        return completion
 
     async def _fall_back(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog, reason: str) -> ToolResult:
         self.stats.fallbacks += 1
@@ -229,12 +262,12 @@ class LLMEngine:
     # --- the request --------------------------------------------------------------------------------
     def _messages(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog, card: CategoryCard,
                   op: str, pattern: ResponsePattern) -> list[dict[str, Any]]:
-        condensed = condense(session, arguments, self.budget_tokens)
+        condensed = condense(session, arguments, self.settings.history_tokens, self.settings.result_chars)
         entity = entity_for(tool, card)
         values = {
             "card": card_text(card, op, entity), "tool": tool_text(tool), "operation": op,
             "response_schema": _schema_text(pattern), "envelope": envelope_text(),
-            "demonstrations": demonstrations_text(card), "session": escape_data(_with_task(session, tool, condensed.text)),
+            "demonstrations": demonstrations_text(card, self.settings.demonstrations), "session": escape_data(_with_task(session, tool, condensed.text)),
             "session_note": condensed.note, "arguments": data_json(arguments),
         }
         return self.template.render(values)
@@ -250,6 +283,36 @@ class LLMEngine:
         if mode == "schema":
             return {"type": "json_object", "schema": bounded(envelope_schema(pattern.schema))}
         return {"type": "json_object"} if mode == "json" else None
+
+
+class _CutBudget:
+    """What to ask after a cut answer: twice the cap up to the limit, then half the page at the limit."""
+
+    def __init__(self, settings: LLMEngineSettings, page_size: int) -> None:
+        self.settings, self.cap, self.asks = settings, settings.max_tokens, 0
+        self.page: int | None = None
+        self.page_size = page_size
+
+    def next(self) -> bool:
+        """Move to the next ask; False when the asks are spent."""
+        if self.asks >= self.settings.cut_retries:
+            return False
+        self.asks += 1
+        longer = self.settings.longer_cap(self.cap)
+        if longer > self.cap:
+            self.cap = longer
+        else:
+            self.page = max(1, (self.page or self.page_size) // 2)
+        return True
+
+    def note(self) -> list[dict[str, str]]:
+        """The user turn asking for a shorter page, once the cap is at its limit; none before."""
+        if self.page is None:
+            return []
+        text = (f"A full answer does not fit the output limit ({self.cap} tokens). Answer this call as a "
+                f"service that pages its results: at most {self.page} items in any list, with totals and any "
+                "has_more/next-page field telling honestly that more exist, and short strings.")
+        return [{"role": "user", "content": text}]
 
 
 def _with_task(session: SessionLog, tool: ToolSpec, calls: str) -> str:

@@ -17,11 +17,14 @@ from typing import Any
 import yaml
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.card import CategoryCard, Demonstration, EntityType
 from cworld.errors import ContentError
 
 TEMPLATE_FILE = Path("_prompts") / "engine.md"
-ENGINE_ERROR_CLASSES = ("invalid_args", "not_found", "auth", "rate_limit", "business", "unavailable", "timeout")
+#: The errors a service decides. Transient faults (timeouts, rate limits, outages) are the state controller's:
+#: the model is never offered them, so an answer never carries one that the agent would be scored for.
+TRANSIENT_ERROR_CLASSES = ("rate_limit", "unavailable", "timeout")
+ENGINE_ERROR_CLASSES = ("invalid_args", "not_found", "auth", "business")
 _SECTION = re.compile(r"^## (system|user)\s*$", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -73,18 +76,26 @@ def card_text(card: CategoryCard, op: str, entity: EntityType) -> str:
                       "fields": e.fields} for e in card.entities],
         "this_call": {"entity": entity.name, "operation": op,
                       "pattern": pattern.description if pattern is not None else "respond as the service would"},
-        "failures": [{"when": f.when, "error_class": f.error_class, "message": f.message} for f in card.failures],
+        "failures": [{"when": f.when, "error_class": f.error_class, "message": f.message} for f in card.failures
+                     if f.error_class not in TRANSIENT_ERROR_CLASSES],
         "consistency": card.consistency,
     }
     return yaml.safe_dump(summary, sort_keys=False, allow_unicode=True, width=110).strip()
 
 
 def demonstrations_text(card: CategoryCard, limit: int = 3) -> str:
+    """The card's first demonstrations, each as the envelope the model must write (validated on card load)."""
     lines = []
     for demo in card.demonstrations[:limit]:
-        answer = {"status": "error", "message": demo.response} if demo.is_error else {"status": "ok", "result": demo.response}
+        answer = demo_envelope(demo)
         lines.append(f"call {demo.tool} {json.dumps(demo.arguments, ensure_ascii=False)}\n-> {json.dumps(answer, ensure_ascii=False)}")
     return "\n".join(lines) or "(none)"
+
+
+def demo_envelope(demo: Demonstration) -> dict[str, Any]:
+    if demo.is_error:
+        return {"status": "error", "error_class": demo.error_class, "message": demo.response}
+    return {"status": "ok", "result": demo.response}
 
 
 def tool_text(tool: ToolSpec) -> str:
