@@ -43,7 +43,10 @@ def test_tasks_span_three_harvested_servers_and_verify_in_synthesized_mode(synth
         verification = task.metadata["verification"]
         assert verification["ok"] and "synthesized mode" in verification["reason"]
         assert verification["calls"] == len(task.gold_plan)
-        assert task.verifiable is False and task.ground_truth is None  # no ground-truth end state
+        # the end state its plan reaches in the world is its ground truth, graded by the state diff
+        assert task.verifiable is True and task.ground_truth and "_world" in task.ground_truth
+        writes = task.metadata["outcome"]["writes"]
+        assert writes and set(writes) <= set(task.metadata["outcome"]["needed"]) <= {s.id for s in task.gold_plan}
         assert len({c.type for c in task.constraints}) >= 4
         assert task.metadata["drafter"] == "offline:schema-chain"
 
@@ -73,6 +76,7 @@ def test_a_synthesized_mode_episode_over_a_harvested_task_completes(synthesized,
             Runner(tasks[:1], RunConfig(agent=agent, mode="synthesized", progress=False), ctx, tmp_path / agent).run()
         )
         assert report.statuses.get("completed", 0) == 1, (agent, dict(report.statuses))
+        assert sum(r.state_checked for r in report.rows) == 1  # its end state is graded, not set aside
 
 
 def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, synthesized) -> None:

@@ -129,8 +129,8 @@ def test_a_write_to_a_missing_folder_and_a_read_of_a_missing_file_fail_as_live(t
     assert missing.error_class == "not_found"
     assert missing.text == f"ENOENT: no such file or directory, open '{ROOT}/missing.txt'"
     assert engine("write_file", path=f"{ROOT}/nowhere/new.txt", content="x").error_class == "not_found"
-    assert "nowhere/new.txt" not in engine.engine.end_state(engine.session).get("_unmirrored", {}).get("filesystem", {}).get(
-        "files", {})
+    assert "nowhere/new.txt" not in engine.engine.end_state(engine.session).get("_world", {}).get("filesystem", {}).get(
+        "files", {}).get("after", {})
 
 
 def test_a_file_written_through_the_world_engine_reads_back(setup):
@@ -148,9 +148,9 @@ def test_a_file_written_through_the_world_engine_reads_back(setup):
     assert not moved.is_error
     assert engine("read_text_file", path=f"{ROOT}/plan.md").structured_content == {"content": "# Plan\n\nship it today\n"}
     assert engine("read_text_file", path=f"{ROOT}/docs/plan.md").error_class == "not_found"
-    changed = engine.engine.end_state(engine.session)["_unmirrored"]["filesystem"]["files"]
-    assert changed["plan.md"]["content"] == "# Plan\n\nship it today\n" and changed["plan.md"]["size"] == 22
-    assert "docs/plan.md" not in changed
+    changed = engine.engine.end_state(engine.session)["_world"]["filesystem"]["files"]
+    assert changed["after"]["plan.md"]["content"] == "# Plan\n\nship it today\n" and changed["after"]["plan.md"]["size"] == 22
+    assert "docs/plan.md" not in changed["after"] and "docs/plan.md" not in changed["before"]
 
 
 def test_a_memory_entity_created_is_found_and_a_search_without_match_finds_nothing(setup):

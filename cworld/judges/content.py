@@ -52,8 +52,12 @@ class Weights(BaseModel):
 
     verifiable: dict[str, float] = Field(default_factory=dict)
     judges: dict[str, float] = Field(default_factory=dict)
+    #: the state outcome's parts (state_success, R_c, R_b_complement), for tasks with a ground truth
+    outcome: dict[str, float] = Field(default_factory=dict)
+    #: the outcome's share of the overall score when the task has one; the process parts share the rest
+    outcome_share: float = Field(0.0, ge=0.0, le=1.0)
 
-    @field_validator("verifiable", "judges")
+    @field_validator("verifiable", "judges", "outcome")
     @classmethod
     def _non_negative(cls, weights: dict[str, float]) -> dict[str, float]:
         bad = [k for k, w in weights.items() if w < 0]

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from cworld.data_model import Step, Task, Trajectory
+from cworld.data_model import PlanStep, Step, Task, Trajectory
 from cworld.judges.calls import CALL_CLASSES, CallRecord
 
 _REF = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)\.")
@@ -79,16 +79,31 @@ class OrderResult:
         return ratio(self.satisfied, self.assessable)
 
 
+def outcome_path(task: Task) -> list[str] | None:
+    """The shortest path to the task's outcome (its write steps and the steps they read from), recorded
+    when its ground truth was verified in the world (`synth/outcome.py`); None for other tasks."""
+    needed = (task.metadata.get("outcome") or {}).get("needed") if isinstance(task.metadata, dict) else None
+    return list(needed) if isinstance(needed, list) and needed else None
+
+
 def dependency_edges(task: Task) -> list[tuple[frozenset[str], frozenset[str], str]]:
-    """(prerequisite tools, dependent tools, label) from the sub-goal graph, else from the gold plan's
-    `{{step.field}}` references."""
+    """(prerequisite tools, dependent tools, label): for a task with a verified outcome, the references
+    between the steps of its shortest path (the order the world imposes, not the gold plan's call list);
+    else from the sub-goal graph, else from the gold plan's `{{step.field}}` references."""
+    path = outcome_path(task)
+    if path is not None:
+        return _reference_edges([p for p in task.gold_plan if p.id in set(path)])
     if task.subgoals:
         tools = _subgoal_tools(task)
         return [(tools[d], tools[g.id], f"{d}->{g.id}") for g in task.subgoals for d in g.depends_on
                 if tools.get(d) and tools.get(g.id)]
-    by_id = {p.id: p for p in task.gold_plan}
+    return _reference_edges(task.gold_plan)
+
+
+def _reference_edges(plan: list[PlanStep]) -> list[tuple[frozenset[str], frozenset[str], str]]:
+    by_id = {p.id: p for p in plan}
     edges = []
-    for step in task.gold_plan:
+    for step in plan:
         for ref in sorted(_references(step.arguments) & by_id.keys()):
             edges.append((frozenset({by_id[ref].tool}), frozenset({step.tool}), f"{ref}->{step.id}"))
     return edges
@@ -157,9 +172,12 @@ def information_diversity(task: Task | None, calls: list[CallRecord]) -> tuple[i
 
 
 def efficiency(trajectory: Trajectory, calls: list[CallRecord]) -> dict[str, float | None]:
-    """Raw counts (turns, calls, searches) and a 0-1 conciseness: gold-plan length / calls made (capped)."""
+    """Raw counts (turns, calls, searches) and a 0-1 conciseness: the shortest path's length (for a task with a
+    verified outcome; else the gold plan's) / calls made (capped)."""
     n_calls = len(agent_calls(calls))
-    gold = len(trajectory.task.gold_plan) if trajectory.task is not None else 0
+    task = trajectory.task
+    path = outcome_path(task) if task is not None else None
+    gold = len(path) if path is not None else len(task.gold_plan) if task is not None else 0
     return {
         "turns": float(max((s.turn for s in trajectory.steps), default=0)),
         "tool_calls": float(n_calls),

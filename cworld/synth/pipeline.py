@@ -282,6 +282,8 @@ class Synthesis:
         }
         if state.blocks:
             metadata["blocks"] = state.blocks
+        if verification.outcome_steps is not None:
+            metadata["outcome"] = verification.outcome_steps
         task = to_task(
             draft,
             task_id=self.task_id(index),

@@ -16,9 +16,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from cworld.data_model import Task
+from cworld.sandbox.statediff import sandbox_state_diff
+from cworld.sandbox.statediff.world import WORLD_KEY
 from cworld.synth.checks import content_words, run_checks
 from cworld.synth.dedupe import DuplicateGuard
 from cworld.synth.draft import Draft
+from cworld.synth.outcome import run_plan
 from cworld.synth.pipeline import Synthesis
 from cworld.synth.plan_exec import execute_plan
 from cworld.synth.scheduler import RunResult
@@ -85,7 +88,7 @@ def summarize(
         notes=list(synthesis.universe.notes),
     )
     _recheck(summary, tasks, synthesis)
-    _replay(summary, tasks)
+    _replay(summary, tasks, synthesis)
     _pairs(summary, tasks, guard)
     if synthesis.source == "offline":
         summary.notes.append(
@@ -112,14 +115,31 @@ def _recheck(summary: SynthSummary, tasks: list[Task], synthesis: Synthesis) -> 
         summary.leaking_queries += bool(synthesis.leaks.leaks(task.query))
 
 
-def _replay(summary: SynthSummary, tasks: list[Task]) -> None:
+def _replay(summary: SynthSummary, tasks: list[Task], synthesis: Synthesis) -> None:
+    """Every verifiable gold plan run again where it was verified: live in the sandbox, or through the
+    synthesis engine in the world of its seed (then the end state is graded against the ground truth by
+    the state diff, as an episode's is: the engine's records carry its clock)."""
     verifiable = [t for t in tasks if t.verifiable]
     summary.verifiable = len(verifiable)
     summary.verifiable_share = round(len(verifiable) / len(tasks), 3) if tasks else 0.0
     for task in verifiable:
-        trace = execute_plan(task.gold_plan, task.initial_state_seed)
-        summary.gold_plans_replayed += trace.ok
-        summary.ground_truth_matches += trace.ok and trace.end_state == task.ground_truth
+        if synthesis.engine is not None and task.ground_truth is not None and WORLD_KEY in task.ground_truth:
+            ok, equal = _replay_in_world(task, synthesis)
+        else:
+            trace = execute_plan(task.gold_plan, task.initial_state_seed)
+            ok, equal = trace.ok, trace.ok and trace.end_state == task.ground_truth
+        summary.gold_plans_replayed += ok
+        summary.ground_truth_matches += equal
+
+
+def _replay_in_world(task: Task, synthesis: Synthesis) -> tuple[bool, bool]:
+    from cworld.engine import SessionLog
+
+    session = SessionLog(seed=task.initial_state_seed, context=task.public())
+    trace, _ = run_plan(task.gold_plan, synthesis.universe.tools, synthesis.engine, session)
+    if not trace.ok or trace.end_state is None or task.ground_truth is None:
+        return trace.ok, False
+    return True, sandbox_state_diff(task.initial_state_seed, task.ground_truth, trace.end_state).success
 
 
 def _pairs(summary: SynthSummary, tasks: list[Task], guard: DuplicateGuard) -> None:

@@ -1,19 +1,21 @@
 """Hybrid mode: live where a tool is live, the World Engine for schema-only tools.
 
 The end state is the live part's (the sandbox snapshot) with the engine-served part's changes: those on
-sandbox apps overlaid on it (a sandbox tool the run served from the engine), the rest kept aside under
-`_engine_changes` (bookkeeping: no sandbox state to grade them against).
+sandbox apps overlaid on it (a sandbox tool the run served from the engine). The world engine's changes to
+other servers' worlds stay under `_world` and are graded with the apps; a change-set engine's (the schema
+engine's) are kept aside under `_engine_changes` (bookkeeping: it has no world to grade them against).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cworld.controller.backends.endstate import UNMIRRORED_KEY, split_mirrored
+from cworld.controller.backends.endstate import split_mirrored
 from cworld.controller.backends.live import LiveBackend, is_live
 from cworld.controller.backends.synthesized import EngineBackend
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.sandbox.statediff.overlay import apply_changes, is_change_set
+from cworld.sandbox.statediff.world import WORLD_KEY
 
 ENGINE_CHANGES_KEY = "_engine_changes"
 
@@ -40,8 +42,8 @@ class HybridBackend:
         if state is None or simulated is None:
             return state
         if not is_change_set(simulated):  # a world's full state: its sandbox apps served no call here
-            rest = simulated.get(UNMIRRORED_KEY) or {}
-            return {**state, ENGINE_CHANGES_KEY: rest} if rest else state
+            worlds = simulated.get(WORLD_KEY)
+            return {**state, WORLD_KEY: worlds} if worlds else state
         mirrored, rest = split_mirrored(simulated)
         if any(not k.startswith("_") for k in mirrored):
             state = apply_changes(state, mirrored)

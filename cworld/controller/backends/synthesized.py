@@ -54,7 +54,7 @@ class EngineBackend:
     async def end_state(self) -> dict[str, Any] | None:
         """The simulated world's end state. The world engine (and the LLM engine on its world) gives the
         world's own state: the full state of every sandbox app, graded exactly as a live end state, with the
-        collections other servers changed under `_unmirrored`. An engine that only tracks changes (the
+        records other servers' worlds changed under `_world` (graded too). An engine that only tracks changes (the
         schema engine) gives a change set in the sandbox's state schema (`endstate.py`), which the grader
         overlays on the task's initial state."""
         if self.session is None:

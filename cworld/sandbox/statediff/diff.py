@@ -34,6 +34,7 @@ from cworld.sandbox.statediff.models import (
 )
 from cworld.sandbox.statediff.overlay import actual_state
 from cworld.sandbox.statediff.tree import ABSENT, Flat, Path, Rules, flatten, normalize, render, to_plain
+from cworld.sandbox.statediff.world import world_parts
 
 __all__ = [
     "ABSENT_REPR",
@@ -77,6 +78,13 @@ class Baseline:
         if not isinstance(state, dict):
             return cls(state, {"": frozenset(raw_strings(state))})
         return cls(state, {key: frozenset(raw_strings({key: value})) for key, value in state.items()})
+
+    def extended(self, parts: dict[str, Any]) -> Baseline:
+        """This baseline with more top-level parts (the worlds an episode touched), sharing the rest."""
+        if not parts:
+            return self
+        more = {key: frozenset(raw_strings({key: value})) for key, value in parts.items()}
+        return Baseline({**self.state, **parts}, {**self.strings, **more})
 
     @property
     def all_strings(self) -> frozenset[str]:
@@ -329,7 +337,14 @@ def sandbox_baseline(seed: int) -> Baseline:
 def sandbox_state_diff(seed: int, ground_truth: dict[str, Any], end_state: dict[str, Any]) -> StateDiffResult:
     """An episode's end state (a synthesized one's change set overlaid) against the task's ground truth,
     from the sandbox's initial state for the seed: the one diff of the run summary, the gym reward and
-    the score. Keys starting with `_` are bookkeeping (`_clock`), never state."""
+    the score. Keys starting with `_` are bookkeeping (`_clock`), never state, except `_world`: the changes
+    to other servers' worlds (`world.py`), graded with the apps. An app the ground truth or the end state
+    leaves out (a world built server by server holds only those it reached) stands as it started."""
     baseline = sandbox_baseline(seed)
-    expected = {k: v for k, v in ground_truth.items() if not k.startswith("_")}
-    return diff_from(baseline, expected, actual_state(baseline.state, end_state), config=sandbox_diff_config())
+    expected = {**baseline.state, **{k: v for k, v in ground_truth.items() if not k.startswith("_")}}
+    actual = {**baseline.state, **actual_state(baseline.state, end_state)}
+    initial_worlds, expected_worlds, actual_worlds = world_parts(ground_truth, end_state)
+    if initial_worlds:
+        baseline = baseline.extended(initial_worlds)
+        expected, actual = {**expected, **expected_worlds}, {**actual, **actual_worlds}
+    return diff_from(baseline, expected, actual, config=sandbox_diff_config())
