@@ -47,7 +47,7 @@ async def test_identical_request_hits_and_is_counted_not_charged(tmp_path):
         {"temperature": 0.5},
         {"max_tokens": 10},
         {"tools": [{"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}]},
-        {"tool_choice": "none"},
+        {"tool_choice": "none", "tools": [{"type": "function", "function": {"name": "add"}}]},  # alone: dropped
         {"response_format": {"type": "json_object"}},
         {"model": "mock/b"},
     ],

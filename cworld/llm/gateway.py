@@ -21,8 +21,8 @@ from cworld.config import ROLES, ModelConfig, ModelsConfig, load_models
 from cworld.data_model import Usage
 from cworld.environment import Workspace
 from cworld.errors import ConfigError, UsageError
-from cworld.llm import jsonrepair, local_server
-from cworld.llm._loader import MOCK_PROVIDER, load_litellm
+from cworld.llm import jsonrepair, local_server, provider_rules
+from cworld.llm._loader import load_litellm
 from cworld.llm.cache import ResponseCache, request_key
 from cworld.llm.completion import Completion, completion_from_response
 from cworld.llm.connection import api_key, public_params
@@ -99,12 +99,14 @@ class Gateway:
             temperature=cfg.temperature if temperature is None else temperature, seed=seed,
             max_tokens=cfg.max_tokens if max_tokens is None else max_tokens,
         )  # fmt: skip
-        key = request_key(request) if self.cache is not None else None
+        prepared = provider_rules.prepare(cfg, request)  # what the provider accepts, and so what is keyed
+        key = request_key(prepared.request) if self.cache is not None else None
         completion = self._cached(key) if key else None
         if completion is None:
-            completion = await self._call(role, cfg, request, metadata)
+            completion = await self._call(role, cfg, prepared.request, metadata)
             if key and self.cache is not None:
                 self.cache.put(key, completion)
+        completion = prepared.restore(completion)
         self.ledger.record(role, completion)
         log.debug(
             "llm role=%s model=%s tokens=%d+%d cost=%.6f cached=%s", role, cfg.model,
@@ -210,7 +212,8 @@ class Gateway:
 
 
 def build_request(cfg: ModelConfig, messages: list[Any], **params: Any) -> dict[str, Any]:
-    """The litellm arguments that decide the answer (and so the cache key); unset ones left out."""
+    """The litellm arguments that decide the answer, as the caller asked (`provider_rules.prepare` then
+    makes them acceptable to the provider; the cache is keyed on that); unset ones left out."""
     request = {**public_params(cfg), "messages": messages, **params}
     return {k: v for k, v in request.items() if v is not None}
 
@@ -222,11 +225,4 @@ def _how_to_configure(role: str) -> str:
 
 def _supports_json_mode(model: str) -> bool:
     """Whether litellm knows the provider accepts `response_format`; unknown means don't send it."""
-    litellm = load_litellm()
-    try:
-        name, provider, _, _ = litellm.get_llm_provider(model)
-        if provider == MOCK_PROVIDER:
-            return True
-        return "response_format" in (litellm.get_supported_openai_params(model=name, custom_llm_provider=provider) or [])
-    except Exception:  # an odd model string: the call itself will report it properly
-        return False
+    return provider_rules.capabilities(model).json_mode

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from cworld.llm.metaschema import first_error, subschemas
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_DESCRIPTION = 1024
@@ -35,7 +35,6 @@ PARAMETERS = frozenset({
     "metadata", "reasoning_effort", "modalities", "audio", "prediction", "web_search_options", "verbosity",
     "functions", "function_call", "prompt_cache_key", "safety_identifier",
 })  # fmt: skip
-_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -163,13 +162,14 @@ def schema_problem(schema: Any, *, strict: bool = False) -> str | None:
     """Why OpenAI would refuse this function-parameters (or response) schema, else None."""
     if not isinstance(schema, dict):
         return f"{schema!r} is not of type 'object'."
-    error = next(iter(_META.iter_errors(schema)), None)
-    if error is not None:
-        return error.message
+    found = first_error(schema)
+    if found is not None:
+        path, error = found
+        return f"In context={path}, {error.message}" if path else error.message
     if schema.get("type") != "object":
         return f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{schema.get('type')}\"'."
-    for path, node in _nodes(schema):
-        problem = _node_problem(node, schema, strict)
+    for path, node in subschemas(schema):
+        problem = _node_problem(node, schema, strict) if isinstance(node, dict) else None
         if problem is not None:
             return f"In context={path}, {problem}"
     return None
@@ -190,23 +190,6 @@ def _node_problem(node: dict[str, Any], root: dict[str, Any], strict: bool) -> s
             return f"'required' is required to be supplied and to be an array including every key in properties. " \
                    f"Missing '{missing[0]}'."
     return None
-
-
-def _nodes(schema: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
-    """Every sub-schema of a schema with its path (keywords and property names, as OpenAI reports it)."""
-    if not isinstance(schema, dict):
-        return []
-    found = [(path, schema)]
-    for key, value in schema.items():
-        if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
-            for name, sub in value.items():
-                found += _nodes(sub, (*path, key, name))
-        elif key in ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else"):
-            found += _nodes(value, (*path, key))
-        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
-            for position, sub in enumerate(value):
-                found += _nodes(sub, (*path, key, str(position)))
-    return found
 
 
 def _resolves(ref: str, root: dict[str, Any]) -> bool:
