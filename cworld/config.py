@@ -4,6 +4,9 @@ Sources, later wins: `<workspace>/config.yaml` (`models: {role: model | {model, 
 then environment variables `CWORLD_AGENT_MODEL`, `CWORLD_ENGINE_MODEL`, `CWORLD_SYNTH_MODEL`,
 `CWORLD_JUDGE_MODELS` (comma-separated) and `CWORLD_API_BASE`. No model configured means offline:
 every command falls back to its deterministic path. Keys are read from the environment only.
+
+A model named outside the config (`cworld run --agent openai/NAME`) takes the role's settings
+(`ModelsConfig.for_model`): the same endpoint and key variable for the same provider, else `CWORLD_API_BASE`.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ class ModelConfig(BaseModel):
     max_concurrency: int = 8
     temperature: float = 0.0
     max_tokens: int | None = None
+    history_tokens: int | None = Field(
+        None, gt=0, description="the agent's conversation budget in tokens; None: from the model's context window")
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @property
@@ -40,6 +45,7 @@ class ModelsConfig(BaseModel):
     engine: ModelConfig | None = None
     synth: ModelConfig | None = None
     judge: list[ModelConfig] = Field(default_factory=list)
+    api_base: str | None = Field(None, description="CWORLD_API_BASE: the endpoint of a model no entry names")
 
     def for_role(self, role: Role) -> list[ModelConfig]:
         value = getattr(self, role)
@@ -49,6 +55,23 @@ class ModelsConfig(BaseModel):
 
     def configured(self, role: Role) -> bool:
         return bool(self.for_role(role))
+
+    def for_model(self, role: Role, model: str) -> ModelConfig:
+        """The settings `model` runs with in `role`: its own entry when the role lists it; else the role's
+        first entry with the model swapped in (its endpoint, key variable and extras only when the provider
+        is the same: another provider's endpoint is never right); else the model at `CWORLD_API_BASE`."""
+        configured = self.for_role(role)
+        own = next((c for c in configured if c.model == model), None)
+        if own is not None:
+            return own
+        alone = ModelConfig(model=model, api_base=self.api_base)
+        if not configured:
+            return alone
+        first = configured[0]
+        if first.provider != alone.provider:
+            return first.model_copy(update={"model": model, "api_base": self.api_base, "api_key_env": None,
+                                            "extra": {}})
+        return first.model_copy(update={"model": model})
 
 
 def _as_model(value: Any, api_base: str | None) -> ModelConfig:
@@ -77,7 +100,7 @@ def load_models(workspace_root: Path | None = None, env: dict[str, str] | None =
     if env.get("CWORLD_JUDGE_MODELS"):
         raw["judge"] = [m.strip() for m in env["CWORLD_JUDGE_MODELS"].split(",") if m.strip()]
     try:
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {"api_base": api_base}
         for role, value in raw.items():
             if role not in ROLES:
                 raise ConfigError(f"unknown role {role!r} in models config; use one of {', '.join(ROLES)}")

@@ -9,6 +9,7 @@ Scripted agents and LLM agents, and an RL policy driving `cworld.make(...)`, all
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from cworld.data_model import Constraint, Task, ToolCall, ToolResult, Usage
@@ -18,6 +19,17 @@ if TYPE_CHECKING:
     from cworld.agents.toolbox import Toolbox
 
 ActionKind = Literal["tool", "search", "message", "final"]
+
+
+@dataclass(frozen=True)
+class UserContext:
+    """Who the agent works for and when, as the world has it (never from the task's answer key): what a
+    deployed assistant knows of its user without asking."""
+
+    now: datetime
+    """The world's clock as the episode starts (timezone-aware)."""
+    user: dict[str, str] = field(default_factory=dict)
+    """The user's public profile in the world: name, email, title, company, city, timezone, ..."""
 
 
 @dataclass
@@ -32,6 +44,8 @@ class Observation:
     """New messages from the user (mid-episode changes of the requirements), oldest first."""
     constraints: list[Constraint] = field(default_factory=list)
     """The new or changed constraints those messages carry (for agents that read them structured)."""
+    context: UserContext | None = None
+    """The first observation only: the user's date and time and who the user is."""
 
 
 @dataclass
@@ -45,7 +59,13 @@ class Action:
     query: str = ""
     k: int = 5
     status: EpisodeStatus | None = None
-    """`final` only: how the agent ends (completed, gave_up, inaction, turn_limit)."""
+    """`final` only: how the agent ends (completed, gave_up, inaction, turn_limit, agent_error)."""
+    arguments_error: str | None = None
+    """`tool` only: the model's arguments were not a JSON object (why); the call is answered, never made."""
+    raw_arguments: str = ""
+    """`tool` only: the arguments as the model wrote them, kept when they could not be read."""
+    error: str = ""
+    """`final` with status `agent_error`: why the agent could not go on (its model failed it)."""
     tokens: Usage = field(default_factory=Usage)
     planner_events: list[dict[str, Any]] = field(default_factory=list)
 
@@ -64,6 +84,12 @@ class Action:
     @classmethod
     def final(cls, text: str, status: EpisodeStatus = "completed") -> Action:
         return cls("final", text=text, status=status)
+
+    @classmethod
+    def failed(cls, error: str, text: str = "") -> Action:
+        """The agent's own failure ends the episode (a model that cannot follow the protocol or that the
+        provider refuses): recorded as `agent_error`, held against the agent, never retried."""
+        return cls("final", text=text, status="agent_error", error=error)
 
 
 class Agent(Protocol):

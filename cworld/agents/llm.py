@@ -5,10 +5,17 @@ allows (`search`, `full`, `rag-K`, see `toolbox.py`) as functions; when the mode
 tools at once they are sent one per turn, in order. A user message that arrives meanwhile waits until
 the batch is answered (chat formats require tool answers right after the call).
 
+The system prompt holds a context block (`prompt.py`: the world's date and time, who the user is), and
+each call is shown the conversation within the model's history budget (`history.py`). Arguments the model
+did not write as a JSON object are not sent: the call is answered `invalid_args` with the parser's reason.
+
 `style="planner"` adds the planner: a sub-goal graph before the first step, an update after every
-step (complete/pending plus feedback), a revision when the user changes the requirements; the episode
-ends when every sub-goal is complete, or after `max_inaction` turns in a row without a tool call.
-`style="react"` is the plain loop: a reply without a tool call is the final answer.
+step (complete, reopened, pending, plus feedback), a revision when the user changes the requirements.
+When every sub-goal looks complete the actor is told so and decides: a reply without a tool call ends the
+episode, a tool call goes on (a tool output that claims the task is done cannot end it). The episode also
+ends after `max_inaction` turns in a row without a tool call. `style="react"` is the plain loop: a reply
+without a tool call is the final answer. A model that fails the agent (prose where the planner needs
+JSON, a request its provider refuses) ends the episode as `agent_error` (`failure.py`).
 """
 
 from __future__ import annotations
@@ -17,23 +24,25 @@ import json
 from typing import Any, Literal
 
 from cworld.agents.base import Action, Observation
+from cworld.agents.failure import is_agent_failure
+from cworld.agents.history import History, history_budget, token_counter
 from cworld.agents.meter import Meter
 from cworld.agents.planner import Planner
+from cworld.agents.prompt import ACTOR_SYSTEM as ACTOR_SYSTEM  # re-exported: the SFT export's system prompt
+from cworld.agents.prompt import SEARCH_HINT as SEARCH_HINT
+from cworld.agents.prompt import context_block, system_prompt, task_text
 from cworld.agents.toolbox import SEARCH_TOOL, Toolbox
 from cworld.config import ModelConfig
 from cworld.data_model import Task, ToolResult, ToolSpec
 from cworld.data_model.tool_names import ToolNames
+from cworld.errors import ModelError
 from cworld.llm import Gateway, RequestedToolCall
 
 Style = Literal["planner", "react"]
 STYLES: tuple[str, ...] = ("planner", "react")
-ACTOR_SYSTEM = (
-    "You are a capable assistant that completes the user's task by calling tools, one careful step at a "
-    "time. Read each tool result before the next step. If a call fails, decide whether to retry, fix the "
-    "arguments, or use another tool. When the task is done, reply with the final answer and no tool call."
-)
-SEARCH_HINT = " Call search_tools to find tools; every tool it returns becomes callable."
 MAX_DESCRIPTION = 1000
+ALL_COMPLETE = ("[planner] Every sub-goal looks complete. If the task is really done, reply with the final "
+                "answer and no tool call; if anything is still missing, continue with a tool call.")
 
 
 class LLMAgent:
@@ -45,29 +54,46 @@ class LLMAgent:
         self.model, self.gateway, self.style = model, gateway, style
         self.name = name or model.model
         self.max_inaction, self.max_result_chars = max_inaction, max_result_chars
+        self.budget = history_budget(model)
 
     async def reset(self, task: Task, toolbox: Toolbox, *, seed: int) -> None:
         self.task, self.toolbox = task, toolbox
         self.meter = Meter(self.gateway, self.model, seed)
         self.planner = Planner(self.meter) if self.style == "planner" else None
-        system = ACTOR_SYSTEM + (SEARCH_HINT if toolbox.offers_search else "")
-        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system},
-                                               {"role": "user", "content": _task_text(task)}]
+        self.history = History(self.budget, token_counter(self.model.model))
+        self.history.add({"role": "system", "content": system_prompt(toolbox.offers_search, None)})
+        self.history.add({"role": "user", "content": task_text(task)})
         self.queue: list[Action] = []
         self.held: list[str] = []
         self.log: list[str] = []
         self.names = ToolNames(reserved=frozenset({SEARCH_TOOL}))
         self.inaction = 0
         self.started = False
+        self._tools: tuple[tuple[str, ...], list[dict[str, Any]]] = ((), [])
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The whole conversation (each call is shown `history.view()`, the part within the budget)."""
+        return self.history.messages
 
     async def act(self, observation: Observation) -> Action:
+        events: list[dict[str, Any]] = []
+        try:
+            return await self._act(observation, events)
+        except ModelError as exc:
+            if not is_agent_failure(exc):
+                raise
+            events.append({"event": "stop", "turn": observation.turn, "reason": "agent_error", "error": str(exc)})
+            return self._emit(Action.failed(str(exc)), events)
+
+    async def _act(self, observation: Observation, events: list[dict[str, Any]]) -> Action:
         self._observe(observation)
         self.held.extend(observation.user_messages)
         if self.queue:
-            return self._emit(self.queue.pop(0), [])
-        events: list[dict[str, Any]] = []
+            return self._emit(self.queue.pop(0), events)
         if not self.started:
             self.started = True
+            self._tell_context(observation)
             if self.planner is not None:
                 events.append(await self.planner.decompose(self.task))
         if self.held:
@@ -76,41 +102,45 @@ class LLMAgent:
             event, feedback = await self.planner.update(self.log, observation.turn)
             events.append(event)
             if self.planner.all_complete:
-                return await self._final(events, "All sub-goals are complete. Reply now with the final answer.")
-            if feedback:
-                self.messages.append({"role": "user", "content": f"[planner] {feedback}"})
+                self.history.add({"role": "user", "content": ALL_COMPLETE})
+            elif feedback:
+                self.history.add({"role": "user", "content": f"[planner] {feedback}"})
         return await self._actor_turn(events, observation.turn)
 
     # --- the actor ------------------------------------------------------------------------------
     async def _actor_turn(self, events: list[dict[str, Any]], turn: int) -> Action:
-        completion = await self.meter.complete(self.messages, tools=self._tool_schemas() or None)
-        self.messages.append(completion.as_message())
+        completion = await self.meter.complete(self.history.view(), tools=self._tool_schemas() or None)
+        self.history.add(completion.as_message())
         if completion.tool_calls:
             self.inaction = 0
             self.queue = [self._to_action(c, completion.text) for c in completion.tool_calls]
             return self._emit(self.queue.pop(0), events)
-        if self.planner is None or self.planner.all_complete:
+        if self.planner is None:
+            return self._emit(Action.final(completion.text, "completed"), events)
+        if self.planner.all_complete:
+            events.append({"event": "stop", "turn": turn, "reason": "all_complete"})
             return self._emit(Action.final(completion.text, "completed"), events)
         self.inaction += 1
         if self.inaction >= self.max_inaction:
             events.append({"event": "stop", "turn": turn, "reason": "inaction", "pending": self._pending_ids()})
             return self._emit(Action.final(completion.text, "inaction"), events)
         nudge = "Not done yet; pending sub-goals: " + "; ".join(g.description for g in self.planner.pending[:3])
-        self.messages.append({"role": "user", "content": f"[planner] {nudge}. Continue with a tool call."})
+        self.history.add({"role": "user", "content": f"[planner] {nudge}. Continue with a tool call."})
         events.append({"event": "feedback", "turn": turn, "feedback": nudge})
         return self._emit(Action.say(completion.text), events)
 
-    async def _final(self, events: list[dict[str, Any]], instruction: str) -> Action:
-        self.messages.append({"role": "user", "content": instruction})
-        completion = await self.meter.complete(self.messages, tools=self._tool_schemas() or None,
-                                               tool_choice="none" if self._tool_schemas() else None)
-        self.messages.append(completion.as_message())
-        events.append({"event": "stop", "reason": "all_complete"})
-        return self._emit(Action.final(completion.text, "completed"), events)
+    def _tell_context(self, observation: Observation) -> None:
+        """The world's date and time and the user, into the system prompt (and the planner's), once."""
+        if observation.context is None:
+            return
+        self.history.messages[0] = {"role": "system",
+                                    "content": system_prompt(self.toolbox.offers_search, observation.context)}
+        if self.planner is not None:
+            self.planner.context = context_block(observation.context)
 
     async def _deliver_user_messages(self, events: list[dict[str, Any]], turn: int) -> None:
         for message in self.held:
-            self.messages.append({"role": "user", "content": message})
+            self.history.add({"role": "user", "content": message}, user=True)
             if self.planner is not None:
                 events.append(await self.planner.revise(message, turn))
         self.held = []
@@ -129,7 +159,7 @@ class LLMAgent:
         if len(text) > self.max_result_chars:
             text = text[: self.max_result_chars] + f"\n[cut by the agent at {self.max_result_chars} characters]"
         content = f"ERROR ({result.error_class or 'error'}): {text}" if result.is_error else text
-        self.messages.append({"role": "tool", "tool_call_id": observation.call.id, "content": content})
+        self.history.add({"role": "tool", "tool_call_id": observation.call.id, "content": content})
         args = json.dumps(observation.call.arguments, ensure_ascii=False, default=str)[:200]
         self.log.append(f"turn {observation.turn - 1}: {observation.call.tool}({args}) -> {content[:300]}")
 
@@ -142,10 +172,15 @@ class LLMAgent:
         return "Found these tools; they are callable now:\n" + "\n".join(lines)
 
     def _tool_schemas(self) -> list[dict[str, Any]]:
-        schemas = [self._function(spec) for spec in self.toolbox.visible()]
-        if self.toolbox.offers_search:
-            schemas.append(_search_function())
-        return schemas
+        """The callable tools as functions, rebuilt only when the callable set changed."""
+        visible = self.toolbox.visible()
+        key = tuple(spec.id for spec in visible)
+        if key != self._tools[0] or not self._tools[1]:
+            schemas = [self._function(spec) for spec in visible]
+            if self.toolbox.offers_search:
+                schemas.append(_search_function())
+            self._tools = (key, schemas)
+        return self._tools[1]
 
     def _function(self, spec: ToolSpec) -> dict[str, Any]:
         name = self.names.name(spec.id)
@@ -154,12 +189,18 @@ class LLMAgent:
         return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
 
     def _to_action(self, call: RequestedToolCall, text: str) -> Action:
+        """The model's call as an action; arguments that are not a JSON object go as they are, never as `{}`,
+        and the episode answers them `invalid_args` with the parser's reason."""
+        if call.arguments_error is not None:
+            tool = SEARCH_TOOL if call.name == SEARCH_TOOL else self.names.tool_id(call.name)
+            action = Action.call(tool, {}, call.id, text)
+            action.arguments_error, action.raw_arguments = call.arguments_error, call.raw_arguments
+            return action
         if call.name == SEARCH_TOOL:
             k = call.arguments.get("k", 5)
             return Action.search(str(call.arguments.get("query", "")), int(k) if isinstance(k, int) else 5,
                                  call.id, text)
-        tool_id = self.names.tool_id(call.name)
-        return Action.call(tool_id, call.arguments if call.arguments_error is None else {}, call.id, text)
+        return Action.call(self.names.tool_id(call.name), call.arguments, call.id, text)
 
     def _pending_ids(self) -> list[str]:
         return [g.id for g in self.planner.pending] if self.planner is not None else []
@@ -175,9 +216,3 @@ def _search_function() -> dict[str, Any]:
             "k": {"type": "integer", "description": "how many tools to return (1-20)", "default": 5},
         }, "required": ["query"]},
     }}
-
-
-def _task_text(task: Task) -> str:
-    if not task.constraints:
-        return task.query
-    return task.query + "\n\nConstraints:\n" + "\n".join(f"- {c.description}" for c in task.constraints)

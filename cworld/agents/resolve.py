@@ -66,7 +66,8 @@ def agent_label(name: str, access: str | None = None, style: str | None = None) 
 
 def make_agent(name: str, *, access: str | None = None, style: str | None = None, gateway: Gateway | None = None,
                workspace: Workspace | None = None, concurrency: int = 8) -> Agent:
-    """A fresh agent for `name`; LLM agents share `gateway` (one per run: cache, usage, rate limits)."""
+    """A fresh agent for `name`; LLM agents share `gateway` (one per run: cache, usage, rate limits). A model
+    the config does not list runs with the agent role's settings (`ModelsConfig.for_model`)."""
     if not name or not name.strip():
         raise UsageError("empty agent name; use scripted:oracle, heuristic:careful or a model string such as "
                          "openai/gpt-4o-mini")
@@ -79,7 +80,7 @@ def make_agent(name: str, *, access: str | None = None, style: str | None = None
     if chosen_style not in STYLES:
         raise UsageError(f"unknown agent style {chosen_style!r}; use one of {', '.join(STYLES)}")
     gateway = gateway or Gateway.from_workspace(workspace or Workspace.resolve())
-    config = gateway.resolve("agent", name)
+    config = gateway.models.for_model("agent", name)
     if not any(c.model == name for c in gateway.models.for_role("agent")):
         config = config.model_copy(update={"max_concurrency": max(config.max_concurrency, concurrency)})
     return LLMAgent(config, gateway, style=chosen_style, name=label)  # type: ignore[arg-type]

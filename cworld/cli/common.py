@@ -42,12 +42,10 @@ def preflight(ws: Workspace, *, agents: Iterable[str] = (), roles: Iterable[Role
     named = [a for a in agents if not is_rule_based(a)]
     if not named and not any(models.configured(r) for r in roles):
         return
-    from cworld.llm import Gateway
     from cworld.llm.preflight import preflight as check
     from cworld.llm.preflight import role_models
 
-    pick = Gateway(models)  # resolves a model string to its configured entry, as the run will
-    check([*(("agent", pick.resolve("agent", a)) for a in named), *role_models(models, roles)])
+    check([*(("agent", models.for_model("agent", a)) for a in named), *role_models(models, roles)])
 
 
 def read_tasks(ws: Workspace, tasks_file: str | Path | None, limit: int | None = None) -> list[Task]:

@@ -81,6 +81,9 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
                    "not a fair competitor); heuristic:* and LLM agents see only the request, tools and observations")
     else:
         click.echo(f"{config.label} is not privileged: it sees only the request, the tools and the observations")
+    if report.statuses["agent_error"]:
+        click.echo(f"{report.statuses['agent_error']} episode(s) failed as the agent's own (its model answered "
+                   "out of protocol or was refused): see agent_error in the trajectories")
     click.echo(f"{report.ran} episode(s) run, {report.skipped} already done; trajectories in "
                f"{folder / 'trajectories.jsonl'}")
 

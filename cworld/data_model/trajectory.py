@@ -62,7 +62,8 @@ class InfraErrorRecord(BaseModel):
     attempt: int = 1
 
 
-EpisodeStatus = Literal["completed", "turn_limit", "gave_up", "timeout", "infra_error", "inaction", "abandoned"]
+EpisodeStatus = Literal["completed", "turn_limit", "gave_up", "timeout", "infra_error", "inaction", "abandoned",
+                        "agent_error"]
 
 
 class Trajectory(Versioned):
@@ -82,6 +83,7 @@ class Trajectory(Versioned):
     end_state: dict[str, Any] | None = None
     usage: dict[str, Usage] = Field(default_factory=dict, description="per LLM role")
     infra_errors: list[InfraErrorRecord] = Field(default_factory=list)
+    agent_error: str | None = Field(None, description="status agent_error: why the agent's own model failed it")
     started_at: float = 0.0
     finished_at: float = 0.0
 

@@ -9,7 +9,9 @@ mid-episode messages, and the trajectory they add up to.
 
 Every action is one turn. A tool action goes `controller.call(spec, arguments, turn=...)`; the step keeps
 the raw result, the observation after interventions and the interventions. A tool the agent cannot call
-(not found by a search yet, or unknown) is answered `not_found` without reaching the controller. An
+(not found by a search yet, or unknown) is answered `not_found` without reaching the controller, and so is a
+call whose arguments the model did not write as a JSON object (`invalid_args`, saying so: never sent with
+empty arguments). An agent whose own model fails it ends the episode as `agent_error`. An
 infrastructure failure (server crash, engine down) raises `EpisodeInfraError`: the runner retries the
 episode, and never counts it against the agent.
 """
@@ -20,7 +22,7 @@ import hashlib
 import time
 from typing import Any
 
-from cworld.agents.base import Action, Observation
+from cworld.agents.base import Action, Observation, UserContext
 from cworld.agents.toolbox import SEARCH_TOOL, Toolbox
 from cworld.controller import StateController
 from cworld.controller.stated import candidate_tools, stated_call_limit
@@ -56,8 +58,11 @@ class EpisodeInfraError(Exception):
 
 class Episode:
     def __init__(self, task: Task, controller: StateController, toolbox: Toolbox, *, agent: str, mode: str,
-                 policy: str, seed: int, max_turns: int = DEFAULT_MAX_TURNS) -> None:
+                 policy: str, seed: int, max_turns: int = DEFAULT_MAX_TURNS,
+                 context: UserContext | None = None) -> None:
         self.task, self.controller, self.toolbox = task, controller, toolbox
+        self.context = context
+        """The user's date and time and who the user is, told the agent in its first observation."""
         self.agent, self.mode, self.policy, self.seed = agent, mode, policy, seed
         self.max_turns = max_turns
         self.id = episode_id(task.id, agent, mode, policy, seed)
@@ -69,6 +74,7 @@ class Episode:
         self.privileged = False
         """Whether the agent reads the answer key (set by `run_episode` from the agent)."""
         self.final_answer = ""
+        self.agent_error: str | None = None
         self.started_at = 0.0
         self._mark = 0.0
 
@@ -83,7 +89,9 @@ class Episode:
         if not self.toolbox.prepared:
             await self.toolbox.prepare()
         self.turn = 1
-        return self._observation(None, None)
+        first = self._observation(None, None)
+        first.context = self.context
+        return first
 
     async def apply(self, action: Action) -> Observation | None:
         """Carry out one action; the next observation, or None when the episode has ended."""
@@ -115,7 +123,8 @@ class Episode:
             planner_events=self.planner_events, constraints_final=self.controller.constraints,
             final_answer=self.final_answer, end_state=end_state,
             usage={"agent": self.usage} if self.usage.calls or self.usage.cache_hits else {},
-            infra_errors=infra_errors or [], started_at=self.started_at, finished_at=time.time(),
+            infra_errors=infra_errors or [], agent_error=self.agent_error, started_at=self.started_at,
+            finished_at=time.time(),
             privileged=self.privileged,
         )
 
@@ -140,8 +149,8 @@ class Episode:
     async def _call_tool(self, action: Action) -> tuple[ToolCall, ToolResult]:
         call = ToolCall(id=action.call_id or f"call_{self.turn}", tool=action.tool or "", arguments=action.arguments)
         spec = self.toolbox.spec(call.tool) if self.toolbox.is_callable(call.tool) else None
-        if spec is None:
-            result = _not_callable(call.tool, self.toolbox)
+        if spec is None or action.arguments_error is not None:
+            result = _unreadable(action) if action.arguments_error is not None else _not_callable(call.tool, self.toolbox)
             self._add_step("tool", action, call=call, observation=result)
             return call, result
         outcome = await self.controller.call(spec, call.arguments, turn=self.turn)
@@ -178,6 +187,8 @@ class Episode:
 
     def _end(self, status: EpisodeStatus, answer: str, action: Action) -> None:
         self.status, self.final_answer = status, answer
+        if status == "agent_error":
+            self.agent_error = action.error or "the agent failed without saying why"
         self._add_step("final", action)
 
 
@@ -186,3 +197,10 @@ def _not_callable(tool_id: str, toolbox: Toolbox) -> ToolResult:
         return ToolResult.error("not_found", f"not_found: there is no tool '{tool_id}'; check the name")
     hint = "find it with search_tools first" if toolbox.offers_search else "it is not among your tools"
     return ToolResult.error("not_found", f"not_found: tool '{tool_id}' is not available to you; {hint}")
+
+
+def _unreadable(action: Action) -> ToolResult:
+    """Arguments the model did not write as a JSON object: said as such, with the parser's reason."""
+    return ToolResult.error("invalid_args", f"invalid_args: {action.arguments_error}; the call was not made. "
+                            "Call the tool again with its arguments as one JSON object.", source="agent",
+                            raw_arguments=action.raw_arguments[:2000])

@@ -23,6 +23,7 @@ from cworld.data_model import Task, ToolSpec, Trajectory
 from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
 from cworld.rollout.episode import Episode, turn_budget
+from cworld.rollout.user_context import user_context
 
 
 @dataclass
@@ -67,14 +68,15 @@ class RolloutContext:
 
 def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str, seed: int,
                   ctx: RolloutContext) -> Episode:
-    """A fresh episode: its own controller (faults planned for this seed, world at the task's seed) and toolbox."""
+    """A fresh episode: its own controller (faults planned for this seed, world at the task's seed), toolbox,
+    and what the agent is told of its user (the world's clock and "you")."""
+    engine = ctx.world_engine(mode)
     controller = build_controller(task, mode=mode, policy=ctx.policy(policy), seed=seed, agent=agent, env=ctx.env,
                                   world_seed=task.initial_state_seed, workspace=ctx.workspace, tools=ctx.tools,
-                                  engine=ctx.world_engine(mode), middlewares=ctx.middlewares,
-                                  via=ctx.via)  # type: ignore[arg-type]
+                                  engine=engine, middlewares=ctx.middlewares, via=ctx.via)  # type: ignore[arg-type]
     toolbox = Toolbox(ctx.tools, task, access, seed=seed, searcher=ctx.search(), distractors=ctx.distractors)
     return Episode(task, controller, toolbox, agent=agent, mode=mode, policy=policy, seed=seed,
-                   max_turns=turn_budget(task.public(), ctx.max_turns))
+                   max_turns=turn_budget(task.public(), ctx.max_turns), context=user_context(task, mode, engine))
 
 
 async def run_episode(agent: Agent, episode: Episode) -> Trajectory:

@@ -73,8 +73,8 @@ def state_result(trajectory: Trajectory) -> StateDiffResult | None:
 
 
 COLUMNS = ("agent / mode / policy", "eps", "done", "quit", "other", "infra", "calls/faults", "state")
-CAPTION = ("done: completed; quit: gave up; other: turn limit, timeout or inaction; calls/faults: per episode; "
-           "state: end states that match the task's ground truth")
+CAPTION = ("done: completed; quit: gave up; other: turn limit, timeout, inaction or agent error; calls/faults: "
+           "per episode; state: end states that match the task's ground truth")
 
 
 def render(rows: list[SummaryRow], console: Console | None = None, title: str = "run summary") -> None:
