@@ -25,7 +25,9 @@ from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import SessionLog, canonical_json
+from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import iso
+from cworld.engine.rules.index import Indexes
 from cworld.engine.rules.infer import family_rule, infer_rule
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
@@ -34,7 +36,7 @@ from cworld.engine.schema.shaping import Shaper
 from cworld.engine.world.base import ServerWorld, World
 from cworld.engine.world.changes import EntityChanges
 from cworld.engine.world.state import Outcome
-from cworld.sandbox.framework.session import SECONDS_PER_CALL, plain_copy
+from cworld.sandbox.framework.session import SECONDS_PER_CALL
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
 from cworld.schemas.validation import validation_error
 from cworld.seeding import derive_rng
@@ -49,14 +51,19 @@ class _Server:
 
     base: ServerWorld
     state: dict[str, Any]
-    owned: set[str] = field(default_factory=set)
     ids: dict[str, int] = field(default_factory=dict)
+    store: SessionStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.store = SessionStore(self.base.state, self.state)
+
+    @property
+    def owned(self) -> set[str]:
+        return self.store.owned
 
     def own(self, names: Iterable[str]) -> None:
         for name in names:
-            if name not in self.owned and name in self.state:
-                self.state[name] = plain_copy(self.state[name])
-                self.owned.add(name)
+            self.store.own(name)
 
 
 @dataclass
@@ -110,6 +117,8 @@ class RulesEngine:
         self._names: dict[int, set[str]] = {}
         self._patterns: dict[str, ResponsePattern] = {}
         self._world_cache: dict[int, World] = {}
+        self.indexes = Indexes()
+        """the seed worlds' collections' indexes, built on first use, shared by every session"""
         self.register(tools)
 
     def register(self, tools: Iterable[ToolSpec]) -> None:
@@ -229,7 +238,8 @@ class RulesEngine:
         ids_before = dict(server.ids)
         ctx = CallContext(server.state, args, state.now(), kinds=server.base.kinds, ids=server.ids,
                           consts={**(own.consts if own else {}), **server.base.reference},
-                          defs=own.defs if own else {}, seed=state.seed, advance=state.advance)
+                          defs=own.defs if own else {}, seed=state.seed, advance=state.advance, store=server.store,
+                          indexes=self.indexes)
         outcome = run_rule(rule, ctx, on_error=lambda exc: self._rule_error(tool, exc))
         if outcome.error_class:
             if not read_only:  # a refused write changes nothing but the clock (its time passed, as live)

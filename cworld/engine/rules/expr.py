@@ -41,8 +41,13 @@ def matches(query: Any, *values: Any) -> bool:
     wanted = norm(query).split()
     if not wanted:
         return True
-    hay = norm(" ".join(_flat_text(v) for v in values))
+    hay = match_text(*values)
     return all(w in hay for w in wanted)
+
+
+def match_text(*values: Any) -> str:
+    """The text `matches` searches: the values flattened, joined and normalized."""
+    return norm(" ".join(_flat_text(v) for v in values))
 
 
 def iso(moment: datetime) -> str:

@@ -10,7 +10,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import Evaluator, RuleExprError, parsed
+from cworld.engine.rules.index import Indexes, sortable
+from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
 from cworld.engine.world.state import Outcome
 
@@ -34,6 +37,12 @@ class CallContext:
     seed: int = 0
     #: moves the session's clock on by some seconds and gives the new `now` (an `advance` effect)
     advance: Callable[[int], str] | None = None
+    #: the session's copy-on-write store: every write goes through it (None: write in place)
+    store: SessionStore | None = None
+    #: the seed's collections' indexes (None, or no store: every list read walks every record)
+    indexes: Indexes | None = None
+    #: how many records a list read evaluated its `where` on (what the indexes save)
+    evaluations: int = 0
 
 
 class RuleFailed(Exception):
@@ -172,7 +181,7 @@ class RuleRun:
         elif effect.create is not None:
             self._create(effect)
         elif effect.delete is not None:
-            self.collection(effect.delete).pop(str(self.ev(effect.key)), None)
+            self._delete(effect)
         elif effect.each is not None:
             for item in list(self.ev(effect.each)):
                 self.ev.bind(effect.as_ or "it", item)
@@ -184,24 +193,47 @@ class RuleRun:
         elif effect.advance is not None and self.ctx.advance is not None:
             self.ev.bind("now", self.ctx.advance(int(self.ev(effect.advance))))
 
+    def _writable(self, target: Any) -> Any:
+        store = self.ctx.store
+        return target if store is None else store.writable(target, self.ev.names)
+
+    def _adopted(self, value: Any) -> Any:
+        store = self.ctx.store
+        return value if store is None else store.adopt(value, self.ev.names)
+
+    def _stored(self, coll: dict[str, Any], key: str, was_there: bool) -> None:
+        if self.ctx.store is not None:
+            self.ctx.store.stored(coll, key, coll[key], was_there)
+
     def _write(self, effect: Effect) -> None:
         target = self.ev(effect.set or effect.add or effect.append)
         if not isinstance(target, dict):
             raise RuleExprError(f"the target {effect.set or effect.add or effect.append!r} is not a record")
+        target = self._writable(target)
         fields = dict(effect.to or {})
         pairs = [(str(self.ev(effect.key)), effect.value)] if effect.key is not None else list(fields.items())
         for name, expr in pairs:
             value = self.ev(expr)
+            was_there = name in target
             if effect.set is not None:
-                target[name] = value
+                target[name] = self._adopted(value)
             elif effect.add is not None:
                 total = (target.get(name) or 0) + value
                 target[name] = round(total, 2) if isinstance(total, float) else total
             else:
-                target.setdefault(name, []).append(value)
+                target.setdefault(name, []).append(self._adopted(value))
+            self._stored(target, name, was_there)
+
+    def _delete(self, effect: Effect) -> None:
+        coll = self._writable(self.collection(effect.delete or ""))
+        key = str(self.ev(effect.key))
+        if key in coll:
+            del coll[key]
+            if self.ctx.store is not None:
+                self.ctx.store.removed(coll, key)
 
     def _create(self, effect: Effect) -> None:
-        coll = self.collection(effect.create or "")
+        coll = self._writable(self.collection(effect.create or ""))
         if effect.key:
             key = str(self.ev(effect.key))
         else:
@@ -214,7 +246,9 @@ class RuleRun:
         record = self.ev(effect.record) if effect.record is not None else {}
         if not isinstance(record, dict):
             raise RuleExprError(f"create {effect.create!r}: the record is not a mapping")
-        coll[key] = record
+        was_there = key in coll
+        coll[key] = record = self._adopted(record)
+        self._stored(coll, key, was_there)
         self.ev.bind(name, record)
         self.last_made = (effect.create or "", key, record)
 
@@ -228,6 +262,8 @@ class RuleRun:
         if made is None:
             return Outcome(payload={"ok": True})
         ref, key, record = made
+        if self.ctx.store is not None:
+            record = self.ctx.store.current(record)
         return Outcome(payload=self.view(ref, key, record))
 
     def view(self, ref: str, key: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -236,23 +272,49 @@ class RuleRun:
 
     def _page(self, spec: ListRead) -> dict[str, Any]:
         source = self.collection(spec.from_)
-        rows = [(k, v) for k, v in source.items() if isinstance(v, dict)]
-        rows = [(k, v) for k, v in rows if spec.where is None or self._with_item(k, v, spec.where)]
-        if spec.sort:
-            rows.sort(key=lambda kv: _sortable(self._with_item(kv[0], kv[1], spec.sort or "")), reverse=spec.desc)
-        elif spec.desc:
-            rows.reverse()
         page = _positive(self.ctx.args.get(spec.page or ""), 1)
         size = _positive(self.ctx.args.get(spec.size or ""), spec.page_size)
         if spec.max_page_size:
             size = min(size, spec.max_page_size)
         start = (page - 1) * size
-        chunk = rows[start : start + size]
-        items = [self._with_item(k, v, spec.item) if spec.item else self.view(spec.from_, k, v) for k, v in chunk]
+        found = self._indexed(spec, source, start + size)
+        total, chunk = found if found is not None else self._walked(spec, source, start + size)
+        chunk = chunk[start : start + size]
+        items = [self._with_item(k, source[k], spec.item) if spec.item else self.view(spec.from_, k, source[k])
+                 for k in chunk]
         out: dict[str, Any] = {spec.into: items}
         if spec.meta:
-            out.update(page=page, page_size=size, total=len(rows), has_more=start + size < len(rows))
+            out.update(page=page, page_size=size, total=total, has_more=start + size < total)
         return out
+
+    def _walked(self, spec: ListRead, source: dict[str, Any], first: int) -> tuple[int, list[str]]:
+        """(how many pass, the keys in answer order): every record evaluated (the reference path)."""
+        rows = [(k, v) for k, v in source.items() if isinstance(v, dict)]
+        self.ctx.evaluations += len(rows) if spec.where is not None else 0
+        rows = [(k, v) for k, v in rows if spec.where is None or self._with_item(k, v, spec.where)]
+        if spec.sort:
+            rows.sort(key=lambda kv: _sortable(self._with_item(kv[0], kv[1], spec.sort or "")), reverse=spec.desc)
+        elif spec.desc:
+            rows.reverse()
+        return len(rows), [k for k, _ in rows[:first]]
+
+    def _indexed(self, spec: ListRead, source: dict[str, Any], first: int) -> tuple[int, list[str]] | None:
+        """The same from the seed's indexes (`listing.py`), None when they cannot answer it exactly."""
+        store, indexes = self.ctx.store, self.ctx.indexes
+        overlay = store.overlay(source) if store is not None and indexes is not None else None
+        if overlay is None or indexes is None or store is None:
+            return None
+        name, base = overlay
+        mine = source is not base
+        found = Listing(spec, source, indexes.of(base), store.dirty.get(name, set()) if mine else set(),
+                        store.appended.get(name, {}) if mine else {}, self.ev, self._with_item, self._count)
+        try:
+            return found.rows(first)
+        except Exception:  # an expression failed: the walk gives the walk's answer (or error)
+            return None
+
+    def _count(self, evaluated: int) -> None:
+        self.ctx.evaluations += evaluated
 
     def _with_item(self, key: str, record: dict[str, Any], expr: str) -> Any:
         self.ev.bind("it", record)
@@ -264,11 +326,7 @@ def _positive(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
 
 
-def _sortable(value: Any) -> Any:
-    """Sort keys that never compare None with a string: (is-missing, value) pairs, tuples element-wise."""
-    if isinstance(value, tuple | list):
-        return tuple(_sortable(v) for v in value)
-    return (value is None, "" if value is None else value)
+_sortable = sortable
 
 
 def run_rule(rule: Rule, ctx: CallContext, on_error: Callable[[Exception], None] | None = None) -> Outcome:

@@ -17,13 +17,14 @@ from typing import Any
 
 from cworld.errors import ContentError
 
-#: Methods an expression may call on its values (strings, lists, dicts, sets).
+#: Methods an expression may call on its values (strings, lists, dicts, sets): none changes a value, so
+#: only effects write the world (what keeps a session's copy-on-write and the indexes exact).
 METHODS = frozenset({
     "strip", "lstrip", "rstrip", "upper", "lower", "title", "capitalize", "casefold", "split", "rsplit",
     "splitlines", "join", "startswith", "endswith", "replace", "find", "rfind", "count", "index", "isdigit",
     "isalpha", "isalnum", "isspace", "isupper", "islower", "zfill", "ljust", "rjust", "center", "partition",
     "rpartition", "removeprefix", "removesuffix", "get", "items", "keys", "values", "copy", "union",
-    "intersection", "difference", "issubset", "issuperset", "append", "weekday", "isoweekday", "isoformat",
+    "intersection", "difference", "issubset", "issuperset", "weekday", "isoweekday", "isoformat",
     "date", "total_seconds", "timestamp", "isocalendar",
 })
 #: Fields of values other than dicts an expression may read (dates, times and their differences).
