@@ -38,6 +38,7 @@ from cworld.engine.world.changes import EntityChanges
 from cworld.engine.world.state import Outcome
 from cworld.sandbox.framework.session import SECONDS_PER_CALL
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
+from cworld.sandbox.statediff.world import WORLD_KEY, world_delta
 from cworld.schemas.validation import validation_error
 from cworld.seeding import derive_rng
 
@@ -287,7 +288,8 @@ class RulesEngine:
     # --- what the session did -----------------------------------------------------------------------
     def end_state(self, session: SessionLog) -> dict[str, Any]:
         """The world's state for the sandbox apps (their own layout: the state the grader diffs, as a live
-        run's) and, under `_unmirrored`, the collections the session changed on other servers."""
+        run's) and, under `_world`, the records the session changed on other servers, before and after
+        (`sandbox/statediff/world.py`): graded with the apps, never set aside."""
         state = self._session(session)
         world = self.world(session.seed)
         out: dict[str, Any] = {}
@@ -298,11 +300,11 @@ class RulesEngine:
             if base.source == "sandbox":
                 out[name] = current
             elif mine is not None and mine.owned:
-                changed = {c: current[c] for c in mine.owned if current.get(c) != base.state.get(c)}
+                changed = world_delta(base.state, current, mine.owned)
                 if changed:
                     other[name] = changed
         if other:
-            out["_unmirrored"] = other
+            out[WORLD_KEY] = other
         return out
 
     def world_state(self, session: SessionLog) -> dict[str, Any]:
