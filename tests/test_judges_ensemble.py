@@ -79,13 +79,16 @@ async def test_three_disagreeing_judges_majority_vote_and_median():
     assert all(u.prompt_tokens > 0 for u in score.judge_usage.values())
 
 
-async def test_a_judge_passing_against_its_score_still_votes_its_verdict():
+async def test_a_judge_passing_against_its_score_votes_its_score_and_is_flagged():
     dims = ("completeness", "grounding", "format", "tradeoff")
     judge("j1", dict.fromkeys(dims, 5.0), passed=dict.fromkeys(dims, True))
     judge("j2", dict.fromkeys(dims, 5.0), passed=dict.fromkeys(dims, True))
     judge("j3", dict.fromkeys(dims, 9.0), passed=dict.fromkeys(dims, False))
     score = await score_trajectory(episode(), setup("j1", "j2", "j3"))
-    assert score.dimensions["format"].passed is True and score.dimensions["format"].score == 5.0
+    fmt = score.dimensions["format"]
+    assert fmt.passed is False and fmt.score == 5.0            # two 5s under a threshold of 6: failed
+    assert [(v.passed, v.claimed_passed) for v in fmt.votes] == [(False, True), (False, True), (True, False)]
+    assert "mock/j1 said passed=true with 5" in fmt.note and "passed taken from the score" in fmt.note
 
 
 async def test_unparseable_answer_is_retried_then_unscored_never_zero():
@@ -128,9 +131,10 @@ async def test_a_mid_episode_constraint_and_the_trajectory_reach_the_judge():
     assert "[c-late] (format) End with a line starting 'SUMMARY:'." in completeness
     assert "added at turn 2 by the user during the episode" in completeness
     assert "[c-budget]" in completeness and "Forward the audit email to Deborah." in completeness
-    assert "CALL mail/forward_message" in completeness and "USER (mid-episode message)" in completeness
+    assert '<call step="0" turn="1" tool="mail/forward_message">' in completeness
+    assert '<user_message step="1" turn="2">' in completeness
     assert "SUMMARY: done" in completeness
-    assert "CALL mail/forward_message" not in prompts["format"]          # format sees the answer, not the steps
+    assert "<call " not in prompts["format"]          # format sees the answer, not the steps
 
 
 async def test_secrets_never_reach_the_judges():

@@ -31,12 +31,14 @@ def _split(value: str | None) -> list[str]:
               help="Episodes judged at once.")
 @click.option("--max-repairs", default=1, show_default=True, type=click.IntRange(0, 5),
               help="Times an unparseable judge answer is sent back before the vote counts as unscored.")
+@click.option("--evidence-chars", default=None, type=click.IntRange(2000, 2_000_000), envvar="CWORLD_JUDGE_EVIDENCE_CHARS",
+              help="Characters of evidence each judge is shown [default: sized to each judge model's context].")
 @click.option("--force", is_flag=True, help="Judge every episode again (cached judge answers are reused).")
 @click.option("--offline", is_flag=True, help="Verifiable metrics only, even when judges are configured.")
 @click.option("--all", "all_runs", is_flag=True, help="Judge every run folder of the workspace.")
 @click.pass_context
 def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concurrency: int, max_repairs: int,
-            force: bool, offline: bool, all_runs: bool) -> None:
+            evidence_chars: int | None, force: bool, offline: bool, all_runs: bool) -> None:
     """Score every episode of RUN (default: the workspace's latest run): verifiable metrics always, LLM
     judges when configured. Resumes: episodes already scored with the same judges are skipped."""
     from cworld.judges import JudgeContent, JudgeSetup, resolve_run
@@ -46,7 +48,8 @@ def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concur
     if all_runs and run is not None:
         raise click.UsageError("give RUN or --all, not both")
     run_dirs = workspace_runs(ws) if all_runs else [resolve_run(run, ws)]
-    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(environment(ctx), ws), max_repairs=max_repairs)
+    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(environment(ctx), ws),
+                       max_repairs=max_repairs, evidence_chars=evidence_chars)
     gateway = None if offline else _gateway(ws, _split(judges_opt), setup)
     if offline:
         setup.offline_reason = "judges turned off with --offline"

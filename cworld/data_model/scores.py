@@ -13,7 +13,10 @@ from cworld.data_model.versioning import Versioned
 class JudgeVote(BaseModel):
     judge: str
     score: float | None = Field(None, description="0-10; None when the answer could not be parsed (unscored)")
-    passed: bool | None = None
+    passed: bool | None = Field(None, description="the score against the rubric's threshold, never the model's word")
+    claimed_passed: bool | None = Field(
+        None, description="the model's own 'passed' when it contradicted its score: a judge the evidence may have swayed"
+    )
     rationale: str = ""
 
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from cworld.config import ModelConfig
 from cworld.data_model import DimensionScore, Score, ToolSpec, Trajectory
-from cworld.judges.condense import evidence
 from cworld.judges.content import JudgeContent
 from cworld.judges.ensemble import judge_episode, unscored_dimensions
 from cworld.judges.overall import comparable_overall, overall
@@ -32,6 +31,8 @@ class JudgeSetup:
     redactor: Redactor = field(default_factory=Redactor.from_env)
     max_repairs: int = 1
     offline_reason: str = OFFLINE_REASON
+    evidence_chars: int | None = None
+    """Characters of evidence every judge is shown; None sizes it to each judge model's context."""
 
     @property
     def online(self) -> bool:
@@ -54,11 +55,12 @@ async def score_trajectory(trajectory: Trajectory, setup: JudgeSetup, state: Sta
     assert setup.gateway is not None
     score = _start(trajectory, setup)
     result = verifiable_scores(trajectory, setup.tools, state)
-    pieces = evidence(trajectory, setup.redactor)
-    dims, usage = await judge_episode(setup.gateway, setup.judges, setup.content, trajectory, pieces,
-                                      max_repairs=setup.max_repairs)
-    score.judge_usage = usage
-    return _complete(score, result, dims, setup.content)
+    ensemble = await judge_episode(setup.gateway, setup.judges, setup.content, trajectory, setup.redactor,
+                                   evidence_chars=setup.evidence_chars, max_repairs=setup.max_repairs)
+    score.judge_usage = ensemble.usage
+    score = _complete(score, result, ensemble.dimensions, setup.content)
+    score.details["judge_evidence"] = ensemble.evidence_stats()
+    return score
 
 
 def score_offline(trajectory: Trajectory, setup: JudgeSetup, state: StateDiffResult | None = None) -> Score:
