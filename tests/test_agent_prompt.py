@@ -113,3 +113,18 @@ def test_the_users_words_stay_when_their_turn_leaves_the_view():
     assert first_kept > 2 and f'mail__read({{"n": {first_kept - 1}}}) -> result {first_kept - 1}' in note
     assert sum(history.count(m) for m in view) <= 600
     assert view[-1]["tool_call_id"] == "c9" and view[-2]["tool_calls"][0]["id"] == "c9"
+
+
+async def test_a_trimmed_conversation_is_one_a_strict_provider_accepts(tmp_path, strict_provider):
+    """Dropped turns leave whole: every tool call in view keeps its answer, the order stays valid."""
+    search = {"tool_calls": [{"name": "mail__search_messages", "arguments": {"query": "a", "page_size": 50}}]}
+    strict_provider.script([search] * 25 + ["I read the inbox."])
+    gateway = Gateway(cache_path=None)
+    try:
+        trajectory = await _run(tmp_path, gateway, strict_provider.model_config("reader", history_tokens=3_000),
+                                TASKS[FORWARD], max_turns=40)
+    finally:
+        gateway.close()
+    assert strict_provider.refusals == [] and trajectory.status == "completed"
+    assert len(trajectory.tool_steps) == 25
+    assert any(str(m.get("content", "")).startswith(NOTE_HEAD) for m in strict_provider.requests[-1]["messages"])
