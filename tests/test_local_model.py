@@ -33,6 +33,7 @@ from cworld.config import ModelConfig, ModelsConfig
 from cworld.data_model import Task, read_jsonl
 from cworld.engine.cards.card import load_cards
 from cworld.engine.llm.engine import LLMEngine
+from cworld.engine.llm.settings import LLMEngineSettings
 from cworld.engine.protocol import SessionLog
 from cworld.environment import Environment, Workspace
 from cworld.judges import JudgeContent, JudgeSetup, judge_run, load_scores
@@ -111,7 +112,7 @@ async def test_one_world_engine_answer(server: Server, tmp_path: Path) -> None:
     tool = {t.name: t for t in tool_specs(app_by_name("mail"))}["get_contact"]
     gateway = Gateway(ModelsConfig(engine=server.model()), cache_path=None, timeout_s=240.0)
     engine = LLMEngine(cards, gateway, cards_dir=ROOT / "category_cards", tools=[tool], max_repairs=0, retries=0,
-                       max_tokens=80, budget_tokens=300)
+                       max_tokens=80, budget_tokens=300, settings=LLMEngineSettings(cut_retries=0))  # one call
     result = await engine.respond(tool, {"contact_id": "contact_0002"}, SessionLog(seed=1))
     gateway.close()
     stats = engine.stats.as_dict()
