@@ -5,12 +5,15 @@ lists with one line per package (name, version, popularity, summary), tab-separa
 registries' mirrors publish them:
 
     python scripts/harvest_list.py --npm npm.tsv --pypi pypi.tsv [--per-category 16] [--out registry/harvest.yaml]
+    python scripts/harvest_list.py --npm npm.tsv --pypi pypi.tsv --per-category 32 --extend   # add more
     python scripts/harvest_list.py --fill registry/catalogs/harvested    # after a harvest: launch, expects
 
 A package is kept when its name says MCP and its summary says it is a server (not an SDK, client,
 proxy, framework or template). Each gets an application category from the words of its name and
 summary; the most popular of each category are taken in turn, so that no one field (code tools, say)
-crowds out the others. Versions are pinned as listed, so a harvest is repeatable.
+crowds out the others. Versions are pinned as listed, so a harvest is repeatable. `--extend` keeps every
+entry already in the list as it is (versions, hand edits) and adds the newly chosen ones, so a larger
+`--per-category` tries more packages without harvesting the others again.
 """
 
 from __future__ import annotations
@@ -170,6 +173,24 @@ def _dump(path: Path, servers: list[dict[str, object]]) -> None:
     path.write_text(HEADER + body, encoding="utf-8")
 
 
+def extended(path: Path, chosen: list[dict[str, object]]) -> tuple[list[dict[str, object]], int]:
+    """The list at `path` as it is, with the chosen entries it does not hold yet (by id or package), all in
+    the list's order (field, registry, package); and how many were added."""
+    servers = list(yaml.safe_load(path.read_text(encoding="utf-8"))["servers"])
+    held = {str(s["id"]) for s in servers} | {_package_of(s) for s in servers}
+    new = [entry(i) for i in chosen if server_id(str(i["package"])) not in held and str(i["package"]) not in held]
+    return sorted(servers + new, key=_order), len(new)
+
+
+def _package_of(item: dict[str, object]) -> str:
+    pinned = str(item.get("npm") or item.get("pypi") or "")
+    return pinned.rsplit("@", 1)[0] if item.get("npm") else re.split(r"[=<>~!]", pinned)[0]
+
+
+def _order(item: dict[str, object]) -> tuple[str, str, str]:
+    return str(item.get("category", "")), "npm" if item.get("npm") else "pypi", _package_of(item)
+
+
 def fill(path: Path, catalog: Path) -> None:
     """Write each entry's `launch` and `expects` from the last harvest (its catalog file, else its
     summary line), so the list says how every server is started and what it expects."""
@@ -208,6 +229,8 @@ def main() -> None:
     parser.add_argument("--min-downloads", type=int, default=400)
     parser.add_argument("--since", default="2025-06")
     parser.add_argument("--out", type=Path, default=Path("registry/harvest.yaml"))
+    parser.add_argument("--extend", action="store_true",
+                        help="Keep the entries already in --out and add the newly chosen ones.")
     args = parser.parse_args()
     if args.fill:
         fill(args.out, args.fill)
@@ -217,6 +240,11 @@ def main() -> None:
     candidates = npm_candidates(args.npm, args.min_downloads) + pypi_candidates(args.pypi, args.since)
     chosen = sorted(choose(candidates, args.per_category, args.npm_share),
                     key=lambda i: (str(i["category"]), str(i["registry"]), str(i["package"])))
+    if args.extend:
+        servers, added = extended(args.out, chosen)
+        _dump(args.out, servers)
+        print(f"{added} servers added to the {len(servers) - added} of {args.out}")
+        return
     _dump(args.out, [entry(i) for i in chosen])
     counts: dict[str, int] = defaultdict(int)
     for item in chosen:

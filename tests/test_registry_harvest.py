@@ -27,7 +27,7 @@ from cworld.registry.build import build_registry
 from cworld.registry.harvest.catalog import SUMMARY, harvested_specs
 from cworld.registry.harvest.entries import HarvestEntry, load_harvest_list
 from cworld.registry.harvest.jail import privileged
-from cworld.registry.harvest.run import HarvestOptions, harvest
+from cworld.registry.harvest.run import HarvestOptions, harvest, pending, restore_states, write_summary
 from cworld.registry.manifest import load_catalog, load_manifest
 from cworld.registry.tools import environment_tools
 
@@ -224,3 +224,44 @@ def test_a_harvested_server_that_validates_offline_is_installed_and_built_live(t
     assert [(s.server, s.kind) for s in report.servers] == [("math", "sandbox"), ("bad-good", "real")]
     tool = environment_tools(env, ws).find("bad-good/echo")
     assert (tool.availability, tool.server_kind) == ("live", "real")
+
+
+@needs_node
+def test_a_server_that_says_what_it_misses_is_started_again_with_it(tmp_path):
+    entry = HarvestEntry(id="bad-asks", npm=str(BAD), command="asks", category="utilities")
+    options = HarvestOptions(out=tmp_path / "catalog", workspace=tmp_path / "ws", handshake_timeout_s=10)
+    [outcome] = asyncio.run(harvest([entry], options))
+    assert (outcome.status, outcome.tools) == ("ok", 1), (outcome.detail, outcome.stderr_tail)
+    provenance = json.loads((tmp_path / "catalog" / "bad-asks.json").read_text())["provenance"]
+    assert provenance["launch"] == ["asks", "serve", "--workspace-dir", "."]
+    assert "FIXTURE_ACCOUNT_ID" in provenance["env"]
+
+
+def test_a_fresh_workspace_resumes_from_the_committed_summary(tmp_path):
+    out = tmp_path / "catalog"
+    entries = [HarvestEntry(id=f"s-{n}", npm=f"s-{n}@1.0.0", category="utilities") for n in ("ok", "failed", "changed")]
+    lines = [{"id": e.id, "registry": "npm", "package": e.package, "category": "utilities",
+              "status": "ok" if e.id == "s-ok" else "failed", "tools": 1 if e.id == "s-ok" else 0,
+              "failure": None if e.id == "s-ok" else "exited"} for e in entries]
+    lines[2]["digest"] = "an-older-entry"
+    out.mkdir()
+    (out / SUMMARY).write_text(json.dumps({"servers": lines}))
+    (out / "s-ok.json").write_text(json.dumps({"server": "s-ok", "tools": []}))
+    options = HarvestOptions(out=out, workspace=tmp_path / "ws")
+    assert restore_states(entries, options) == 2
+    assert [e.id for e in pending(entries, options)] == ["s-changed"]
+    assert [e.id for e in pending(entries, HarvestOptions(**{**options.__dict__, "retry_failed": True}))] == [
+        "s-failed", "s-changed"]
+    assert write_summary(entries, options)["servers_ok"] == 1
+
+
+@needs_node
+def test_harvesting_some_entries_keeps_the_whole_list_in_the_summary(tmp_path):
+    entries = _bad_entries(tmp_path / "t.txt")
+    options = HarvestOptions(out=tmp_path / "catalog", workspace=tmp_path / "ws", handshake_timeout_s=4)
+    good = [e for e in entries if e.id == "bad-good"]
+    exits = [e for e in entries if e.id == "bad-exits"]
+    asyncio.run(harvest(good, options))
+    asyncio.run(harvest(exits, options, listed=good + exits))
+    summary = json.loads((tmp_path / "catalog" / SUMMARY).read_text())
+    assert [s["id"] for s in summary["servers"]] == ["bad-good", "bad-exits"] and summary["servers_ok"] == 1

@@ -152,7 +152,7 @@ def harvest_command(ctx: click.Context, only: tuple[str, ...], jobs: int, list_p
     from cworld.registry.harvest.catalog import harvested_dir
     from cworld.registry.harvest.entries import harvest_list_path, load_harvest_list
     from cworld.registry.harvest.report import RichHarvestProgress, harvest_tables
-    from cworld.registry.harvest.run import HarvestOptions, harvest, pending, write_summary
+    from cworld.registry.harvest.run import HarvestOptions, harvest, pending, restore_states, write_summary
 
     env, ws = environment(ctx), workspace(ctx)
     entries = load_harvest_list(list_path or harvest_list_path(env))
@@ -164,12 +164,15 @@ def harvest_command(ctx: click.Context, only: tuple[str, ...], jobs: int, list_p
                              force=force, retry_failed=retry_failed)
     if timeout_s is not None:
         options = dataclasses.replace(options, handshake_timeout_s=timeout_s, list_timeout_s=timeout_s)
+    restored = restore_states(entries, options)
     todo = pending(chosen, options)
     console = Console(stderr=True)
+    if restored:
+        console.print(f"{restored} servers' outcomes taken from the committed {options.out / 'summary.json'}")
     console.print(f"{len(todo)} of {len(chosen)} servers to harvest ({len(chosen) - len(todo)} done before)")
     bars = RichHarvestProgress(len(todo), console)
     with bars.bar:
-        asyncio.run(harvest(chosen, options, bars.hooks()))
+        asyncio.run(harvest(chosen, options, bars.hooks(), listed=entries))
     summary = write_summary(entries, options)
     Console().print(harvest_tables(summary)[2])
     Console().print(f"{summary['servers_ok']} of {summary['servers_tried']} servers, {summary['tools']} tools "

@@ -92,14 +92,23 @@ def load_harvest_list(path: Path) -> list[HarvestEntry]:
     return entries
 
 
+_URLISH = ("_URL", "_URI", "_ENDPOINT", "_HOST", "_BASE", "_SERVER", "_DSN", "_ADDRESS")
+_FOLDERISH = ("_DIR", "_DIRS", "_ROOT", "_DIRECTORY", "_DIRECTORIES", "_FOLDER")
+
+
 def placeholder(name: str) -> str:
     """A value that looks like what the variable wants and reaches nothing: URLs point at a closed port
-    on this machine, never at the real service."""
+    on this machine, never at the real service; a folder is `.`, the server's scratch working folder. Other
+    values do not spell the name (a server may reject a key that contains `api`), only its digest."""
     upper = name.upper()
-    if upper.endswith(("_URL", "_URI", "_ENDPOINT", "_HOST", "_BASE", "_SERVER", "_DSN")) or upper == "DATABASE_URL":
+    if upper.endswith(_URLISH) or upper in {"DATABASE_URL", "URL", "URI", "HOST", "ENDPOINT", "BASE_URL"}:
         return "http://127.0.0.1:9"
+    if upper.endswith(_FOLDERISH):
+        return "."
     if upper.endswith("_PORT"):
         return "9"
+    if upper.endswith("_REGION") or upper == "REGION":
+        return "us-east-1"
     if "EMAIL" in upper:
         return "placeholder@example.invalid"
-    return f"cworld-placeholder-{name.lower().replace('_', '-')}"
+    return f"cworld-placeholder-{hashlib.sha256(upper.encode()).hexdigest()[:16]}"

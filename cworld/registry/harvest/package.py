@@ -12,35 +12,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cworld.registry.harvest import variables
 from cworld.registry.harvest.entries import HarvestEntry
 from cworld.registry.install import InstallOptions, install_package, npm_prefix, venv_dir
 
 INSTALL_TIMEOUT_S = 300.0
-SOURCE_SCAN_BYTES = 8_000_000
-"""How much of a package's own code is read for the variables it expects."""
-
-_NPM_ENV = re.compile(r"process\.env\.([A-Z][A-Z0-9_]{2,})|process\.env\[\s*['\"]([A-Z][A-Z0-9_]{2,})['\"]")
-_PY_ENV = re.compile(
-    r"(?:environ(?:\.get)?|getenv)\s*[\(\[]\s*['\"]([A-Z][A-Z0-9_]{2,})['\"]"
-)
-_SECRETISH = re.compile(
-    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS$|AUTH|CREDENTIAL|API|ACCOUNT|USER|_ID$|CLIENT|URL|URI|HOST|"
-    r"ENDPOINT|DOMAIN|ORG|WORKSPACE|PROJECT|TENANT|EMAIL|DSN|DATABASE|INSTANCE|SITE|REGION|BUCKET"
-)
-_CONFIG = re.compile(
-    r"TRANSPORT|LIMIT|TIMEOUT|_MAX|MAX_|_MIN|MIN_|_PER_|_FILE$|_PATH$|_DIR$|_JSON$|ENABLE|DISABLE|_MODE$|LEVEL|"
-    r"_HOURS?$|_SECONDS$|_MS$|_TTL$|RETR|VERBOSE|_CACHE|_SIZE$|_COUNT$|_VERSION$|_FORMAT$|_ALLOW|_READ_ONLY|"
-    r"_STDIO|_HTTP_PORT|_LISTEN"
-)
-"""Settings, not credentials: a placeholder there (a transport, a limit, a file path) breaks the server."""
-_NOT_CREDENTIALS = re.compile(
-    r"^(NODE_|NPM_|npm_|PYTHON|PIP_|VIRTUAL_ENV|HOME$|PATH$|PWD$|TMPDIR$|TEMP$|TMP$|SHELL$|TERM|LANG|LC_|"
-    r"DEBUG|LOG|MCP_|FASTMCP_|PORT$|HOSTNAME$|USERPROFILE|APPDATA|LOCALAPPDATA|XDG_|CI$|TZ$|NO_COLOR|"
-    r"FORCE_COLOR|HTTP_PROXY|HTTPS_PROXY|NO_PROXY|ALL_PROXY|UV_|GITHUB_ACTIONS|VERCEL_ENV|USER$|USERNAME$|"
-    r"LOGNAME$|OS$|ELECTRON|COMSPEC|SYSTEMROOT|WINDIR|PROGRAMFILES|TRANSPORT)"
-)
-
-
 @dataclass
 class Installed:
     """What the harvest knows about an installed package."""
@@ -142,7 +118,7 @@ def describe_npm(entry: HarvestEntry, prefix: Path) -> Installed:
         license=_npm_license(meta.get("license")),
         integrity=str(locked.get("integrity", "")),
         launch=[name, *entry.args],
-        env_names=_scan(folder, ("*.js", "*.mjs", "*.cjs"), _NPM_ENV, skip="node_modules"),
+        env_names=variables.merged(variables.in_code(_own_files(folder), javascript=True), variables.in_docs(folder)),
     )
 
 
@@ -220,7 +196,8 @@ def describe_pypi(entry: HarvestEntry, prefix: Path) -> Installed:
         license=meta.get("license-expression") or _short(meta.get("license", "")) or meta.get("classifier", ""),
         integrity=_pip_hash(prefix / "pip-report.json", entry.package),
         launch=[name, *entry.args],
-        env_names=_scan_files(own, _PY_ENV),
+        env_names=variables.merged(variables.in_code(own, javascript=False),
+                                   variables.in_docs(info, _long_description(info / "METADATA"))),
     )
 
 
@@ -270,26 +247,13 @@ def _lines(path: Path) -> list[str]:
         return []
 
 
-def _scan(folder: Path, patterns: tuple[str, ...], regex: re.Pattern[str], skip: str) -> list[str]:
-    files = [p for pat in patterns for p in folder.rglob(pat) if skip not in p.relative_to(folder).parts]
-    return _scan_files(sorted(files), regex)
+def _own_files(folder: Path) -> list[Path]:
+    """The package's own scripts, not its dependencies'."""
+    files = (p for pat in ("*.js", "*.mjs", "*.cjs") for p in folder.rglob(pat))
+    return sorted(p for p in files if "node_modules" not in p.relative_to(folder).parts)
 
 
-def _scan_files(files: list[Path], regex: re.Pattern[str]) -> list[str]:
-    """Credential-like variable names the code reads (API keys, tokens, hosts), in first-seen order."""
-    found: dict[str, None] = {}
-    budget = SOURCE_SCAN_BYTES
-    for path in files:
-        if budget <= 0:
-            break
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")[:budget]
-        except OSError:
-            continue
-        budget -= len(text)
-        for match in regex.finditer(text):
-            name = next(g for g in match.groups() if g)
-            if _SECRETISH.search(name) and not _NOT_CREDENTIALS.match(name) and not _CONFIG.search(name):
-                found[name] = None
-    return list(found)[:40]
-
+def _long_description(path: Path) -> str:
+    """The README a wheel carries: the METADATA body after its headers."""
+    text = "\n".join(_lines(path))
+    return text.split("\n\n", 1)[1] if "\n\n" in text else ""

@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import shutil
 import signal
 import time
@@ -43,6 +42,7 @@ from cworld.registry.harvest.catalog import SUMMARY, server_files, summarize, wr
 from cworld.registry.harvest.entries import HarvestEntry, placeholder
 from cworld.registry.harvest.jail import Jail, jail_base
 from cworld.registry.harvest.package import INSTALL_TIMEOUT_S, Installed, install
+from cworld.registry.harvest.recover import next_start
 
 HANDSHAKE_TIMEOUT_S = 30.0
 LIST_TIMEOUT_S = 30.0
@@ -95,10 +95,14 @@ class Outcome:
         return dict(self.__dict__)
 
 
+CLUE_CHARS = 6000
+"""How much of a failed start's stderr is read for what it asks for (the catalog keeps `STDERR_TAIL`)."""
+
+
 class _Failed(Exception):
-    def __init__(self, failure: str, detail: str, stderr: str = "") -> None:
+    def __init__(self, failure: str, detail: str, stderr: str = "", clue: str = "") -> None:
         super().__init__(detail)
-        self.failure, self.detail, self.stderr = failure, detail, stderr
+        self.failure, self.detail, self.stderr, self.clue = failure, detail, stderr, clue or stderr
 
 
 def state_dir(options: HarvestOptions) -> Path:
@@ -115,6 +119,30 @@ def previous(options: HarvestOptions, entry: HarvestEntry) -> dict[str, Any] | N
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("digest") == entry.digest() else None
+
+
+def restore_states(entries: list[HarvestEntry], options: HarvestOptions) -> int:
+    """State files from the committed `summary.json` for entries that have none (a fresh workspace), so
+    a harvest resumes from the committed catalog instead of trying every server again or writing a summary
+    without them. A line whose recorded digest differs from its entry's is not restored (the entry
+    changed); lines written before digests were kept are taken as the entry's. Returns how many."""
+    try:
+        summary = json.loads((options.out / SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    lines = {str(r.get("id")): r for r in summary.get("servers", []) if isinstance(r, dict)}
+    restored = 0
+    for entry in entries:
+        line = lines.get(entry.id)
+        if line is None or _state_path(options, entry).exists() or line.get("package") != entry.package:
+            continue
+        if line.get("digest", entry.digest()) != entry.digest():
+            continue
+        if line.get("status") == "ok" and not (options.out / f"{entry.id}.json").is_file():
+            continue
+        write_json(_state_path(options, entry), {**line, "digest": entry.digest()})
+        restored += 1
+    return restored
 
 
 def pending(entries: list[HarvestEntry], options: HarvestOptions) -> list[HarvestEntry]:
@@ -145,7 +173,7 @@ async def harvest_one(entry: HarvestEntry, options: HarvestOptions, base: Path, 
             raise _Failed("install_failed", str(exc)) from None
         outcome.version, outcome.launch = installed.version, installed.launch
         outcome.env = sorted(server_variables(entry, installed))
-        listing = await _list_with_transport_retry(entry, installed, options, base, slot, outcome)
+        listing = await _list_with_retries(entry, installed, options, base, slot, outcome)
         if not listing["tools"]:
             raise _Failed("listed_nothing", "the server answered and listed no tools", listing["stderr"])
         record = catalog_record(entry, installed, listing)
@@ -163,38 +191,47 @@ async def harvest_one(entry: HarvestEntry, options: HarvestOptions, base: Path, 
     return outcome
 
 
+AWS_ENDPOINT = "AWS_ENDPOINT_URL"
+"""AWS's SDKs send every call to this URL when it is set: with placeholder AWS variables it is the closed
+port, so a valid placeholder region never makes them reach AWS."""
+
+
 def server_variables(entry: HarvestEntry, installed: Installed) -> dict[str, str]:
     """Placeholders for every credential-like variable its code reads, under the entry's own values."""
-    return {**{name: placeholder(name) for name in installed.env_names}, **entry.env}
+    found = {name: placeholder(name) for name in installed.env_names}
+    if any(name.startswith("AWS_") for name in found):
+        found[AWS_ENDPOINT] = placeholder(AWS_ENDPOINT)
+    return {**found, **entry.env}
 
 
-async def _list_with_transport_retry(
+MAX_STARTS = 4
+"""Starts per server: the first, then one more for each thing its stderr says it is missing."""
+
+
+async def _list_with_retries(
     entry: HarvestEntry, installed: Installed, options: HarvestOptions, base: Path, slot: int, outcome: Outcome
 ) -> dict[str, Any]:
-    """Many servers take the transport or a subcommand as an argument (`server stdio`, `tool mcp`) and
-    exit with their usage without it: those are started once more with it; the catalog records that."""
-    try:
-        return await _list_in_jail(entry, installed, options, base, slot, outcome)
-    except _Failed as failed:
-        argument = None if failed.failure != "exited" or entry.args else usage_argument(failed.stderr)
-        if argument is None:
-            raise
-    installed.command.append(argument)
-    installed.launch.append(argument)
-    return await _list_in_jail(entry, installed, options, base, slot, outcome)
-
-
-_CHOICES = re.compile(r"\{([a-z0-9_,-]+)\}")
-
-
-def usage_argument(stderr: str) -> str | None:
-    """`stdio` when a usage message names it, else `mcp` when it is one of the subcommands offered."""
-    if "usage" not in stderr.lower() and "required" not in stderr.lower():
-        return None
-    choices = {c for group in _CHOICES.findall(stderr) for c in group.split(",")}
-    if "stdio" in choices or re.search(r"\bstdio\b", stderr):
-        return "stdio"
-    return "mcp" if "mcp" in choices else None
+    """A server that exits before the handshake often says why: a variable, a flag or the subcommand that
+    serves MCP (`server stdio`, `tool mcp`). It is started again with what it asked for
+    (`harvest.recover`), up to `MAX_STARTS` times; the catalog records the variables and arguments.
+    Arguments are added only to an entry that gives none of its own."""
+    for attempt in range(MAX_STARTS):
+        try:
+            return await _list_in_jail(entry, installed, options, base, slot, outcome)
+        except _Failed as failed:
+            if failed.failure != "exited" or attempt == MAX_STARTS - 1:
+                raise
+            given = installed.launch[1:]
+            start = next_start(failed.clue, server_variables(entry, installed), given)
+            if entry.args:
+                start.args = []
+            if not start:
+                raise
+        installed.env_names += [n for n in start.env if n not in installed.env_names]
+        installed.command += start.args
+        installed.launch += start.args
+        outcome.launch, outcome.env = installed.launch, sorted(server_variables(entry, installed))
+    raise AssertionError("unreachable")
 
 
 async def _list_in_jail(
@@ -221,7 +258,8 @@ async def _list(target: Any, options: HarvestOptions) -> dict[str, Any]:
             raise _Failed("handshake_timeout", f"no MCP handshake within {options.handshake_timeout_s:g}s",
                           stderr) from None
         if failure.returncode is not None and failure.returncode not in (-signal.SIGKILL, -signal.SIGTERM):
-            raise _Failed("exited", f"exited with code {failure.returncode} before the handshake", stderr) from None
+            raise _Failed("exited", f"exited with code {failure.returncode} before the handshake", stderr,
+                          failure.stderr[-CLUE_CHARS:]) from None
         raise _Failed("crashed", f"the handshake failed: {failure}", stderr) from None
     pid = live.process.pid if live.process is not None else None
     try:
@@ -346,10 +384,13 @@ class HarvestProgress:
 
 
 async def harvest(
-    entries: list[HarvestEntry], options: HarvestOptions, progress: HarvestProgress | None = None
+    entries: list[HarvestEntry], options: HarvestOptions, progress: HarvestProgress | None = None,
+    listed: list[HarvestEntry] | None = None,
 ) -> list[Outcome]:
-    """Every pending entry, `jobs` at a time; the summary is rewritten after each server."""
+    """Every pending entry, `jobs` at a time; the summary (of `listed`, the whole list, when only some
+    entries are harvested) is rewritten after each server, so a harvest stopped midway loses nothing."""
     progress = progress or HarvestProgress()
+    listed = listed or entries
     todo = pending(entries, options)
     slots: asyncio.Queue[int] = asyncio.Queue()
     for slot in range(max(1, options.jobs)):
@@ -371,7 +412,7 @@ async def harvest(
                                   detail=what[:800], digest=entry.digest())
                 write_json(_state_path(options, entry), outcome.as_dict())
             outcomes.append(outcome)
-            write_summary(entries, options)
+            write_summary(listed, options)
             progress.done(outcome)
         finally:
             slots.put_nowait(slot)
@@ -380,15 +421,13 @@ async def harvest(
         await asyncio.gather(*(one(e) for e in todo))
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    write_summary(entries, options)
+    write_summary(listed, options)
     return outcomes
 
 
 def write_summary(entries: list[HarvestEntry], options: HarvestOptions) -> dict[str, Any]:
     """summary.json from the state of every entry tried so far, in the list's order."""
     results = [done for e in entries if (done := previous(options, e)) is not None]
-    for result in results:
-        result.pop("digest", None)
     listed = {p.stem for p in server_files(options.out)}
     summary = summarize(results)
     summary["catalog_files"] = len(listed)
