@@ -11,7 +11,7 @@ server under an alias) gets a default that fits an 8k-token window. `cworld judg
 from __future__ import annotations
 
 from cworld.config import ModelConfig
-from cworld.llm._loader import load_litellm
+from cworld.llm.tokens import max_input_tokens
 
 DEFAULT_CHARS = 16_000
 """For a model of unknown context: about 5k tokens of evidence, which an 8k-token local model still takes."""
@@ -36,12 +36,3 @@ def evidence_budget(judge: ModelConfig, override: int | None = None) -> int:
     room = (window - RESERVED_TOKENS - (judge.max_tokens or 0)) * CONTEXT_SHARE * CHARS_PER_TOKEN
     return int(min(MAX_CHARS, max(MIN_CHARS, room)))
 
-
-def max_input_tokens(model: str) -> int | None:
-    """litellm's `max_input_tokens` for `model` (else its `max_tokens`), None when litellm has no entry."""
-    try:
-        info = load_litellm().get_model_info(model)
-    except Exception:  # litellm raises its own types (and plain ones) for an unmapped model
-        return None
-    value = info.get("max_input_tokens") or info.get("max_tokens")
-    return int(value) if isinstance(value, int | float) and value > 0 else None
