@@ -44,6 +44,7 @@ def test_names_are_judged_by_their_end_not_their_prefix():
     assert wanted("BITBUCKET_APP_PASSWORD") and wanted("MCP_EMAIL_ADDRESS") and wanted("MINIMAX_API_HOST")
     assert not wanted("BITBUCKET_TOOL_GROUPS") and not wanted("MCP_EMAIL_HOOK_PRESET")
     assert not wanted("OAUTH_REGISTER_RATE_LIMIT_PER_HOUR") and not wanted("SENTRY_DSN")
+    assert not wanted("ERR_INVALID_HTTP_TOKEN"), "an error code, not a variable"
     assert wanted("ALLOWED_DIR") and placeholder("ALLOWED_DIR") == "."
 
 

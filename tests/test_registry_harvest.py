@@ -27,6 +27,7 @@ from cworld.registry.build import build_registry
 from cworld.registry.harvest.catalog import SUMMARY, harvested_specs
 from cworld.registry.harvest.entries import HarvestEntry, load_harvest_list
 from cworld.registry.harvest.jail import privileged
+from cworld.registry.harvest.package import install
 from cworld.registry.harvest.run import HarvestOptions, harvest, pending, restore_states, write_summary
 from cworld.registry.manifest import load_catalog, load_manifest
 from cworld.registry.tools import environment_tools
@@ -265,3 +266,15 @@ def test_harvesting_some_entries_keeps_the_whole_list_in_the_summary(tmp_path):
     asyncio.run(harvest(exits, options, listed=good + exits))
     summary = json.loads((tmp_path / "catalog" / SUMMARY).read_text())
     assert [s["id"] for s in summary["servers"]] == ["bad-good", "bad-exits"] and summary["servers_ok"] == 1
+
+
+@needs_node
+def test_a_native_program_shipped_as_a_bin_is_started_without_node(tmp_path):
+    package = tmp_path / "native-pkg"
+    (package / "bin").mkdir(parents=True)
+    shutil.copy("/bin/true", package / "bin" / "native")
+    (package / "package.json").write_text(json.dumps({"name": "native-pkg", "version": "1.0.0",
+                                                      "bin": {"native": "bin/native"}}))
+    installed = install(HarvestEntry(id="native-pkg", npm=str(package), args=["server", "start"]), tmp_path / "p")
+    assert Path(installed.command[0]).name == "native" and installed.command[1:] == ["server", "start"]
+    assert installed.launch == ["native", "server", "start"]

@@ -117,6 +117,36 @@ SERVER_CARDS: dict[str, str] = {
     "firecrawl-mcp": "web_fetch",
     "ableton-cookbook-mcp": "media",
     "andrew-nanobanana-mcp-server": "media",
+    # the second harvest (harvest.yaml --extend): servers whose field's card does not fit
+    "agent-browser-mcp": "browser_automation",
+    "agent-security-scanner-mcp": "security",
+    "arachne-mcp": "web_fetch",
+    "atengk-mcp-server-kafka": "devops",
+    "tiberriver256-mcp-server-azure-devops": "devops",
+    "cursor-talk-to-figma-mcp": "ui_design",
+    "figma-mcp": "ui_design",
+    "contractor-foreman-api-mcp": "task_board",
+    "fresha-api-mcp": "service_bookings",
+    "joist-api-mcp": "accounting",
+    "mcp-vibepowerpack": "utilities",
+    "cronometer-mcp": "health_records",
+    "alphafold-sovereign-mcp": "health_records",
+    "erius-phone-mcp": "devices",
+    "ardupilot-mcp": "aviation",
+    "heroui-react-mcp": "developer_docs",
+    "hugeicons-mcp-server": "developer_docs",
+    "voltagent-docs-mcp": "developer_docs",
+    "workos-mcp-docs-server": "developer_docs",
+    "go2rtc-mcp": "media",
+    "gsa-calc-mcp": "finance",
+    "pacs008-mcp": "finance",
+    "iran-news-mcp": "news",
+    "itu-mcp": "education",
+    "ku-portal-mcp": "education",
+    "anki-note-mcp": "education",
+    "kanibal-tools-mcp": "crm",
+    "leadgreen-mcp": "utilities",
+    "mcp-gsheets": "spreadsheets",
 }
 """Servers whose harvest field does not describe their tools: the card all their tools take."""
 
@@ -140,6 +170,11 @@ TOOL_CARDS: dict[str, list[tuple[str, str]]] = {
     "firecrawl-mcp": [
         (r"^firecrawl_research_(search|inspect|related|read)_paper", "research_papers"),
         (r"^firecrawl_(search|developer_search)$", "web_search"),
+    ],
+    "itu-mcp": [
+        (r"^mail_", "email"),
+        (r"^library_", "library_catalog"),
+        (r"^(search_campus_locations|get_shuttle_schedule)$", "maps"),
     ],
     "all-abt-ntu-mcp": [
         (r"^(mazemap|omnibus)_", "maps"),

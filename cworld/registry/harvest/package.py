@@ -111,7 +111,7 @@ def describe_npm(entry: HarvestEntry, prefix: Path) -> Installed:
     lock = _read_json(npm_prefix(prefix) / "package-lock.json")
     packages = lock.get("packages")
     locked = packages.get(f"node_modules/{entry.package}", {}) if isinstance(packages, dict) else {}
-    command = [sys_node(), str(script), *entry.args]
+    command = [*_runner(script), str(script), *entry.args]
     return Installed(
         command=command,
         version=str(meta.get("version", "")),
@@ -152,6 +152,16 @@ def _npm_license(value: object) -> str:
     if isinstance(value, dict):
         return str(value.get("type", ""))
     return str(value or "")
+
+
+def _runner(script: Path) -> list[str]:
+    """Node for a script; nothing for a native program a package ships as its bin (an ELF file)."""
+    try:
+        with script.open("rb") as handle:
+            native = handle.read(4) == b"\x7fELF"
+    except OSError:
+        native = False
+    return [] if native else [sys_node()]
 
 
 def sys_node() -> str:
