@@ -14,7 +14,7 @@ from cworld.data_model.tools import ToolSpec
 from cworld.errors import CworldError
 from cworld.registry.index.bm25 import BM25Params
 from cworld.registry.index.cache import CachedEmbedder, EmbeddingCache
-from cworld.registry.index.embedder import Embedder, resolve_embedder
+from cworld.registry.index.embedder import E5_SPEC, Embedder, HashEmbedder, resolve_embedder
 from cworld.registry.index.hybrid import FusionParams
 from cworld.registry.index.quality import (
     MIN_QUERIES_TO_CHOOSE,
@@ -27,6 +27,20 @@ from cworld.registry.index.quality import (
 from cworld.registry.index.store import EMBED_BATCH, METHODS, BuildStats, EmbedProgress, ToolIndex
 
 CACHE_FILE = "embed_cache.sqlite"
+#: `off` builds an index without the multilingual model (the non-English documents then rely on MiniLM).
+MULTILINGUAL_ENV = "CWORLD_MULTILINGUAL_MODEL"
+
+
+def default_multilingual(embedder: Embedder) -> Embedder | None:
+    """The multilingual model for non-English documents: e5 unless CWORLD_MULTILINGUAL_MODEL=off or the main
+    embedder is the model-free hashing one (tests, cost benchmarks)."""
+    import os
+
+    spec = os.environ.get(MULTILINGUAL_ENV, E5_SPEC).strip()
+    inner = getattr(embedder, "inner", embedder)
+    if spec.lower() in ("off", "none", "") or isinstance(inner, HashEmbedder):
+        return None
+    return resolve_embedder(spec)
 
 
 def cached(embedder: Embedder, folder: Path) -> CachedEmbedder:
@@ -63,17 +77,21 @@ def choose_default_method(index: ToolIndex, queries: Sequence[QualityQuery]) -> 
 def build_index(tools: Sequence[ToolSpec], folder: Path, *, embedder: Embedder | None = None,
                 server_descriptions: dict[str, str] | None = None, quality_set: Path | Sequence[QualityQuery] | None = None,
                 fusion: FusionParams | None = None, bm25_params: BM25Params | None = None,
-                batch: int = EMBED_BATCH, progress: EmbedProgress | None = None) -> tuple[ToolIndex, BuildStats]:
+                batch: int = EMBED_BATCH, progress: EmbedProgress | None = None,
+                multilingual: Embedder | None | str = "default") -> tuple[ToolIndex, BuildStats]:
     """Build (incrementally) and save the index of `tools` in `folder`; returns it and what was embedded.
 
     New documents are embedded `batch` at a time through the folder's embedding cache, each batch stored as
     it is done: a build cut short (Ctrl-C, a crash) leaves its batches in the cache, and the next one
-    embeds only what is still missing."""
+    embeds only what is still missing. `multilingual`: the model of the non-English documents ("default":
+    `default_multilingual`; None: none)."""
     folder.mkdir(parents=True, exist_ok=True)
     embedder = cached(embedder or resolve_embedder(), folder)
+    second = default_multilingual(embedder) if isinstance(multilingual, str) else multilingual
     index, stats = ToolIndex.build(tools, embedder, server_descriptions=server_descriptions,
                                    previous=previous_index(folder), fusion=fusion, bm25_params=bm25_params,
-                                   batch=batch, progress=progress)
+                                   batch=batch, progress=progress,
+                                   multilingual=cached(second, folder) if second is not None else None)
     if quality_set is not None:
         queries = load_queries(quality_set) if isinstance(quality_set, Path) else list(quality_set)
         choose_default_method(index, queries)

