@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from cworld.engine.rules.cow import SessionStore
+from cworld.engine.rules.expr import Evaluator, RuleExprError
 from cworld.engine.rules.index import Indexes
 from cworld.engine.rules.run import CallContext, run_rule
-from cworld.engine.rules.spec import parse_rule
+from cworld.engine.rules.spec import Def, parse_rule
 from cworld.sandbox.framework.session import plain_copy
 from cworld.seeding import derive_rng
 
@@ -129,3 +130,98 @@ def test_a_list_over_10000_records_evaluates_where_on_few() -> None:
     counted = CallContext(dict(base), {"tag": None}, "2026-01-01T00:00:00Z", store=store, indexes=Indexes())
     assert run_rule(unfiltered, counted).payload["total"] > 9_000
     assert counted.evaluations == 0  # every record passes: the total is the index's, the page its order's
+
+
+# --- comprehensions over a collection (scans.py) ------------------------------------------------------------
+DEFS = {
+    "open_with": Def(params=["t"], expr="len([1 for v in items.values() if v['tag'] == t and not v['flag']])"),
+    "named": Def(params=["q"], expr="[k for k, v in items.items() if matches(q, v['name'], v['meta'])]"),
+}
+#: `str` shadowed by a def: an index built with the language's `str` would leave records out
+SHADOWING = {**DEFS, "str": Def(params=["x"], expr="'3'")}
+
+COMPREHENSIONS = [
+    "[k for k, v in items.items() if v['tag'] == args.tag]",
+    "len([v for v in items.values() if args.tag in (None, v['tag']) and not v['flag']])",
+    "sum(1 for v in items.values() if matches(args.q or '', v['name'], v['meta']))",
+    "sorted([(v['n'], k) for k, v in items.items() if v['flag'] and v['n'] > args.n])[:5]",
+    "{k: v['n'] for k, v in items.items() if (args.all or not v['flag']) and v['tag'] == args.tag}",
+    "[{'t': t, 'open': open_with(t)} for t in ['red', 'green', 'blue', None]]",
+    "named(args.q or '')",
+    "any(v['tag'] == args.tag for v in items.values())",
+    "[v['name'] for v in items.values() if v['n'] == args.n if not v['flag']]",
+    "set([v['tag'] for v in items.values() if matches(args.q, v['labels']) and key_ok(v)])",
+    "[k for k, v in items.items() if str(v['n']) == '3']",
+    "[v['n'] for v in items.values() if v['tag'] == args.missing['x']]",
+    "[[w for w in items.values() if w['n'] == v['n'] and w['tag'] == v['tag']] for v in items.values() "
+    "if v['name'] == 'Ox'][:2]",
+    "[k for k, v in items.items() if v['n'] == args.n and settings['mode'] != 'off']",
+]
+
+
+def _answer_rule(answer: str) -> Any:
+    return parse_rule({"read_only": True, "answer": answer}, "test")
+
+
+def _call(rule: Any, state: dict[str, Any], args: dict[str, Any], ids: dict[str, int], store: SessionStore | None,
+          indexes: Indexes | None, defs: dict[str, Def]) -> tuple[Any, int]:
+    if store is not None and rule.writes:
+        store.own("items")
+        store.own("settings")
+    ctx = CallContext(state, dict(args), "2026-01-01T00:00:00Z", ids=ids, store=store, indexes=indexes,
+                      defs={**defs, "key_ok": Def(params=["v"], expr="v['n'] != 4")})
+    outcome = run_rule(rule, ctx)
+    return (outcome.error_class, outcome.message, outcome.payload), ctx.evaluations
+
+
+def _plain(answer: str, state: dict[str, Any], args: dict[str, Any], defs: dict[str, Def]) -> Any:
+    """The expression compiled as written (no scan), over the world written in place."""
+    ev = Evaluator({**state, "state": state, "args": args})
+    for name, fn in {**defs, "key_ok": Def(params=["v"], expr="v['n'] != 4")}.items():
+        ev.define(name, ev.function(fn.params, fn.expr))
+    try:
+        return ev(answer)
+    except RuleExprError:
+        return "error"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_comprehensions_read_through_indexes_as_the_walk(seed: int) -> None:
+    base = _world(seed, 80 + 50 * seed, missing=0.01 * (seed % 2))
+    pristine = plain_copy(base)
+    indexes = Indexes()
+    rng = derive_rng(seed, "test:rules_index:comprehensions")
+    reads = [_answer_rule(a) for a in COMPREHENSIONS]
+    writes = {name: parse_rule(body, name) for name, body in WRITES.items()}
+    defs = SHADOWING if seed % 3 == 2 else DEFS
+    for _session in range(2):
+        reference, ref_ids = plain_copy(base), {"it": 100}
+        mine, ids = dict(base), {"it": 100}
+        store = SessionStore(base, mine)
+        for _ in range(150):
+            rule = rng.choice(reads) if rng.random() < 0.6 else writes[rng.choice(sorted(writes))]
+            args = {**_args(rng, list(reference["items"])), "missing": None}
+            expected, _ = _call(rule, reference, args, ref_ids, None, None, defs)
+            got, _ = _call(rule, mine, args, ids, store, indexes, defs)
+            assert got == expected, (rule.answer, args)
+            if rule.answer is not None:
+                plain = _plain(rule.answer, reference, args, defs)
+                assert (expected[2] if expected[0] is None else "error") == plain, rule.answer
+        assert mine == reference
+        assert base == pristine
+
+
+def test_a_comprehension_over_10000_records_reads_few() -> None:
+    base = _world(11, 10_000)
+    rule = _answer_rule("[{'t': t, 'open': open_with(t)} for t in ['red', 'green']]")
+    walked, walked_count = _call(rule, plain_copy(base), {}, {}, None, None, DEFS)
+    indexes = Indexes()
+    store = SessionStore(base, dict(base))
+    first, _ = _call(rule, dict(base), {}, {}, store, indexes, DEFS)  # builds the indexes
+    indexed, indexed_count = _call(rule, dict(base), {}, {}, store, indexes, DEFS)
+    assert first == indexed == walked
+    assert walked_count == 20_000  # the walk reads every record per tag
+    assert indexed_count < 6_000  # candidates: the tag's records that are not flagged
+    shadowed, _ = _call(_answer_rule("[k for k, v in items.items() if str(v['n']) == '3']"), dict(base), {}, {},
+                        store, indexes, SHADOWING)
+    assert len(shadowed[2]) == 10_000  # `str` is the def here: every record passes, none left out

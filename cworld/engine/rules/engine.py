@@ -76,9 +76,14 @@ class _Session:
     slept: int = 0
     applied: int = 0
     pending: str | None = None
+    clock: tuple[int, str] = (-1, "")
+    """(seconds since the start, the ISO time then): `now` formatted once per tick"""
 
     def now(self) -> str:
-        return iso(self.start + timedelta(seconds=SECONDS_PER_CALL * self.ticks + self.slept))
+        seconds = SECONDS_PER_CALL * self.ticks + self.slept
+        if self.clock[0] != seconds:
+            self.clock = (seconds, iso(self.start + timedelta(seconds=seconds)))
+        return self.clock[1]
 
     def advance(self, seconds: int) -> str:
         self.slept += max(0, seconds)
@@ -247,7 +252,8 @@ class RulesEngine:
                 server.ids.clear()
                 server.ids.update(ids_before)
             return _error(outcome, self.name, origin)
-        rng = derive_rng(state.seed, f"engine:world:shape:{state.ticks}:{tool.id}")
+        ticks = state.ticks
+        rng = lambda: derive_rng(state.seed, f"engine:world:shape:{ticks}:{tool.id}")  # noqa: E731 - drawn only to fill
         return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments)
 
     def _pattern(self, tool: ToolSpec) -> ResponsePattern:
@@ -361,7 +367,7 @@ def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:
 
 
 def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: str, origin: str,
-            rng: random.Random, arguments: dict[str, Any]) -> ToolResult:
+            rng: Callable[[], random.Random], arguments: dict[str, Any]) -> ToolResult:
     """The answer as the tool's output schema has it: the payload (a record view or a page) when it fits;
     otherwise filled to the schema from the payload where it fits (`Shaper`: values the world does not
     hold are made up for display, never written to the world). The text is the JSON."""
@@ -377,7 +383,7 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
     valid = validation_error(schema, structured) is None if props else True
     shaped = False
     if not valid:
-        filled = Shaper(rng, given=arguments).fill(schema, payload)
+        filled = Shaper(rng(), given=arguments).fill(schema, payload)
         if isinstance(filled, dict) and validation_error(schema, filled) is None:
             structured, valid, shaped = filled, True, True
     text = json.dumps(structured, ensure_ascii=False, default=str)

@@ -14,8 +14,10 @@ import hashlib
 import random
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from types import CodeType, FunctionType
 from typing import Any
 
 from cworld.engine.rules.safe import compiled, dot
@@ -145,30 +147,63 @@ def parsed(expr: str) -> ast.AST:
     return ast.parse(expr.strip(), mode="eval").body
 
 
+@lru_cache(maxsize=8192)
+def _lambda_code(params: tuple[str, ...], expr: str, compile_expr: Callable[[str], CodeType]) -> CodeType | None:
+    """The code of `lambda params: expr` (None when the params cannot be a lambda's: the scoped path then)."""
+    compile_expr(expr)  # the expression's own errors name it, not the lambda
+    try:
+        outer = compile_expr(f"lambda {', '.join(params)}: (\n{expr.strip()}\n)")
+    except (ContentError, SyntaxError):
+        return None
+    return next((c for c in outer.co_consts if isinstance(c, CodeType)), None)
+
+
+class _Def:
+    """A def as a function of its params over an evaluator's names (made on its first call); an error is
+    the def's, named by its expression. A call with more or fewer values than params, or a def that
+    cannot be a lambda, is evaluated in a copy of the names with the params bound by `zip`, as always."""
+
+    __slots__ = ("ev", "params", "expr", "code", "fn")
+
+    def __init__(self, ev: Evaluator, params: list[str], expr: str, code: CodeType | None) -> None:
+        self.ev, self.params, self.expr, self.code = ev, params, expr, code
+        self.fn: Callable[..., Any] | None = None
+
+    def __call__(self, *values: Any) -> Any:
+        try:
+            if self.code is None or len(values) != len(self.params):
+                return self._scoped(values)
+            if self.fn is None:
+                self.fn = FunctionType(self.code, self.ev.names)
+            return self.fn(*values)
+        except RuleExprError:
+            raise
+        except Exception as exc:
+            raise RuleExprError(f"{self.expr.strip()[:200]!r}: {type(exc).__name__}: {exc}") from None
+
+    def _scoped(self, values: tuple[Any, ...]) -> Any:
+        scope = dict(self.ev.names)
+        scope.update(zip(self.params, values, strict=False))
+        return eval(self.ev.compiled(self.expr), scope)  # noqa: S307 - compiled from an allow-listed tree
+
+
 class Evaluator:
     """Evaluates a rule's expressions over one scope of names; names can be bound as steps run."""
 
-    def __init__(self, names: dict[str, Any], functions: dict[str, Any] | None = None) -> None:
+    def __init__(self, names: dict[str, Any], functions: dict[str, Any] | None = None,
+                 compile_expr: Callable[[str], CodeType] = compiled) -> None:
+        """`compile_expr` turns an expression into bytecode (the engine's adds index-backed scans)."""
         self.names: dict[str, Any] = {"__builtins__": {}, "_dot": dot, **(functions or FUNCTIONS), **names}
+        self.compiled = compile_expr
 
     def define(self, name: str, fn: Any) -> None:
         """Make `fn` callable by name in expressions (a rule's `defs`, `coll`)."""
         self.names[name] = fn
 
     def function(self, params: list[str], expr: str) -> Any:
-        """A callable evaluating `expr` with `params` bound over this evaluator's names (a rule's `defs`)."""
-        code = compiled(expr)
-
-        def call(*values: Any) -> Any:
-            scope = dict(self.names)
-            scope.update(zip(params, values, strict=False))
-            try:
-                return eval(code, scope)  # noqa: S307 - compiled from an allow-listed tree (safe.py)
-            except RuleExprError:
-                raise
-            except Exception as exc:
-                raise RuleExprError(f"{expr.strip()[:200]!r}: {type(exc).__name__}: {exc}") from None
-        return call
+        """A callable evaluating `expr` with `params` bound over this evaluator's names (a rule's `defs`):
+        the def compiled once as a lambda whose globals are these names (no scope copied per call)."""
+        return _Def(self, params, expr, _lambda_code(tuple(params), expr, self.compiled))
 
     def bind(self, name: str, value: Any) -> None:
         self.names[name] = value
@@ -177,7 +212,7 @@ class Evaluator:
         """A string is an expression; anything else (numbers, booleans, None, dicts of expressions) is
         evaluated structurally, so `{"status": "'open'"}` builds a dict."""
         if isinstance(expr, str):
-            code = compiled(expr)
+            code = self.compiled(expr)
             try:
                 return eval(code, self.names)  # noqa: S307 - compiled from an allow-listed tree (safe.py)
             except RuleExprError:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import heapq
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -32,6 +32,8 @@ _PURE_NAMES = _RECORD_NAMES | frozenset(FUNCTIONS)
 _HASHABLE = (str, int, bool, type(None))
 #: when at least this share of the records pass, the page comes from the seed's sorted order
 _WALK_SHARE = 8
+_NONE: dict[str, None] = {}
+_NO_KEYS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -142,23 +144,25 @@ class CollectionIndexes:
         self.records = records
         self.keys = [k for k, v in records.items() if type(v) is dict]
         self.key_set = set(self.keys)
+        self.others = {k for k, v in records.items() if type(v) is not dict}
+        """keys of values that are not records: no index reads them, a comprehension's condition does"""
         self.position = {k: i for i, k in enumerate(records)}
-        self._hash: dict[str, tuple[dict[Any, list[str]], set[str]]] = {}
+        self._hash: dict[str, tuple[dict[Any, dict[str, None]], set[str]]] = {}
         self._grams: dict[tuple[str, ...], tuple[dict[str, set[str]], set[str]]] = {}
         self._unreadable: dict[tuple[str, ...], set[str]] = {}
         self._orders: dict[tuple[str, bool], list[tuple[Any, int, str]] | None] = {}
 
-    def equal(self, expr: str, value: Any) -> tuple[list[str], set[str]]:
-        """(keys whose `expr` == value, keys `expr` could not be indexed for)."""
+    def equal(self, expr: str, value: Any) -> tuple[dict[str, None], set[str]]:
+        """(keys whose `expr` == value, in the collection's order, keys `expr` could not be indexed for)."""
         found = self._hash.get(expr)
         if found is None:
             found = self._hash[expr] = self._build_hash(expr)
         buckets, residual = found
-        return buckets.get(value, []), residual
+        return buckets.get(value, _NONE), residual
 
-    def _build_hash(self, expr: str) -> tuple[dict[Any, list[str]], set[str]]:
+    def _build_hash(self, expr: str) -> tuple[dict[Any, dict[str, None]], set[str]]:
         fn = record_function(expr)
-        buckets: dict[Any, list[str]] = {}
+        buckets: dict[Any, dict[str, None]] = {}
         residual: set[str] = set()
         for key in self.keys:
             try:
@@ -167,7 +171,7 @@ class CollectionIndexes:
                 residual.add(key)
                 continue
             if indexable_value(value):
-                buckets.setdefault(value, []).append(key)
+                buckets.setdefault(value, {})[key] = None
             else:
                 residual.add(key)
         return buckets, residual
@@ -179,15 +183,15 @@ class CollectionIndexes:
         if found is None:
             found = self._grams[fields] = self._build_grams(fields)
         postings, residual = found
-        out: set[str] | None = None
-        for word in words:
-            if len(word) < 3:
-                continue
-            for gram in trigrams(word):
-                hits = postings.get(gram, set())
-                out = set(hits) if out is None else out & hits
-                if not out:
-                    return out, residual
+        grams = {gram for word in words if len(word) >= 3 for gram in trigrams(word)}
+        if not grams:
+            return None, residual
+        lists = sorted((postings.get(gram, _NO_KEYS) for gram in grams), key=len)  # the rarest first
+        out = set(lists[0])
+        for hits in lists[1:]:
+            if not out:
+                break
+            out &= hits
         return out, residual
 
     def _build_grams(self, fields: tuple[str, ...]) -> tuple[dict[str, set[str]], set[str]]:
@@ -276,8 +280,10 @@ class Selection:
 
 def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Callable[[str], Any]) -> Selection:
     """Narrow the seed's records by every conjunct an index answers (`value_of` evaluates the parts that
-    do not name the record; it may raise, and the caller then walks every record)."""
+    do not name the record; it may raise, and the caller then walks every record). The hits are
+    intersected from the smallest, so a rare value costs its own bucket, not the largest one's."""
     out = Selection(None, True, set())
+    hits: list[Collection[str]] = []
     for part in conjuncts:
         if part.kind is None:
             out.exact = False
@@ -287,15 +293,24 @@ def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Cal
         if part.kind == "const":
             if not value_of(part.value):
                 out.keys = set()
-                break
+                return out
             continue
         found = _found(ix, part, value_of, out)
         if found is not None:
-            out.keys = found if out.keys is None else out.keys & found
+            hits.append(found)
+    if hits:
+        hits.sort(key=len)
+        keys = set(hits[0])
+        for other in hits[1:]:
+            if not keys:
+                break
+            keys = keys & other if isinstance(other, set) else {k for k in keys if k in other}
+        out.keys = keys
     return out
 
 
-def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any], out: Selection) -> set[str] | None:
+def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any],
+           out: Selection) -> Collection[str] | None:
     if part.kind == "text":
         words = norm(value_of(part.value)).split()
         hits, residual = ix.text(part.fields, words) if words else (None, ix.unreadable(part.fields))
@@ -311,4 +326,4 @@ def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any]
         return None
     bucket, residual = ix.equal(part.record if part.kind == "eq" else f"bool({part.record})", value)
     out.always |= residual
-    return set(bucket)
+    return bucket

@@ -9,11 +9,18 @@ after every seed's key in the order it joined (`SessionStore.appended`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 from cworld.engine.rules.expr import parsed
 from cworld.engine.rules.index import _WALK_SHARE, CollectionIndexes, _pure, merged, plan, select, sortable
 from cworld.engine.rules.spec import ListRead
+
+
+@lru_cache(maxsize=4096)
+def _of_record(sort: str) -> bool:
+    """The sort reads only the record: the seed's order for it can be kept."""
+    return _pure(parsed(sort))
 
 
 class Listing:
@@ -61,7 +68,7 @@ class Listing:
         """The first `first` passing keys in the walk's order (`passed` None: every seed's record not in
         `extra`'s company of re-evaluated keys)."""
         spec = self.spec
-        seed_order = self.ix.order(spec.sort, spec.desc) if spec.sort and _pure(parsed(spec.sort)) else None
+        seed_order = self.ix.order(spec.sort, spec.desc) if spec.sort and _of_record(spec.sort) else None
         if spec.sort and (seed_order is None or total * _WALK_SHARE < len(self.ix.keys)):
             keys = self._in_place_order(passed, extra)
             keys.sort(key=lambda k: sortable(self.of_item(k, self.source[k], spec.sort or "")), reverse=spec.desc)

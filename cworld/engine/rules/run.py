@@ -5,6 +5,8 @@ caller hands in a session's copy, never the seed's world."""
 from __future__ import annotations
 
 import ast
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -14,6 +16,7 @@ from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import Evaluator, RuleExprError, parsed
 from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
+from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
 from cworld.engine.world.state import Outcome
 
@@ -80,6 +83,30 @@ def identifiers(text: str) -> frozenset[str]:
         n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NEEDED: dict[tuple[int, int], tuple[Rule, dict[str, Def], list[tuple[str, Def]]]] = {}
+
+
+def needed_defs(rule: Rule, defs: dict[str, Def]) -> list[tuple[str, Def]]:
+    """The defs a rule may call: those a word of its text names (expressions and message templates), and
+    those they name, transitively. A call defines these only, not the server's every def."""
+    found = _NEEDED.get((id(rule), id(defs)))
+    if found is not None and found[0] is rule and found[1] is defs:
+        return found[2]
+    words = set(_WORD.findall(json.dumps(rule.model_dump(by_alias=True, exclude_none=True), default=str)))
+    todo, seen = [w for w in words if w in defs], set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(w for w in _WORD.findall(defs[name].expr) if w in defs)
+    needed = [(name, fn) for name, fn in defs.items() if name in seen]
+    if len(_NEEDED) > 4096:
+        _NEEDED.clear()
+    _NEEDED[(id(rule), id(defs))] = (rule, defs, needed)
+    return needed
+
+
 class RuleRun:
     """One call of one rule."""
 
@@ -90,9 +117,10 @@ class RuleRun:
         names.update(ctx.consts)
         names.update({"state": ctx.state, "args": ctx.args, "now": ctx.now, "consts": ctx.consts,
                       "seed": ctx.seed, "server_ids": ctx.ids})
-        self.ev = Evaluator(names)
+        self.ev = Evaluator(names, compile_expr=compiled_with_scans)
         self.ev.define("coll", self.collection)
-        for name, fn in ctx.defs.items():
+        self.ev.define(SCAN, Scans(ctx.store, ctx.indexes, self._count).scan)
+        for name, fn in needed_defs(rule, ctx.defs):
             self.ev.define(name, self.ev.function(fn.params, fn.expr))
         self.first_found: tuple[str, str, dict[str, Any]] | None = None
         self.last_made: tuple[str, str, dict[str, Any]] | None = None

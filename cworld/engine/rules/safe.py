@@ -83,10 +83,19 @@ def _check(tree: ast.AST, text: str) -> None:
 @lru_cache(maxsize=16384)
 def compiled(text: str) -> CodeType:
     """The expression's bytecode; a syntax or allow-list error is a one-line ContentError."""
+    return compile_tree(checked_tree(text))
+
+
+def checked_tree(text: str) -> ast.Expression:
+    """The expression's syntax tree after the allow-list check (a ContentError names what is not allowed)."""
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise ContentError(f"expression {text.strip()[:80]!r} is not valid: {exc.msg}") from None
     _check(tree, text)
-    tree = ast.fix_missing_locations(_Dots().visit(tree))
-    return compile(tree, "<rule>", "eval")
+    return tree
+
+
+def compile_tree(tree: ast.Expression) -> CodeType:
+    """A checked tree (possibly rewritten by the engine, `scans.py`) as bytecode, `a.b` reading keys."""
+    return compile(ast.fix_missing_locations(_Dots().visit(tree)), "<rule>", "eval")

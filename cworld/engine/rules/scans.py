@@ -1,0 +1,181 @@
+"""Comprehensions over a collection, answered from the seed's indexes (`index.py`).
+
+Rules read collections through comprehensions in answers, lets and defs (mail's inbox, a folder's count
+of documents per folder, a board's open cards): each walked every record, so a world of 10,000 records
+answered a hundred times slower than one of 100. When an expression is compiled, a comprehension whose
+first loop is `for v in C.values() if COND` or `for k, v in C.items() if COND` (C a name) has that loop's
+iterable rewritten to `_scan(C, mode, where, texts, values, functions)`:
+
+- `where` is COND in the planner's language (`index.plan`): the loop's names renamed `it` and `key`;
+- `texts`/`values`: the parts of COND the planner evaluates once (they name neither loop name), each as a
+  function of the enclosing scope, called only while planning;
+- `functions`: the language functions the record side calls, read where the comprehension runs, so a
+  def or a collection shadowing one (`sum`) is seen and the scan walks instead.
+
+At run time the scan (`Scans.scan`) gives the records that may pass: the indexes' candidates, the keys the
+session wrote (`SessionStore.dirty`), records an index could not read and values that are not records,
+in the collection's order. COND stays in the comprehension and decides on each of them, so the answer is
+the walk's as long as every record left out fails COND - which is what the indexes prove for the seed's
+records the session has not written. Whatever the scan cannot prove (C not a top-level collection, a
+shadowed function, a value that fails while planning) iterates every record, as the walk does. As in
+`list:` reads, an error the walk would raise on a record the indexes leave out is not reproduced.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from types import CodeType
+from typing import Any
+
+from cworld.engine.rules.cow import SessionStore
+from cworld.engine.rules.expr import FUNCTIONS
+from cworld.engine.rules.index import Indexes, plan, select
+from cworld.engine.rules.safe import checked_tree, compile_tree
+
+SCAN = "_scan"
+_RECORD = ("it", "key")
+#: candidates above 1/_SORT_SHARE of the collection are put in order by walking its keys, not by sorting
+_SORT_SHARE = 4
+
+
+@lru_cache(maxsize=16384)
+def compiled_with_scans(text: str) -> CodeType:
+    """The expression's bytecode (`safe.compiled`'s checks) with its comprehensions over collections
+    reading through `_scan`."""
+    return compile_tree(_Scans().visit(checked_tree(text)))
+
+
+class _Scans(ast.NodeTransformer):
+    """Rewrites the first loop of every comprehension the planner can narrow (inner ones first)."""
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Any:
+        self.generic_visit(node)
+        first = node.generators[0]
+        loop = _loop(first)
+        if loop is None or not first.ifs or first.is_async:
+            return node
+        coll, mode, names = loop
+        condition = first.ifs[0] if len(first.ifs) == 1 else ast.BoolOp(ast.And(), list(first.ifs))
+        where = _renamed(condition, names)
+        if where is None:
+            return node
+        conjuncts = plan(where)
+        if all(part.kind is None for part in conjuncts):
+            return node
+        texts = sorted({part.value for part in conjuncts if part.kind in ("eq", "text", "const")}
+                       | {guard for part in conjuncts for guard in part.guards})
+        used = sorted(_names(ast.parse(where, mode="eval")) & FUNCTIONS.keys())
+        first.iter = ast.copy_location(ast.Call(ast.Name(SCAN, ast.Load()), [
+            coll, ast.Constant(mode), ast.Constant(where), ast.Tuple([ast.Constant(t) for t in texts], ast.Load()),
+            ast.Tuple([_thunk(ast.parse(t, mode="eval").body) for t in texts], ast.Load()),
+            _thunk(ast.Tuple([ast.Tuple([ast.Constant(f), ast.Name(f, ast.Load())], ast.Load()) for f in used],
+                             ast.Load())),
+        ], []), first.iter)
+        return node
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
+
+def _loop(gen: ast.comprehension) -> tuple[ast.expr, str, dict[str, str]] | None:
+    """(C, 'values' or 'items', loop name -> planner name) of `for v in C.values()` / `for k, v in C.items()`."""
+    it = gen.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and isinstance(it.func.value, ast.Name)
+            and not it.args and not it.keywords and it.func.attr in ("values", "items")):
+        return None
+    target = gen.target
+    if it.func.attr == "values" and isinstance(target, ast.Name):
+        return it.func.value, "values", {target.id: "it"}
+    if it.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+            and all(isinstance(e, ast.Name) for e in target.elts):
+        key, value = (e.id for e in target.elts if isinstance(e, ast.Name))
+        return (it.func.value, "items", {key: "key", value: "it"}) if key != value else None
+    return None
+
+
+def _renamed(condition: ast.expr, names: dict[str, str]) -> str | None:
+    """COND with the loop's names as `it`/`key`; None when that would be ambiguous (COND names an outer
+    `it` or `key`, or a loop name is a language function or shadows one)."""
+    used = _names(condition)
+    if (used & set(_RECORD)) - set(names) or set(names) & FUNCTIONS.keys() or _binds_function(condition):
+        return None
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> Any:
+            return ast.copy_location(ast.Name(names.get(node.id, node.id), node.ctx), node)
+
+    return ast.unparse(Rename().visit(_copy(condition)))
+
+
+def _binds_function(node: ast.AST) -> bool:
+    """A lambda or loop inside COND binds a language function's name (the planner would read it as the
+    function)."""
+    bound = {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments) for a in (*n.args, *n.kwonlyargs)}
+    bound |= {t.id for n in ast.walk(node) if isinstance(n, ast.comprehension) for t in ast.walk(n.target)
+              if isinstance(t, ast.Name)}
+    return bool(bound & FUNCTIONS.keys())
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    return ast.parse(ast.unparse(node), mode="eval").body
+
+
+def _thunk(body: ast.expr) -> ast.Lambda:
+    args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    return ast.Lambda(args, body)
+
+
+class Scans:
+    """The `_scan` of one call: the session's store, the seed's indexes, a counter of records read."""
+
+    def __init__(self, store: SessionStore | None, indexes: Indexes | None, counted: Callable[[int], None]) -> None:
+        self.store, self.indexes, self.counted = store, indexes, counted
+
+    def scan(self, coll: Any, mode: str, where: str, texts: tuple[str, ...], values: tuple[Callable[[], Any], ...],
+             functions: Callable[[], tuple[tuple[str, Any], ...]]) -> Iterable[Any]:
+        """The records of `coll` that may pass `where` (as `coll.values()` or `coll.items()` would give them)."""
+        everything = coll.items() if mode == "items" else coll.values()
+        keys = self._candidates(coll, where, dict(zip(texts, values, strict=True)), functions)
+        if keys is None:
+            self.counted(len(coll))
+            return everything
+        self.counted(len(keys))
+        if mode == "items":
+            return [(k, coll[k]) for k in keys]
+        return [coll[k] for k in keys]
+
+    def _candidates(self, coll: Any, where: str, values: dict[str, Callable[[], Any]],
+                    functions: Callable[[], tuple[tuple[str, Any], ...]]) -> list[str] | None:
+        """The keys to evaluate COND on, in the collection's order; None: every key."""
+        store, indexes = self.store, self.indexes
+        found = store.overlay(coll) if store is not None and indexes is not None and type(coll) is dict else None
+        if found is None or store is None or indexes is None:
+            return None
+        name, base = found
+        try:
+            if any(fn is not FUNCTIONS[f] for f, fn in functions()):
+                return None
+            chosen = select(indexes.of(base), plan(where), lambda text: values[text]())
+        except Exception:  # a value fails while planning: the walk evaluates (and fails) where it would
+            return None
+        if chosen.keys is None:
+            return None
+        ix = indexes.of(base)
+        keys = chosen.keys | chosen.always | ix.others
+        appended: dict[str, int] = {}
+        if coll is not base:
+            keys |= store.dirty.get(name, set())
+            appended = store.appended.get(name, {})
+        if len(keys) * _SORT_SHARE > len(coll):  # most keys: the collection's own order is cheaper than a sort
+            return [k for k in coll if k in keys]
+        end = len(ix.position)
+        try:
+            placed = sorted((end + appended[k] if k in appended else ix.position[k], k) for k in keys if k in coll)
+        except KeyError:  # a key that is neither the seed's nor one the session added: walk
+            return None
+        return [k for _, k in placed]
