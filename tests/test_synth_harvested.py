@@ -75,7 +75,9 @@ def test_a_synthesized_mode_episode_over_a_harvested_task_completes(synthesized,
         report = asyncio.run(
             Runner(tasks[:1], RunConfig(agent=agent, mode="synthesized", progress=False), ctx, tmp_path / agent).run()
         )
-        assert report.statuses.get("completed", 0) == 1, (agent, dict(report.statuses))
+        # the oracle completes; the heuristic may give up (its arguments are guesses), never on an infra error
+        allowed = {"completed"} if agent == "scripted:oracle" else {"completed", "gave_up", "turn_limit"}
+        assert report.ran == 1 and set(report.statuses) <= allowed, (agent, dict(report.statuses))
         assert sum(r.state_checked for r in report.rows) == 1  # its end state is graded, not set aside
 
 

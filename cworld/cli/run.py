@@ -31,7 +31,7 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--access", help="Tool access: search, full or rag-K (default: search for LLM agents, full for scripted).")
 @click.option("--style", type=click.Choice(["planner", "react"]), help="LLM agent loop (default: planner).")
 @click.option("--max-turns", type=int, default=None,
-              help="Turn limit per episode (default: max(30, 2 x the task's gold-plan length + 10)).")
+              help="Turn limit per episode (default: max(30, 3 x the task's candidate tools + 10, a stated call limit + 10)).")
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True, help="Seconds per episode.")
 @click.option("--infra-retries", type=int, default=2, show_default=True, help="Restarts of an episode whose infrastructure failed.")
 @click.option("--limit", type=int, help="Only the first N tasks.")
