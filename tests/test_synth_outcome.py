@@ -99,3 +99,44 @@ def test_an_agent_on_another_route_scores_as_the_oracle(engine: WorldEngine) -> 
     assert oracle_success == other_success == 1.0 and idle_success == 0.0
     assert abs(oracle - other) <= 0.5, (oracle, other)
     assert idle <= 2.0 < other - 5.0, (idle, other)
+
+
+def _metrics(task: Task, trace_plan: list[PlanStep], engine: WorldEngine) -> dict[str, float | None]:
+    from judges_helpers import TrajectoryBuilder
+
+    from cworld.judges.verifiable import verifiable_scores
+
+    trace, _ = run_plan(trace_plan, TOOLS, engine, SessionLog(seed=SEED))
+    builder = TrajectoryBuilder(task, mode="synthesized")
+    for call in trace.calls:
+        builder.call(call.tool, call.arguments, result=call.result if isinstance(call.result, dict) else {"v": call.result})
+    builder.end_state = trace.end_state
+    return verifiable_scores(builder.final("Done.").build(), TOOLS).metrics
+
+
+def test_a_subgoal_that_writes_is_reached_by_its_effect_not_by_its_calls(engine: WorldEngine) -> None:
+    from cworld.data_model import SubGoal
+
+    plan = [PlanStep(id="s1", tool="docs/list_folders", subgoal="g1"),
+            PlanStep(id="s2", tool="docs/create_document", subgoal="g2",
+                     arguments={"title": "Q3 notes", "folder_id": "fld_0001", "content": "draft"}),
+            PlanStep(id="s3", tool="docs/move_document", subgoal="g2",
+                     arguments={"document_id": "{{s2.document_id}}", "folder_id": "fld_0002"})]
+    outcome, _ = _check(engine, plan)
+    assert outcome.ground_truth is not None and set(outcome.effects) == {"s2", "s3"}
+    assert all(outcome.effects.values())  # each write makes paths of the ground truth no other step makes
+    task = Task(id="t2", query="File a new 'Q3 notes' draft under Team.", tools=sorted({p.tool for p in plan}),
+                subgoals=[SubGoal(id="g1", description="see the folders"),
+                          SubGoal(id="g2", description="the draft filed under Team", depends_on=["g1"])],
+                gold_plan=plan, verifiable=True, ground_truth=outcome.ground_truth, initial_state_seed=SEED,
+                metadata={"outcome": {"writes": outcome.writes, "needed": outcome.needed,
+                                      "effects": outcome.effects}})
+    # another route: no move at all, the draft created where it belongs: both sub-goals reached
+    direct = [step(1, "docs/list_folders"),
+              step(2, "docs/create_document", title="Q3 notes", folder_id="fld_0002", content="draft")]
+    assert _metrics(task, direct, engine)["subgoals"] == 1.0
+    # the sub-goal's own tools all succeed, but the draft ends in the wrong folder: not reached
+    astray = [step(1, "docs/list_folders"),
+              step(2, "docs/create_document", title="Q3 notes", folder_id="fld_0001", content="draft"),
+              step(3, "docs/move_document", document_id="{{s2.document_id}}", folder_id="fld_0003")]
+    assert _metrics(task, astray, engine)["subgoals"] == 0.5

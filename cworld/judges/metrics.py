@@ -153,15 +153,39 @@ def order_constraints(task: Task | None, calls: list[CallRecord]) -> OrderResult
     return OrderResult(satisfied, assessable, violations)
 
 
-def subgoal_share(task: Task | None, calls: list[CallRecord]) -> float | None:
-    """Share of the task's sub-goals reached: a sub-goal counts when one of its tools (its own list, plus the
-    gold-plan steps that serve it) answered a call of the episode successfully. Lenient by design (one
-    successful step of a sub-goal reaches it): it measures how far an agent gets, not whether it finished."""
+def subgoal_share(task: Task | None, calls: list[CallRecord], missed: set[str] | None = None) -> float | None:
+    """Share of the task's sub-goals reached. A sub-goal whose gold-plan steps change the world (a task with a
+    verified outcome records each write's effect) is reached when that effect is in the episode's end state,
+    by whatever calls: none of its paths is among the state diff's `missed`. Any other sub-goal (a read,
+    or no end state to look at) counts when one of its tools (its own list, plus the gold-plan steps that
+    serve it) answered a call successfully: lenient by design, it says how far an agent got."""
     if task is None or not task.subgoals:
         return None
     succeeded = {c.tool for c in agent_calls(calls) if not c.failed}
     tools = _subgoal_tools(task)
-    return ratio(sum(1 for g in task.subgoals if tools.get(g.id, frozenset()) & succeeded), len(task.subgoals))
+    effects = subgoal_effects(task) if missed is not None else {}
+
+    def reached(goal: str) -> bool:
+        if goal in effects:
+            return not (effects[goal] & (missed or set()))
+        return bool(tools.get(goal, frozenset()) & succeeded)
+
+    return ratio(sum(1 for g in task.subgoals if reached(g.id)), len(task.subgoals))
+
+
+def subgoal_effects(task: Task) -> dict[str, set[str]]:
+    """Sub-goal -> the ground truth's paths its write steps make (`metadata.outcome.effects`), for the
+    sub-goals that have any."""
+    outcome = task.metadata.get("outcome") if isinstance(task.metadata, dict) else None
+    effects = outcome.get("effects") if isinstance(outcome, dict) else None
+    if not isinstance(effects, dict):
+        return {}
+    out: dict[str, set[str]] = {}
+    for step in task.gold_plan:
+        paths = effects.get(step.id)
+        if step.subgoal and isinstance(paths, list) and paths:
+            out.setdefault(step.subgoal, set()).update(str(p) for p in paths)
+    return out
 
 
 def information_diversity(task: Task | None, calls: list[CallRecord]) -> tuple[int, float | None]:

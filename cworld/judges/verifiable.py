@@ -50,7 +50,7 @@ def verifiable_scores(trajectory: Trajectory, tools: Mapping[str, ToolSpec],
     metrics: dict[str, float | None] = {
         "schema_compliance": m.schema_compliance(calls),
         "order": order.rate,
-        "subgoals": m.subgoal_share(trajectory.task, calls),
+        "subgoals": m.subgoal_share(trajectory.task, calls, _missed_paths(state)),
         "diversity": diversity,
         "servers_used": float(servers),
         "constraints": m.ratio(sum(checked), len(checked)),
@@ -62,6 +62,11 @@ def verifiable_scores(trajectory: Trajectory, tools: Mapping[str, ToolSpec],
     }
     traits = personas(trajectory, calls, tools, order=order, efficiency=efficiency["efficiency"], state=state)
     return VerifiableResult(metrics, constraints, traits, state, calls, _details(trajectory, calls, order, state))
+
+
+def _missed_paths(state: StateDiffResult | None) -> set[str] | None:
+    """The required changes the episode did not make; None when there is no end state to look at."""
+    return None if state is None else {c.path for c in state.missed}
 
 
 def _details(trajectory: Trajectory, calls: list[CallRecord], order: m.OrderResult,

@@ -42,6 +42,9 @@ class OutcomeCheck:
     reason: str = ""
     writes: list[str] = field(default_factory=list)
     needed: list[str] = field(default_factory=list)
+    #: write step -> the ground truth's changed paths that go missing without it: what the step does to the
+    #: world, so a grader can tell a sub-goal reached by its effect, whatever calls made it
+    effects: dict[str, list[str]] = field(default_factory=dict)
 
 
 def run_plan(plan: list[PlanStep], tools: dict[str, ToolSpec], engine: Any, session: Any, *,
@@ -122,12 +125,15 @@ def check_outcome(plan: list[PlanStep], tools: dict[str, ToolSpec], engine: Any,
         differ = [c.path for c in [*replay.missed, *replay.unwanted][:3]]
         return OutcomeCheck(None, NOT_REPRODUCED,
                             f"the gold plan run again does not reach the same end state (differs at {differ})")
+    effects: dict[str, list[str]] = {}
     for step_id in writes:
         variant, _ = run_plan(plan, tools, engine, new_session(), skip=frozenset({step_id}), stop_on_error=False)
-        if variant.end_state is not None and sandbox_state_diff(seed, target, variant.end_state).success:
+        without = None if variant.end_state is None else sandbox_state_diff(seed, target, variant.end_state)
+        if without is not None and without.success:
             return OutcomeCheck(None, STEP_NOT_NEEDED,
                                 f"the end state is reached without write step {step_id}: it is not part of the outcome")
-    return OutcomeCheck(target, writes=writes, needed=needed_steps(plan, writes))
+        effects[step_id] = [c.path for c in without.missed] if without is not None else []
+    return OutcomeCheck(target, writes=writes, needed=needed_steps(plan, writes), effects=effects)
 
 
 def needed_steps(plan: list[PlanStep], writes: list[str]) -> list[str]:

@@ -34,8 +34,9 @@ class Verification:
     code: str = ""
     #: the outcome a synthesized plan reaches in the world (`outcome.py`), when it is a ground truth
     world_truth: dict[str, Any] | None = None
-    #: the plan's write steps and the shortest path to the outcome (`outcome.needed_steps`), for the graders
-    outcome_steps: dict[str, list[str]] | None = None
+    #: the plan's write steps, the shortest path to the outcome (`outcome.needed_steps`) and each write's
+    #: effect (the ground truth's paths it alone makes), for the graders
+    outcome_steps: dict[str, Any] | None = None
 
     @property
     def ground_truth(self) -> dict[str, Any] | None:
@@ -125,6 +126,6 @@ def verify_synthesized(
                             code=outcome.code)
     result.verifiable = True
     result.world_truth = outcome.ground_truth
-    result.outcome_steps = {"writes": outcome.writes, "needed": outcome.needed}
+    result.outcome_steps = {"writes": outcome.writes, "needed": outcome.needed, "effects": outcome.effects}
     result.reason += f"; its end state ({len(writes)} write step(s), each needed) is the ground truth"
     return result
