@@ -18,12 +18,17 @@ SDK: one per HTTP `Mcp-Session-Id`, one for stdio). Episodes are stateful, so th
 handshake protocol era (2025-11-25 and before): it does not answer `server/discover`, and a client on
 `mode="auto"` falls back to `initialize` by itself. When a session ends with its episode open, the episode
 is stored as `abandoned` (see `episodes.py`).
+
+What a client sees of the server: `serverInfo` names `cworld` and its package version, and the `logging`
+capability sends the episode's events (faults injected, user messages, start and end) as log messages on
+the response stream of the call they belong to (see `logs.py`).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import mcp.types as types
@@ -41,6 +46,7 @@ from cworld.errors import CworldError
 from cworld.rollout.driver import Step
 from cworld.serve.browse import MAX_K, RegistryBrowse
 from cworld.serve.episodes import Ended, EpisodeService, SessionState
+from cworld.serve.logs import DEFAULT_LEVEL, entries, shown
 from cworld.serve.names import ToolNames
 
 LIST_TASKS, START, SUBMIT, SEARCH = "list_tasks", "start_episode", "submit", "search_tools"
@@ -78,6 +84,7 @@ class Served:
     state: SessionState
     names: ToolNames = field(default_factory=lambda: ToolNames(reserved=frozenset(CONTROL)))
     announced: frozenset[str] = frozenset()
+    log_level: types.LoggingLevel = DEFAULT_LEVEL
 
 
 class EpisodeServer(Server[Any]):
@@ -92,10 +99,22 @@ class EpisodeServer(Server[Any]):
 
 def build_server(service: EpisodeService, browse: RegistryBrowse | None = None) -> EpisodeServer:
     handlers = _Handlers(service, browse)
-    server = EpisodeServer("cworld", instructions=INSTRUCTIONS, on_list_tools=handlers.list_tools,
-                           on_call_tool=handlers.call_tool)
+    server = EpisodeServer("cworld", version=package_version(), instructions=INSTRUCTIONS,
+                           on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool)
     server.add_request_handler("server/discover", types.RequestParams, _no_discover)
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, handlers.set_log_level)
     return server
+
+
+def package_version() -> str:
+    """The installed cworld's version (what `serverInfo.version` tells a client); the source's when the
+    package is run from a checkout that was never installed."""
+    try:
+        return version("cworld")
+    except PackageNotFoundError:
+        from cworld import __version__
+
+        return __version__
 
 
 async def _no_discover(ctx: ServerRequestContext[Any], params: types.RequestParams) -> types.DiscoverResult:
@@ -113,13 +132,20 @@ class _Handlers:
         served.announced = frozenset(t.name for t in tools)
         return types.ListToolsResult(tools=tools)
 
+    async def set_log_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+                            ) -> types.EmptyResult:
+        self._served(ctx).log_level = params.level
+        return types.EmptyResult()
+
     async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                         ) -> types.CallToolResult:
         served = self._served(ctx)
         arguments = dict(params.arguments or {})
         try:
             async with served.state.lock:
+                was_open = served.state.open
                 result = await self._call(served, params.name, arguments)
+                await self._log(ctx, served, params.name, result, was_open)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "arguments"
@@ -129,6 +155,14 @@ class _Handlers:
         if frozenset(t.name for t in self._tools(served)) != served.announced:
             await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
         return result
+
+    async def _log(self, ctx: ServerRequestContext[Any], served: Served, name: str, result: types.CallToolResult,
+                   was_open: bool) -> None:
+        """The call's episode events, at the session's level, before its result (same response stream)."""
+        is_open = served.state.open
+        for entry in entries(name, result, started=is_open and not was_open, ended=was_open and not is_open):
+            if shown(entry, served.log_level):
+                await ctx.session.send_notification(entry.notification(), related_request_id=ctx.request_id)
 
     # --- the calls ----------------------------------------------------------------------------------
     async def _call(self, served: Served, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
