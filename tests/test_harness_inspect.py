@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -171,42 +172,48 @@ def test_tool_names_map_back_to_tool_ids():
     assert names.name("x/submit") != "submit"
 
 
-def _o200k_available() -> bool:
-    try:
-        import tiktoken
-
-        tiktoken.get_encoding("o200k_base")
-        return True
-    except Exception:
-        return False
-
-
-#: Offline, mockllm's default output cannot count its tokens (tiktoken downloads o200k_base once), so the
-#: CLI then runs with that one count stubbed; everything else is the real `inspect eval` command line.
-OFFLINE_SHIM = (
-    "import sys, inspect_ai.model._tokens as t, inspect_ai.model._model as m\n"
-    "t.count_text_tokens = m.count_text_tokens = lambda text: max(1, len(text) // 4)\n"
-    "from inspect_ai._cli.main import main\n"
-    "sys.argv = ['inspect', *sys.argv[1:]]\n"
-    "main()\n"
-)
+def documented_command(tasks: Path) -> list[str]:
+    """The `inspect eval ... mockllm/model ... mode=synthesized` command as docs/harnesses.md prints it, with
+    the tasks file it names standing for `tasks`."""
+    lines = (ROOT / "docs" / "harnesses.md").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("inspect eval") and "mockllm/model" in line)
+    text = lines[first].rstrip("\\") + " " + lines[first + 1].split("#")[0]
+    words = shlex.split(text)
+    [placeholder] = [w for w in words if w.startswith("tasks=")]
+    return [f"tasks={tasks}" if w == placeholder else w for w in words]
 
 
-def test_the_inspect_cli_runs_the_task_file(tmp_path):
+def offline_env(tmp_path: Path) -> dict[str, str]:
+    """No way out: every proxy variable points at a closed local port, no tiktoken cache is named, and the
+    default cache folder (under TMPDIR) is empty."""
+    closed = "http://127.0.0.1:9"
+    keep = {k: v for k, v in os.environ.items() if k.upper() not in
+            {"NO_PROXY", "TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR", "TMPDIR"}}
+    (tmp_path / "tmp").mkdir()
+    return {**keep, **{name: closed for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+                                                 "https_proxy", "all_proxy")},
+            "TMPDIR": str(tmp_path / "tmp"), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            "CWORLD_WORKSPACE": str(tmp_path / "ws"), "PYTHONPATH": str(ROOT),
+            "INSPECT_LOG_DIR": str(tmp_path / "logs"), "INSPECT_DISPLAY": "none"}
+
+
+def test_the_documented_inspect_command_runs_offline(tmp_path):
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text("".join(FIXTURE.read_text().splitlines(keepends=True)[5:7]))
-    args = ["eval", "cworld/harness/inspect_task.py@cworld", "--model", MODEL, "-T", f"tasks={tasks}",
-            "-T", "mode=synthesized", "--log-dir", str(tmp_path / "logs"), "--display", "none"]
-    inspect_cli = Path(sys.executable).parent / "inspect"
-    command = [str(inspect_cli), *args] if _o200k_available() else [sys.executable, "-c", OFFLINE_SHIM, *args]
-    env = {**os.environ, "CWORLD_WORKSPACE": str(tmp_path / "ws"), "PYTHONPATH": str(ROOT)}
+    env = offline_env(tmp_path)
+    probe = "import tiktoken; tiktoken.get_encoding('o200k_base')"
+    blocked = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert blocked.returncode != 0, "this environment can download o200k_base: the test would prove nothing"
+    command = documented_command(tasks)
+    assert command[:4] == ["inspect", "eval", "cworld/harness/inspect_task.py@cworld", "--model"]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-3000:]
     [path] = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))
-    assert log.status == "success" and len(log.samples) == 2
+    assert log.status == "success" and len(log.samples) == 2, log.error
     assert all(s.scores["cworld_judges"].metadata["status"] == "completed" for s in log.samples)
     assert all(s.scores["cworld_judges"].answer == "Default output from mockllm/model" for s in log.samples)
+    assert all(s.model_usage[MODEL].input_tokens > 0 for s in log.samples)  # counted with o200k_base
     assert len(trajectories(Workspace.resolve(tmp_path / "ws").latest("run"))) == 2
 
 

@@ -55,6 +55,7 @@ from cworld.environment import Environment, Workspace
 from cworld.gym import make
 from cworld.judges import JudgeContent, JudgeSetup
 from cworld.judges.scoring import score_offline
+from cworld.llm.encodings import use_bundled_encodings
 from cworld.rollout.store import TrajectoryStore
 from cworld.sandbox.statediff import StateDiffResult
 
@@ -90,7 +91,11 @@ class Bridge:
 def cworld_task(tasks: str | None = None, mode: str = "synthesized", policy: str = "default", access: str = "full",
                 seed: int = 0, max_turns: int | None = None, out: str | None = None,
                 system_prompt: str = SYSTEM_PROMPT) -> Task:
-    """cworld tasks as an Inspect task (see `cworld.harness.inspect_task.cworld` for the arguments)."""
+    """cworld tasks as an Inspect task (see `cworld.harness.inspect_task.cworld` for the arguments).
+
+    Inspect counts tokens with tiktoken's o200k_base where a model gives no usage (its `mockllm` does);
+    tiktoken reads it from litellm's package here instead of downloading it, so the task runs offline."""
+    use_bundled_encodings()
     bridge = _bridge(tasks, mode, policy, access, seed, max_turns, out)
     samples = [Sample(input=task_text(t), id=t.id, metadata={"task_id": t.id}) for t in bridge.tasks.values()]
     return Task(dataset=MemoryDataset(samples, name=Path(tasks).stem if tasks else "cworld"),
