@@ -1,5 +1,6 @@
 # Two commands: `make demo` and `make test`. Each sets everything up on a fresh machine and is
-# idempotent: the install stamp depends on pyproject.toml, so a second run skips what is done.
+# idempotent: the install stamp depends on pyproject.toml, so a second run skips what is done. Only
+# `make test` builds the local model (local-llm: 4 to 40 minutes the first time); the demo never uses it.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -13,7 +14,7 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: setup test demo lint bench clean servers local-llm
 
-setup: $(STAMP) $(SYSTEM_STAMP) $(SERVERS_STAMP) local-llm
+setup: $(STAMP) $(SYSTEM_STAMP) $(SERVERS_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,8 +39,8 @@ servers: $(SERVERS_STAMP)
 local-llm: $(STAMP)
 	-$(VENV)/bin/cworld llm install-local
 
-# The tests, after the style and type checks that CI holds every change to.
-test: setup lint
+# The tests (the local model's among them), after the style and type checks that CI holds every change to.
+test: setup local-llm lint
 	$(PY) -m pytest
 
 lint: setup

@@ -4,7 +4,7 @@ serve-local`), reached through litellm as `openai/smollm2`, for each role once, 
 An agent episode of a few turns, one World Engine answer, one judge vote and one synthesis draft, then
 a server killed mid-run: the episode is an infrastructure failure naming the dead server and the run
 exits non-zero with one line. The model is tiny; what is shown is that every path works with a real
-model (nothing here can pass on the mock provider). `make setup` installs the server (`cworld llm
+model (nothing here can pass on the mock provider). `make test` installs the server (`cworld llm
 install-local`); if it is missing these tests fail with that one line. `CWORLD_LOCAL_LLM=0` skips them.
 The 20-completion soak with tools is opt-in (`local_llm`, CWORLD_LOCAL_LLM=1).
 """

@@ -4,7 +4,7 @@ serves any other GGUF file the same way.
 
 Its answers are poor, but it is a real model on the real litellm path (`openai/smollm2` with api_base),
 which is what integration tests of the LLM engine, synthesis, judges and agents need. `cworld llm
-install-local` (run by `make setup`) installs it: llama-cpp-python is built once without native CPU flags
+install-local` (run by `make test`) installs it: llama-cpp-python is built once without native CPU flags
 (see `llm_install`), so it runs on any x86-64 machine with AVX2. The server counts as ready only once it
 has answered a real chat completion, and it is recorded in the workspace (`cworld.llm.local_server`) so
 that a call to it after it died says so, with its exit code, instead of retrying "Connection error".
