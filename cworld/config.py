@@ -83,6 +83,32 @@ def _as_model(value: Any, api_base: str | None) -> ModelConfig:
     raise ConfigError(f"model entry {value!r} must be a model string or a mapping with 'model'")
 
 
+ModelFailurePolicy = Literal["stop", "infra", "fallback"]
+MODEL_FAILURE_POLICIES: tuple[ModelFailurePolicy, ...] = ("stop", "infra", "fallback")
+DEFAULT_MODEL_FAILURE: ModelFailurePolicy = "infra"
+
+
+def load_model_failure_policy(workspace_root: Path | None, given: str | None = None) -> ModelFailurePolicy:
+    """What a run does when a model role fails past its retries after the preflight: `given` (the CLI's
+    `--on-model-failure`), else `on_model_failure` in `<workspace>/config.yaml`, else `infra`.
+
+    `stop`: the run ends with one line, finished episodes kept; `infra`: the episode is recorded as
+    `infra_error` (resume runs it again); `fallback`: the engine answers without its model (counted)."""
+    value: Any = given
+    cfg = workspace_root / "config.yaml" if workspace_root is not None else None
+    if value is None and cfg is not None and cfg.is_file():
+        try:
+            value = (yaml.safe_load(cfg.read_text()) or {}).get("on_model_failure")
+        except (yaml.YAMLError, AttributeError):
+            raise ConfigError(f"{cfg}: not a YAML mapping; fix the file") from None
+    if value is None:
+        return DEFAULT_MODEL_FAILURE
+    if value not in MODEL_FAILURE_POLICIES:
+        where = "--on-model-failure" if given is not None else f"on_model_failure in {cfg}"
+        raise ConfigError(f"{where}: {value!r} is not a policy; use one of {', '.join(MODEL_FAILURE_POLICIES)}")
+    return value  # type: ignore[no-any-return]
+
+
 def load_models(workspace_root: Path | None = None, env: dict[str, str] | None = None) -> ModelsConfig:
     env = dict(os.environ if env is None else env)
     api_base = env.get("CWORLD_API_BASE") or None

@@ -43,5 +43,10 @@ class MissingDependency(CworldError):
     """An optional heavy dependency is not installed; the message says what to install."""
 
 
+class RunStopped(CworldError):
+    """A model role failed past its retries mid-run under `on_model_failure: stop`: the run ends, its
+    finished episodes kept (`cworld run --resume` goes on once the model is back)."""
+
+
 class InfraError(CworldError):
     """Infrastructure failed (a server crashed for good, the engine model is down): never the agent's fault."""

@@ -96,6 +96,9 @@ def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | No
 
 
 def _print(r: JudgeRunReport, setup: JudgeSetup, console: Console) -> None:
+    """The run's judging; its last line says so when more than 10% of the judge votes are unscored."""
+    from cworld.judges.unscored import unscored_warning
+
     console.print(f"judged {r.judged} of {r.episodes} episode(s) in {r.run} ({r.skipped} already scored) "
                   f"-> {r.scores_path}")
     if not setup.online:
@@ -112,3 +115,7 @@ def _print(r: JudgeRunReport, setup: JudgeSetup, console: Console) -> None:
     if r.unscored_dimensions:
         counts = ", ".join(f"{d}: {n}" for d, n in sorted(r.unscored_dimensions.items()))
         console.print(f"[yellow]unscored dimensions (no usable judge answer): {counts}[/yellow]")
+    console.print(f"judge votes: {r.votes}, unscored: {r.unscored_votes}")
+    warning = unscored_warning(r.unscored_votes, r.votes)
+    if warning:
+        console.print(f"[yellow]{warning}[/yellow]", soft_wrap=True)

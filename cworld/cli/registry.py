@@ -151,6 +151,7 @@ def harvest_command(ctx: click.Context, only: tuple[str, ...], jobs: int, list_p
     """
     from cworld.registry.harvest.catalog import harvested_dir
     from cworld.registry.harvest.entries import harvest_list_path, load_harvest_list
+    from cworld.registry.harvest.netns import network_isolation
     from cworld.registry.harvest.report import RichHarvestProgress, harvest_tables
     from cworld.registry.harvest.run import HarvestOptions, harvest, pending, restore_states, write_summary
 
@@ -170,6 +171,10 @@ def harvest_command(ctx: click.Context, only: tuple[str, ...], jobs: int, list_p
     if restored:
         console.print(f"{restored} servers' outcomes taken from the committed {options.out / 'summary.json'}")
     console.print(f"{len(todo)} of {len(chosen)} servers to harvest ({len(chosen) - len(todo)} done before)")
+    isolation = network_isolation()
+    if todo and not isolation.offline:
+        console.print(f"[yellow]{isolation.reason}: servers are listed with this machine's network[/yellow]",
+                      soft_wrap=True)
     bars = RichHarvestProgress(len(todo), console)
     with bars.bar:
         asyncio.run(harvest(chosen, options, bars.hooks(), listed=entries))

@@ -31,6 +31,7 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     from cworld.fidelity.html import latest_fidelity_section
     from cworld.judges import JudgeContent, resolve_run
     from cworld.judges.runs import all_runs as workspace_runs
+    from cworld.judges.unscored import unscored_warning
     from cworld.registry.tools import environment_tools
     from cworld.report import build_report
 
@@ -48,5 +49,10 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     ws.mark_latest("report", result.out)
     if not quiet:
         click.echo(result.compact + "\n")
+    acc = result.accountability
+    click.echo(f"engine fallbacks: {acc.engine_fallbacks}; judge votes: {acc.all_votes}, unscored: {acc.all_unscored}")
     click.echo(f"leaderboard: {result.markdown_path}")
     click.echo(f"report:      {result.html_path}")
+    warning = unscored_warning(acc.all_unscored, acc.all_votes)
+    if warning:
+        click.echo(warning)

@@ -27,7 +27,9 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--seeds", type=int, default=1, show_default=True, help="Episodes per task, seeds 0..N-1.")
 @click.option("--concurrency", type=int, default=4, show_default=True, help="Episodes at once.")
 @click.option("--out", type=click.Path(file_okay=False), help="Run folder (default: a new one in the workspace).")
-@click.option("--resume", is_flag=True, help="Continue the run in --out (default: the latest run), skipping finished episodes.")
+@click.option("--resume", is_flag=True, help="Continue the run in --out (default: the latest run), skipping finished "
+              "episodes; those recorded as infra_error run again.")
+@click.option("--no-retry-infra", is_flag=True, help="With --resume: keep infra_error episodes as they are.")
 @click.option("--access", help="Tool access: search, full or rag-K (default: search for LLM agents, full for scripted).")
 @click.option("--style", type=click.Choice(["planner", "react"]), help="LLM agent loop (default: planner).")
 @click.option("--max-turns", type=int, default=None,
@@ -35,6 +37,10 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True, help="Seconds per episode.")
 @click.option("--infra-retries", type=int, default=2, show_default=True, help="Restarts of an episode whose infrastructure failed.")
 @click.option("--limit", type=int, help="Only the first N tasks.")
+@click.option("--on-model-failure", type=click.Choice(["stop", "infra", "fallback"]), default=None,
+              help="A model that fails past its retries mid-run: stop the run, record the episode as infra_error "
+              "(resume runs it again), or let the engine fall back (default: on_model_failure in the workspace "
+              "config, else infra).")
 @click.option("--registry-search", is_flag=True, help="search_tools uses the built registry index, not in-process BM25.")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where episodes run: this process, or a Ray cluster (needs the ray extra).")
@@ -44,12 +50,13 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, policy: str, seeds: int,
-            concurrency: int, out: str | None, resume: bool, access: str | None, style: str | None, max_turns: int | None,
-            timeout_s: float, infra_retries: int, limit: int | None, registry_search: bool, executor: str,
-            ray_address: str | None, no_progress: bool, as_json: bool) -> None:
+            concurrency: int, out: str | None, resume: bool, no_retry_infra: bool, access: str | None, style: str | None,
+            max_turns: int | None, timeout_s: float, infra_retries: int, limit: int | None, on_model_failure: str | None,
+            registry_search: bool, executor: str, ray_address: str | None, no_progress: bool, as_json: bool) -> None:
     """Run AGENT on every task (x seeds); trajectories go to OUT/trajectories.jsonl as episodes end."""
     from cworld.agents import agent_label, check_agent_name, is_privileged
     from cworld.agents.search import registry_index_folder
+    from cworld.config import load_model_failure_policy
     from cworld.errors import UsageError
     from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext, RunConfig, Runner, render
@@ -57,8 +64,9 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     env, ws = environment(ctx), workspace(ctx)
     config = RunConfig(agent=agent, mode=mode, policy=policy, seeds=seeds, concurrency=concurrency, access=access,
                        style=style, max_turns=max_turns, timeout_s=timeout_s, infra_retries=infra_retries,
-                       resume=resume, progress=not no_progress and not as_json, executor=executor,
-                       ray_address=ray_address)
+                       resume=resume, retry_infra=not no_retry_infra, progress=not no_progress and not as_json,
+                       executor=executor, ray_address=ray_address,
+                       on_model_failure=load_model_failure_policy(ws.root, on_model_failure))
     check_agent_name(agent)
     agent_label(agent, access, style)
     tasks = read_tasks(ws, tasks_file, limit)
@@ -84,7 +92,12 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     if report.statuses["agent_error"]:
         click.echo(f"{report.statuses['agent_error']} episode(s) failed as the agent's own (its model answered "
                    "out of protocol or was refused): see agent_error in the trajectories")
-    click.echo(f"{report.ran} episode(s) run, {report.skipped} already done; trajectories in "
+    fallbacks = sum(row.fallbacks for row in report.rows)
+    if fallbacks:
+        click.echo(f"{fallbacks} engine answer(s) were made without the engine's model (fallbacks): see the "
+                   "fallbacks column")
+    rerun = f" ({report.rerun} re-run after an infra_error)" if report.rerun else ""
+    click.echo(f"{report.ran} episode(s) run{rerun}, {report.skipped} already done; trajectories in "
                f"{folder / 'trajectories.jsonl'}")
 
 
@@ -102,7 +115,7 @@ def _run_folder(ws: Workspace, out: str | None, resume: bool) -> Path:
 def _report_json(report: RunReport) -> dict[str, Any]:
     rows = [{"agent": r.agent, "mode": r.mode, "policy": r.policy, "episodes": r.episodes,
              "statuses": dict(r.statuses), "tool_calls": r.tool_calls, "faults": r.faults,
-             "state_matched": r.state_matched, "state_checked": r.state_checked}
+             "state_matched": r.state_matched, "state_checked": r.state_checked, "fallbacks": r.fallbacks}
             for r in report.rows]
     return {"out": str(report.out), "planned": report.planned, "skipped": report.skipped,
-            "ran": report.ran, "statuses": dict(report.statuses), "rows": rows}
+            "ran": report.ran, "rerun": report.rerun, "statuses": dict(report.statuses), "rows": rows}

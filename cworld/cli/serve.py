@@ -30,9 +30,14 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--max-turns", type=int, default=None, help="Turn limit per episode (default: each task's budget).")
 @click.option("--out", type=click.Path(file_okay=False), help="Run folder for the trajectories (default: a new one).")
 @click.option("--offline", is_flag=True, help="Rewards without the LLM judges, even when judges are configured.")
+@click.option("--max-sessions", type=click.IntRange(min=1), default=64, show_default=True,
+              help="HTTP sessions open at once; past it a new one is answered 503 with Retry-After.")
+@click.option("--max-body-bytes", type=click.IntRange(min=1024), default=1024 * 1024, show_default=True,
+              help="The largest HTTP request body; a larger one is answered 413.")
 @click.pass_context
 def command(ctx: click.Context, transport: str, port: int, token_env: str | None, tasks_file: str | None, mode: str,
-            policy: str, access: str, max_turns: int | None, out: str | None, offline: bool) -> None:
+            policy: str, access: str, max_turns: int | None, out: str | None, offline: bool, max_sessions: int,
+            max_body_bytes: int) -> None:
     """Serve episodes over MCP: list_tasks, start_episode, the task's tools, submit -> reward.
     Trajectories go to a run folder of the workspace, for `cworld judge`, `report` and `export-sft`."""
     from cworld.agents.toolbox import AccessMode
@@ -73,7 +78,8 @@ def command(ctx: click.Context, transport: str, port: int, token_env: str | None
         click.echo(f"listening on http://127.0.0.1:{port}/mcp" + (" (bearer token required)" if token else ""),
                    err=True)
     try:
-        asyncio.run(serve_stdio(server) if transport == "stdio" else serve_http(server, port, token))
+        asyncio.run(serve_stdio(server) if transport == "stdio" else
+                    serve_http(server, port, token, max_sessions=max_sessions, max_body_bytes=max_body_bytes))
     except KeyboardInterrupt:
         pass
     finally:

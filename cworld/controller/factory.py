@@ -125,21 +125,26 @@ def _needs_real(tools: Mapping[str, ToolSpec]) -> bool:
 
 def build_backend(mode: str, *, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec],
                   engine: WorldEngine | None = None, episode: str = "episode",
-                  resources: LiveResources | None = None, via: Via = "direct", task: Task | None = None) -> Backend:
+                  resources: LiveResources | None = None, via: Via = "direct", task: Task | None = None,
+                  on_model_failure: str = "infra") -> Backend:
     """`task` gives the engine its public part (`task.public()`: synthesized and hybrid modes); the engine
-    never gets the task itself, so it cannot read the gold plan, hints or ground truth."""
+    never gets the task itself, so it cannot read the gold plan, hints or ground truth. `on_model_failure`:
+    what an engine whose model fails mid-run does (`EngineBackend`)."""
     if mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
     context = task.public() if task is not None else None
     if mode == "synthesized":
-        return EngineBackend(engine or default_engine(env, workspace, tools.values()), context=context)
+        return EngineBackend(engine or default_engine(env, workspace, tools.values()), context=context,
+                             on_model_failure=on_model_failure)
     real = None
     if _needs_real(tools):
         real = RealServerBackend(_real_specs(env), workspace, episode=episode, resources=resources)  # type: ignore[arg-type]
     live = LiveBackend(SandboxBackend(via=via), real)
     if mode == "live":
         return live
-    return HybridBackend(live, EngineBackend(engine or default_engine(env, workspace, tools.values()), context=context))
+    simulated = EngineBackend(engine or default_engine(env, workspace, tools.values()), context=context,
+                              on_model_failure=on_model_failure)
+    return HybridBackend(live, simulated)
 
 
 def build_controller(
@@ -157,12 +162,13 @@ def build_controller(
     resources: LiveResources | None = None,
     middlewares: Sequence[Middleware] = (),
     via: Via = "direct",
+    on_model_failure: str = "infra",
 ) -> StateController:
     """A controller ready to `open()`; faults are planned for `seed` already (see `controller.plan`).
     `world_seed` fixes the seed the backend's world opens at (a task's world); None: the episode seed."""
     chosen = policy if isinstance(policy, Policy) else load_policy(env, policy)
     episode = f"{task.id}-{agent}-{mode}-{chosen.name}"
     backend = build_backend(mode, env=env, workspace=workspace, tools=tools, engine=engine, episode=episode,
-                            resources=resources, via=via, task=task)
+                            resources=resources, via=via, task=task, on_model_failure=on_model_failure)
     return StateController(backend, task=task, policy=chosen, agent=agent, tools=tools, seed=seed,
                            world_seed=world_seed, middlewares=middlewares)

@@ -50,4 +50,5 @@ class Score(Versioned):
     judges: list[str] = Field(default_factory=list, description="the judge models asked; empty = offline")
     personas: dict[str, float | None] = Field(default_factory=dict, description="persona -> 0-1, from the logs")
     judge_usage: dict[str, Usage] = Field(default_factory=dict)
+    engine_fallbacks: int = Field(0, description="tool answers the World Engine made without its model")
     details: dict[str, Any] = Field(default_factory=dict)

@@ -17,6 +17,7 @@ from cworld.judges.overall import comparable_overall, overall
 from cworld.judges.verifiable import VerifiableResult, verifiable_scores
 from cworld.llm import Gateway
 from cworld.redact import Redactor
+from cworld.rollout.summary import engine_fallbacks
 from cworld.sandbox.statediff import StateDiffResult
 
 OFFLINE_REASON = "no judge model configured (set CWORLD_JUDGE_MODELS or pass --judges)"
@@ -45,7 +46,8 @@ class JudgeSetup:
 
 def base_score(trajectory: Trajectory) -> Score:
     return Score(episode_id=trajectory.episode_id, task_id=trajectory.task_id, agent=trajectory.agent,
-                 mode=trajectory.mode, policy=trajectory.policy, seed=trajectory.seed, status=trajectory.status)
+                 mode=trajectory.mode, policy=trajectory.policy, seed=trajectory.seed, status=trajectory.status,
+                 engine_fallbacks=engine_fallbacks(trajectory))
 
 
 async def score_trajectory(trajectory: Trajectory, setup: JudgeSetup, state: StateDiffResult | None = None) -> Score:

@@ -109,8 +109,10 @@ async def _check_all(
     force: bool,
     parallel: int,
     progress: Progress,
+    offline: frozenset[str] = frozenset(),
 ) -> list[ServerOutcome]:
-    """Every server at once (up to `parallel`), each under its own budget."""
+    """Every server at once (up to `parallel`), each under its own budget; those in `offline` (harvested
+    servers installed here) in a network namespace of their own."""
     gate = asyncio.Semaphore(max(1, parallel))
 
     async def one(spec: ServerSpec) -> ServerOutcome:
@@ -119,7 +121,7 @@ async def _check_all(
             before = previous.server(spec.id) if previous else None
             timeout = timeout_s if timeout_s is not None else spec.timeout_s
             budget = timeout * (BUDGET_CALLS + (len(before.tools) if before else 30))
-            check = check_server(env, spec, ctx, Check(timeout, before, force, progress.hooks))
+            check = check_server(env, spec, ctx, Check(timeout, before, force, progress.hooks, spec.id in offline))
             started = time.perf_counter()
             try:
                 outcome = await asyncio.wait_for(check, budget)
@@ -243,10 +245,12 @@ async def build_registry(
     started = time.perf_counter()
     servers_dir = servers_dir or workspace.root / "servers"
     specs = load_manifest(env, harvested=harvested)
+    offline: frozenset[str] = frozenset()
     if harvested:
-        from cworld.registry.harvest.live import with_live
+        from cworld.registry.harvest.live import live_specs, with_live
 
         specs = with_live(specs, servers_dir)  # `cworld servers install --harvested NAME` made them live
+        offline = frozenset(live_specs(servers_dir))  # validated without the network, as they were harvested
     chosen = select_servers(specs, only)
     out = registry_dir(workspace)
     previous = load_report(workspace)
@@ -263,6 +267,7 @@ async def build_registry(
             force=force,
             parallel=parallel,
             progress=progress or Progress(),
+            offline=offline,
         )
     finally:
         await asyncio.to_thread(ctx.close)

@@ -9,9 +9,11 @@ results (stage (i) is still checked: the server must start and list the same too
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 import json
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -23,6 +25,7 @@ from cworld.data_model import ServerSpec, ToolSpec
 from cworld.environment import Environment
 from cworld.errors import ContentError
 from cworld.mcp import Connection, ServerStartError
+from cworld.registry.harvest.netns import Isolation, network_isolation
 from cworld.registry.install import entry_path
 from cworld.registry.launch import LaunchContext, resolve
 from cworld.registry.manifest import load_catalog
@@ -33,6 +36,8 @@ from cworld.registry.validate import ServerValidation, ToolValidation, schema_on
 #: Part of every content hash: bump it when validation rules change, so old results are not reused.
 VALIDATOR_VERSION = "1"
 SANDBOX_SEED = 0
+
+log = logging.getLogger("cworld.registry")
 
 
 @dataclass
@@ -119,6 +124,8 @@ class Check:
     force: bool = False
     """Probe again even when the previous results could be reused."""
     hooks: Hooks = field(default_factory=Hooks)
+    offline: bool = False
+    """Start a stdio server in a network namespace of its own (harvested servers: `harvest/netns.py`)."""
 
     def connect(self, spec: ServerSpec, server: Any = None) -> Connection:
         return Connection.from_spec(spec, server=server, handshake_timeout_s=self.timeout_s,
@@ -234,12 +241,36 @@ async def check_real(spec: ServerSpec, ctx: LaunchContext, check: Check) -> Serv
                 reason="no command to launch; run `cworld servers install`",
             )
         )
+    isolation = offline_launch(resolved) if check.offline else None
+    if isolation is not None:
+        argv = isolation.wrap([resolved.command or "", *resolved.args])
+        resolved = resolved.model_copy(update={"command": argv[0], "args": argv[1:]})
     conn = check.connect(resolved)
     try:
-        return await _run_live(conn, resolved, check, has_scratch=uses_scratch(spec), bank=ValueBank(), edges=[],
-                               hash_spec=spec)
+        outcome = await _run_live(conn, resolved, check, has_scratch=uses_scratch(spec), bank=ValueBank(), edges=[],
+                                  hash_spec=spec)
     finally:
         await conn.close()
+    if isolation is not None:
+        outcome.validation.reason += " (offline: no network beyond its loopback)"
+    return outcome
+
+
+def offline_launch(spec: ServerSpec) -> Isolation | None:
+    """The network namespace a stdio server is validated in; None (said once in the log) where none can be
+    made, or for an HTTP server (it runs elsewhere)."""
+    if spec.transport != "stdio":
+        return None
+    isolation = network_isolation()
+    if not isolation.offline:
+        _say_once(f"{isolation.reason}: harvested servers are validated with this machine's network")
+        return None
+    return isolation
+
+
+@functools.cache
+def _say_once(line: str) -> None:
+    log.warning(line)
 
 
 async def check_server(env: Environment, spec: ServerSpec, ctx: LaunchContext, check: Check | None = None

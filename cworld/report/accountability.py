@@ -1,5 +1,7 @@
 """Judge accountability, in every report: what each judge cost, how far the judges agree, and how often
-the majority was split. A reader can then weigh the judge dimensions instead of taking them on trust."""
+the majority was split, how many votes went unscored, and how many tool answers the World Engine made
+without its model (fallbacks). A reader can then weigh the judge dimensions, and the environment the
+episodes met, instead of taking them on trust."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from itertools import combinations
 from cworld.data_model import Usage
 from cworld.judges.runs import Episode
 from cworld.report.stats import spearman
+from cworld.rollout.summary import engine_fallbacks
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,22 @@ class Accountability:
     verdicts: int = 0
     split: int = 0
     unscored_dimensions: int = 0
+    engine_fallbacks: int = 0
+    fallback_episodes: int = 0
+
+    @property
+    def all_votes(self) -> int:
+        return sum(self.votes.values())
+
+    @property
+    def all_unscored(self) -> int:
+        return sum(self.unscored_votes.values())
+
+    @property
+    def counts_line(self) -> str:
+        """Every fallback and unscored vote, counted in one sentence (the Markdown and HTML reports)."""
+        return (f"Engine fallbacks: {self.engine_fallbacks} tool answer(s) in {self.fallback_episodes} episode(s) "
+                f"made without the engine's model; unscored judge votes: {self.all_unscored} of {self.all_votes}.")
 
     @property
     def judges(self) -> list[str]:
@@ -45,6 +64,9 @@ def accountability(episodes: list[Episode]) -> Accountability:
     acc = Accountability()
     ballots: dict[str, dict[tuple[str, str], tuple[float, bool]]] = {}
     for episode in episodes:
+        fallbacks = engine_fallbacks(episode.trajectory)
+        acc.engine_fallbacks += fallbacks
+        acc.fallback_episodes += fallbacks > 0
         for model, usage in episode.score.judge_usage.items():
             acc.usage.setdefault(model, Usage()).add(usage)
         for dim, result in episode.score.dimensions.items():

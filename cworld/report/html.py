@@ -127,7 +127,8 @@ def _personas(rows: list[Row], text: Text) -> str:
 
 def _judges(acc: Accountability, text: Text) -> str:
     if not acc.votes:
-        return '<section id="judges"><h2>Judge accountability</h2><p>No judge votes in these runs.</p></section>'
+        return ('<section id="judges"><h2>Judge accountability</h2><p>No judge votes in these runs.</p>'
+                f"<p>{text.esc(acc.counts_line)}</p></section>")
     rows = []
     for judge in acc.judges:
         u = acc.usage.get(judge)
@@ -143,7 +144,7 @@ def _judges(acc: Accountability, text: Text) -> str:
             + (f"<table><thead><tr><th class=\"name\">pair</th><th>items</th><th>Spearman</th><th>exact vote "
                f"agreement</th></tr></thead><tbody>{pairs}</tbody></table>" if pairs else "")
             + f"<p>Split majority: {fmt.share(acc.split_rate)} of {acc.verdicts} verdict(s); "
-            f"{acc.unscored_dimensions} dimension verdict(s) unscored.</p></section>")
+            f"{acc.unscored_dimensions} dimension verdict(s) unscored.</p><p>{text.esc(acc.counts_line)}</p></section>")
 
 
 def _tasks(runs: list[RunData], text: Text) -> str:

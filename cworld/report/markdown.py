@@ -93,7 +93,7 @@ def _metrics_table(rows: list[Row], columns: list[Column]) -> str:
 
 def _accountability(acc: Accountability) -> list[str]:
     if not acc.votes:
-        return ["No judge votes in these runs."]
+        return ["No judge votes in these runs.", "", acc.counts_line]
     body = []
     for judge in acc.judges:
         u = acc.usage.get(judge)
@@ -106,4 +106,5 @@ def _accountability(acc: Accountability) -> list[str]:
         lines += [table(["Judge pair", "Items", "Spearman", "Exact vote agreement"], pairs), ""]
     lines.append(f"Split majority: {fmt.share(acc.split_rate)} of {acc.verdicts} verdict(s); "
                  f"{acc.unscored_dimensions} dimension verdict(s) unscored.")
+    lines += ["", acc.counts_line]
     return lines

@@ -46,6 +46,8 @@ class RolloutContext:
     engine_kind: str = "auto"
     """The World Engine built on first need (`world`, `schema`, `llm`, or `auto`: llm when the engine role has
     a model, else world); a Ray worker rebuilds the same one from this name."""
+    on_model_failure: str = "infra"
+    """What a model role that fails mid-run does: `stop`, `infra` or `fallback` (`cworld.config`)."""
 
     def policy(self, name: str) -> Policy:
         """Loaded once per run (a policy file is parsed and validated on load)."""
@@ -73,7 +75,8 @@ def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str
     engine = ctx.world_engine(mode)
     controller = build_controller(task, mode=mode, policy=ctx.policy(policy), seed=seed, agent=agent, env=ctx.env,
                                   world_seed=task.initial_state_seed, workspace=ctx.workspace, tools=ctx.tools,
-                                  engine=engine, middlewares=ctx.middlewares, via=ctx.via)  # type: ignore[arg-type]
+                                  engine=engine, middlewares=ctx.middlewares, via=ctx.via,  # type: ignore[arg-type]
+                                  on_model_failure=ctx.on_model_failure)
     toolbox = Toolbox(ctx.tools, task, access, seed=seed, searcher=ctx.search(), distractors=ctx.distractors)
     return Episode(task, controller, toolbox, agent=agent, mode=mode, policy=policy, seed=seed,
                    max_turns=turn_budget(task.public(), ctx.max_turns), context=user_context(task, mode, engine))

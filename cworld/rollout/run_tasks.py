@@ -5,10 +5,16 @@
   cluster, `rollout/executors/ray.py`); either way this driver alone writes the store, once per episode id;
 - a wall-clock timeout per episode: a cut episode is recorded with status `timeout`;
 - each trajectory is appended to `trajectories.jsonl` and fsynced the moment its episode ends;
-- `resume` skips every episode already on record (ids are a hash of task, agent, mode, policy, seed);
+- `resume` skips every episode already on record (ids are a hash of task, agent, mode, policy, seed), except
+  those whose latest record is `infra_error`: they run again and the new record supersedes the old one
+  (`retry_infra=False`, `--no-retry-infra`, keeps them as they are);
 - an infrastructure failure (a crashed server, a model that stays down) restarts the episode from
   scratch, up to `infra_retries` times; if it persists the episode is recorded as `infra_error`
   with every attempt's error, never as the agent's failure;
+- a model role that fails past its retries mid-run follows `on_model_failure`: `infra` (the default) records
+  the episode as `infra_error` (so resume runs it again), `stop` ends the run (`RunStopped`, one line),
+  `fallback` lets the engine answer without its model (an agent has no fallback: its outage stays infra);
+  every engine fallback is counted in the summary;
 - any other cworld error (a wrong model name, a bad policy file) stops the run: finished episodes stay
   on disk, and `--resume` continues after the fix.
 """
@@ -27,6 +33,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cworld.agents import agent_label
+from cworld.config import MODEL_FAILURE_POLICIES
 from cworld.data_model import Task, Trajectory
 from cworld.errors import CworldError, UsageError
 from cworld.llm import Gateway
@@ -55,6 +62,8 @@ class RunConfig:
     timeout_s: float = 600.0
     infra_retries: int = 2
     resume: bool = False
+    retry_infra: bool = True
+    """On resume, run again the episodes recorded as `infra_error` (the new record supersedes the old)."""
     progress: bool = True
     summarize: bool = True
     """Read the whole run back at the end for the summary rows (a benchmark may skip it)."""
@@ -62,6 +71,8 @@ class RunConfig:
     """`local` (this process) or `ray` (a Ray cluster; `ray_address` None starts a local one, `auto` joins
     the cluster running on this machine)."""
     ray_address: str | None = None
+    on_model_failure: str = "infra"
+    """A model role that fails past its retries mid-run: `stop`, `infra` or `fallback` (`cworld.config`)."""
 
     def __post_init__(self) -> None:
         for name in ("seeds", "concurrency", "max_turns"):
@@ -71,6 +82,9 @@ class RunConfig:
             raise UsageError(f"unknown executor {self.executor!r}; use one of: {', '.join(EXECUTORS)}")
         if self.ray_address is not None and self.executor != "ray":
             raise UsageError("--ray-address needs --executor ray")
+        if self.on_model_failure not in MODEL_FAILURE_POLICIES:
+            raise UsageError(f"unknown on_model_failure {self.on_model_failure!r}; use one of: "
+                             f"{', '.join(MODEL_FAILURE_POLICIES)}")
         if self.timeout_s <= 0 or self.infra_retries < 0:
             raise UsageError("--timeout must be positive and --infra-retries at least 0")
 
@@ -86,6 +100,8 @@ class RunReport:
     skipped: int
     ran: int
     statuses: Counter[str] = field(default_factory=Counter)
+    rerun: int = 0
+    """Of `ran`: episodes on record as `infra_error` that this (resumed) run ran again."""
     rows: list[SummaryRow] = field(default_factory=list)
     fatal: CworldError | None = None  # an infrastructure failure no retry can help (a dead local model server)
 
@@ -106,8 +122,9 @@ class Runner:
         """A caller's executor (a benchmark's warm Ray pool); None: the one `config.executor` names."""
 
     async def run(self) -> RunReport:
-        done = self.store.open(resume=self.config.resume)
+        done = self.store.open(resume=self.config.resume, retry_infra=self.config.retry_infra)
         jobs = [(t, s) for t in self.tasks for s in range(self.config.seeds) if self._id(t, s) not in done]
+        rerun = sum(self._id(t, s) in self.store.infra_on_record for t, s in jobs)
         planned = len(self.tasks) * self.config.seeds
         self._recorded = set(done)
         with self._progress(len(jobs)) as progress:
@@ -121,7 +138,8 @@ class Runner:
             except ExceptionGroup as failures:
                 raise _first(failures) from None
         rows = summarize(self.store) if self.config.summarize else []
-        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rows, self.episodes.fatal)
+        return RunReport(self.out, planned, planned - len(jobs), len(jobs), self.statuses, rerun, rows,
+                         self.episodes.fatal)
 
     def executor(self) -> Executor:
         """The executor the config names: this process (`local`) or a Ray cluster (`ray`)."""

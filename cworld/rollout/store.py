@@ -53,9 +53,14 @@ class TrajectoryStore:
         self._states_on_disk: set[str] | None = None
         self._task_hashes: dict[str, tuple[Task, str]] = {}
         """task id -> (the task object, its hash): a run hashes each task once, not once per episode."""
+        self.infra_on_record: set[str] = set()
+        """Episodes whose latest record is `infra_error`, left out of `open(retry_infra=True)`'s set."""
 
-    def open(self, *, resume: bool) -> set[str]:
-        """Prepare for appending; the episode ids already on record (empty for a fresh run)."""
+    def open(self, *, resume: bool, retry_infra: bool = False) -> set[str]:
+        """Prepare for appending; the episode ids already on record (empty for a fresh run). With
+        `retry_infra`, an episode whose latest record is `infra_error` is left out: it is to run again
+        (`infra_on_record` names those)."""
+        self.infra_on_record = set()
         self.folder.mkdir(parents=True, exist_ok=True)
         if not self.path.is_file() or self.path.stat().st_size == 0:
             return set()
@@ -65,16 +70,24 @@ class TrajectoryStore:
         for name in (TASKS_FILE, STATES_FILE, TRAJECTORIES_FILE):
             if (self.folder / name).is_file():
                 cut_torn_tail(self.folder / name)
-        return self.finished_ids()
+        latest = self.latest_records()
+        if not retry_infra:
+            return set(latest)
+        self.infra_on_record = {eid for eid, (_, infra) in latest.items() if infra}
+        return set(latest) - self.infra_on_record
 
     def finished_ids(self) -> set[str]:
-        """Read from each line's head (a line may be large)."""
-        ids: set[str] = set()
+        """Every episode id on record, read from each line's head (a line may be large)."""
+        return set(self.latest_records())
+
+    def latest_records(self) -> dict[str, tuple[int, bool]]:
+        """episode id -> (the line number of its latest record, is that record an `infra_error`)."""
+        latest: dict[str, tuple[int, bool]] = {}
         with self.path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
-                    ids.add(_episode_id(line, self.path, lineno))
-        return ids
+                    latest[_episode_id(line, self.path, lineno)] = (lineno, _is_infra_error(line))
+        return latest
 
     async def append(self, trajectory: Trajectory) -> None:
         """One line, flushed and fsynced before this returns. Episodes that end while a write is under way
@@ -148,12 +161,16 @@ def read_trajectories(folder: Path) -> Iterator[Trajectory]:
     """Every episode of a run folder as a full `Trajectory`, streaming (memory stays flat in the run's
     length). Compact lines get their task and end state resolved (episodes of one task share one `Task`
     object: treat it as read-only); old lines load as they are. A torn last line (a crash mid-write) is
-    skipped; any other bad line, or a reference the folder cannot resolve, is a one-line error."""
+    skipped; any other bad line, or a reference the folder cannot resolve, is a one-line error. An episode
+    recorded more than once (an `infra_error` re-run on resume) is yielded once: its latest record."""
     path = folder / TRAJECTORIES_FILE
     if not path.is_file():
         return
     refs = _Refs(folder)
+    superseded = _superseded_lines(path)
     for lineno, line, last in _numbered(path):
+        if lineno in superseded:
+            continue
         try:
             record = json.loads(line)
             yield refs.resolve(record) if is_compact(record) else Trajectory.model_validate(record)
@@ -259,6 +276,34 @@ def _head_sha(line: str) -> str:
 
 
 _ID = re.compile(r'"episode_id"\s*:\s*"([^"]+)"')
+_INFRA_STATUS = re.compile(r'"status"\s*:\s*"infra_error"')
+
+
+def _is_infra_error(line: str) -> bool:
+    """Is the line's status `infra_error`? A text search first (most lines are not), then the JSON says."""
+    if not _INFRA_STATUS.search(line):
+        return False
+    try:
+        return bool(json.loads(line).get("status") == "infra_error")
+    except (json.JSONDecodeError, AttributeError):
+        return False
+
+
+def _superseded_lines(path: Path) -> set[int]:
+    """Line numbers of records a later line of the same episode id replaces (one pass over line heads);
+    a line without a readable id (a torn last line) is left to the reader."""
+    last: dict[str, int] = {}
+    superseded: set[int] = set()
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            match = _ID.search(line[:400]) if line.strip() else None
+            if match is None:
+                continue
+            earlier = last.get(match.group(1))
+            if earlier is not None:
+                superseded.add(earlier)
+            last[match.group(1)] = lineno
+    return superseded
 
 
 def _episode_id(line: str, path: Path, lineno: int) -> str:

@@ -3,6 +3,8 @@
 Besides how episodes ended, the row shows how often the end state matched the task's ground truth
 (the state diff of `cworld.sandbox.statediff`, for episodes of tasks that carry one; a synthesized
 episode's change set is overlaid on the initial state first): a quick check, not the judge. Judging proper is `cworld judge`.
+It also counts the engine's fallbacks (answers made without the engine's model, `meta.fallback`): the
+environment the run asked for changed under those calls, so the count is always shown.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ class SummaryRow:
     faults: int = 0
     state_checked: int = 0
     state_matched: int = 0
+    fallbacks: int = 0
 
     def add(self, trajectory: Trajectory, matched: bool | None) -> None:
         self.episodes += 1
         self.statuses[trajectory.status] += 1
         self.tool_calls += sum(1 for s in trajectory.steps if s.kind == "tool")
         self.faults += sum(1 for i in trajectory.interventions if i.params.get("phase") == "fire")
+        self.fallbacks += engine_fallbacks(trajectory)
         if matched is not None:
             self.state_checked += 1
             self.state_matched += int(matched)
@@ -43,6 +47,11 @@ class SummaryRow:
     @property
     def state_rate(self) -> float | None:
         return self.state_matched / self.state_checked if self.state_checked else None
+
+
+def engine_fallbacks(trajectory: Trajectory) -> int:
+    """Tool answers the World Engine gave without its model (a model error or an unusable answer)."""
+    return sum(1 for s in trajectory.steps if s.raw_result is not None and s.raw_result.meta.get("fallback"))
 
 
 def summarize(trajectories: Iterable[Trajectory], *, check_state: bool = True) -> list[SummaryRow]:
@@ -72,9 +81,10 @@ def state_result(trajectory: Trajectory) -> StateDiffResult | None:
     return sandbox_state_diff(task.initial_state_seed, task.ground_truth, trajectory.end_state)
 
 
-COLUMNS = ("agent / mode / policy", "eps", "done", "quit", "other", "infra", "calls/faults", "state")
+COLUMNS = ("agent / mode / policy", "eps", "done", "quit", "other", "infra", "calls/faults", "fallbacks", "state")
 CAPTION = ("done: completed; quit: gave up; other: turn limit, timeout, inaction or agent error; calls/faults: "
-           "per episode; state: end states that match the task's ground truth")
+           "per episode; fallbacks: engine answers made without its model; state: end states that match the "
+           "task's ground truth")
 
 
 def render(rows: list[SummaryRow], console: Console | None = None, title: str = "run summary") -> None:
@@ -95,4 +105,4 @@ def _cells(row: SummaryRow) -> list[str]:
     state = "-" if row.state_rate is None else f"{row.state_matched}/{row.state_checked}"
     return [escape(f"{row.agent} / {row.mode} / {row.policy}"), str(row.episodes), str(row.statuses["completed"]),
             str(row.statuses["gave_up"]), str(other), str(row.statuses["infra_error"]),
-            f"{row.tool_calls / n:.1f}/{row.faults / n:.1f}", state]
+            f"{row.tool_calls / n:.1f}/{row.faults / n:.1f}", str(row.fallbacks), state]

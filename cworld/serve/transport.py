@@ -1,9 +1,16 @@
 """Running the episode server: stdio (one client, the process that started it) or streamable HTTP on
-loopback (many sessions at once, each isolated), with an optional bearer token."""
+loopback (many sessions at once, each isolated), with an optional bearer token.
+
+Under abuse HTTP stays up for the sessions it has: at most `max_sessions` are open at once (the MCP SDK's
+session manager counts them; a request that would open one more is answered 503 with `Retry-After` and a
+line saying why, and the open sessions are untouched), and a request body larger than `max_body_bytes` is
+answered 413 before it is parsed or opens a session.
+"""
 
 from __future__ import annotations
 
 import hmac
+import json
 from typing import Any
 
 from mcp.server.runner import serve_loop
@@ -14,6 +21,12 @@ from cworld.serve.server import EpisodeServer
 HOST = "127.0.0.1"
 IDLE_TIMEOUT_S = 30 * 60
 """An HTTP session without a request for this long is closed (its open episode stored as abandoned)."""
+MAX_SESSIONS = 64
+"""Open HTTP sessions at most (each holds at most one episode: a sandbox or a simulated world)."""
+MAX_BODY_BYTES = 1024 * 1024
+"""The largest request body: a tool call's arguments are small; a bigger body is refused with 413."""
+RETRY_AFTER_S = 10
+"""What a client refused at the session cap is told to wait before trying again."""
 
 
 class BearerAuth:
@@ -39,16 +52,52 @@ async def _deny(send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def http_app(server: EpisodeServer, token: str | None, *, idle_timeout_s: float = IDLE_TIMEOUT_S) -> Any:
-    """The ASGI app: `/mcp`, stateful sessions, DNS-rebinding protection for loopback, the token check."""
-    app: Any = server.streamable_http_app(host=HOST, session_idle_timeout=idle_timeout_s)
+class SessionCapAnswer:
+    """ASGI middleware: the session manager's 503 (its session cap reached) gets `Retry-After` and a body
+    that says what happened and what to do."""
+
+    def __init__(self, app: Any, max_sessions: int, retry_after_s: int = RETRY_AFTER_S) -> None:
+        self.app, self.retry_after_s = app, retry_after_s
+        message = (f"cworld serve is at its cap of {max_sessions} open sessions (--max-sessions); retry after "
+                   f"{retry_after_s} s, or end a session you hold (HTTP DELETE)")
+        self.body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": message}}).encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def answer(message: Any) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] == 503:
+                refused = True
+                await send({"type": "http.response.start", "status": 503, "headers": [
+                    (b"content-type", b"application/json"), (b"content-length", str(len(self.body)).encode()),
+                    (b"retry-after", str(self.retry_after_s).encode())]})
+                await send({"type": "http.response.body", "body": self.body})
+            elif not refused:
+                await send(message)
+
+        await self.app(scope, receive, answer)
+
+
+def http_app(server: EpisodeServer, token: str | None, *, idle_timeout_s: float = IDLE_TIMEOUT_S,
+             max_sessions: int = MAX_SESSIONS, max_body_bytes: int = MAX_BODY_BYTES) -> Any:
+    """The ASGI app: `/mcp`, stateful sessions (at most `max_sessions`), bodies of at most `max_body_bytes`,
+    DNS-rebinding protection for loopback, the token check (outermost: a client without it learns nothing)."""
+    app: Any = server.streamable_http_app(host=HOST, session_idle_timeout=idle_timeout_s, max_sessions=max_sessions,
+                                          max_request_body_size=max_body_bytes)
+    app = SessionCapAnswer(app, max_sessions)
     return BearerAuth(app, token) if token else app
 
 
-async def serve_http(server: EpisodeServer, port: int, token: str | None, *, host: str = HOST) -> None:
+async def serve_http(server: EpisodeServer, port: int, token: str | None, *, host: str = HOST,
+                     max_sessions: int = MAX_SESSIONS, max_body_bytes: int = MAX_BODY_BYTES) -> None:
     import uvicorn
 
-    config = uvicorn.Config(http_app(server, token), host=host, port=port, log_level="warning", lifespan="on")
+    app = http_app(server, token, max_sessions=max_sessions, max_body_bytes=max_body_bytes)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve()
 
 

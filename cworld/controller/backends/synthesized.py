@@ -4,11 +4,18 @@ One `SessionLog` per episode is the engine's memory of the simulated world; it c
 part (`PublicTask`: query, constraints as stated, tools, scenario; never the gold plan, hints or ground
 truth). The world engine (the default) never reads it: its world is the seed's, which exists before any
 task; the schema engine (`--engine schema`) grounds its world in it, and the LLM engine shows it to its
-model. The engine answers tool faults as error results. An engine whose model is down is an infrastructure failure, never the agent's:
-an engine that raises a `CworldError` (ModelError/InfraError), or the LLM engine falling back to the
-schema engine because of a model error (`meta.fallback_reason` "model error: ..."), becomes an `infra`
-result here, so the runner retries the episode instead of scoring a half-simulated one. Fallbacks for an
-invalid answer (the model is up, its answer was unusable) stay results: that is the engine's fidelity.
+model. The engine answers tool faults as error results. An engine whose model is down is never the agent's
+failure; what happens follows the run's `on_model_failure` (`cworld.config.load_model_failure_policy`):
+
+- `infra` (the default): an engine that raises a `CworldError` (ModelError/InfraError), or the LLM engine
+  falling back because of a model error (`meta.fallback_reason` "model error: ..."), becomes an `infra`
+  result here, so the runner retries the episode and records `infra_error` instead of scoring a
+  half-simulated one (`cworld run --resume` runs it again);
+- `stop`: a model error raises `RunStopped`: the run ends with one line, finished episodes kept;
+- `fallback`: the fallback's answer stays (marked `meta.fallback`, counted in the run summary and scores).
+
+Fallbacks for an invalid answer (the model is up, its answer was unusable) stay results under every policy:
+that is the engine's fidelity, and they are counted the same way.
 """
 
 from __future__ import annotations
@@ -19,18 +26,22 @@ from typing import Any
 from cworld.controller.backends.endstate import change_set
 from cworld.data_model import PublicTask, ToolResult, ToolSpec
 from cworld.engine.protocol import SessionLog, WorldEngine
-from cworld.errors import CworldError
+from cworld.errors import CworldError, ModelError, RunStopped
 
 
 class EngineBackend:
     mode = "synthesized"
 
     def __init__(self, engine: WorldEngine, *, context: PublicTask | None = None,
-                 model_down_is_infra: bool = True) -> None:
+                 on_model_failure: str = "infra") -> None:
         self.engine = engine
         self.context = context
-        self.model_down_is_infra = model_down_is_infra
+        self.on_model_failure = on_model_failure
         self.session: SessionLog | None = None
+
+    @property
+    def model_down_is_infra(self) -> bool:
+        return self.on_model_failure == "infra"
 
     async def open(self, seed: int) -> None:
         self.session = SessionLog(seed=seed, context=self.context)
@@ -42,14 +53,24 @@ class EngineBackend:
         try:
             result = await self.engine.respond(tool, arguments, self.session)
         except CworldError as exc:
+            if self.on_model_failure == "stop" and isinstance(exc, ModelError):
+                raise self._stopped(str(exc)) from None
             return ToolResult.error("infra", f"world engine '{self.engine.name}' failed: {exc}", source="engine")
         reason = str(result.meta.get("fallback_reason", ""))
-        if self.model_down_is_infra and result.meta.get("fallback") and reason.startswith("model error"):
-            return ToolResult.error("infra", f"world engine '{self.engine.name}': {reason}", source="engine")
+        if result.meta.get("fallback") and reason.startswith("model error"):
+            if self.on_model_failure == "stop":
+                raise self._stopped(reason.removeprefix("model error: "))
+            if self.model_down_is_infra:
+                return ToolResult.error("infra", f"world engine '{self.engine.name}': {reason}", source="engine")
         self.session.record(tool.id, arguments, result)
         result.meta.setdefault("source", "engine")
         result.meta.setdefault("latency_ms", round((time.perf_counter() - started) * 1000.0, 3))
         return result
+
+    def _stopped(self, why: str) -> RunStopped:
+        first = " ".join(why.split())[:300]
+        return RunStopped(f"the world engine's model failed mid-run ({first}); stopped as on_model_failure: stop "
+                          "says, finished episodes kept: bring the model back, then `cworld run --resume`")
 
     async def end_state(self) -> dict[str, Any] | None:
         """The simulated world's end state. The world engine (and the LLM engine on its world) gives the

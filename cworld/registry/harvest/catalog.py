@@ -72,6 +72,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
         "servers_tried": len(results),
         "servers_ok": len(ok),
         "tools": sum(int(r.get("tools", 0)) for r in ok),
+        "listed_offline": sum(1 for r in results if r.get("offline")),
         "failures": dict(sorted(Counter(str(r.get("failure")) for r in results if r.get("failure")).items())),
         "categories": dict(sorted(Counter(str(r.get("category")) for r in ok).items())),
         "registries": dict(sorted(Counter(str(r.get("registry")) for r in ok).items())),

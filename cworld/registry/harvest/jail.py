@@ -3,7 +3,8 @@ limits, and (as root) a uid of its own, so that it cannot write anywhere but its
 folders, and so that whatever it leaves behind (processes, files in /tmp) is found by that uid and removed.
 
 The limits are set by `prlimit` and the uid by `setpriv`, both of which exec the server: the process
-the MCP client starts is the server itself, in a process group of its own.
+the MCP client starts is the server itself, in a process group of its own. Between them `unshare` puts it
+in a network namespace of its own (`netns.py`): listing tools needs no network, so none is given.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from cworld.registry.harvest.netns import Isolation
 
 MEMORY_BYTES = 3 * 1024**3
 """Data segment per server (RLIMIT_DATA: heap and private writable mappings). Not the address space:
@@ -47,14 +50,16 @@ class Jail:
     cpu_seconds: int = CPU_SECONDS
     file_bytes: int = FILE_BYTES
     strays: list[str] = field(default_factory=list)
+    network: Isolation = field(default_factory=Isolation)
+    """The network namespace it starts in (an empty `Isolation`: the host's network)."""
 
     @classmethod
-    def make(cls, base: Path, name: str, slot: int) -> Jail:
+    def make(cls, base: Path, name: str, slot: int, network: Isolation | None = None) -> Jail:
         root = base / name
         if root.exists():
             shutil.rmtree(root, ignore_errors=True)
         uid = UID_BASE + slot if privileged() else None
-        jail = cls(root, uid)
+        jail = cls(root, uid, network=network or Isolation())
         for sub in ("home", "work", "tmp"):
             (root / sub).mkdir(parents=True)
             if uid is not None:
@@ -69,10 +74,15 @@ class Jail:
     def work(self) -> Path:
         return self.root / "work"
 
+    @property
+    def offline(self) -> bool:
+        return self.network.offline
+
     def command(self, argv: list[str]) -> list[str]:
-        """`argv` under the limits (and the uid): prlimit and setpriv exec into it."""
+        """`argv` under the limits, in its network namespace (and under the uid): prlimit, unshare and setpriv
+        exec into it. The namespace comes before the uid change: making it needs root's capabilities."""
         if not shutil.which("prlimit"):
-            return argv
+            return self.network.wrap(argv)
         limits = [
             "prlimit",
             f"--data={self.memory_bytes}",
@@ -81,9 +91,9 @@ class Jail:
             "--core=0",
         ]
         if self.uid is None:
-            return [*limits, "--", *argv]
+            return [*limits, "--", *self.network.wrap(argv)]
         user = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--inh-caps=-all"]
-        return [*limits, f"--nproc={PROCESSES}", "--", *user, "--", *argv]
+        return [*limits, f"--nproc={PROCESSES}", "--", *self.network.wrap([*user, "--", *argv])]
 
     def environment(self, variables: dict[str, str]) -> dict[str, str]:
         """A clean environment: a few of ours, a scratch home and temp folder, the placeholder variables."""

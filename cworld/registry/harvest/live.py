@@ -3,7 +3,8 @@
 A harvested server is schema-only until someone installs it. This installs its package (the harvest's
 strict install, into `<servers>/harvested/NAME/`), makes a real `ServerSpec` for it (placeholders for the
 variables it expects, the same names as `credentials`, so real values in the environment win), and runs the
-three-stage validation (`check_server`) against scratch targets. Only a server with at least one usable
+three-stage validation (`check_server`) against scratch targets, offline (a network namespace of its own,
+`netns.py`: the probes' calls with placeholder credentials never leave the machine). Only a server with at least one usable
 tool is kept: it is written to `<servers>/harvested/live.yaml`, and `cworld registry build --harvested`
 then validates and serves it live instead of its schema-only catalog. One that does not pass is removed.
 """
@@ -119,7 +120,7 @@ async def install_harvested(env: Environment, workspace: Workspace, name: str, *
     scratch = workspace.path("scratch") / f"harvested-{os.getpid()}-{int(time.time())}"
     ctx = LaunchContext(workspace.root, servers_dir, scratch)
     try:
-        outcome = await check_server(env, spec, ctx, Check(spec.timeout_s))
+        outcome = await check_server(env, spec, ctx, Check(spec.timeout_s, offline=True))
     finally:
         ctx.close()
         ctx.discard_scratch()

@@ -1,4 +1,6 @@
-"""Harvest: install each package, start it without real credentials, list what it offers, write its catalog.
+"""Harvest: install each package, start it without real credentials and without the network (a network
+namespace of its own, `netns.py`; the provenance says whether it was listed offline), list what it offers,
+write its catalog.
 
 Every failure is classified:
 
@@ -12,6 +14,7 @@ Every failure is classified:
 | `list_refused` | `tools/list` answered an error (it wants its credentials or the network to list) |
 | `invalid_listing` | `tools/list` answered with tools MCP does not allow (a schema that is not an object...) |
 | `listed_nothing` | it answered and listed no tools |
+| `needs_network` | listed offline, it failed with a network error (it fetches its tools, or checks a key online) |
 
 One state file per server in `<workspace>/harvest/state/` makes a harvest resumable: a server whose entry
 has not changed is not tried again (failures are, with `retry_failed`).
@@ -41,6 +44,7 @@ from cworld.mcp.toolspec import to_tool_spec
 from cworld.registry.harvest.catalog import SUMMARY, server_files, summarize, write_json
 from cworld.registry.harvest.entries import HarvestEntry, placeholder
 from cworld.registry.harvest.jail import Jail, jail_base
+from cworld.registry.harvest.netns import Isolation, network_failure, network_isolation
 from cworld.registry.harvest.package import INSTALL_TIMEOUT_S, Installed, install
 from cworld.registry.harvest.recover import next_start
 
@@ -49,7 +53,7 @@ LIST_TIMEOUT_S = 30.0
 PAGE_CAP = 50
 STDERR_TAIL = 600
 FAILURES = ("install_failed", "exited", "handshake_timeout", "list_timeout", "crashed", "list_refused",
-            "invalid_listing", "listed_nothing")
+            "invalid_listing", "listed_nothing", "needs_network")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,8 @@ class HarvestOptions:
     list_timeout_s: float = LIST_TIMEOUT_S
     force: bool = False
     retry_failed: bool = False
+    offline: bool = True
+    """Start each server in a network namespace of its own (where one can be made, `network_isolation`)."""
     keep_packages: bool = False
     """Keep each installed package in the workspace after its listing (default: installed in the temporary
     jail base and removed, because a harvest is large; kept packages must be readable by other uids)."""
@@ -90,6 +96,8 @@ class Outcome:
     env: list[str] = field(default_factory=list)
     """The variables it was started with placeholders for (names only)."""
     wrote_outside: list[str] = field(default_factory=list)
+    offline: bool = False
+    """It was started in a network namespace of its own (no network beyond its loopback)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -181,7 +189,7 @@ async def harvest_one(entry: HarvestEntry, options: HarvestOptions, base: Path, 
         outcome.status, outcome.tools = "ok", len(record["tools"])
         outcome.resources, outcome.prompts = len(record["resources"]), len(record["prompts"])
     except _Failed as failed:
-        outcome.failure, outcome.detail, outcome.stderr_tail = failed.failure, failed.detail[:800], failed.stderr
+        outcome.failure, outcome.detail, outcome.stderr_tail = _failure_class(failed, outcome), failed.detail[:800], failed.stderr
         (options.out / f"{entry.id}.json").unlink(missing_ok=True)
     finally:
         if not options.keep_packages:
@@ -189,6 +197,14 @@ async def harvest_one(entry: HarvestEntry, options: HarvestOptions, base: Path, 
     outcome.seconds = round(time.monotonic() - started, 2)
     write_json(_state_path(options, entry), outcome.as_dict())
     return outcome
+
+
+def _failure_class(failed: _Failed, outcome: Outcome) -> str:
+    """`needs_network` for a server listed offline whose start or listing failed on a network error."""
+    started = failed.failure not in ("install_failed", "invalid_listing", "listed_nothing")
+    if outcome.offline and started and network_failure(failed.detail, failed.clue):
+        return "needs_network"
+    return failed.failure
 
 
 AWS_ENDPOINT = "AWS_ENDPOINT_URL"
@@ -237,12 +253,13 @@ async def _list_with_retries(
 async def _list_in_jail(
     entry: HarvestEntry, installed: Installed, options: HarvestOptions, base: Path, slot: int, outcome: Outcome
 ) -> dict[str, Any]:
-    jail = Jail.make(base, entry.id, slot)
+    jail = Jail.make(base, entry.id, slot, network_isolation() if options.offline else Isolation())
+    outcome.offline = jail.offline
     argv = jail.command(installed.command)
     target = stdio_target(argv[0], argv[1:], env=jail.environment(server_variables(entry, installed)),
                           cwd=jail.work)
     try:
-        return await _list(target, options)
+        return {**await _list(target, options), "offline": jail.offline}
     finally:
         await asyncio.to_thread(jail.sweep)
         outcome.wrote_outside = jail.strays
@@ -357,6 +374,7 @@ def catalog_record(entry: HarvestEntry, installed: Installed, listing: dict[str,
             "pins": installed.pins,
             "server_info": listing["server_info"],
             "protocol_version": listing["protocol_version"],
+            "listed_offline": bool(listing.get("offline")),
         },
         "tools": unique,
         "resources": listing["resources"],

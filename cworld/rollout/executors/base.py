@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cworld.agents import Agent, default_access, is_rule_based, make_agent
 from cworld.data_model import Task, Trajectory
 from cworld.data_model.trajectory import InfraErrorRecord
-from cworld.errors import CworldError, InfraError
+from cworld.errors import CworldError, InfraError, ModelError, RunStopped
 from cworld.llm import Gateway
 from cworld.rollout.episode import EpisodeInfraError
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
@@ -43,6 +43,7 @@ class EpisodeRunner:
                  gateway: Gateway | None = None) -> None:
         self.config, self.ctx = config, ctx
         self.ctx.max_turns = config.max_turns
+        self.ctx.on_model_failure = config.on_model_failure
         self.gateway = gateway
         self._owns_gateway = gateway is None and agent_factory is None
         self.agent_factory = agent_factory or self._default_factory
@@ -61,6 +62,9 @@ class EpisodeRunner:
             except TimeoutError:
                 return episode.trajectory("timeout", infra_errors=records)
             except (EpisodeInfraError, InfraError) as exc:
+                if self.config.on_model_failure == "stop" and isinstance(exc, ModelError):
+                    raise RunStopped(f"{exc}; stopped as on_model_failure: stop says, finished episodes kept: "
+                                     "bring the model back, then `cworld run --resume`") from None
                 records.append(InfraErrorRecord(kind=getattr(exc, "kind", type(exc).__name__),
                                                 message=str(exc)[:500], attempt=attempt))
                 if getattr(exc, "fatal", False) and isinstance(exc, CworldError):
