@@ -20,7 +20,10 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[dev,inspect,ray]'
+	$(PY) -m pip install -q -e '.[dev,inspect,ray,openenv,verifiers]'
+	# verifiers pins mcp==2.0.0 and openai<3 (cworld needs mcp 2.3): its other requirements come with the
+	# extra above, verifiers itself without them (docs/harnesses.md)
+	$(PY) -m pip install -q --no-deps verifiers==0.4.0
 	touch $(STAMP)
 
 $(SYSTEM_STAMP): $(STAMP)

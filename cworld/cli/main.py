@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "registry": "registry",
     "search": "search",
     "serve": "serve",
+    "openenv": "openenv",
     "export-sft": "export_sft",
     "fidelity": "fidelity",
     "judge": "judge",
