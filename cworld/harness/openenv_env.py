@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
 from pydantic import Field
@@ -86,6 +87,8 @@ class CworldObservation(Observation):
     max_turns: int | None = None
     summary: dict[str, Any] | None = None
     """Once the episode ended: status, reward_known, success, overall, metrics, constraints, run."""
+    env_ms: float = 0.0
+    """The environment's own time on this action (ms), for a trainer measuring overhead."""
 
 
 class CworldState(State):
@@ -131,18 +134,20 @@ class CworldEnvironment(Environment[CworldAction, CworldObservation, CworldState
 
     async def step_async(self, action: CworldAction, timeout_s: float | None = None,
                          **kwargs: Any) -> CworldObservation:
+        started = time.perf_counter()
         step, ended = await self.service.act(self.session, action.as_gym())
         self._state.step_count += 1
+        env_ms = (time.perf_counter() - started) * 1000
         if ended is None:
             obs = step.observation or {}
             return CworldObservation(turn=obs.get("turn", 0), result=obs.get("result"),
                                      user_messages=obs.get("user_messages", []), tools=obs.get("tools", []),
                                      interventions=step.interventions, episode_id=self._state.episode_id,
-                                     reward=0.0)
+                                     reward=0.0, env_ms=env_ms)
         self._state.open = False
         summary = ended.summary(self.service.run)
         return CworldObservation(turn=summary["turns"], interventions=step.interventions, done=True,
-                                 reward=ended.reward, episode_id=ended.trajectory.episode_id,
+                                 reward=ended.reward, episode_id=ended.trajectory.episode_id, env_ms=env_ms,
                                  summary={k: v for k, v in summary.items() if k not in ("judges", "dimensions")})
 
     @property

@@ -28,6 +28,7 @@ trajectories go to one run folder of the workspace (`runs/verifiers-<time>/` or 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -134,7 +135,11 @@ class CworldHarness(vf.Harness[CworldHarnessConfig]):
         if not isinstance(data, CworldTaskData):
             data = CworldTaskData.model_validate(data.model_dump())
         service = episode_service(DoorConfig(**data.door, agent="verifiers", run_prefix="verifiers"))
-        trace.info["cworld"] = await play_episode(service, data, ModelChat(ctx, endpoint, secret))
+        model = ModelChat(ctx, endpoint, secret)
+        try:
+            trace.info["cworld"] = await play_episode(service, data, model)
+        finally:
+            await model.client.close()
         return ProgramResult(exit_code=0, stdout="", stderr="")
 
 
@@ -161,13 +166,16 @@ async def play_episode(service: EpisodeService, data: CworldTaskData, model: Mod
     messages: list[dict[str, Any]] = [{"role": "system", "content": data.system_prompt or SYSTEM_PROMPT},
                                       {"role": "user", "content": data.prompt_text}]
     tools = first["tools"]
+    env_ms: list[float] = []
     try:
         while True:
             message = await model.reply(messages, names.offer(tools))
             messages.append(message)
+            started = time.perf_counter()
             ended, tools = await _answer(service, state, message, names, messages, tools)
+            env_ms.append((time.perf_counter() - started) * 1000)
             if ended is not None:
-                return ended
+                return {**ended, "env_ms": env_ms}
     finally:
         await service.abandon(state)  # a no-op once the episode has ended
 
