@@ -24,7 +24,7 @@ from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, operation_kind
-from cworld.engine.protocol import SessionLog, canonical_json
+from cworld.engine.protocol import LogEntry, SessionLog
 from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import iso
 from cworld.engine.rules.index import Indexes
@@ -75,7 +75,8 @@ class _Session:
     ticks: int = 0
     slept: int = 0
     applied: int = 0
-    pending: str | None = None
+    pending: tuple[str, dict[str, Any]] | None = None
+    """the call just answered (tool id, arguments), until the session log records it"""
     clock: tuple[int, str] = (-1, "")
     """(seconds since the start, the ISO time then): `now` formatted once per tick"""
 
@@ -145,7 +146,7 @@ class RulesEngine:
             self.register([tool])
         state = self._session(session)
         result = self._call(state, tool, arguments, session)
-        state.pending = f"{tool.id}\x1f{canonical_json(arguments)}"
+        state.pending = (tool.id, arguments)
         return result
 
     def world(self, seed: int) -> World:
@@ -185,7 +186,7 @@ class RulesEngine:
         entries = session.entries
         if found is not None and found.applied == len(entries):
             return found
-        if found is not None and found.applied + 1 == len(entries) and found.pending == entries[-1].fingerprint():
+        if found is not None and found.applied + 1 == len(entries) and _is_pending(found, entries[-1]):
             found.applied, found.pending = len(entries), None
             return found
         found = self._replay(session)
@@ -398,3 +399,9 @@ def _pure(tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
     except ImportError:  # pragma: no cover - until engine/pure.py lands
         return None
     return pure_result(tool, arguments)
+
+
+def _is_pending(state: _Session, entry: LogEntry) -> bool:
+    """Whether the log's last entry is the call this session just answered: same tool, equal arguments
+    (compared as values; the log holds its own copy, and a canonical JSON of both cost a fifth of a call)."""
+    return state.pending is not None and entry.tool == state.pending[0] and entry.arguments == state.pending[1]

@@ -52,8 +52,10 @@ def match_text(*values: Any) -> str:
     return norm(" ".join(_flat_text(v) for v in values))
 
 
+@lru_cache(maxsize=1024)
 def iso(moment: datetime) -> str:
-    """Times in worlds are ISO 8601 UTC strings with a Z, as services write them: sortable as text."""
+    """Times in worlds are ISO 8601 UTC strings with a Z, as services write them: sortable as text. Cached:
+    a session formats the same few moments (its clock, a record's times) over and over."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -113,7 +113,7 @@ class RuleRun:
     def __init__(self, rule: Rule, ctx: CallContext) -> None:
         self.rule = rule
         self.ctx = ctx
-        names: dict[str, Any] = {k: v for k, v in ctx.state.items()}
+        names: dict[str, Any] = dict(ctx.state)
         names.update(ctx.consts)
         names.update({"state": ctx.state, "args": ctx.args, "now": ctx.now, "consts": ctx.consts,
                       "seed": ctx.seed, "server_ids": ctx.ids})
