@@ -3,6 +3,7 @@ seeded random sample of harvested tools within their schemas."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -31,7 +32,9 @@ TOOLS = [t for spec in SPECS for t in load_catalog(ENV, spec)]
 def test_every_harvested_tool_has_a_card() -> None:
     assignments = assign_cards(TOOLS, CARDS, {s.id: s for s in SPECS})
     per_card = Counter(a.card for a in assignments)
-    assert len(TOOLS) > 3000
+    assert len(TOOLS) >= 5571 and len({t.server for t in TOOLS}) >= 276  # the paper's scale (issue 24)
+    files = [json.loads((ENV.registry / "catalogs" / "harvested" / f"{s.id}.json").read_text()) for s in SPECS]
+    assert all(isinstance(f.get("provenance"), dict) and f["provenance"] for f in files)  # each with provenance
     assert [a.tool_id for a in assignments if a.card == "generic"] == []
     assert {"browser_automation", "maps", "media", "devops", "education", "cloud_infrastructure"} <= set(per_card)
 
