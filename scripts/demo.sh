@@ -30,8 +30,8 @@ for agent in scripted:oracle scripted:noisy-0.2 scripted:no-retry heuristic:care
 done
 step "judge: verifiable metrics (judge dimensions unscored offline)"
 for run in "$PREFIX"-*; do $CW judge "$run"; done
-step "fidelity: does synthesized execution rank agents as live execution does?"
-$CW fidelity experiment --limit "$N_TASKS" --out "$WS/fidelity/demo-$DEMO_ID" --no-progress
+step "fidelity: does synthesized execution rank agents as live execution does? First line: the eight non-privileged agents (an order nobody designed); then episode-by-episode agreement"
+$CW fidelity experiment --limit "${DEMO_FIDELITY_TASKS:-12}" --out "$WS/fidelity/demo-$DEMO_ID" --no-progress
 step "report: leaderboard with confidence intervals, personas, drill-down, fidelity"
 $CW report "$PREFIX"-* --out "$WS/reports/demo-$DEMO_ID"
 step "export-sft: training data from the live runs"

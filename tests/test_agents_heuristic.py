@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 from rollout_helpers import scratch_context, succeeded, without_timings
 
-from cworld.agents import HeuristicAgent, LLMAgent, ScriptedAgent, fill, heuristic, intents, make_agent
-from cworld.agents.heuristic import LEVELS
+from cworld.agents import HeuristicAgent, LLMAgent, ScriptedAgent, fill, heuristic, intents, make_agent, rank
+from cworld.agents.heuristic import AGENTS as KNOWN
 from cworld.data_model import Scenario, Task, read_jsonl
 from cworld.environment import Environment
 from cworld.errors import UsageError
 from cworld.rollout import RunConfig, Runner, build_episode, run_episode
 
 TASKS = read_jsonl(Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl", Task)
-AGENTS = [f"heuristic:{level}" for level in LEVELS]
+AGENTS = [f"heuristic:{name}" for name in KNOWN]
+"""The skill levels and the strategies (dense, hybrid, explorer, frugal, hasty)."""
 ANSWER_KEY = {"gold_plan", "subgoals", "rationales", "final_answer_hints", "ground_truth", "scenario", "provenance",
               "metadata"}
 
@@ -67,7 +68,7 @@ def test_only_agents_that_read_the_gold_plan_are_privileged():
 
 def test_the_heuristic_modules_never_touch_the_answer_key():
     """No attribute of the answer key (or the environment's scenario) is read anywhere in their code."""
-    for module in (heuristic, fill, intents):
+    for module in (heuristic, fill, intents, rank):
         tree = ast.parse(inspect.getsource(module))
         read = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
         assert not read & ANSWER_KEY, (module.__name__, read & ANSWER_KEY)
@@ -122,3 +123,26 @@ async def test_privileged_is_recorded_and_shown_in_the_leaderboard_and_the_expor
     assert {(m["agent"], m["privileged"]) for m in summary["records"]} == {
         ("scripted:oracle", True), ("heuristic:careful", False)}
     assert summary["privileged_agents"] == ["scripted:oracle"]
+
+
+async def test_strategies_work_differently_not_just_less(ctx, monkeypatch):
+    """Each strategy shows its own way of working on the same tasks: the budget stops the frugal agent, the explorer
+    lists a server before its first write there, the hasty one sends required arguments only, and the dense and
+    hybrid rankers order tools by another measure than BM25."""
+    monkeypatch.setenv("CWORLD_EMBED_MODEL", "hash")
+    runs = {a: [await run(ctx, t, a) for t in TASKS[:6]] for a in ("heuristic:thorough", "heuristic:frugal",
+                                                                      "heuristic:explorer", "heuristic:careful",
+                                                                      "heuristic:hasty")}
+    calls = {a: [[s.tool_call for s in r.steps if s.tool_call] for r in rs] for a, rs in runs.items()}
+    assert all(len(c) <= 6 for c in calls["heuristic:frugal"])
+    assert any(len(c) > 6 for c in calls["heuristic:thorough"])
+    first = {a: [c[0].tool if c else None for c in cs] for a, cs in calls.items()}
+    assert first["heuristic:explorer"] != first["heuristic:careful"]
+    assert any(c.tool.split("/")[1].startswith(("list", "get_my", "search")) for c in calls["heuristic:explorer"][0])
+    optional = {a: sum(1 for cs in calls[a] for c in cs if c.tool in ctx.tools for name in c.arguments
+                       if name not in fill.required(ctx.tools[c.tool])) for a in ("heuristic:careful", "heuristic:hasty")}
+    assert optional["heuristic:hasty"] == 0 < optional["heuristic:careful"]
+    tools = sorted(ctx.tools.values(), key=lambda t: t.id)[:80]
+    orders = {r: [t.id for _, t in rank.rank_tools(r, "forward the email to a colleague", tools)]  # type: ignore[arg-type]
+              for r in rank.RANKERS}
+    assert orders["bm25"] and orders["dense"] and orders["bm25"] != orders["dense"]

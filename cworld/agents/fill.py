@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from cworld.agents.intents import Facts, Intent, words_of
 from cworld.data_model import ToolSpec
@@ -29,6 +29,9 @@ _TITLE_ARGS = {"title", "subject", "name", "label", "heading"}
 _DATE_WORDS = {"date", "due", "start", "deadline", "when", "day", "departure", "depart", "at", "remind"}
 _ORIGIN_WORDS = {"from", "origin", "source", "departure"}
 _DESTINATION_WORDS = {"to", "destination", "arrival", "dest"}
+
+Pick = Literal["matched", "latest"]
+"""How an id is chosen among earlier results: the item matching the intent's names best, or the latest one."""
 
 
 @dataclass
@@ -52,6 +55,9 @@ class FillContext:
     compose: Callable[[Intent], str] = lambda intent: intent.text
     excluded: dict[str, set[str]] = field(default_factory=dict)
     """argument -> values an error message ruled out."""
+    pick: Pick = "matched"
+    optional: bool = True
+    """Whether optional arguments it can fill confidently are sent too (else only the required ones)."""
 
 
 def properties(spec: ToolSpec) -> dict[str, dict[str, Any]]:
@@ -68,7 +74,7 @@ def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, An
     needed = required(spec)
     for name, prop in properties(spec).items():
         value = fill_one(spec, name, prop, intent, ctx)
-        if value is not None and (name in needed or _confident(name, prop)):
+        if value is not None and (name in needed or (ctx.optional and _confident(name, prop))):
             args[name] = value
     return args, [n for n in needed if n not in args]
 
@@ -111,7 +117,8 @@ def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent
             same = record.server == spec.server
             if name == "token" and not same:
                 continue
-            rank = (int(same), _match(item, intent), index, -position)
+            fit = _match(item, intent) if ctx.pick == "matched" else 0.0
+            rank = (int(same), fit, index, -position)
             if best is None or rank > best:
                 best, value = rank, candidate
     return value

@@ -37,9 +37,10 @@ from typing import Any, Literal
 
 from cworld.agents.answer import trim_to_words
 from cworld.agents.base import Action, Observation
-from cworld.agents.fill import FillContext, Record, fill, id_like, properties, required, result_keys
+from cworld.agents.fill import FillContext, Pick, Record, fill, id_like, properties, required, result_keys
 from cworld.agents.intents import Intent, facts_of, intents_of, words_of
 from cworld.agents.observe import payload, retry_after_turns, salvage, verdict
+from cworld.agents.rank import Ranker, rank_tools
 from cworld.agents.toolbox import Toolbox
 from cworld.controller.alternatives import similar_tools
 from cworld.controller.faults import is_login
@@ -65,6 +66,16 @@ class Abilities:
     """How many prerequisites deep it chains (a DM needs a token, which needs a login, which needs a handle)."""
     max_tries: int = 6
     """Tries of one call (transient errors, pending answers, re-logins) before it moves on."""
+    ranker: Ranker = "bm25"
+    """How the visible tools are ranked per intent (`rank.py`): words, meaning, or both."""
+    explores: bool = False
+    """Explore first: before an intent's first write on a server, list what that server holds."""
+    call_budget: int | None = None
+    """Stop and answer after this many calls and searches (None: the turn limit decides)."""
+    pick: Pick = "matched"
+    """Which earlier record an id comes from: the one matching the intent's names, or the latest one."""
+    optional_args: bool = True
+    """Send the optional arguments it can fill (ids, dates, counts), or the required ones only."""
 
 
 LEVELS: dict[str, Abilities] = {
@@ -73,17 +84,29 @@ LEVELS: dict[str, Abilities] = {
     "careful": Abilities(fixes_arguments=False, candidates=1, follows_up=False),
     "thorough": Abilities(),
 }
+"""The skill levels: nested abilities, so their order is close to designed."""
+
+STRATEGIES: dict[str, Abilities] = {
+    "dense": Abilities(ranker="dense"),
+    "hybrid": Abilities(ranker="hybrid"),
+    "explorer": Abilities(fixes_arguments=False, candidates=1, follows_up=False, explores=True),
+    "frugal": Abilities(call_budget=6),
+    "hasty": Abilities(fixes_arguments=False, candidates=1, follows_up=False, pick="latest", optional_args=False),
+}
+"""Strategies: each differs from a level in how it works, not in how much it can do (module docstring)."""
+
+AGENTS: dict[str, Abilities] = {**LEVELS, **STRATEGIES}
 
 
 def heuristic_abilities(name: str) -> Abilities:
-    """The abilities of `heuristic:LEVEL`; `UsageError` for a name that is not one."""
+    """The abilities of `heuristic:LEVEL` or `heuristic:STRATEGY`; `UsageError` for a name that is neither."""
     level = name.removeprefix(PREFIX)
-    if level not in LEVELS:
-        raise UsageError(f"unknown heuristic agent {name!r}; use one of {', '.join(PREFIX + k for k in LEVELS)}")
-    return LEVELS[level]
+    if level not in AGENTS:
+        raise UsageError(f"unknown heuristic agent {name!r}; use one of {', '.join(PREFIX + k for k in AGENTS)}")
+    return AGENTS[level]
 
 
-Role = Literal["goal", "prerequisite", "follow-up"]
+Role = Literal["goal", "prerequisite", "follow-up", "explore"]
 
 
 @dataclass
@@ -116,7 +139,8 @@ class HeuristicAgent:
         self.facts = facts_of(" ".join([self.public.query, *self.public.constraints]))
         self.answer_rules: list[str] = list(self.public.constraints)
         self.memory: list[Record] = []
-        self.ctx = FillContext(self.memory, self.facts, self.abilities.reads_results, self._compose)
+        self.ctx = FillContext(self.memory, self.facts, self.abilities.reads_results, self._compose,
+                               pick=self.abilities.pick, optional=self.abilities.optional_args)
         self.position, self.calls, self.wait = -1, 0, 0
         self.agenda: list[Job] = []
         self.candidates: list[str] = []
@@ -130,6 +154,7 @@ class HeuristicAgent:
         self.failed: list[str] = []
         self.reads: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []
+        self.explored: set[str] = set()
 
     async def act(self, observation: Observation) -> Action:
         if observation.user_messages and self.abilities.listens:
@@ -146,6 +171,8 @@ class HeuristicAgent:
     # --- deciding -------------------------------------------------------------------------------
     def _decide(self) -> Action:
         for _ in range(200):
+            if self.abilities.call_budget is not None and self.calls >= self.abilities.call_budget:
+                return self._finish()
             if self.wait > 0:
                 self.wait -= 1
                 return Action.say(f"Waiting before I try again ({self.wait} more turn(s)).")
@@ -178,6 +205,24 @@ class HeuristicAgent:
         self.candidates = [t.id for t in self._rank(self.intent)][: self.abilities.candidates]
         if self.candidates:
             self.agenda.append(Job(self.candidates.pop(0), self.intent, "goal"))
+            if self.abilities.explores:
+                self._explore(self.agenda[-1])
+
+    def _explore(self, goal: Job) -> None:
+        """Before a write on a server not yet looked at, read what it holds: its listings that need no
+        argument (at most two, by name), as a person opens the app before changing anything in it."""
+        spec = self.toolbox.spec(goal.tool)
+        if spec is None or spec.is_read_only or spec.server in self.explored:
+            return
+        self.explored.add(spec.server)
+        listings = sorted(
+            (t for t in self.toolbox.visible()
+             if t.server == spec.server and t.is_read_only and not required(t) and t.id != spec.id
+             and t.name.startswith(("list", "get_my", "search"))),
+            key=lambda t: t.id,
+        )
+        for tool in listings[:2]:
+            self.agenda.insert(0, Job(tool.id, goal.intent, "explore", 1))
 
     def _prepare(self, job: Job) -> Action | None:
         """The call for `job`, or None when the agenda changed (a prerequisite went first, the job was dropped)."""
@@ -247,21 +292,13 @@ class HeuristicAgent:
         return best[3] if best[1] or best[0] else None
 
     def _rank(self, intent: Intent) -> list[ToolSpec]:
-        """BM25 over the visible tools, plus a bonus for each argument the intent's own facts can fill."""
-        from cworld.registry.index.bm25 import BM25Index
-        from cworld.registry.index.documents import tool_documents
-
+        """The ranker's order over the visible tools, plus a bonus for each argument the intent's facts fill."""
         tools = sorted((t for t in self.toolbox.visible() if t.id not in self.gone), key=lambda t: t.id)
-        if not tools:
-            return []
-        index = BM25Index.build([doc.fields for doc in tool_documents(tools)])
-        scores, rows = index.search([intent.ask], min(len(tools), 12))
-        hits = [(float(s), tools[int(r)]) for r, s in zip(rows[0], scores[0], strict=True) if s > 0]
+        hits = rank_tools(self.abilities.ranker, intent.ask, tools)
         if not hits:
             return []
-        top = max(s for s, _ in hits)
         bare = FillContext([], intent.facts, False, lambda _: "")
-        ranked = [(s / top + 0.25 * _fed(t, intent, bare), t.id, t) for s, t in hits]
+        ranked = [(s + 0.25 * _fed(t, intent, bare), t.id, t) for s, t in hits]
         return [t for _, _, t in sorted(ranked, key=lambda r: (-r[0], r[1]))]
 
     # --- acting ---------------------------------------------------------------------------------
@@ -319,7 +356,7 @@ class HeuristicAgent:
         self.memory.append(Record(self._tool(job), value))
         if spec is not None and (spec.is_read_only or is_login(spec)):
             self.reads[_key(spec.id, job.args)] = value
-        if job.role != "prerequisite":
+        if job.role not in ("prerequisite", "explore"):
             self.done_lines.append(_line(self._tool(job), value))
         if job.role == "goal" and self.abilities.follows_up and spec is not None and not spec.is_read_only:
             self._follow_up(job, spec)
@@ -384,7 +421,12 @@ class HeuristicAgent:
         self._fail(job, _first_line(result))
 
     def _fail(self, job: Job, why: str) -> None:
-        """Drop the job and everything of its intent: the intent is not reachable this way."""
+        """Drop the job and everything of its intent: the intent is not reachable this way (a failed look
+        around only drops itself)."""
+        if job.role == "explore":
+            if job in self.agenda:
+                self.agenda.remove(job)
+            return
         self.agenda[:] = [j for j in self.agenda if j.intent is not job.intent]
         self.failed.append(f"{job.intent.text.rstrip('.')}: {why}")
 
@@ -469,4 +511,4 @@ def _first_line(result: ToolResult) -> str:
     return result.text.splitlines()[0][:160] if result.text else result.error_class or "error"
 
 
-__all__ = ["LEVELS", "PREFIX", "Abilities", "HeuristicAgent", "heuristic_abilities", "words_of"]
+__all__ = ["AGENTS", "LEVELS", "PREFIX", "STRATEGIES", "Abilities", "HeuristicAgent", "heuristic_abilities", "words_of"]

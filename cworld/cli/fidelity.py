@@ -132,7 +132,8 @@ def command(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Tasks JSONL (default: the workspace's latest).",
 )
-@click.option("--agents", callback=_agents, help="Comma-separated agents (default: six graded scripted agents).")
+@click.option("--agents", callback=_agents, help="Comma-separated agents (default: six graded scripted agents, "
+              "privileged, and eight heuristic ones, not privileged: the headline ranks those).")
 @click.option(
     "--engine",
     type=click.Choice(["world", "schema", "llm"]),

@@ -22,7 +22,8 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--tasks", "tasks_file", type=click.Path(dir_okay=False), help="Tasks JSONL (default: the workspace's latest).")
 @click.option("--mode", type=click.Choice(MODES), default="live", show_default=True)
 @click.option("--agent", required=True, help="scripted:oracle|no-retry|no-look|no-replan|noisy-P (privileged: they follow the gold plan), "
-              "heuristic:basic|careful|thorough (plan from the request alone), or a model string.")
+              "heuristic:basic|careful|thorough|dense|hybrid|explorer|frugal|hasty (plan from the request alone), "
+              "or a model string.")
 @click.option("--policy", default="default", show_default=True, help="Fault policy in controller/policies/.")
 @click.option("--seeds", type=int, default=1, show_default=True, help="Episodes per task, seeds 0..N-1.")
 @click.option("--concurrency", type=int, default=4, show_default=True, help="Episodes at once.")

@@ -2,6 +2,11 @@
 run against reference scores. Built from run folders; runs never judged are scored on the spot with the
 verifiable metrics (in memory, as `cworld report` does).
 
+The headline is the ranking of the non-privileged agents (`measured`): their order nobody designed. The
+privileged agents (they read the answer key; their order was designed) are ranked apart (`designed`), and all
+agents together (`ranking`). `episodes` holds the episode-by-episode agreement (`episodes.py`) and `goals` says
+whether the figures reach the goals the experiment is held to (`GOALS`).
+
 Agents are ranked by `metric` (default `overall`: synthesized episodes have a state diff too, so both
 sides are scored alike); `overall_comparable` (without the state-diff parts) is a secondary column and
 correlation, to show how much of the agreement rests on the state diff. Each agent carries its
@@ -20,10 +25,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cworld.data_model import ToolSpec, Trajectory, write_text_atomic
+from cworld.data_model import Score, ToolSpec, Trajectory, write_text_atomic
 from cworld.environment import Workspace
 from cworld.errors import UsageError
 from cworld.fidelity.calls import CallDivergence, CategoryOf, call_divergence
+from cworld.fidelity.episodes import episode_agreement, pair_episodes, task_categories
 from cworld.fidelity.stats import BOOTSTRAP, LEVEL, RankComparison, compare_rankings
 from cworld.fidelity.tables import ScoreTable, metric_value, table_from_csv, table_from_scores
 from cworld.judges.content import JudgeContent
@@ -31,6 +37,9 @@ from cworld.judges.runs import RunData, load_run
 
 DEFAULT_METRIC = "overall"
 SECONDARY_METRIC = "overall_comparable"
+GOALS = {"rho_measured": 0.9, "kappa_state_success": 0.8, "verdict_flips": 0.05}
+"""What a faithful engine is held to: rho over the non-privileged agents at least 0.9, state-success kappa at
+least 0.8, at most 5% of verdicts flipped (issue 25). Point values; the intervals say how sure each is."""
 JSON_FILE = "fidelity.json"
 HTML_FILE = "fidelity.html"
 
@@ -44,6 +53,7 @@ class Side:
     table: ScoreTable
     scored_on_the_fly: int
     secondary: ScoreTable | None = None
+    episodes: list[tuple[Trajectory, Score]] = field(default_factory=list)
 
 
 @dataclass
@@ -55,6 +65,12 @@ class FidelityReport:
     calls: CallDivergence | None = None
     secondary: RankComparison | None = None
     secondary_metric: str | None = None
+    measured: RankComparison | None = None
+    """The non-privileged agents' ranking: the headline."""
+    designed: RankComparison | None = None
+    """The privileged agents' ranking: their order was designed, so it is a check, not a result."""
+    episodes: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S"))
 
     @property
@@ -84,6 +100,11 @@ class FidelityReport:
                 }
                 for s in self.sides
             ],
+            "measured": comparison_dict(self.measured, privileged) if self.measured else None,
+            "designed": comparison_dict(self.designed, privileged) if self.designed else None,
+            "episodes": self.episodes,
+            "goals": goals(self.measured, self.episodes),
+            "notes": self.notes,
             "ranking": comparison_dict(self.comparison, privileged, self.secondary) if self.comparison else None,
             "secondary": comparison_dict(self.secondary, privileged) if self.secondary else None,
             "references": [comparison_dict(r) for r in self.references],
@@ -148,12 +169,56 @@ def build_fidelity(
         )
         report.secondary_metric, report.secondary = _secondary(sides, metric, bootstrap, level, seed)
         report.calls = call_divergence(sides[0].trajectories, sides[1].trajectories, tools, category_of)
+        _by_privilege(report, bootstrap, level, seed)
+        pairs = pair_episodes(sides[0].episodes, sides[1].episodes, task_categories(tools, category_of))
+        report.episodes = episode_agreement(pairs, bootstrap=bootstrap, level=level, seed=seed)
     if reference is not None:
         ref = table_from_csv(reference)
         report.references = [
             compare_rankings(s.table, ref, bootstrap=bootstrap, level=level, seed=seed) for s in sides
         ]
     return report
+
+
+def _by_privilege(report: FidelityReport, bootstrap: int, level: float, seed: int) -> None:
+    """The measured (non-privileged) and designed (privileged) rankings, each when it has 3 agents or more."""
+    flags = report.privileged
+    a, b = (side.table for side in report.sides)
+    for privileged in (False, True):
+        agents = {agent for agent, flag in flags.items() if flag == privileged}
+        label = "privileged" if privileged else "non-privileged"
+        try:
+            found = compare_rankings(subset(a, agents), subset(b, agents), bootstrap=bootstrap, level=level,
+                                     seed=seed)
+        except UsageError as error:
+            report.notes.append(f"no {label} ranking: {error}")
+            continue
+        if privileged:
+            report.designed = found
+        else:
+            report.measured = found
+
+
+def subset(table: ScoreTable, agents: set[str]) -> ScoreTable:
+    """The table's rows of `agents` only."""
+    return ScoreTable(table.name, {a: v for a, v in table.values.items() if a in agents}, table.source)
+
+
+def goals(measured: RankComparison | None, episodes: dict[str, Any] | None) -> dict[str, Any]:
+    """Each goal's figure (a point value; None when it could not be measured) and whether it is met."""
+    everyone = (episodes or {}).get("groups", {}).get("all", {})
+    figures = {
+        "rho_measured": measured.spearman.value if measured else None,
+        "kappa_state_success": everyone.get("state_success", {}).get("kappa", {}).get("value"),
+        "verdict_flips": everyone.get("verdict_flips", {}).get("share", {}).get("value"),
+    }
+    out: dict[str, Any] = {}
+    for name, figure in figures.items():
+        target = GOALS[name]
+        met = None if figure is None else (figure <= target if name == "verdict_flips" else figure >= target)
+        out[name] = {"value": figure, "goal": target, "met": met}
+    out["all_met"] = all(g["met"] is True for g in out.values())
+    return out
 
 
 def _secondary(
@@ -185,7 +250,7 @@ def _side(
         )
     secondary = table_from_scores(name, ((e.trajectory, e.score) for e in episodes), SECONDARY_METRIC, str(data.path))
     return Side(name, data.path, mode, [e.trajectory for e in episodes], table, data.scored_on_the_fly,
-                secondary if secondary.values else None)
+                secondary if secondary.values else None, [(e.trajectory, e.score) for e in episodes])
 
 
 def _mode(data: RunData, preferred: str) -> tuple[str, list[Any]]:

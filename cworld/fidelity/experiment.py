@@ -6,8 +6,8 @@ policy, score both runs, and compare the rankings. How a user checks a new engin
 
 The two runs go to `OUT/live` and `OUT/synthesized` (ordinary run folders, one agent after another);
 re-running with the same OUT resumes them. The default agents are the graded scripted agents, whose
-order is designed (oracle > noisy-0.1 > ... > no-retry), so a faithful engine must reproduce it.
-Scores are the verifiable metrics (`cworld.judges`, offline): judges would add cost, not signal, for
+order is designed (oracle > noisy-0.1 > ... > no-retry), and eight non-privileged heuristic agents that
+differ in strategy, whose order nobody chose: the report's headline ranks those. Scores are the verifiable metrics (`cworld.judges`, offline): judges would add cost, not signal, for
 scripted agents.
 """
 
@@ -28,6 +28,19 @@ from cworld.errors import UsageError
 if TYPE_CHECKING:
     from cworld.rollout import RolloutContext, RunConfig
 
+MEASURED_AGENTS: tuple[str, ...] = (
+    "heuristic:basic",
+    "heuristic:careful",
+    "heuristic:thorough",
+    "heuristic:dense",
+    "heuristic:hybrid",
+    "heuristic:explorer",
+    "heuristic:frugal",
+    "heuristic:hasty",
+)
+"""Non-privileged agents that differ in strategy (docs/agents-and-runs.md): three skill levels, dense and hybrid
+retrieval, explore-first, a six-call budget, and ids taken from the latest result with required arguments only.
+Their order in either mode is measured: the headline rho of the fidelity report is over them."""
 DEFAULT_AGENTS: tuple[str, ...] = (
     "scripted:oracle",
     "scripted:noisy-0.1",
@@ -35,11 +48,9 @@ DEFAULT_AGENTS: tuple[str, ...] = (
     "scripted:no-replan",
     "scripted:no-look",
     "scripted:no-retry",
-    "heuristic:basic",
-    "heuristic:careful",
-    "heuristic:thorough",
+    *MEASURED_AGENTS,
 )
-"""The six scripted agents (privileged: they follow the gold plan, order designed) and the three heuristic
+"""The six scripted agents (privileged: they follow the gold plan, order designed) and the eight heuristic
 ones (they plan from the request alone; their order is measured, not designed). The local SmolLM2 agent is
 added by `cworld fidelity experiment` when the workspace configures it (`cli/fidelity.py`)."""
 ENGINES = ("world", "schema", "llm")
@@ -104,9 +115,10 @@ async def run_experiment(
     engine = make_engine(config.engine, live.env, live.workspace, live.tools)
     contexts = {LIVE: live, SYNTH: replace(live, engine=engine, engine_kind=config.engine)}
     folders = {mode: out / mode for mode in contexts}
-    for mode, ctx in contexts.items():
-        for agent in config.agents:
+    for agent in config.agents:  # agent by agent, both modes: a run cut short still holds paired episodes
+        for mode, ctx in contexts.items():
             await Runner(tasks, config.run_config(agent, mode), ctx, folders[mode], console=console).run()
+    for mode in contexts:
         await _score(folders[mode], live.env, live.tools)
     return folders[LIVE], folders[SYNTH]
 

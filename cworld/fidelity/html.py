@@ -50,11 +50,14 @@ def fidelity_page(data: dict[str, Any]) -> str:
 
 
 def fidelity_section(data: dict[str, Any]) -> str:
-    parts = ["<section class='fidelity' id='fidelity'><h2>Fidelity: synthesized vs live</h2>", _runs(data)]
+    parts = ["<section class='fidelity' id='fidelity'><h2>Fidelity: synthesized vs live</h2>", _runs(data),
+             _measured(data), _episodes(data.get("episodes"))]
+    parts += [f"<p class='note'>{escape(n)}</p>" for n in data.get("notes", [])]
     ranking = data.get("ranking")
     if ranking:
         secondary = data.get("secondary")
         parts += [
+            "<h3>All agents</h3>",
             _headline(ranking, data["metric"]),
             _secondary_line(secondary, data.get("secondary_metric")),
             scatter_svg(ranking["agents"], ranking["a"], ranking["b"]),
@@ -70,6 +73,66 @@ def fidelity_section(data: dict[str, Any]) -> str:
         ]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _measured(data: dict[str, Any]) -> str:
+    """The headline: rho and tau over the non-privileged agents; the designed ranking labelled as such."""
+    out = []
+    measured, designed = data.get("measured"), data.get("designed")
+    if measured:
+        out.append("<h3>Measured: the non-privileged agents (an order nobody designed)</h3>"
+                   + _headline(measured, data["metric"]))
+    if designed:
+        out.append(f"<p class='note'>Designed, not a result: the privileged agents (they read the answer key; "
+                   f"their order was chosen by construction) rank with Spearman ρ = {_corr(designed['spearman'])}, "
+                   f"Kendall τ = {_corr(designed['kendall'])} over {len(designed['agents'])} agents.</p>")
+    goals = data.get("goals")
+    if goals and (measured or data.get("episodes")):
+        out.append(_goals(goals))
+    return "".join(out)
+
+
+def _goals(goals: dict[str, Any]) -> str:
+    rows = []
+    for name, label, sign in (("rho_measured", "ρ over the non-privileged agents", "≥"),
+                              ("kappa_state_success", "state-success κ, all episode pairs", "≥"),
+                              ("verdict_flips", "share of verdicts flipped", "≤")):
+        g = goals.get(name) or {}
+        verdict = {True: "met", False: "not met", None: "not measured"}[g.get("met")]
+        rows.append(f"<tr><td>{label}</td><td class='num'>{_num(g.get('value'))}</td>"
+                    f"<td class='num'>{sign} {g.get('goal')}</td><td>{verdict}</td></tr>")
+    return ("<table><tr><th>goal</th><th>measured</th><th>target</th><th></th></tr>" + "".join(rows)
+            + "</table>")
+
+
+def _episodes(ep: dict[str, Any] | None) -> str:
+    """Episode-by-episode agreement per group and per category, each figure with its interval."""
+    if not ep or not ep.get("groups"):
+        return ""
+    head = ("<tr><th>episodes of</th><th>pairs</th><th>tasks</th><th>state success live / synth</th>"
+            "<th>accuracy</th><th>Cohen's κ</th><th>r of R_c</th><th>r of overall</th><th>verdict flips</th></tr>")
+
+    def row(r: dict[str, Any]) -> str:
+        ss = r["state_success"]
+        rates = f"{share(ss['live_rate'])} / {share(ss['synthesized_rate'])}" if ss["pairs"] else DASH
+        cells = [ss["accuracy"], ss["kappa"], r["r_c"]["pearson"], r["overall"]["pearson"],
+                 r["verdict_flips"]["share"]]
+        return (f"<tr><td>{escape(r['name'])}</td><td class='num'>{r['episodes']}</td>"
+                f"<td class='num'>{r['tasks']}</td><td class='num'>{rates}</td>"
+                + "".join(f"<td class='num'>{_cell(c)}</td>" for c in cells) + "</tr>")
+
+    level = int(round(100 * ep["level"]))
+    groups = "".join(row(r) for r in ep["groups"].values())
+    categories = "".join(row(r) for r in ep.get("categories", []))
+    return (f"<h3>Episode by episode ({ep['pairs']} pairs; {level}% bootstrap intervals over tasks)</h3>"
+            f"<table>{head}{groups}</table><h4>Per category</h4><table>{head}{categories}</table>")
+
+
+def _cell(i: dict[str, Any]) -> str:
+    if i.get("value") is None:
+        return "undefined"
+    ci = f" [{i['low']:.2f}, {i['high']:.2f}]" if i.get("low") is not None else ""
+    return f"{i['value']:.3f}{ci}"
 
 
 def _runs(data: dict[str, Any]) -> str:

@@ -11,9 +11,15 @@ from cworld.fidelity.fmt import DASH, share
 
 
 def render_fidelity(data: dict[str, Any], console: Console, *, top: int = 8) -> None:
+    for line in first_lines(data):
+        console.print(line)
+    if data.get("episodes"):
+        _episodes(data["episodes"], console)
+    for note in data.get("notes", []):
+        console.print(f"[dim]note: {note}[/dim]")
     ranking = data.get("ranking")
     if ranking:
-        console.print(headline(ranking, data["metric"]))
+        console.print(f"[dim]all agents: {headline(ranking, data['metric'])}[/dim]")
         secondary = data.get("secondary")
         if secondary:
             console.print(f"[dim]secondary: {headline(secondary, data['secondary_metric'])}[/dim]")
@@ -25,6 +31,58 @@ def render_fidelity(data: dict[str, Any], console: Console, *, top: int = 8) -> 
         console.print(headline(ref, data["metric"]))
         _agents(ref, console)
         _notes(ref, console)
+
+
+def first_lines(data: dict[str, Any]) -> list[str]:
+    """The headline (the non-privileged agents' rho and tau: an order nobody designed), the designed
+    ranking as a labelled secondary line, and whether the goals are met."""
+    lines = []
+    measured, designed = data.get("measured"), data.get("designed")
+    if measured:
+        lines.append(f"[bold]measured (non-privileged agents):[/bold] {headline(measured, data['metric'])}")
+    if designed:
+        lines.append(f"[dim]designed (privileged agents, their order chosen by construction): "
+                     f"{headline(designed, data['metric'])}[/dim]")
+    goals = data.get("goals")
+    if goals and (measured or data.get("episodes")):
+        lines.append(goal_line(goals))
+    return lines
+
+
+def goal_line(goals: dict[str, Any]) -> str:
+    """`goals: rho 0.95 >= 0.9 met; kappa ...`: each goal's point figure against its target."""
+    parts = []
+    for name, sign, label in (("rho_measured", ">=", "rho (measured)"),
+                              ("kappa_state_success", ">=", "state-success kappa"),
+                              ("verdict_flips", "<=", "verdict flips")):
+        g = goals.get(name) or {}
+        value = "undefined" if g.get("value") is None else f"{g['value']:.3f}"
+        verdict = {True: "met", False: "NOT met", None: "not measured"}[g.get("met")]
+        parts.append(f"{label} {value} (goal {sign} {g.get('goal')}) {verdict}")
+    return "goals: " + "; ".join(parts)
+
+
+def _episodes(ep: dict[str, Any], console: Console) -> None:
+    """Episode-by-episode agreement per group and per category, each figure with its interval."""
+    rows = [*ep["groups"].values(), *ep.get("categories", [])]
+    table = Table(_first("episodes of"), "pairs", "tasks", "success l/s", "accuracy", "kappa",
+                  "r R_c", "r overall", "flips",
+                  title=f"episode agreement ({int(round(100 * ep['level']))}% bootstrap over tasks): "
+                        "groups, then categories")
+    for r in rows:
+        ss = r["state_success"]
+        rates = f"{share(ss['live_rate'])}/{share(ss['synthesized_rate'])}" if ss["pairs"] else DASH
+        figures = [ss["accuracy"], ss["kappa"], r["r_c"]["pearson"], r["overall"]["pearson"],
+                   r["verdict_flips"]["share"]]
+        table.add_row(r["name"], str(r["episodes"]), str(r["tasks"]), rates, *(_short(f) for f in figures))
+    console.print(table)
+
+
+def _short(i: dict[str, Any]) -> str:
+    """A figure and its interval in two decimals, on two lines: `0.97` / `[0.94,0.99]`."""
+    if i.get("value") is None:
+        return "undef."
+    return f"{i['value']:.2f}" + (f"\n[{i['low']:.2f},{i['high']:.2f}]" if i.get("low") is not None else "")
 
 
 def headline(c: dict[str, Any], metric: str) -> str:
