@@ -92,9 +92,11 @@ def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch
     draft["constraints"] = [c.model_dump() for c in good.constraints]
     reply = json.dumps(draft, default=lambda o: o.model_dump())
     ok = json.dumps({"passed": True, "issues": []})
-    mock.script("harvested", [reply, ok])
+    index = int(good.id.rsplit("-", 1)[1])  # the attempt whose world it was drawn over: run up to that one
+    mock.script("harvested", [reply, ok] * (index + 1))
     ws = Workspace.resolve(tmp_path / "ws")
-    options = SynthOptions(n=1, seed=7, pool="harvested", min_candidate_share=0.0, max_attempts=1, max_rounds=1)
+    options = SynthOptions(n=1, seed=7, pool="harvested", min_candidate_share=0.0, max_attempts=index + 1,
+                           max_rounds=1, concurrency=1)
     try:
         prepared = prepare(ENV, ws, options, model="mock/harvested", out=ws.root / "tasks.jsonl")
         result, summary = asyncio.run(run_prepared(prepared))
@@ -141,10 +143,13 @@ def test_semantic_types_link_parameters_to_answer_fields() -> None:
     assert not same_entity("issue", id_leaf_entity("document.id") or "")
 
 
-def test_requests_read_as_the_users_words() -> None:
-    from cworld.synth.offline.schema_request import _from_name, _imperative
+def test_requests_are_written_from_the_content_templates(synthesized) -> None:
+    """A persona of the task's theme opens the request (task_synth/templates/harvested.yaml), not a
+    tool's description."""
+    import yaml
 
-    assert _imperative("Retrieves the latest quote for a ticker. Useful when...") == "retrieve the latest quote for a ticker"
-    assert _imperative("查询 CRM 合同（只读，列表）") is None
-    assert _imperative("Semantic similarity search over papers via download_paper") is None
-    assert _from_name("linear_get_teams", "linear-mcp") == "get the teams"
+    _, tasks, _ = synthesized
+    book = yaml.safe_load((ENV.task_synth / "templates" / "harvested.yaml").read_text())
+    for task in tasks:
+        theme = task.metadata["retrieval_query"].removeprefix("theme: ")
+        assert any(task.query.startswith(p) for p in book["personas"][theme]), task.query

@@ -33,7 +33,9 @@ def _count(flag: str, default: int, help: str) -> Callable[[Callable[..., Any]],
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")
 @_count("--concurrency", 4, "Attempts in flight.")
-@_count("--min-tools", 6, "Candidate bundle size, low end; also the least tools a task needs.")
+@click.option("--min-tools", type=click.IntRange(min=1), default=None,
+              help="Candidate bundle size, low end; also the least tools a task needs.  "
+              "[default: 6; 4 with --pool harvested]")
 @_count("--max-tools", 10, "Candidate bundle size, high end.")
 @click.option("--min-servers", type=click.IntRange(min=1), default=None,
               help="Distinct servers a bundle and a task must span.  [default: 2; 3 with --pool harvested]")

@@ -14,7 +14,9 @@ from pathlib import Path
 from cworld.config import ModelConfig, load_models
 from cworld.environment import Environment, Workspace
 from cworld.synth.dedupe import DuplicateGuard
+from cworld.synth.harvest_pool import Theme, load_themes
 from cworld.synth.offline import OfflineDrafter
+from cworld.synth.offline.templates import Templates
 from cworld.synth.options import SynthOptions
 from cworld.synth.pipeline import Synthesis
 from cworld.synth.samples import SampleAnswers
@@ -77,17 +79,17 @@ def prepare(
     if harvested:
         _attach_embedder(universe, workspace)
     if cfg is None and harvested:
-        from cworld.engine import load_cards
         from cworld.synth.leak import LeakChecker
-        from cworld.synth.offline.schema_chain import ChainDrafter
+        from cworld.synth.offline.goal_chain import GoalDrafter
+        from cworld.synth.offline.goal_roles import Roles
+        from cworld.synth.offline.goal_words import GoalWords
 
         leaks = LeakChecker(universe)
-        chain = ChainDrafter(universe, options, leaks, engine, load_cards(env.category_cards))
-        synthesis = Synthesis(universe, taxonomy, options, chain=chain, engine=engine)
+        chain = GoalDrafter(universe, options, leaks, engine, Roles(engine), GoalWords.of(Templates.of(env)))
+        synthesis = Synthesis(universe, taxonomy, options, chain=chain, engine=engine, themes=_themes(env))
         gateway = None
     elif cfg is None:
         from cworld.synth.leak import LeakChecker
-        from cworld.synth.offline.templates import Templates
 
         offline = OfflineDrafter(universe, options, LeakChecker(universe), Templates.of(env))
         synthesis = Synthesis(universe, taxonomy, options, offline=offline)
@@ -99,7 +101,8 @@ def prepare(
         gateway = Gateway.from_workspace(workspace)
         samples = _samples(env, workspace, universe, options, engine)
         drafter = LLMDrafter(gateway, cfg, taxonomy, load_prompts(env.task_synth), universe.tools, options, samples)
-        synthesis = Synthesis(universe, taxonomy, options, llm=drafter, engine=engine)
+        synthesis = Synthesis(universe, taxonomy, options, llm=drafter, engine=engine,
+                              themes=_themes(env) if harvested else None)
     guard = DuplicateGuard(
         universe.embedder, cosine=options.duplicate_cosine, jaccard=options.duplicate_jaccard
     )
@@ -110,6 +113,11 @@ def prepare(
         _prime(guard, out)
         workspace.mark_latest("tasks", out)
     return Prepared(synthesis, guard, target, gateway)
+
+
+def _themes(env: Environment) -> dict[str, Theme]:
+    """The harvested pool's themes: content (`task_synth/templates/harvested.yaml`)."""
+    return load_themes(Templates.of(env).book("harvested"))
 
 
 def _engine(env: Environment, workspace: Workspace, universe: ToolUniverse) -> object:

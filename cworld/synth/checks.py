@@ -1,4 +1,5 @@
-"""Rule checks on a draft (C-World §2.2 "check"): tool coverage, constraint quality, structure, leaks.
+"""Rule checks on a draft (C-World §2.2 "check"): tool coverage, constraint quality, structure, leaks,
+and on the harvested pool whether the request is one a person would make (`request_checks.py`).
 
 Each failed rule is an `Issue` whose message says what to change, so the list doubles as the targeted
 feedback of the next revision. The LLM critic (when a model is configured) runs after these pass.
@@ -16,6 +17,7 @@ from cworld.agents.references import referenced_steps
 from cworld.synth.draft import Draft
 from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.options import SynthOptions
+from cworld.synth.request_checks import check_request
 from cworld.synth.taxonomy import Taxonomy, form_problems, verifiable
 from cworld.synth.toolset import ToolUniverse
 
@@ -87,6 +89,8 @@ def run_checks(
     check_structure(draft, universe, report)
     check_leaks(draft, leaks, report)
     check_scenario(draft, leaks, report, require=require_scenario)
+    if options.pool == "harvested":
+        check_request(draft, universe, report)
     return report
 
 

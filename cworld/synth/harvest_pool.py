@@ -1,42 +1,77 @@
-"""Candidate bundles for `--pool harvested`: thematic bundles of harvested servers, a chain per server.
+"""Candidate bundles for `--pool harvested`: one goal over three harvested services, data flowing between them.
 
-The harvested catalog is 167 real servers' tools, schema only. A bundle takes a theme (a trip: maps,
-travel, calendar, messaging...), draws 3–4 servers of distinct category cards within it, and takes from
-each a short chain: a producer→consumer edge of the dependency graph when the server has one, else a
-read with an output schema (its fields can feed later steps) and one more tool. Servers that only take
-in what others produce (messaging, documents, task boards, calendars, CRMs) go last, so a bundle reads
-then acts. Every choice uses the attempt's RNG. No retrieval index is needed: the themes and the graph
-stand in for it, so the same bundle comes out with or without an embedder.
+A person's request has one goal: find something, act on it, tell someone. A bundle takes a theme (a
+trip, research, engineering... `task_synth/templates/harvested.yaml`, which puts every category card in
+at least one theme), then a server of a *source* card with a read the world answers, a server of an
+*act* card with a write that can take what was found, and a server of a *sink* card (chat, email, task
+board, documents...) with a write that records the outcome. Each write comes with the reads of its own
+server that find the records its id arguments name (the list it goes on, the channel it is posted in),
+so every id in a plan is one an earlier step found. Which tools can play which part is decided on the
+world engine (`offline/goal_roles.py`): only tools it runs on the world, with arguments a request can
+fill honestly. The order of the candidates is the goal's order; every choice uses the attempt's RNG.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from cworld.data_model import ToolSpec
-from cworld.errors import UsageError
+from cworld.errors import ContentError, UsageError
+from cworld.synth.offline.goal_roles import Roles, ToolRole
+from cworld.synth.offline.templates import Phrasebook
 from cworld.synth.sampling import Candidates
 from cworld.synth.toolset import ToolUniverse
 
-THEMES: dict[str, tuple[str, ...]] = {
-    "trip": ("maps", "travel", "calendar", "messaging", "utilities", "web_search"),
-    "research": ("web_search", "knowledge_graph", "documents", "education", "media", "messaging"),
-    "commerce": ("ecommerce", "finance", "crm", "messaging", "documents"),
-    "engineering": ("code_hosting", "devops", "cloud_infrastructure", "task_board", "security", "messaging"),
-    "data": ("sql_database", "documents", "utilities", "knowledge_graph", "task_board", "browser_automation"),
-    "health": ("health_records", "calendar", "messaging", "documents", "education"),
-    "markets": ("finance", "web_search", "documents", "messaging", "knowledge_graph"),
-    "content": ("media", "web_search", "documents", "messaging", "browser_automation"),
-    "operations": ("devices", "cloud_infrastructure", "devops", "security", "messaging", "task_board"),
-    "team": ("task_board", "calendar", "messaging", "documents", "crm", "code_hosting"),
-}
-"""Themes by the category cards of the servers they bundle."""
-SINKS = frozenset({"messaging", "documents", "task_board", "calendar", "crm"})
-"""Cards whose servers mostly take in what others found: they go last in a bundle."""
+ROLES = ("sources", "acts", "sinks")
 _DESTRUCTIVE = re.compile(r"(^|[_\-])(delete|remove|drop|destroy|purge|kill|terminate|wipe|revoke|reset)", re.I)
 _SIMPLE = frozenset({"string", "integer", "number", "boolean"})
+_BUNDLES = 6
+"""Bundles drawn before the largest is taken when none reaches `min_tools` and `min_servers`."""
+_TRIES = 20
+"""Servers tried per part before the bundle gives that part up (each try may build a server's world)."""
+
+
+@dataclass(frozen=True)
+class Theme:
+    """The cards a theme draws each part of its goal from."""
+
+    name: str
+    sources: tuple[str, ...]
+    acts: tuple[str, ...]
+    sinks: tuple[str, ...]
+    #: what an act write may make (`act_entities`: records a person makes about a finding)
+    act_entities: frozenset[str] = frozenset()
+    #: what a sink write may make (`sink_entities`: records that carry a note to people)
+    sink_entities: frozenset[str] = frozenset()
+
+    @property
+    def cards(self) -> set[str]:
+        return {*self.sources, *self.acts, *self.sinks}
+
+
+def load_themes(book: Phrasebook) -> dict[str, Theme]:
+    """The themes of `harvested.yaml`; a theme missing a part is a one-line `ContentError`."""
+    raw = book.raw("themes")
+    if not isinstance(raw, dict) or not raw:
+        raise ContentError(f"{book.path}: 'themes' must map theme names to their cards")
+    acts, sinks = (_kinds(book, key) for key in ("act_entities", "sink_entities"))
+    themes = {}
+    for name, parts in raw.items():
+        if not isinstance(parts, dict) or any(not isinstance(parts.get(r), list) or not parts[r] for r in ROLES):
+            raise ContentError(f"{book.path}: theme '{name}' needs non-empty lists {', '.join(ROLES)}")
+        cards = {r: tuple(str(c) for c in parts[r]) for r in ROLES}
+        themes[name] = Theme(name, cards["sources"], cards["acts"], cards["sinks"], acts, sinks)
+    return themes
+
+
+def _kinds(book: Phrasebook, key: str) -> frozenset[str]:
+    found = book.raw(key)
+    if not isinstance(found, list) or not found:
+        raise ContentError(f"{book.path}: '{key}' must list entity kinds")
+    return frozenset(str(c) for c in found)
 
 
 def card_of(tool: ToolSpec) -> str:
@@ -72,12 +107,6 @@ def english(tool: ToolSpec) -> bool:
     return not text or sum(c.isascii() for c in text) >= 0.95 * len(text)
 
 
-def producer(tool: ToolSpec) -> bool:
-    """A read whose output schema has fields: what a chain starts with."""
-    out = tool.output_schema or {}
-    return tool.is_read_only and bool(out.get("properties") or out.get("items"))
-
-
 def harvested_servers(universe: ToolUniverse) -> dict[str, list[ToolSpec]]:
     """Harvested server -> its usable tools (servers with none are left out)."""
     found: dict[str, list[ToolSpec]] = {}
@@ -91,84 +120,84 @@ def sample_harvested(
     universe: ToolUniverse,
     rng: random.Random,
     *,
+    roles: Roles,
+    themes: dict[str, Theme],
     min_tools: int,
     max_tools: int,
     min_servers: int,
     avoid: Iterable[str] = (),
 ) -> Candidates:
-    """A thematic bundle over at least `min_servers` harvested servers, a short chain from each."""
+    """A goal's bundle: a source read, an act write and a sink write on three servers (their finders
+    before each write), within one theme."""
     banned = set(avoid)
     servers = {s: [t for t in ts if t.id not in banned] for s, ts in harvested_servers(universe).items()}
-    servers = {s: ts for s, ts in servers.items() if ts}
     by_card: dict[str, list[str]] = {}
     for server, own in servers.items():
-        by_card.setdefault(card_of(own[0]), []).append(server)
-    themes = [name for name, cards in THEMES.items() if sum(c in by_card for c in cards) >= min_servers]
-    if not themes:
-        raise UsageError(
-            f"the harvested catalog has no theme spanning {min_servers} kinds of server; "
-            "lower --min-servers or run `cworld registry harvest`"
-        )
-    theme = rng.choice(themes)
-    cards = [c for c in THEMES[theme] if c in by_card]
-    count = min(len(cards), rng.randint(min_servers, max(min_servers, min_servers + 1)))
-    chosen = [rng.choice(sorted(by_card[c])) for c in rng.sample(cards, count)]
-    chosen.sort(key=lambda s: card_of(servers[s][0]) in SINKS)
+        if own:
+            by_card.setdefault(card_of(own[0]), []).append(server)
+    names = [n for n, t in themes.items() if all(set(getattr(t, r)) & set(by_card) for r in ROLES)]
+    if not names:
+        raise UsageError("the harvested catalog has no theme with a source, an act and a sink server; "
+                         "run `cworld registry harvest` or widen the themes in task_synth/templates/harvested.yaml")
+    best: list[str] = []
+    best_theme = ""
+    for _ in range(_BUNDLES):
+        theme = themes[rng.choice(sorted(names))]
+        tools = _bundle(theme, by_card, servers, roles, rng)
+        if len({t.split("/", 1)[0] for t in tools}) >= min_servers and len(tools) >= min_tools:
+            return Candidates(seeds=tools[:1], query=f"theme: {theme.name}", tools=tools[:max_tools])
+        best = max(best, tools, key=len)
+        best_theme = theme.name
+    if not best:
+        raise UsageError("no harvested server of the drawn themes has a tool the world engine runs")
+    return Candidates(seeds=best[:1], query=f"theme: {best_theme}", tools=best[:max_tools])
+
+
+def _bundle(theme: Theme, by_card: dict[str, list[str]], servers: dict[str, list[ToolSpec]], roles: Roles,
+            rng: random.Random) -> list[str]:
+    used: set[str] = set()
     tools: list[str] = []
-    for n, server in enumerate(chosen):
-        tools += _chain(universe, servers[server], rng, later=n > 0)
-    tools = _fill(tools, chosen, servers, rng, min_tools, max_tools)
-    return Candidates(seeds=[tools[0]], query=f"theme: {theme}", tools=tools)
+    for part in ROLES:
+        wanted = (lambda r: r.reads) if part == "sources" else (lambda r: not r.reads and r.takes_data and r.entity in theme.act_entities) \
+            if part == "acts" else (lambda r: not r.reads and r.takes_data and r.entity in theme.sink_entities)
+        found = _part(getattr(theme, part), wanted, by_card, servers, roles, rng, used)
+        if found is None:
+            return tools
+        tools += found
+    return tools
 
 
-def linkable(tool: ToolSpec) -> bool:
-    """A parameter of the tool can take a value an earlier service found (`schema_links`): a place, an
-    email, a ticker, a name to search for..."""
-    from cworld.synth.offline.schema_links import input_type
-
-    props = (tool.input_schema or {}).get("properties", {}) or {}
-    return any(isinstance(p, dict) and input_type(k, p) for k, p in props.items())
-
-
-def _chain(universe: ToolUniverse, tools: list[ToolSpec], rng: random.Random, *, later: bool = False) -> list[str]:
-    """A producer→consumer edge of the graph within the server when it has one, else a read with fields
-    and another tool (or the only tool). A server after the first starts, when it can, with a tool that
-    takes in what the earlier ones found (so the chain crosses services)."""
-    ids = {t.id for t in tools}
-    edges = sorted(
-        (a, b) for a, b in universe.graph.edges() if a in ids and b in ids and a != b
-    )
-    takers = sorted(t.id for t in tools if linkable(t))
-    if later and takers and rng.random() < 0.7:
-        first = rng.choice(takers)
-        follow = sorted({b for a, b in edges if a == first} or ids - {first})
-        return [first, rng.choice(follow)] if follow else [first]
-    if edges and rng.random() < 0.8:
-        return list(rng.choice(edges))
-    reads = [t.id for t in tools if producer(t)]
-    first = rng.choice(reads) if reads else rng.choice(sorted(ids))
-    rest = sorted(ids - {first})
-    return [first, rng.choice(rest)] if rest else [first]
+def _part(cards: tuple[str, ...], wanted: Callable[[ToolRole], bool], by_card: dict[str, list[str]],
+          servers: dict[str, list[ToolSpec]], roles: Roles, rng: random.Random, used: set[str]) -> list[str] | None:
+    """The tools of one part on a server of a card no earlier part used (so "the documents" never means
+    two services): a tool `wanted` takes, preceded (a write) by the finders of the records it names."""
+    open_cards = [c for c in cards if c not in used and by_card.get(c)]
+    rng.shuffle(open_cards)  # a card is as likely as another, however many servers it has
+    pool = [(c, s) for c in open_cards for s in rng.sample(sorted(by_card[c]), min(4, len(by_card[c])))]
+    for card, server in pool[:_TRIES]:
+        own = servers[server]
+        fitting = [r for t in own if (r := roles.of(t)) is not None and wanted(r)]
+        if not fitting:
+            continue
+        role = _prefer_found(fitting, own, roles, rng)
+        used.add(card)
+        return [*_finders(role, own, roles), role.tool.id]
+    return None
 
 
-def _fill(
-    tools: list[str],
-    servers: list[str],
-    pool: dict[str, list[ToolSpec]],
-    rng: random.Random,
-    min_tools: int,
-    max_tools: int,
-) -> list[str]:
-    """Top the bundle up to `min_tools` with more tools of its servers (reads first); cap it at `max_tools`
-    by dropping second tools of the earliest servers."""
-    spare = [t.id for s in servers for t in sorted(pool[s], key=lambda t: not producer(t)) if t.id not in tools]
-    rng.shuffle(spare)
-    while len(tools) < min_tools and spare:
-        extra = spare.pop()
-        at = max(i for i, t in enumerate(tools) if t.split("/", 1)[0] == extra.split("/", 1)[0])
-        tools.insert(at + 1, extra)
-    while len(tools) > max_tools:
-        owners = [t.split("/", 1)[0] for t in tools]
-        drop = next((i for i, owner in enumerate(owners) if owner in owners[:i]), len(tools) - 1)
-        tools.pop(drop)
-    return list(dict.fromkeys(tools))
+def _prefer_found(fitting: list[ToolRole], own: list[ToolSpec], roles: Roles, rng: random.Random) -> ToolRole:
+    """Tools whose record arguments a read of the server finds come first (the plan then finds the ids it
+    uses instead of knowing them, and the request names a place: "the item 'X' in the vault 'Y'")."""
+    found = [r for r in fitting if _finders(r, own, roles)]
+    return rng.choice(found or fitting)
+
+
+def _finders(role: ToolRole, own: list[ToolSpec], roles: Roles) -> list[str]:
+    """One read per record argument of `role` that lists records of its kind; [] when none has a finder
+    (the plan then names the world's record itself)."""
+    picks = []
+    for kind in dict.fromkeys(role.kind_args.values()):
+        found = roles.finders(own, kind)
+        if found:
+            picks.append(found[0].id)
+    return picks

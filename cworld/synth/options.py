@@ -10,6 +10,9 @@ from cworld.errors import UsageError
 
 HARVESTED_MIN_SERVERS = 3
 """A harvested-pool task spans at least this many servers (schema-only tools of real services)."""
+HARVESTED_MIN_TOOLS = 4
+"""A harvested-pool task is one goal (find, act, tell) with the reads that find what it names: four or
+more steps, each serving it; padding it to more with unrelated tools is what made requests read as lists."""
 
 
 class SynthOptions(BaseModel):
@@ -47,8 +50,10 @@ class SynthOptions(BaseModel):
         """The harvested pool spans at least `HARVESTED_MIN_SERVERS` servers unless told otherwise."""
         if isinstance(data, dict) and data.get("pool") == "harvested" and data.get("min_servers") is None:
             data = {**data, "min_servers": HARVESTED_MIN_SERVERS}
-        elif isinstance(data, dict) and data.get("min_servers") is None:
-            data = {k: v for k, v in data.items() if k != "min_servers"}
+        if isinstance(data, dict) and data.get("pool") == "harvested" and data.get("min_tools") is None:
+            data = {**data, "min_tools": HARVESTED_MIN_TOOLS}
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k not in ("min_servers", "min_tools") or v is not None}
         return data
 
     @model_validator(mode="after")

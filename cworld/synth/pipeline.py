@@ -16,12 +16,13 @@ from cworld.seeding import derive_rng, derive_seed
 from cworld.synth.checks import CheckReport, run_checks
 from cworld.synth.draft import Draft, to_task
 from cworld.synth.feedback import execution_feedback
-from cworld.synth.harvest_pool import sample_harvested
+from cworld.synth.harvest_pool import Theme, sample_harvested
 from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.llm_drafter import LLMDrafter
 from cworld.synth.offline import OfflineDrafter, Revision
 from cworld.synth.offline.composer import BlockFailed
-from cworld.synth.offline.schema_chain import ChainDrafter
+from cworld.synth.offline.goal_chain import GoalDrafter
+from cworld.synth.offline.goal_roles import Roles
 from cworld.synth.options import SynthOptions
 from cworld.synth.sampling import Candidates, sample_candidates
 from cworld.synth.scenario import sandbox_kinds, write_scenario
@@ -64,17 +65,23 @@ class Synthesis:
         *,
         offline: OfflineDrafter | None = None,
         llm: LLMDrafter | None = None,
-        chain: ChainDrafter | None = None,
+        chain: GoalDrafter | None = None,
         engine: Any = None,
+        themes: dict[str, Theme] | None = None,
     ) -> None:
         """`chain` is the offline drafter of the harvested pool; `engine` the World Engine its tasks are
-        verified with (synthesized mode), needed by either drafter on that pool."""
+        verified with (synthesized mode) and `themes` its bundles' themes, needed by either drafter on
+        that pool."""
         if sum(d is not None for d in (offline, llm, chain)) != 1:
             raise ValueError("give exactly one drafter")
         if options.pool == "harvested" and engine is None:
             raise ValueError("the harvested pool verifies with a World Engine: give one")
+        if options.pool == "harvested" and not themes:
+            raise ValueError("the harvested pool draws its bundles from themes: give them")
         self.universe, self.taxonomy, self.options = universe, taxonomy, options
         self.offline, self.llm, self.chain, self.engine = offline, llm, chain, engine
+        self.themes = themes or {}
+        self.roles = chain.roles if chain is not None else Roles(engine) if engine is not None else None
         self.leaks = LeakChecker(universe)
         self.kinds = sandbox_kinds()
 
@@ -130,8 +137,10 @@ class Synthesis:
         world_seed = derive_seed(self.options.seed, f"synth:world:{index}") % WORLD_SEEDS
         if self.harvested:
             o = self.options
+            assert self.roles is not None
             candidates = sample_harvested(
-                self.universe, rng, min_tools=o.min_tools, max_tools=o.max_tools, min_servers=o.min_servers
+                self.universe, rng, roles=self.roles, themes=self.themes, min_tools=o.min_tools,
+                max_tools=o.max_tools, min_servers=o.min_servers,
             )
             return Round(candidates, world_seed, False)
         share = self.options.schema_only_share

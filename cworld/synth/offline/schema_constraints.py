@@ -1,4 +1,4 @@
-"""Constraints for a task composed from schemas (`schema_chain.py`), each read off the composed chain so
+"""Constraints for a task composed from schemas (`goal_chain.py`), each read off the composed chain so
 the gold plan meets it by construction (verification re-checks): a call limit with slack, the servers
 to reach and to stay within (named by their kind of service, never their id), reads before writes, the
 order of two linked steps, literal facts of the request to report, the answer's shape, no repeats and
@@ -17,7 +17,7 @@ from cworld.synth.offline.constraints import _numbered
 from cworld.synth.toolset import ToolUniverse
 
 if TYPE_CHECKING:
-    from cworld.synth.offline.schema_chain import Chain
+    from cworld.synth.offline.goal_chain import Chain
 
 Maker = Callable[["Chain", ToolUniverse, random.Random, list[str], list[tuple[str, str]]], Constraint | None]
 

@@ -1,0 +1,126 @@
+"""Harvested-pool requests a person would make (issue 24, items 4 and 7): every card in a theme; one goal
+whose services are joined by data flowing through the world; values from the world, never schema
+placeholders; the request's words are not the tools' descriptions; the checker catches drafts that break
+these rules, so the LLM path's revision loop is told what to change."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import networkx as nx
+import pytest
+
+from cworld.agents.references import referenced_steps
+from cworld.data_model import PlanStep, Task, ToolSpec, read_jsonl
+from cworld.engine import load_cards
+from cworld.environment import Environment, Workspace
+from cworld.synth import SynthOptions, prepare, run_prepared
+from cworld.synth.checks import CheckReport
+from cworld.synth.draft import Draft
+from cworld.synth.harvest_pool import load_themes
+from cworld.synth.offline.templates import Templates
+from cworld.synth.request_checks import check_request, placeholder_values
+from cworld.synth.toolset import ToolUniverse
+
+ENV = Environment.resolve()
+QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)")
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Task], object]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CWORLD_EMBED_MODEL", "hash")
+    ws = Workspace.resolve(tmp_path_factory.mktemp("goals") / "ws")
+    prepared = prepare(ENV, ws, SynthOptions(n=6, seed=13, pool="harvested", concurrency=1), out=ws.root / "t.jsonl")
+    asyncio.run(run_prepared(prepared))
+    yield read_jsonl(ws.root / "t.jsonl", Task), prepared
+    mp.undo()
+
+
+def test_every_card_is_in_a_theme() -> None:
+    themes = load_themes(Templates.of(ENV).book("harvested"))
+    covered = set().union(*(t.cards for t in themes.values()))
+    cards = set(load_cards(ENV.category_cards))
+    assert cards - covered == set()
+    assert covered <= cards  # no theme names a card that does not exist
+    for theme in themes.values():
+        assert theme.sources and theme.acts and theme.sinks
+
+
+def test_harvested_requests_carry_no_placeholder_values(batch) -> None:
+    tasks, prepared = batch
+    assert len(tasks) == 6
+    tools = prepared.synthesis.universe.tools
+    for task in tasks:
+        for step in task.gold_plan:
+            assert placeholder_values(step.arguments, task.query, tools[step.tool].input_schema) == [], (task.id, step)
+        quoted = QUOTED.findall(task.query)
+        assert quoted and not any(q.lower() in ("example", "test", "1", "https") for q in quoted), task.query
+
+
+def test_each_service_after_the_first_takes_what_an_earlier_one_found(batch) -> None:
+    tasks, _ = batch
+    for task in tasks:
+        server_of = {s.id: s.tool.split("/", 1)[0] for s in task.gold_plan}
+        order = list(dict.fromkeys(server_of.values()))
+        assert len(order) >= 3
+        for server in order[1:]:
+            fed = {server_of[r] for s in task.gold_plan if server_of[s.id] == server for r in referenced_steps(s.arguments)}
+            assert fed - {server}, (task.id, server, task.query)
+
+
+def test_requests_are_not_the_tools_descriptions(batch) -> None:
+    tasks, prepared = batch
+    universe = prepared.synthesis.universe
+    for task in tasks:
+        report = CheckReport()
+        check_request(Draft(query=task.query, tools=task.tools, gold_plan=task.gold_plan,
+                            final_answer_hints=task.final_answer_hints), universe, report)
+        assert report.passed, (task.query, report.feedback())
+        # the quoted names are the world's records: the plan finds them by name
+        plan = " ".join(str(s.arguments) for s in task.gold_plan)
+        assert any(q in plan for q in QUOTED.findall(task.query)), task.query
+
+
+def test_the_outcome_still_verifies(batch) -> None:
+    tasks, _ = batch
+    for task in tasks:
+        assert task.verifiable and task.ground_truth and task.metadata["outcome"]["writes"]
+
+
+def _tool(server: str, name: str, description: str, props: dict) -> ToolSpec:
+    return ToolSpec(id=f"{server}/{name}", server=server, name=name, description=description,
+                    input_schema={"type": "object", "properties": props})
+
+
+def test_the_checker_tells_a_stitched_draft_what_to_change() -> None:
+    """What today's stitched requests did: a placeholder, a service no data reaches, an unused read, a
+    copied description. Each is an issue the revision is shown."""
+    tools = [
+        _tool("a", "list_items", "Lists every item in the workspace with its owner and status", {}),
+        _tool("b", "send_message", "Send a message to a channel", {"channel_id": {"type": "string"},
+                                                                    "text": {"type": "string"}}),
+        _tool("c", "create_note", "Create a note", {"title": {"type": "string"}}),
+    ]
+    universe = ToolUniverse(tools={t.id: t for t in tools}, graph=nx.DiGraph())
+    draft = Draft(
+        query="Please lists every item in the workspace with its owner and status, then message 'example'.",
+        tools=[t.id for t in tools],
+        gold_plan=[PlanStep(id="s1", tool="a/list_items", arguments={}),
+                   PlanStep(id="s2", tool="b/send_message", arguments={"channel_id": "1", "text": "example"}),
+                   PlanStep(id="s3", tool="c/create_note", arguments={"title": "{{s1.items.0.name}}"})],
+    )
+    report = CheckReport()
+    check_request(draft, universe, report)
+    codes = {i.code for i in report.issues}
+    assert codes == {"placeholder", "unlinked_service", "paraphrase"}
+    draft.gold_plan[1].arguments = {"channel_id": "C_0001", "text": "Added {{s1.items.0.name}}"}
+    draft.query = "Find our newest item and tell the team in 'general' about it."
+    report = CheckReport()
+    check_request(draft, universe, report)
+    assert report.passed, report.feedback()
+    draft.gold_plan.insert(1, PlanStep(id="s9", tool="a/list_items", arguments={"page": 2}))
+    report = CheckReport()
+    check_request(draft, universe, report)
+    assert {i.code for i in report.issues} == {"idle_step"}
