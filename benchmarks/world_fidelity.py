@@ -641,6 +641,48 @@ async def scale_ratio(subject: WorldSubject, episodes: list[Episode], replays: l
     return out
 
 
+def live_scale(episodes: list[Episode], budget: float) -> dict[str, Scale]:
+    """The same ratio for the live apps: the explorer's calls on a session whose app holds 10,000 records
+    per collection (grown as for the engine, id counters moved past them) over one of 100, the large one
+    cut at `budget` CPU seconds. What the service itself pays as its world grows, beside the engine's."""
+    out: dict[str, Scale] = {}
+    for episode in episodes:
+        large_s, done, complete = live_replay_seconds(episode, SCALES[1], budget)
+        covered = done if complete else done + 1
+        small_s, _, _ = live_replay_seconds(episode, SCALES[0], float("inf"), covered)
+        one = Scale(small_s, large_s, len(episode.calls), done, complete)
+        for key in (episode.name, "ALL"):
+            out.setdefault(key, Scale()).add(one)
+    return out
+
+
+def live_replay_seconds(episode: Episode, size: int, budget: float,
+                        limit: int | None = None) -> tuple[float, int, bool]:
+    """CPU seconds of the episode's first `limit` calls live in a world of `size` records per collection,
+    calls answered, and whether all were answered within `budget`."""
+    from cworld.sandbox.catalog import all_apps
+    from cworld.sandbox.framework.server import build_server
+    from cworld.sandbox.framework.session import SandboxSession
+
+    session = SandboxSession(episode.seed, all_apps())
+    session.state[episode.name] = scaled_state(session.state[episode.name], size)
+    for records in session.state[episode.name].values():
+        for key in records if isinstance(records, dict) else ():
+            match = _NUMBERED.match(str(key))
+            if match and match.group(1).endswith("_"):
+                prefix = match.group(1)[:-1]
+                session._id_counters[prefix] = max(session._id_counters.get(prefix, 0), int(match.group(2)))
+    server = build_server(session, episode.name)
+    calls = episode.calls[:limit] if limit is not None else episode.calls
+    started, done = time.process_time(), 0
+    for call in calls:
+        to_tool_result(server.call_tool_sync(call.tool.name, copy.deepcopy(call.arguments)), 0.0)
+        done += 1
+        if time.process_time() - started > budget and done < len(calls):
+            return time.process_time() - started, done, False
+    return time.process_time() - started, done, True
+
+
 # --- running and printing ---------------------------------------------------------------------------------
 @dataclass
 class Result:
@@ -712,15 +754,18 @@ def speed_line(result: Result) -> str | None:
 def scale_line(result: Result) -> str | None:
     if not result.scale:
         return None
+    return (f"per-call time, {SCALES[1]:,} records per collection over {SCALES[0]} (seed of the first episode): "
+            f"{scale_text(result.scale)}")
 
+
+def scale_text(scale: dict[str, Scale]) -> str:
     def shown(s: Scale) -> str:
         ratio = s.as_dict()["ratio"]
         text = "-" if ratio is None else f"{'>=' if not s.complete else ''}{ratio:.1f}x"
         return text if s.complete else f"{text} (cut at call {s.done + 1}/{s.calls})"
 
-    per_app = ", ".join(f"{a} {shown(s)}" for a, s in result.scale.items() if a != "ALL")
-    return (f"per-call time, {SCALES[1]:,} records per collection over {SCALES[0]} (seed of the first episode): "
-            f"ALL {shown(result.scale['ALL'])}; {per_app}")
+    per_app = ", ".join(f"{a} {shown(s)}" for a, s in scale.items() if a != "ALL")
+    return f"ALL {shown(scale['ALL'])}; {per_app}"
 
 
 def report(result: Result) -> None:
@@ -742,6 +787,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3, help="timings per side (best of); 0 skips speed")
     parser.add_argument("--scale-budget", type=float, default=5.0,
                         help="CPU seconds per app for the 10,000-record world's replay (0 skips the scale timing)")
+    parser.add_argument("--live-scale", action="store_true",
+                        help="also time the live apps at 10,000 records per collection against 100 (same budget)")
     parser.add_argument("--no-briefing", action="store_true",
                         help="the explorer is not told the user's credentials (logins then always fail)")
     parser.add_argument("--json", type=Path, help="write the figures here")
@@ -775,11 +822,19 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(measure(subject, episodes, opts.repeats, opts.scale_budget if scaled else None))
         report(result)
         results.append(result)
+    live_scaled = None
+    if opts.live_scale and opts.scale_budget > 0:
+        first = [e for e in episodes if e.seed == episodes[0].seed]
+        live_scaled = live_scale(first, opts.scale_budget)
+        print(f"\nlive apps, per-call time, {SCALES[1]:,} records per collection over {SCALES[0]}: "
+              f"{scale_text(live_scaled)}")
     print(f"\n({time.perf_counter() - started:.0f} s)")
     if opts.json:
         opts.json.write_text(json.dumps({"seeds": opts.seeds, "calls_per_app": opts.calls_per_app,
                                          "apps": [a.name for a in apps], "notes": notes,
-                                         "engines": [r.as_dict() for r in results]}, indent=2))
+                                         "engines": [r.as_dict() for r in results],
+                                         "live_scale": {a: v.as_dict() for a, v in (live_scaled or {}).items()}},
+                                        indent=2))
     return 0
 
 
