@@ -146,7 +146,7 @@ def command(
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
 @click.option(
     "--max-turns", default=None, type=click.IntRange(1, 1000),
-    help="Turn limit per episode (default: max(30, 2 x the task's gold-plan length + 10))."
+    help="Turn limit per episode (default: max(30, 3 x the task's candidate tools + 10, a stated call limit + 10))."
 )
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64))
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
