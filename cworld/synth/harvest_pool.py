@@ -158,8 +158,9 @@ def _bundle(theme: Theme, by_card: dict[str, list[str]], servers: dict[str, list
     used: set[str] = set()
     tools: list[str] = []
     for part in ROLES:
-        wanted = (lambda r: r.reads) if part == "sources" else (lambda r: not r.reads and r.takes_data and r.entity in theme.act_entities) \
-            if part == "acts" else (lambda r: not r.reads and r.takes_data and r.entity in theme.sink_entities)
+        kinds = theme.act_entities if part == "acts" else theme.sink_entities
+        wanted = (lambda r: r.reads) if part == "sources" else \
+            (lambda r, kinds=kinds: not r.reads and r.takes_data and bool({r.entity, r.noun} & kinds))
         found = _part(getattr(theme, part), wanted, by_card, servers, roles, rng, used)
         if found is None:
             return tools

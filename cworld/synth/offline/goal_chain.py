@@ -178,7 +178,9 @@ class GoalDrafter:
         self._plain(part, rng, probe.chain.today)
         answer = probe.run(step)
         found = _pick(answer, role.entity, step.plan.id, rng, wanted.label if wanted else None, spec.server)
-        if found is None or wanted is not None and found.label.lower() != wanted.label.lower():
+        # what the goal is about needs a real name: a generated world's filler word ('technology') is none
+        if found is None or wanted is not None and found.label.lower() != wanted.label.lower() \
+                or filler(found.label):
             self.roles.refused.add(spec.id)
             raise BlockFailed(f"{spec.id} found no record with a name or title to act on")
         part.named["found"] = found
@@ -260,7 +262,7 @@ class GoalDrafter:
         records = found.collection(kind) if found is not None else None
         if not records:
             return None
-        named = [(key, f, rec[f]) for key, rec in list(records.items())[:40] if isinstance(rec, dict)
+        named = [(key, f, rec[f]) for key, rec in list(records.items())[:200] if isinstance(rec, dict)
                  for f in [label_field(rec)] if f is not None]
         if not named:
             return None
@@ -388,7 +390,7 @@ def _pick(answer: Any, entity: str, step_id: str, rng: random.Random, wanted: st
           server: str) -> Named | None:
     """A record of a read's answer that has a name (the one named `wanted` when it is there)."""
     for path, items in _lists(answer):
-        named = [(rec, f) for rec in items[:10] if isinstance(rec, dict) for f in [label_field(rec)] if f]
+        named = [(rec, f) for rec in items[:50] if isinstance(rec, dict) for f in [label_field(rec)] if f]
         if not named:
             continue
         named = [(r, f) for r, f in named if not filler(r[f])] or named

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from functools import cache
 from typing import Any
@@ -28,9 +28,9 @@ from typing import Any
 import jsonschema
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
+from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word, verb_kind
 from cworld.schemas import fake
-from cworld.synth.offline.schema_links import id_entity
+from cworld.synth.offline.schema_links import id_entity, same_entity
 from cworld.synth.offline.schema_values import is_text_param, snake
 
 READS = ("list", "search")
@@ -64,6 +64,13 @@ class ToolRole:
     query_args: tuple[str, ...] = ()
     #: required arguments filled with plain values (enum, number, boolean, date, Faker by name)
     plain_args: tuple[str, ...] = ()
+    #: what the tool's own name calls its records (`issue` for `create_issue` on a card world)
+    noun: str = ""
+
+    @property
+    def word(self) -> str:
+        """How the request names the records: the tool's own noun, else the card's entity."""
+        return (self.noun or self.entity).replace("_", " ")
 
     @property
     def reads(self) -> bool:
@@ -72,7 +79,10 @@ class ToolRole:
     @property
     def takes_data(self) -> bool:
         """A write the goal can carry its finding into: a create with a title or text, an update with text
-        (an update that could only rename its record after the finding serves no goal a person has)."""
+        (an update that could only rename its record after the finding serves no goal a person has). A
+        comment must name what it is on (a comment "on the task board" is on nothing)."""
+        if self.word == "comment" and not self.kind_args:
+            return False
         return bool(self.text_args) if self.op == "update" else bool(self.label_args or self.text_args)
 
 
@@ -128,9 +138,12 @@ class Roles:
             return None
         card = self.engine.index.card_for(tool)
         entity = entity_for(tool, card).name
-        if not _names_entity(tool, entity):
+        noun = _noun(tool, entity)
+        if noun is None:
             return None
         role = _fill_plan(tool, op, card.name, entity, self.kinds(tool.server))
+        if role is not None and noun != entity:
+            role = replace(role, noun=noun)
         return role if role is not None and self._keys_fit(role) and self.fit(role) else None
 
     def _keys_fit(self, role: ToolRole) -> bool:
@@ -156,13 +169,21 @@ def _fits(value: Any, prop: dict[str, Any]) -> bool:
     return True
 
 
-def _names_entity(tool: ToolSpec, entity: str) -> bool:
-    """The tool's name says what it reads or writes (`create_card` makes a card, `list_issues` lists
-    issues); a `send`/`post` tool on a card whose entity is a message is one too. A tool that does not
-    name its entity may be misread by the inferred rule (`create_category` filed as a message,
-    `list_accounts` as events), so it is left out."""
+def _noun(tool: ToolSpec, entity: str) -> str | None:
+    """The word of the tool's name for what it reads or writes, when it is the card entity the world
+    engine files it under or a synonym of it (`create_card` and `create_issue` make a card; `list_tasks`
+    lists cards); a tool whose first verb is `send`/`post` on a card whose entity is a message names one
+    too (`create_send_as` does not: it makes an alias). The verb itself is no noun (`list_workspaces`
+    lists no list). A tool whose name says neither may be misread by the inferred rule
+    (`create_category` filed as a message, `list_accounts` as events), so it is left out (None)."""
     words = [singular_word(w) for w in name_tokens(tool.name)]
-    return all(part in words for part in entity.split("_")) or (entity in _SENT and bool(_SENDS & set(words)))
+    verb = next((i for i, w in enumerate(words) if verb_kind(w) is not None), None)
+    nouns = [w for i, w in enumerate(words) if i != verb]
+    if all(part in nouns for part in entity.split("_")):
+        return entity
+    if entity in _SENT and verb is not None and words[verb] in _SENDS:
+        return entity
+    return next((w for w in nouns if len(w) > 2 and w != entity and same_entity(w, entity)), None)
 
 
 def _fill_plan(tool: ToolSpec, op: str, card: str, entity: str, kinds: dict[str, str]) -> ToolRole | None:

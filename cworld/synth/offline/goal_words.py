@@ -43,7 +43,7 @@ class GoalWords:
 
     def clause(self, part: Part, goal: Goal, rng: random.Random) -> str:
         role = part.role
-        fields: dict[str, Any] = {"entity": words_of(role.entity), "service": self.service(role.card),
+        fields: dict[str, Any] = {"entity": role.word, "service": self.service(role.card),
                                   "value": goal.found.label, "scope": "", "where": "", "target": ""}
         others = [n for arg, n in part.named.items() if arg not in ("found", role.own_key)]
         if part.name == "find":
@@ -56,6 +56,10 @@ class GoalWords:
             fields["target"] = part.named[role.own_key].label
         section = "act" if part.name == "act" or role.op == "update" else "tell"
         key = self._key(section, role.card, role.op)
+        to = [str(v) for name, v in part.said if name in RECIPIENTS and printable(v)]
+        if section == "tell" and to:  # a note to a person, not to a channel
+            said = [(n, v) for n, v in part.said if n not in RECIPIENTS]
+            return rng.choice(self.book.variants("tell.direct", to=" and ".join(to), **fields)) + _values(said)
         return rng.choice(self.book.variants(key, **fields)) + _values(part.said)
 
     def _place(self, key: str, named: Named) -> str:
