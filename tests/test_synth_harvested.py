@@ -48,7 +48,7 @@ def test_tasks_span_three_harvested_servers_and_verify_in_synthesized_mode(synth
         writes = task.metadata["outcome"]["writes"]
         assert writes and set(writes) <= set(task.metadata["outcome"]["needed"]) <= {s.id for s in task.gold_plan}
         assert len({c.type for c in task.constraints}) >= 4
-        assert task.metadata["drafter"] == "offline:schema-chain"
+        assert task.metadata["drafter"] == "offline:goal-chain"
 
 
 def test_no_tool_or_server_name_leaks(synthesized) -> None:

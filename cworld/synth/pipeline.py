@@ -309,7 +309,7 @@ class Synthesis:
         if self.llm is not None:
             model = getattr(self.llm.model, "model", self.llm.model)
             return f"llm:{model or 'synth role'}"
-        return "offline:schema-chain" if self.chain is not None else "offline"
+        return "offline:goal-chain" if self.chain is not None else "offline"
 
 
 def _drop(exc: Exception, entry: dict[str, Any], outcome: Outcome) -> None:
