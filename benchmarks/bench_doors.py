@@ -12,9 +12,20 @@ concurrency C, C episodes run at once (C distinct seeds):
 
 Printed per level: episodes/s; the environment's own time per step (`env_ms`: what the door spent on the
 action, from the observation / the trace) p50 and p99; the ratio to ideal, where ideal is C episodes in
-the time one episode takes alone (its turns' thinking plus its steps); and the CPU bound beside it: the
-ratio the serving process's CPU time allows, one core for its one event loop
-(episode-seconds-alone / (C x CPU-seconds-per-episode)), capped at 1.
+the time one episode takes alone (its turns' thinking plus its steps); and beside it what the CPU allows,
+so a reader sees whether the machine or the door limits the ratio:
+
+- `cpu ms/ep`: the serving process's CPU time per episode (OpenEnv: the server; verifiers: this process,
+  the stand-in model included), and the client's (OpenEnv);
+- `busy`: the cores the serving process used during the level (its CPU time / wall time);
+- `share`: the cores one busy process gets on this machine right now (a 1 s busy loop measured just
+  before the level; 1.0 on an idle machine, less when other work shares the cores);
+- `bound 1core`: the ratio one full core allows the serving process (its one event loop; the GIL keeps
+  its worker threads on that core too): episode-seconds-alone / (C x CPU-seconds-per-episode), capped at 1;
+- `bound now`: the same with the `share` it could get: the ceiling on this machine at this load.
+
+A ratio near `bound now` with `busy` near `share` is the machine's limit; a ratio well below it with
+`busy` below `share` is the door serializing.
 """
 
 from __future__ import annotations
@@ -51,14 +62,25 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def report(door: str, level: int, wall: float, alone: float, env_ms: list[float], cpu_s: float) -> None:
+def cpu_share(seconds: float = 1.0) -> float:
+    """The cores one busy process gets right now (1.0 on an idle machine)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall < seconds:
+        pass
+    return (time.process_time() - cpu) / (time.perf_counter() - wall)
+
+
+def report(door: str, level: int, wall: float, alone: float, env_ms: list[float], cpu_s: float, share: float,
+           client_s: float | None = None) -> None:
     per_s = level / wall
     ideal = level / alone
     cpu_per_ep = cpu_s / level
     bound = min(1.0, alone / (level * cpu_per_ep)) if cpu_per_ep > 0 else 1.0
+    client = f" + client {1000 * client_s / level:.0f}" if client_s is not None else ""
     print(f"{door:>9} C={level:<4} {per_s:7.2f} ep/s  env/step p50 {pct(env_ms, .5):6.1f} ms  "
-          f"p99 {pct(env_ms, .99):7.1f} ms  ratio {per_s / ideal:5.2f}  cpu-bound {bound:5.2f}  "
-          f"(cpu {cpu_per_ep * 1000:.0f} ms/episode, alone {alone:.2f} s)", flush=True)
+          f"p99 {pct(env_ms, .99):7.1f} ms  ratio {per_s / ideal:5.2f}  bound 1core {bound:5.2f}  "
+          f"bound now {min(1.0, bound * share):5.2f}  (cpu ms/ep {cpu_per_ep * 1000:.0f}{client}, busy "
+          f"{cpu_s / wall:.2f}, share {share:.2f}, load {os.getloadavg()[0]:.1f}, alone {alone:.2f} s)", flush=True)
 
 
 # --- OpenEnv ---------------------------------------------------------------------------------------------
@@ -75,13 +97,15 @@ async def openenv_episode(port: int, seed: int, turn_s: float, env_ms: list[floa
         assert result.done
 
 
-async def openenv_level(port: int, proc: psutil.Process, level: int, turn_s: float, base: int) -> tuple[float, list[float], float]:
+async def openenv_level(port: int, proc: psutil.Process, level: int, turn_s: float,
+                        base: int) -> tuple[float, list[float], float, float]:
+    """(wall, env ms per step, the server's CPU seconds, this client's CPU seconds)."""
     env_ms: list[float] = []
-    cpu0 = sum(proc.cpu_times()[:2])
+    cpu0, client0 = sum(proc.cpu_times()[:2]), time.process_time()
     started = time.perf_counter()
     await asyncio.gather(*(openenv_episode(port, base + i, turn_s, env_ms) for i in range(level)))
     wall = time.perf_counter() - started
-    return wall, env_ms, sum(proc.cpu_times()[:2]) - cpu0
+    return wall, env_ms, sum(proc.cpu_times()[:2]) - cpu0, time.process_time() - client0
 
 
 def bench_openenv(levels: list[int], turn_s: float, tmp: Path) -> None:
@@ -103,10 +127,11 @@ def bench_openenv(levels: list[int], turn_s: float, tmp: Path) -> None:
                 time.sleep(0.3)
         proc = psutil.Process(server.pid)
         asyncio.run(openenv_level(port, proc, 4, turn_s, 10_000))  # warm-up: the seed worlds, imports
-        alone, _, _ = asyncio.run(openenv_level(port, proc, 1, turn_s, 20_000))
+        alone = asyncio.run(openenv_level(port, proc, 1, turn_s, 20_000))[0]
         for level in levels:
-            wall, env_ms, cpu_s = asyncio.run(openenv_level(port, proc, level, turn_s, 30_000 + 1000 * level))
-            report("openenv", level, wall, alone, env_ms, cpu_s)
+            share = cpu_share()
+            wall, env_ms, cpu_s, client_s = asyncio.run(openenv_level(port, proc, level, turn_s, 30_000 + 1000 * level))
+            report("openenv", level, wall, alone, env_ms, cpu_s, share, client_s)
     finally:
         stop(server)
 
@@ -162,9 +187,16 @@ def verifiers_level(tasks: Path, url: str, level: int, tmp: Path) -> tuple[float
     wall = time.perf_counter() - started
     cpu_s = sum(me.cpu_times()[:2]) - cpu0
     env_ms: list[float] = []
+    failed = 0
     for line in next(out.glob("*/traces.jsonl")).read_text().splitlines():
         for trace in json.loads(line)["traces"]:
-            env_ms += trace["info"]["cworld"]["env_ms"]
+            info = trace["info"].get("cworld")
+            if info is None:  # the rollout failed before its episode ended (a model call that failed)
+                failed += 1
+                continue
+            env_ms += info["env_ms"]
+    if failed:
+        print(f"verifiers C={level}: {failed} rollout(s) failed (no cworld trace)", flush=True)
     return wall, env_ms, cpu_s
 
 
@@ -191,8 +223,9 @@ def bench_verifiers(levels: list[int], turn_s: float, tmp: Path) -> None:
         verifiers_level(one, url, 4, tmp / "warm")
         alone, _, _ = verifiers_level(one, url, 1, tmp / "alone")
         for level in levels:
+            share = cpu_share()
             wall, env_ms, cpu_s = verifiers_level(one, url, level, tmp / f"level-{level}")
-            report("verifiers", level, wall, alone, env_ms, cpu_s)
+            report("verifiers", level, wall, alone, env_ms, cpu_s, share)
     finally:
         server.should_exit = True
         thread.join(30)

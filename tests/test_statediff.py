@@ -583,7 +583,7 @@ def test_leaving_out_untouched_apps_changes_nothing(monkeypatch) -> None:
     ]
     calls: list[Any] = []
     real = diff_module._diff
-    monkeypatch.setattr(diff_module, "_diff", lambda *a: calls.append(a[-1]) or real(*a))
+    monkeypatch.setattr(diff_module, "_diff", lambda *a: calls.append(a[5]) or real(*a))
     for want, actual, left_out in cases:
         full = _full(initial, want, actual)
         calls.clear()

@@ -44,4 +44,7 @@ def serve(ctx: click.Context, host: str, port: int, tasks_file: str | None, mode
     app = build_app(service, max_sessions=max_sessions)
     click.echo(f"serving {len(service.tasks)} task(s) at ws://{host}:{port}/ws; trajectories in "
                f"{service.run / 'trajectories.jsonl'}", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=16 * 1024 * 1024)
+    # No per-message deflate: an observation is a few KB, and compressing each one cost the server's one
+    # event loop more than sending it (hundreds of sessions share that loop).
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=16 * 1024 * 1024,
+                ws_per_message_deflate=False)

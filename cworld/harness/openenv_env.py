@@ -189,4 +189,30 @@ def build_app(service: EpisodeService, *, max_sessions: int = 256) -> Any:
                            max_concurrent_envs=max_sessions)
     app = FastAPI(title="cworld (OpenEnv)")
     server.register_routes(app, mode=ServerMode.PRODUCTION)
+    app.add_middleware(QuietClose)
     return app
+
+
+class QuietClose:
+    """ASGI middleware: a WebSocket close sent to a client that has already gone is a no-op.
+
+    openenv-core's endpoint closes the socket after the client's own `close` message; the client has
+    hung up by then, uvicorn raises `ClientDisconnected` (an `OSError`) from that send, and logs it with a
+    full traceback: at hundreds of sessions a tenth of the server's CPU went to formatting those."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "websocket":
+            await self.app(scope, receive, send)
+            return
+
+        async def quiet_send(message: Any) -> None:
+            try:
+                await send(message)
+            except OSError:
+                if message.get("type") != "websocket.close":
+                    raise
+
+        await self.app(scope, receive, quiet_send)

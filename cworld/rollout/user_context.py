@@ -9,6 +9,7 @@ it. The user is the world's "you": the person the sandbox apps' mail, calendar a
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 from cworld.agents.base import UserContext
 from cworld.data_model import Task
@@ -23,10 +24,14 @@ USER_FIELDS = ("name", "email", "title", "department", "company", "city", "count
 
 
 def user_context(task: Task, mode: str, engine: WorldEngine | None) -> UserContext:
-    seed = task.initial_state_seed
+    return UserContext(now=world_clock(task, mode, engine), user=dict(_user(task.initial_state_seed)))
+
+
+@lru_cache(maxsize=256)
+def _user(seed: int) -> dict[str, str]:
+    """The world's "you" for a seed, once: the cast is copied whole to read it (a server's every reset)."""
     me = cast(seed)["me"]
-    return UserContext(now=world_clock(task, mode, engine),
-                       user={k: str(me[k]) for k in USER_FIELDS if me.get(k)})
+    return {k: str(me[k]) for k in USER_FIELDS if me.get(k)}
 
 
 def world_clock(task: Task, mode: str, engine: WorldEngine | None) -> datetime:

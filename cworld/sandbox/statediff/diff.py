@@ -10,8 +10,8 @@ what counts once, volatile keys, fuzzy text, new-record pairing) is in `docs/sta
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from dataclasses import dataclass, field
+from functools import cache, cached_property, lru_cache
 from typing import Any, Literal
 
 from cworld.sandbox.statediff.ids import (
@@ -33,6 +33,7 @@ from cworld.sandbox.statediff.models import (
     StateDiffResult,
 )
 from cworld.sandbox.statediff.overlay import actual_state
+from cworld.sandbox.statediff.parts import SHARED, PartView, part_text, same_part
 from cworld.sandbox.statediff.tree import ABSENT, Flat, Path, Rules, flatten, normalize, render, to_plain
 from cworld.sandbox.statediff.world import world_parts
 
@@ -67,28 +68,58 @@ _DEFAULT_CONFIG = StateDiffConfig()
 
 @dataclass(frozen=True)
 class Baseline:
-    """An initial state ready for many diffs: the state (read-only) and the strings of each top-level part
-    (an app of the sandbox), which tell generated ids from known ones. `sandbox_baseline` caches one per seed."""
+    """An initial state ready for many diffs: the state (read-only), the strings of each top-level part
+    (an app of the sandbox), which tell generated ids from known ones, and each part's content bytes (`parts.py`).
+    `sandbox_baseline` caches one per seed."""
 
     state: Any
     strings: dict[str, frozenset[str]]
+    texts: dict[str, bytes | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, state: Any) -> Baseline:
         if not isinstance(state, dict):
             return cls(state, {"": frozenset(raw_strings(state))})
-        return cls(state, {key: frozenset(raw_strings({key: value})) for key, value in state.items()})
+        return cls(state, {key: frozenset(raw_strings({key: value})) for key, value in state.items()},
+                   {key: part_text(value) for key, value in state.items()})
 
     def extended(self, parts: dict[str, Any]) -> Baseline:
         """This baseline with more top-level parts (the worlds an episode touched), sharing the rest."""
         if not parts:
             return self
         more = {key: frozenset(raw_strings({key: value})) for key, value in parts.items()}
-        return Baseline({**self.state, **parts}, {**self.strings, **more})
+        texts = {key: part_text(value) for key, value in parts.items()}
+        return Baseline({**self.state, **parts}, {**self.strings, **more}, {**self.texts, **texts})
 
-    @property
+    @cached_property
     def all_strings(self) -> frozenset[str]:
         return frozenset().union(*self.strings.values())
+
+
+class _PartTexts:
+    """The content bytes of each top-level part of the three states (`parts.py`), written once per diff; a
+    part that is the baseline's own object has the baseline's."""
+
+    def __init__(self, baseline: Baseline, expected: dict[str, Any], actual: dict[str, Any]) -> None:
+        self.baseline = baseline
+        self._states = {"initial": baseline.state, "expected": expected, "actual": actual}
+        self._texts: dict[str, dict[str, bytes | None]] = {"initial": dict(baseline.texts), "expected": {}, "actual": {}}
+
+    def text(self, which: str, key: str) -> bytes | None:
+        texts = self._texts[which]
+        if key not in texts:
+            value = self._states[which][key]
+            own = key in self.baseline.texts and value is self.baseline.state.get(key)
+            texts[key] = self.baseline.texts[key] if own else part_text(value)
+        return texts[key]
+
+    def same(self, key: str, which: str) -> bool:
+        """Is the part the same in `which` as in the initial state, types included?"""
+        a, b = self._states["initial"][key], self._states[which][key]
+        told = same_part(a, None, b, None)
+        if told is None:
+            told = same_part(a, self.text("initial", key), b, self.text(which, key))
+        return _same(a, b) if told is None else told
 
 
 class _LeftOutRenamed(Exception):
@@ -114,31 +145,29 @@ def diff_from(
     record's `id#2` key, which is no raw string: a rename that involves a left-out part's string or a
     `#` redoes the diff over everything."""
     initial, rules, strings = baseline.state, _rules(config), baseline.all_strings
-    untouched = _untouched(initial, expected, actual)
+    if not (isinstance(initial, dict) and isinstance(expected, dict) and isinstance(actual, dict)):
+        return _diff(initial, expected, actual, rules, strings, frozenset())
+    texts = _PartTexts(baseline, expected, actual)
+    untouched = {k for k in initial if k in expected and k in actual and texts.same(k, "actual")
+                 and texts.same(k, "expected")}
     if untouched:
         keep = lambda state: {k: v for k, v in state.items() if k not in untouched}  # noqa: E731
         left_out = frozenset().union(*(baseline.strings[k] for k in untouched))
         try:
-            return _diff(keep(initial), keep(expected), keep(actual), rules, strings, left_out)
+            return _diff(keep(initial), keep(expected), keep(actual), rules, strings, left_out, texts)
         except _LeftOutRenamed:
             pass
-    return _diff(initial, expected, actual, rules, strings, frozenset())
-
-
-def _untouched(initial: Any, expected: Any, actual: Any) -> set[str]:
-    if not (isinstance(initial, dict) and isinstance(expected, dict) and isinstance(actual, dict)):
-        return set()
-    return {k for k, v in initial.items() if k in expected and k in actual and _same(v, actual[k])
-            and _same(v, expected[k])}
+    return _diff(initial, expected, actual, rules, strings, frozenset(), texts)
 
 
 def _diff(initial: Any, expected: Any, actual: Any, rules: Rules, initial_strings: frozenset[str],
-          left_out: frozenset[str]) -> StateDiffResult:
-    i_tree, e_tree, a_tree = (normalize(state, rules) for state in (initial, expected, actual))
+          left_out: frozenset[str], texts: _PartTexts | None = None) -> StateDiffResult:
+    (i_tree, i_flat), (e_tree, e_flat), (a_tree, a_flat) = (
+        _view(state, rules, texts, which) for state, which in ((initial, "initial"), (expected, "expected"),
+                                                             (actual, "actual")))
     ctx = IdContext(rules, initial_strings)
-    e_flat = flatten(e_tree)
-    a_flat, renamed = _align_generated_ids(i_tree, e_tree, a_tree, e_flat, ctx, left_out)
-    views = _Views(flatten(i_tree), e_flat, a_flat)
+    a_flat, renamed = _align_generated_ids(i_tree, e_tree, a_tree, e_flat, a_flat, ctx, left_out)
+    views = _Views(i_flat, e_flat, a_flat)
     required, removal_roots = _required_units(views, rules)
     unwanted = _unwanted_units(views, rules, removal_roots)
     return _result(views, rules, required, unwanted, renamed)
@@ -163,8 +192,28 @@ def _same(a: Any, b: Any) -> bool:
     return True
 
 
+def _view(state: Any, rules: Rules, texts: _PartTexts | None, which: str) -> tuple[Any, Flat]:
+    """A state normalized and flattened; with `texts`, part by part through the memo (`parts.py`): the
+    initial and expected parts repeat across episodes, so they are normalized once. The same tree and
+    paths as `normalize` and `flatten` of the whole state."""
+    if texts is None or not isinstance(state, dict):
+        whole = normalize(state, rules)
+        return whole, flatten(whole)
+    tree: dict[Any, Any] = {}
+    flat = Flat(nodes={(): tree}, leaves={})
+    for key, value in state.items():
+        seg = ("k", key)
+        if rules.is_volatile_key(key) or rules.is_volatile_path((seg,)):
+            continue
+        part: PartView = SHARED.view(key, value, texts.text(which, key), rules, remember=which != "actual")
+        tree[seg] = part.tree
+        flat.nodes.update(part.flat.nodes)
+        flat.leaves.update(part.flat.leaves)
+    return tree, flat
+
+
 def _align_generated_ids(
-    i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, ctx: IdContext, left_out: frozenset[str]
+    i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, a_flat: Flat, ctx: IdContext, left_out: frozenset[str]
 ) -> tuple[Flat, dict[str, str]]:
     """Rename the actual state's generated ids to the expected ones they stand for (`ids.py`):
     first new records paired by content, then new id values left at the same paths."""
@@ -172,7 +221,7 @@ def _align_generated_ids(
     if records:
         records = _checked(make_injective(records, tree_strings(a_tree)), left_out)
         a_tree = rename_ids(a_tree, records)
-    a_flat = flatten(a_tree)
+        a_flat = flatten(a_tree)
     values = align_new_values(e_flat.leaves, a_flat.leaves, ctx)
     if values:
         values = _checked(make_injective(values, tree_strings(a_tree)), left_out)

@@ -24,8 +24,13 @@ def text_ratio(a: str, b: str, floor: float = 0.0) -> float:
     return matcher.ratio()
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def match(ref: Any, other: Any, rules: Rules, fuzzy: bool = True) -> Match:
     """How `other` equals the reference value: "exact", "fuzzy" (long text only), or None."""
+    if type(ref) is type(other) and type(ref) in _SCALARS and ref == other:
+        return "exact"  # the common case, first: two equal scalars of one type (what the rules below say too)
     if ref is ABSENT or other is ABSENT:
         return "exact" if ref is other else None
     if isinstance(ref, bool) or isinstance(other, bool):

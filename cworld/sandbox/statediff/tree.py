@@ -208,9 +208,10 @@ class Flat:
     leaves: dict[Path, Any]
 
 
-def flatten(tree: Any) -> Flat:
+def flatten(tree: Any, root: Path = ()) -> Flat:
+    """`tree`'s nodes and leaves by path; `root` is where the tree sits (a part of a larger state)."""
     flat = Flat(nodes={}, leaves={})
-    stack: list[tuple[Path, Any]] = [((), tree)]
+    stack: list[tuple[Path, Any]] = [(root, tree)]
     while stack:
         path, node = stack.pop()
         flat.nodes[path] = node
