@@ -94,7 +94,12 @@ def _run_folder(ws: Workspace, config: DoorConfig) -> Path:
         folder = Path(config.out).expanduser().resolve()
         ws.mark_latest("run", folder)
         return folder
-    stamp = time.strftime(f"{config.run_prefix}-%Y%m%d-%H%M%S")
+    return new_run_dir(ws, config.run_prefix)
+
+
+def new_run_dir(ws: Workspace, prefix: str) -> Path:
+    """`runs/<prefix>-<time>`, with a suffix when a run of the same door started in the same second."""
+    stamp = time.strftime(f"{prefix}-%Y%m%d-%H%M%S")
     name, n = stamp, 1
     while (ws.root / "runs" / name).exists():
         n += 1

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +52,7 @@ from cworld.data_model import ToolSpec, Trajectory, read_jsonl
 from cworld.data_model.tool_names import ToolNames as SharedNames
 from cworld.environment import Environment, Workspace
 from cworld.gym import make
+from cworld.harness.doors import new_run_dir, task_text
 from cworld.judges import JudgeContent, JudgeSetup
 from cworld.judges.scoring import score_offline
 from cworld.llm.encodings import use_bundled_encodings
@@ -114,7 +114,7 @@ def _bridge(tasks_file: str | None, mode: str, policy: str, access: str, seed: i
     loaded = read_jsonl(path, CworldTask)
     if not loaded:
         raise UsageError(f"{path} holds no tasks; create some with `cworld synth` or pass -T tasks=FILE")
-    folder = Path(out).expanduser().resolve() if out else _new_run(ws)
+    folder = Path(out).expanduser().resolve() if out else new_run_dir(ws, "inspect")
     ws.mark_latest("run", folder)
     store = TrajectoryStore(folder)
     store.open(resume=False)
@@ -122,23 +122,6 @@ def _bridge(tasks_file: str | None, mode: str, policy: str, access: str, seed: i
                     access, seed, max_turns)
     make(loaded[0], mode, policy, access=access, env=env, workspace=ws, tools=bridge.tools)  # checks the policy now
     return bridge
-
-
-def _new_run(ws: Workspace) -> Path:
-    """`runs/inspect-<time>`, with a suffix when an eval started in the same second."""
-    stamp = time.strftime("inspect-%Y%m%d-%H%M%S")
-    name, n = stamp, 1
-    while (ws.root / "runs" / name).exists():
-        n += 1
-        name = f"{stamp}-{n}"
-    return ws.new_run_dir(name)
-
-
-def task_text(task: CworldTask) -> str:
-    """The request as the user states it: the query and the constraints' descriptions."""
-    if not task.constraints:
-        return task.query
-    return task.query + "\n\nConstraints:\n" + "\n".join(f"- {c.description}" for c in task.constraints)
 
 
 # --- the solver -------------------------------------------------------------------------------------
