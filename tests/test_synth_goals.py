@@ -124,3 +124,21 @@ def test_the_checker_tells_a_stitched_draft_what_to_change() -> None:
     report = CheckReport()
     check_request(draft, universe, report)
     assert {i.code for i in report.issues} == {"idle_step"}
+
+
+def test_a_finding_with_its_own_askers_opens_with_one_of_them() -> None:
+    """A client found in a booking system is asked about by someone who has clients, whatever the theme."""
+    import random
+
+    from cworld.synth.offline.goal_words import GoalWords
+
+    book = Templates.of(ENV).book("harvested")
+    words = GoalWords(book)
+    clauses = {"find": "find the client 'Ann Lee' in the booking system", "act": "note it on the event 'Sync'",
+               "tell": "let the team know in the team chat"}
+    own = book.variants("source_personas.service_bookings")
+    trip = book.variants("personas.trip")
+    for seed in range(12):
+        asked = words.request("trip", clauses, random.Random(seed), "service_bookings")
+        assert any(asked.startswith(p) for p in own) and not any(asked.startswith(p) for p in trip)
+        assert any(words.request("trip", clauses, random.Random(seed), "weather").startswith(p) for p in trip)

@@ -274,7 +274,8 @@ class GoalDrafter:
     def to_draft(self, goal: Goal, rng: random.Random, everything: bool) -> Draft:
         chain = goal.chain
         clauses = {p.name: self.words.clause(p, goal, rng) for p in goal.parts}
-        query = self.leaks.rewrite(self.words.request(chain.theme, clauses, rng))
+        source = goal.parts[0].role.card if goal.parts else ""
+        query = self.leaks.rewrite(self.words.request(chain.theme, clauses, rng, source))
         hints = [f"{words_of(goal.found.entity).capitalize()}: {goal.found.ref(goal.found.label_field)}"]
         if goal.made:
             hints.append(f"Made: {goal.made}")

@@ -37,8 +37,11 @@ class GoalWords:
     def text(self, key: str, rng: random.Random, **fields: Any) -> str:
         return rng.choice(self.book.variants(f"texts.{key}", **fields))
 
-    def request(self, theme: str, clauses: dict[str, str], rng: random.Random) -> str:
-        persona = rng.choice(self.book.variants(f"personas.{theme}"))
+    def request(self, theme: str, clauses: dict[str, str], rng: random.Random, source: str = "") -> str:
+        """`source`: the card of the service the request starts in; some findings have their own askers."""
+        by_source = self.book.raw("source_personas")
+        key = f"source_personas.{source}" if isinstance(by_source, dict) and source in by_source else f"personas.{theme}"
+        persona = rng.choice(self.book.variants(key))
         return rng.choice(self.book.variants("goal", persona=persona, **clauses))
 
     def clause(self, part: Part, goal: Goal, rng: random.Random) -> str:
