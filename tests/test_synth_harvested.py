@@ -144,12 +144,13 @@ def test_semantic_types_link_parameters_to_answer_fields() -> None:
 
 
 def test_requests_are_written_from_the_content_templates(synthesized) -> None:
-    """A persona of the task's theme opens the request (task_synth/templates/harvested.yaml), not a
-    tool's description."""
+    """A persona of the task's theme, or of the finding's own askers (`source_personas`), opens the request
+    (task_synth/templates/harvested.yaml), not a tool's description."""
     import yaml
 
     _, tasks, _ = synthesized
     book = yaml.safe_load((ENV.task_synth / "templates" / "harvested.yaml").read_text())
     for task in tasks:
         theme = task.metadata["retrieval_query"].removeprefix("theme: ")
-        assert any(task.query.startswith(p) for p in book["personas"][theme]), task.query
+        askers = book["personas"][theme] + [p for ps in book.get("source_personas", {}).values() for p in ps]
+        assert any(task.query.startswith(p) for p in askers), task.query
