@@ -63,20 +63,24 @@ def test_another_route_to_the_same_end_state_succeeds(engine: WorldEngine) -> No
     assert not sandbox_state_diff(SEED, outcome.ground_truth, nothing.end_state).success
 
 
-def _score(task: Task, trace_plan: list[PlanStep], engine: WorldEngine) -> tuple[float, float | None]:
+def _trajectory(task: Task, trace_plan: list[PlanStep], engine: WorldEngine, answer: str):  # type: ignore[no-untyped-def]
+    """The episode an agent making `trace_plan`'s calls leaves, with its end state in the world."""
     from judges_helpers import TrajectoryBuilder
-
-    from cworld.judges.content import load_weights
-    from cworld.judges.overall import overall
-    from cworld.judges.verifiable import verifiable_scores
 
     trace, _ = run_plan(trace_plan, TOOLS, engine, SessionLog(seed=SEED))
     builder = TrajectoryBuilder(task, mode="synthesized")
     for call in trace.calls:
         builder.call(call.tool, call.arguments, result=call.result if isinstance(call.result, dict) else {"v": call.result})
     builder.end_state = trace.end_state
-    trajectory = builder.final("Done: Q3 notes filed under Team.").build()
-    result = verifiable_scores(trajectory, TOOLS)
+    return builder.final(answer).build()
+
+
+def _score(task: Task, trace_plan: list[PlanStep], engine: WorldEngine) -> tuple[float, float | None]:
+    from cworld.judges.content import load_weights
+    from cworld.judges.overall import overall
+    from cworld.judges.verifiable import verifiable_scores
+
+    result = verifiable_scores(_trajectory(task, trace_plan, engine, "Done: Q3 notes filed under Team."), TOOLS)
     weights = load_weights(Environment.resolve().judges / "weights.yaml")
     total = overall(result.metrics, {}, weights).score
     assert total is not None
@@ -102,16 +106,9 @@ def test_an_agent_on_another_route_scores_as_the_oracle(engine: WorldEngine) -> 
 
 
 def _metrics(task: Task, trace_plan: list[PlanStep], engine: WorldEngine) -> dict[str, float | None]:
-    from judges_helpers import TrajectoryBuilder
-
     from cworld.judges.verifiable import verifiable_scores
 
-    trace, _ = run_plan(trace_plan, TOOLS, engine, SessionLog(seed=SEED))
-    builder = TrajectoryBuilder(task, mode="synthesized")
-    for call in trace.calls:
-        builder.call(call.tool, call.arguments, result=call.result if isinstance(call.result, dict) else {"v": call.result})
-    builder.end_state = trace.end_state
-    return verifiable_scores(builder.final("Done.").build(), TOOLS).metrics
+    return verifiable_scores(_trajectory(task, trace_plan, engine, "Done."), TOOLS).metrics
 
 
 def test_a_subgoal_that_writes_is_reached_by_its_effect_not_by_its_calls(engine: WorldEngine) -> None:
