@@ -123,10 +123,11 @@ def make(task: Task | dict[str, Any], mode: str = "live", policy: str = "default
 
     ws = workspace or Workspace.resolve()
     chosen = env or Environment.resolve()
-    ctx = RolloutContext(chosen, ws, tools if tools is not None else environment_tools(chosen, ws).episode(),
+    one = _as_task(task)
+    ctx = RolloutContext(chosen, ws, tools if tools is not None else environment_tools(chosen, ws).tasks_tools([one]),
                          max_turns=max_turns)
     ctx.policy(policy)
-    return CworldEnv(_as_task(task), ctx, mode=mode, policy=policy, access=access, agent=agent)
+    return CworldEnv(one, ctx, mode=mode, policy=policy, access=access, agent=agent)
 
 
 def _as_task(task: Task | dict[str, Any]) -> Task:

@@ -249,3 +249,27 @@ def test_llm_engine_without_a_model_is_a_clear_error(
     code, _, err = cworld([*args, "--out", str(tmp_path / "e")], capsys)
     assert code == 2 and "needs a model for the engine role" in err
     assert not (tmp_path / "e").exists()
+
+
+def test_experiment_sets_aside_tasks_live_cannot_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A task naming a schema-only catalog tool is answered `unavailable` live whatever the engine does: it is
+    set aside (and said, in the report's notes), not ranked; tasks that are all such are a one-line error."""
+    from cworld.data_model import PlanStep, Task, read_jsonl
+
+    fixture = Path(__file__).parent / "fixtures" / "tasks_sandbox.jsonl"
+    crm = Task(id="crm-only", query="Find Jessica Hernandez in the CRM.", tools=["helio-crm/search_contacts"],
+               gold_plan=[PlanStep(id="s1", tool="helio-crm/search_contacts", arguments={"query": "Jessica"})])
+    mixed = tmp_path / "mixed.jsonl"
+    write_jsonl_atomic(mixed, [*read_jsonl(fixture, Task)[:2], crm])
+    base = ["--workspace", str(tmp_path / "ws"), "fidelity", "experiment", "--agents",
+            "scripted:oracle,scripted:noisy-0.5,scripted:no-retry", "--json", "--bootstrap", "100"]
+    code, stdout, err = cworld([*base, "--tasks", str(mixed), "--out", str(tmp_path / "exp")], capsys)
+    assert code == 0, err
+    data = json.loads(stdout)
+    assert all(r["episodes"] == 6 for r in data["runs"]) and "crm-only" in err
+    assert any("set aside" in n and "crm-only" in n for n in data["notes"])
+    only = tmp_path / "crm.jsonl"
+    write_jsonl_atomic(only, [crm])
+    code, _, err = cworld([*base, "--tasks", str(only), "--out", str(tmp_path / "none")], capsys)
+    assert code == 2 and "nothing to compare" in err and err.count("\n") == 1
+    assert not (tmp_path / "none").exists()

@@ -27,6 +27,19 @@ def test_an_unbuilt_episode_lists_the_catalogs_tools_as_schema_only(tmp_path: Pa
     assert set(sandbox_tools()) <= set(tools)
 
 
+
+def test_tasks_over_the_harvested_pool_get_its_tools_without_a_registry_build(tmp_path: Path) -> None:
+    """`cworld synth --pool harvested` reads the harvested catalog when no build holds it; a run of its tasks
+    (`tasks_tools`) gets that whole pool too, not `not_found` for every harvested call. Tasks over the
+    sandbox alone get the sandbox and the catalogs, as before."""
+    listing = environment_tools(ENV, Workspace(tmp_path / "ws"))
+    harvested = listing.harvested[0]
+    task = Task(id="harvested", query="q", tools=[harvested.id, "mail/list_messages"])
+    tools = listing.tasks_tools([task])
+    assert harvested.id in tools and len(tools) >= len(listing.episode()) + len(listing.harvested)
+    assert set(listing.tasks_tools([CRM_TASK])) == set(listing.episode())
+
+
 async def test_the_engine_serves_a_catalog_tool_that_live_mode_refuses(tmp_path: Path) -> None:
     tools = environment_tools(ENV, Workspace(tmp_path / "ws")).episode()
     results = {}

@@ -264,3 +264,26 @@ def test_cli_load_into_a_sandbox_app_keeps_its_other_state(tmp_path):
     sw = ServerWorld.from_json(json.loads((tmp_path / "worlds" / "seed-0" / "shop.json").read_text()))
     assert sw.state["catalog"] == {"SKU-9001": {"name": "Kettle", "price": 30.0}}
     assert sw.state["account"] == SandboxSession(0, all_apps()).state["shop"]["account"]
+
+
+def test_a_runs_engine_builds_the_servers_its_calls_reach_and_every_app(tmp_path, world, tools, cards):
+    """`controller.factory.world_engine` (a run's): the sandbox apps are loaded at once (the grader reads
+    their state though no call reached them), every other server only when a call reaches it, with the
+    same records as the whole world's."""
+    import asyncio
+
+    from cworld.controller.factory import world_engine
+    from cworld.engine.protocol import SessionLog
+    from cworld.environment import Workspace
+
+    engine = world_engine(Environment.resolve(None), Workspace(tmp_path), tools, cards)
+    session = SessionLog(seed=0)
+    tool = next(t for t in tools if t.server == HARVESTED and t.name == "jira_get")
+    asyncio.run(engine.respond(tool, {"path": "/rest/api/3/project"}, session))
+    loaded = engine.world(0).servers  # type: ignore[attr-defined]
+    apps = {a.name for a in all_apps() if a.stateful}
+    assert set(loaded) == apps | {HARVESTED}
+    assert loaded[HARVESTED].to_json() == world.servers[HARVESTED].to_json()
+    assert set(engine.end_state(session)) >= apps  # type: ignore[attr-defined]
+    saved = {p.stem for p in (world_folder(tmp_path) / "seed-0").iterdir()}
+    assert HARVESTED in saved and "helio-crm" not in saved

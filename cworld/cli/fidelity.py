@@ -165,7 +165,8 @@ def experiment_command(
 ) -> None:
     """Run the agents live and synthesized on the same tasks, seeds and policy, score both runs, and
     write the fidelity report. Re-running with the same --out resumes the runs."""
-    from cworld.fidelity import ExperimentConfig, run_experiment
+    from cworld.errors import UsageError
+    from cworld.fidelity import ExperimentConfig, live_comparable, run_experiment
     from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext
 
@@ -174,10 +175,18 @@ def experiment_command(
     tasks = read_tasks(ws, tasks_file, limit)
     target = (report.out or ws.path("fidelity") / time.strftime("experiment-%Y%m%d-%H%M%S")).expanduser().resolve()
     preflight(ws, agents=config.agents, roles=["engine"] if config.engine == "llm" else [])
-    tools = environment_tools(env, ws).episode()
+    tools = environment_tools(env, ws).tasks_tools(tasks)
+    tasks, aside = live_comparable(tasks, tools)
+    if not tasks:
+        raise UsageError(f"none of the {len(aside)} task(s) can run live (each names a schema-only or unknown "
+                         "tool), so there is nothing to compare; give tasks over the sandbox or real servers")
+    note = (f"{len(aside)} task(s) set aside: they name tools live mode cannot run (schema-only or unknown), so "
+            f"live answers them `unavailable` whatever the engine does: {', '.join(aside)}") if aside else None
+    if note:
+        click.echo(f"note: {note}", err=True)
     live_ctx = RolloutContext(env, ws, dict(tools))
     live, synth = asyncio.run(run_experiment(tasks, config, live_ctx, target, console=Console(stderr=True)))
-    _report(report, live, synth, tools, env, ws, target)
+    _report(report, live, synth, tools, env, ws, target, notes=[note] if note else [])
 
 
 def _report(
@@ -189,6 +198,7 @@ def _report(
     ws: Workspace,
     out: Path,
     reference: Path | None = None,
+    notes: list[str] | None = None,
 ) -> None:
     """Build the fidelity report, write its files, and print it (a table, or JSON with --json)."""
     from cworld.engine.cards.assign import CardIndex
@@ -210,6 +220,7 @@ def _report(
         seed=report.seed,
         category_of=lambda spec: cards.card_for(spec).name,
     )
+    result.notes.extend(notes or [])
     json_path, html_path = save_fidelity(result, out.expanduser().resolve(), ws)
     data = result.to_dict()
     if report.as_json:

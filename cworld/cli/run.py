@@ -74,7 +74,7 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     if registry_search and registry_index_folder(ws) is None:
         raise UsageError("no registry index in the workspace; run `cworld registry build` or drop --registry-search")
     preflight(ws, agents=[agent], roles=["engine"] if mode != "live" else [])
-    rollout = RolloutContext(env, ws, environment_tools(env, ws).episode(), registry_search=registry_search)
+    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), registry_search=registry_search)
     rollout.policy(policy)
     folder = _run_folder(ws, out, resume)
     report = asyncio.run(Runner(tasks, config, rollout, folder).run())

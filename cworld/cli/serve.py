@@ -63,7 +63,7 @@ def command(ctx: click.Context, transport: str, port: int, token_env: str | None
     tasks = read_jsonl(Path(tasks_file) if tasks_file else ws.latest("tasks"), Task)
     if not tasks:
         raise UsageError("the tasks file holds no tasks; create some with `cworld synth` or pass --tasks FILE")
-    rollout = RolloutContext(env, ws, environment_tools(env, ws).episode(), max_turns=max_turns)
+    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=max_turns)
     rollout.policy(policy)
     judges = JudgeSetup(JudgeContent.from_environment(env), tools=rollout.tools)
     gateway = None if offline else _gateway(ws, [], judges)

@@ -2,14 +2,20 @@
 
 An alternative is another tool that can take the same call: its required parameters are all among the
 original's parameters, it reads or writes like the original, it serves the same category (when both
-say), and its name says it does the same thing (the same name on another server, as in the paper's
-deprecation example, or the same verb and object words). Planning uses this to deprecate only tools that can be replaced; scripted agents use it to switch.
+say), it acts on the same world, and its name says it does the same thing (the same name on another
+server, as in the paper's deprecation example, or the same verb and object words). Planning uses this
+to deprecate only tools that can be replaced; scripted agents use it to switch.
+
+The same world: a server that holds records (a stateful sandbox app, every other server of the registry)
+has its own; a tool of another server reads and writes other records, so switching to it cannot reach
+the task's end state. Only the stateless sandbox apps (math, units, text, ...) share one: nothing.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from cworld.data_model import ToolSpec
 
@@ -61,6 +67,18 @@ def can_take_call(original: ToolSpec, other: ToolSpec) -> bool:
     return _required(other) <= _params(original)
 
 
+@cache
+def _stateless_apps() -> frozenset[str]:
+    from cworld.sandbox.catalog import all_apps
+
+    return frozenset(app.name for app in all_apps() if not app.stateful)
+
+
+def world_of(tool: ToolSpec) -> str | None:
+    """The server whose records the tool acts on; None for a stateless sandbox app's tool (no records)."""
+    return None if tool.server in _stateless_apps() else tool.server
+
+
 def similar_tools(tool: ToolSpec, candidates: Iterable[ToolSpec], *, k: int = 5,
                   min_affinity: float = 0.3) -> list[ToolSpec]:
     """The best alternatives to `tool`, best first (an empty list when there is none)."""
@@ -69,6 +87,8 @@ def similar_tools(tool: ToolSpec, candidates: Iterable[ToolSpec], *, k: int = 5,
         if other.id == tool.id or other.is_read_only != tool.is_read_only or not can_take_call(tool, other):
             continue
         if tool.category and other.category and tool.category != other.category:
+            continue
+        if world_of(other) != world_of(tool):
             continue
         affinity = name_affinity(tool, other)
         if affinity >= min_affinity:

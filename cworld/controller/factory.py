@@ -89,19 +89,20 @@ def world_engine(env: Environment, workspace: Workspace, tools: list[ToolSpec],
                  cards: dict[str, CategoryCard], *, by_server: bool = False) -> WorldEngine:
     """The rules engine over the workspace's worlds (built on first use per seed, then loaded), the
     environment's operation rules (`category_cards/_operations/`), and the schema engine for tools no rule
-    covers. `by_server`: each seed's world is loaded (or built) one server at a time, when a call first
-    reaches it (`ServerByServerWorld`: the same records; for the harvested-pool synthesizer, whose tasks
-    each have their own seed and reach a few servers); its end state holds only the servers reached."""
+    covers. Each seed's world is loaded (or built and saved) one server at a time, when a call first reaches
+    it (`ServerByServerWorld`: the same records as building them all, but a run over 321 harvested servers
+    builds the few its episodes reach); the sandbox apps are loaded at once, since the grader reads their
+    state, unless `by_server` (the harvested-pool synthesizer: its end states hold only the servers reached)."""
     from cworld.engine.rules import RulesEngine
     from cworld.engine.rules.spec import load_operations
     from cworld.engine.schema.engine import SchemaEngine
     from cworld.engine.world.base import World
-    from cworld.engine.world.build import ServerByServerWorld, load_or_build
+    from cworld.engine.world.build import ServerByServerWorld, stateful_apps, world_servers
+
+    apps = [] if by_server else [s for s in world_servers(tools, cards) if s in stateful_apps()]
 
     def worlds(seed: int) -> World:
-        if by_server:
-            return ServerByServerWorld(workspace, seed, tools, cards)
-        return load_or_build(workspace, seed, tools, cards)
+        return ServerByServerWorld(workspace, seed, tools, cards, preload=apps)
 
     return RulesEngine(cards, tools, worlds=worlds, operations=load_operations(env.category_cards / "_operations"),
                        fallback=SchemaEngine(cards, tools))

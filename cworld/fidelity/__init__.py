@@ -12,7 +12,13 @@ assembles the report, `text` and `html` render it. The main report embeds `html.
 from cworld.fidelity.build import FidelityReport, build_fidelity, save_fidelity
 from cworld.fidelity.calls import CallDivergence, call_divergence
 from cworld.fidelity.episodes import episode_agreement, pair_episodes
-from cworld.fidelity.experiment import DEFAULT_AGENTS, MEASURED_AGENTS, ExperimentConfig, run_experiment
+from cworld.fidelity.experiment import (
+    DEFAULT_AGENTS,
+    MEASURED_AGENTS,
+    ExperimentConfig,
+    live_comparable,
+    run_experiment,
+)
 from cworld.fidelity.stats import RankComparison, compare_rankings
 from cworld.fidelity.tables import ScoreTable
 
@@ -29,6 +35,7 @@ __all__ = [
     "compare_rankings",
     "episode_agreement",
     "pair_episodes",
+    "live_comparable",
     "run_experiment",
     "save_fidelity",
 ]

@@ -89,6 +89,21 @@ class ExperimentConfig:
         return RunConfig(agent=agent, mode=mode, resume=True, **shared)
 
 
+def live_comparable(tasks: Sequence[Task], tools: Mapping[str, ToolSpec]) -> tuple[list[Task], list[str]]:
+    """The tasks live mode can run, and the ids of those it cannot: a task naming a schema-only tool (a
+    catalog's, with no server) or a tool the environment lacks. Live answers such a tool `unavailable`
+    whatever the engine does, so its episodes compare nothing the engine controls; they are set aside
+    (and said), not ranked."""
+    kept: list[Task] = []
+    aside: list[str] = []
+    for task in tasks:
+        if all(t in tools and tools[t].availability == "live" for t in task.public().tools):
+            kept.append(task)
+        else:
+            aside.append(task.id)
+    return kept, aside
+
+
 def make_engine(
     kind: str, env: Environment, workspace: Workspace, tools: Mapping[str, ToolSpec]
 ) -> WorldEngine:

@@ -73,7 +73,7 @@ def _build(config: DoorConfig, env: Environment, ws: Workspace) -> EpisodeServic
     tasks = read_jsonl(path, Task)
     if not tasks:
         raise UsageError(f"{path} holds no tasks; create some with `cworld synth` or pass a tasks file")
-    rollout = RolloutContext(env, ws, environment_tools(env, ws).episode(), max_turns=config.max_turns)
+    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=config.max_turns)
     rollout.policy(config.policy)
     judges = JudgeSetup(JudgeContent.from_environment(env), tools=rollout.tools)
     judges.offline_reason = "the trainer doors score with the verifiable judges (cworld judge RUN for the LLM judges)"

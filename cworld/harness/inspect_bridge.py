@@ -118,7 +118,7 @@ def _bridge(tasks_file: str | None, mode: str, policy: str, access: str, seed: i
     ws.mark_latest("run", folder)
     store = TrajectoryStore(folder)
     store.open(resume=False)
-    bridge = Bridge({t.id: t for t in loaded}, env, ws, environment_tools(env, ws).episode(), store, mode, policy,
+    bridge = Bridge({t.id: t for t in loaded}, env, ws, environment_tools(env, ws).tasks_tools(loaded), store, mode, policy,
                     access, seed, max_turns)
     make(loaded[0], mode, policy, access=access, env=env, workspace=ws, tools=bridge.tools)  # checks the policy now
     return bridge

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
-from cworld.data_model import ServerSpec, ToolSpec, read_jsonl
+from cworld.data_model import ServerSpec, Task, ToolSpec, read_jsonl
 from cworld.environment import Environment, Workspace
 from cworld.errors import CworldError, UsageError
 
@@ -108,16 +109,41 @@ class ToolList:
         return [t for spec in catalogs for t in load_catalog(env, spec)]
 
     @cached_property
+    def harvested(self) -> list[ToolSpec]:
+        """The harvested catalog's tools (`registry/catalogs/harvested/`), read from its files: the pool
+        `cworld synth --pool harvested` draws from when no build holds them."""
+        from cworld.registry.harvest.catalog import harvested_specs
+        from cworld.registry.manifest import load_catalog
+
+        env = self.env
+        if env is None:
+            return []
+        return [t for spec in harvested_specs(env, set(self.servers)) for t in load_catalog(env, spec)]
+
+    @cached_property
     def recorded(self) -> list[ToolSpec]:
         return recorded_tools(self.env) if self.env is not None else []
 
     # --- views --------------------------------------------------------------------------------
-    def episode(self) -> dict[str, ToolSpec]:
+    def episode(self, needed: Iterable[str] = ()) -> dict[str, ToolSpec]:
         """What an episode dispatches: the sandbox's tools with the built registry's (categories,
         availability) over them; unbuilt, the manifest's schema-only catalogs stand in for it (they need
         no server: the engine serves them in synthesized and hybrid mode, live mode refuses them as
-        `unavailable`), so a task synthesis wrote over `merged()` finds every tool it names."""
-        return {**self.sandbox, **by_id(self.built or self.catalogs)}
+        `unavailable`), so a task synthesis wrote over `merged()` finds every tool it names.
+
+        `needed`: the tool ids the tasks to run name. When some are not there and the harvested catalog
+        holds them (tasks of `cworld synth --pool harvested` with no `cworld registry build --harvested`),
+        the harvested tools are added, every one: the pool those tasks were written over, which an agent's
+        search ranks among."""
+        tools = {**self.sandbox, **by_id(self.built or self.catalogs)}
+        missing = {t for t in needed if t not in tools}
+        if missing and missing & {t.id for t in self.harvested}:
+            tools.update(by_id(self.harvested))
+        return tools
+
+    def tasks_tools(self, tasks: Iterable[Task]) -> dict[str, ToolSpec]:
+        """`episode()` for these tasks: every tool id their public parts name."""
+        return self.episode({tool for task in tasks for tool in task.public().tools})
 
     def merged(self, *, catalogs: bool = True, recorded: bool = True) -> dict[str, ToolSpec]:
         """`episode()` when built (an empty build counts as none); else the sandbox's tools plus the

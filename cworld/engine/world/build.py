@@ -349,16 +349,22 @@ class ServerByServerWorld(World):
     """The world of `seed`, loaded (or built and saved) one server at a time, when a server is first asked
     for: the same records as `load_or_build` (a server's world depends on the seed, the server and its card
     only), for a caller that touches a few servers of many seeds (the harvested-pool synthesizer: a task's
-    plan reaches 3-5 of ~190 servers, each task has its own seed). `servers` holds the servers loaded so
-    far, so an end state read from it lacks the untouched apps: a run's engine uses `load_or_build`."""
+    plan reaches 3-5 of ~190 servers, each task has its own seed; a run over the harvested pool, whose
+    episodes reach a few of 321). `servers` holds the servers loaded so far; `preload` names those loaded
+    at once (a run's engine: the sandbox apps, whose state the grader reads even when no call reached them).
+    """
 
     def __init__(self, workspace: Workspace | Path, seed: int, tools: Iterable[ToolSpec],
-                 cards: dict[str, CategoryCard]) -> None:
+                 cards: dict[str, CategoryCard], preload: Iterable[str] = ()) -> None:
         super().__init__(seed=seed, now=world_now(seed))
         self._workspace, self._cards = workspace, cards
         self._tools: dict[str, list[ToolSpec]] = {}
         for tool in tools:
             self._tools.setdefault(tool.server, []).append(tool)
+        preload = [name for name in preload if name in self._tools or name in stateful_apps()]
+        if preload:  # in one build: the apps' seeded states come from one session
+            tools_of = [t for name in preload for t in self._tools.get(name, [])]
+            self.servers.update(load_or_build(workspace, seed, tools_of, cards, servers=preload).servers)
 
     def server(self, name: str) -> ServerWorld | None:
         if name not in self.servers and (name in self._tools or name in stateful_apps()):
