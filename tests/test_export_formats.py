@@ -20,6 +20,7 @@ from cworld.data_model import (
     write_jsonl_atomic,
 )
 from cworld.data_model.tool_names import FUNCTION_NAME, ToolNames, split_name
+from cworld.agents.prompt import system_prompt
 from cworld.errors import UsageError
 from cworld.export import (
     ExportFilters,
@@ -30,6 +31,7 @@ from cworld.export import (
     summary_path,
 )
 from cworld.redact import Redactor
+from cworld.rollout.user_context import user_context
 
 SECRET = "sk-plantedSECRET0123456789"
 ENV_SECRET = "envsecret-value-987654"
@@ -203,6 +205,9 @@ def test_openai_export_passes_the_checker_and_keeps_what_the_agent_saw(run: Path
     messages = records[0]["messages"]
     assert [m["role"] for m in messages[:2]] == ["system", "user"]
     assert "Constraints:\n- Use at most 5 tool calls." in messages[1]["content"]
+    context = user_context(TASK, "live", None)  # the date and the user an LLM agent is told
+    assert messages[0]["content"] == system_prompt(True, context) and "\nContext:\n- Now: " in messages[0]["content"]
+    assert context.user["name"] in messages[0]["content"]
     calls = {c["id"]: c for m in messages for c in m.get("tool_calls", [])}
     answers = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
     assert set(calls) == set(answers)  # every call has its result, ids match
@@ -385,3 +390,17 @@ def test_judge_agreement_filter_reads_the_votes(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", trajectories, scores)
     summary = export_sft([run], "openai", tmp_path / "j.jsonl", ExportFilters(judge_agreement=1.0), TOOLS)
     assert summary["examples"] == 1 and summary["rejected_by_filter"] == {"judge_agreement": 1}
+
+
+def test_a_requirement_added_mid_episode_is_not_in_the_first_message() -> None:
+    """The first user message holds what the user states up front, as the agent got it; a constraint that
+    arrives at turn 3 is not there (the export once listed every constraint in it)."""
+    from cworld.export.conversation import ConversationBuilder
+
+    later = Constraint(id="c2", type="response_content", description="Also CC Sam.", added_at_turn=3)
+    task = TASK.model_copy(update={"constraints": [*TASK.constraints, later]})
+    trajectory = episode("scripted:oracle").model_copy(update={"task": task})
+    conversation = ConversationBuilder(TOOLS).build(trajectory)
+    assert conversation is not None
+    first = conversation.turns[1].content
+    assert "Use at most 5 tool calls." in first and "Also CC Sam." not in first

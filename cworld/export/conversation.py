@@ -6,8 +6,13 @@ observation *after* the controller's interventions (a timeout the agent saw is a
 user's mid-episode messages where they arrived. Tool results are rendered the way `LLMAgent` shows them
 (`ERROR (class): ...` for errors, found tools by function name for searches, the same length cut).
 
-Scripted agents have no prompt of their own; their trajectories get the LLM actor's prompt, so every
-example in one export reads alike. Planner messages are not part of the actor's turns and are left out.
+The system prompt ends with the context block an LLM agent is given (`agents/prompt.py`): the world's date
+and time and who the user is, both from the task's seed (`rollout/user_context.py`), so an example that
+resolves "next Friday" or "my manager" carries what it was resolved against. Scripted agents have no
+prompt of their own; their trajectories get the LLM actor's prompt, context included, so every example in
+one export reads alike. (A run with `--engine schema` told its agent the day the task states; the export
+gives the seed's clock, which every other run uses.) Planner messages are not part of the actor's turns
+and are left out.
 
 An assistant turn whose call was the agent's own syntactic error (a tool it was not given, arguments
 that break the schema) is kept, since the recovery that follows is the valuable part, but marked
@@ -21,13 +26,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from cworld.agents.llm import ACTOR_SYSTEM, SEARCH_HINT
+from cworld.agents.prompt import system_prompt, task_text
 from cworld.agents.resolve import is_rule_based
 from cworld.agents.toolbox import SEARCH_TOOL
-from cworld.data_model import Step, Task, ToolResult, ToolSpec, Trajectory
+from cworld.data_model import Step, ToolResult, ToolSpec, Trajectory
 from cworld.data_model.tool_names import ToolNames
 from cworld.judges.calls import classify_calls
 from cworld.redact import Redactor
+from cworld.rollout.user_context import user_context
 
 Role = Literal["system", "user", "assistant", "tool"]
 MAX_RESULT_CHARS = 6000
@@ -111,13 +117,6 @@ class Conversation:
         )
 
 
-def task_text(task: Task) -> str:
-    """The first user message, as `LLMAgent` writes it."""
-    if not task.constraints:
-        return task.query
-    return task.query + "\n\nConstraints:\n" + "\n".join(f"- {c.description}" for c in task.constraints)
-
-
 def offers_search(trajectory: Trajectory) -> bool:
     """Whether `search_tools` was on offer: a search happened, or an LLM agent ran in its default access."""
     if any(s.kind == "search" for s in trajectory.steps):
@@ -145,8 +144,8 @@ class ConversationBuilder:
         if trajectory.task is None:
             return None
         search = offers_search(trajectory)
-        system = ACTOR_SYSTEM + (SEARCH_HINT if search else "")
-        turns = [Turn("system", system), Turn("user", task_text(trajectory.task))]
+        context = user_context(trajectory.task, trajectory.mode, None)
+        turns = [Turn("system", system_prompt(search, context)), Turn("user", task_text(trajectory.task))]
         turns += _Steps(self, trajectory).turns()
         tools = self._functions(trajectory, search)
         return Conversation(
