@@ -80,3 +80,19 @@ def test_bad_actions_are_usage_errors(env):
         env.step({"jump": True})
     obs, *_ = env.step({"tool": "nope/nothing", "arguments": {}})
     assert obs["result"]["is_error"] and obs["result"]["error_class"] == "not_found"
+
+
+def test_reset_states_only_what_the_user_said_up_front_and_the_context(tmp_path):
+    """A requirement the task adds at turn 3 is not in the reset observation (every door reads it: gym,
+    `cworld serve`, OpenEnv); the context block an LLM agent's system prompt carries is."""
+    from cworld.data_model import Constraint
+
+    task = TASKS["sbx-mail-forward-audit"]
+    later = Constraint(id="later", type="response_content", description="Also mention the deadline.", added_at_turn=3)
+    env = make(task.model_copy(update={"constraints": [*task.constraints, later]}), policy="none",
+               workspace=Workspace.resolve(tmp_path / "w"))
+    obs, _ = env.reset(seed=0)
+    assert "Also mention the deadline." not in obs["constraints"]
+    assert [c for c in obs["constraints"]] == [c.description for c in task.constraints if c.added_at_turn is None]
+    assert obs["context"].startswith("Context:\n- Now: ") and "The user: " in obs["context"]
+    env.close()

@@ -16,11 +16,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from cworld.agents.prompt import context_block
+from cworld.agents.prompt import task_text as prompt_task_text
 from cworld.agents.toolbox import AccessMode
 from cworld.data_model import Task, read_jsonl
 from cworld.data_model.tool_names import ToolNames
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
+from cworld.rollout.user_context import user_context
 from cworld.serve.episodes import EpisodeDefaults, EpisodeService
 
 MODES = ("live", "synthesized", "hybrid")
@@ -107,11 +110,11 @@ def new_run_dir(ws: Workspace, prefix: str) -> Path:
     return ws.new_run_dir(name)
 
 
-def task_text(task: Task) -> str:
-    """The request as the user states it: the query and the constraints' descriptions."""
-    if not task.constraints:
-        return task.query
-    return task.query + "\n\nConstraints:\n" + "\n".join(f"- {c.description}" for c in task.constraints)
+def task_text(task: Task, mode: str = "live") -> str:
+    """The request as the user states it (the query, the constraints stated up front), then the context an LLM
+    agent's system prompt carries: the world's date and time and who the user is, from the task's seed (a
+    harness's model gets only this text, so it must not resolve "next Friday" against its training cut-off)."""
+    return prompt_task_text(task) + "\n\n" + context_block(user_context(task, mode, None))
 
 
 # --- the episode's tools as OpenAI function tools ------------------------------------------------------

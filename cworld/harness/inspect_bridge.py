@@ -97,7 +97,7 @@ def cworld_task(tasks: str | None = None, mode: str = "synthesized", policy: str
     tiktoken reads it from litellm's package here instead of downloading it, so the task runs offline."""
     use_bundled_encodings()
     bridge = _bridge(tasks, mode, policy, access, seed, max_turns, out)
-    samples = [Sample(input=task_text(t), id=t.id, metadata={"task_id": t.id}) for t in bridge.tasks.values()]
+    samples = [Sample(input=task_text(t, mode), id=t.id, metadata={"task_id": t.id}) for t in bridge.tasks.values()]
     return Task(dataset=MemoryDataset(samples, name=Path(tasks).stem if tasks else "cworld"),
                 solver=cworld_episode(bridge, system_prompt), scorer=cworld_judges(bridge),
                 metadata={"cworld_run": str(bridge.store.folder), "mode": mode, "policy": policy, "access": access})

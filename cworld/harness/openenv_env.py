@@ -83,6 +83,8 @@ class CworldObservation(Observation):
     interventions: list[dict[str, Any]] = Field(default_factory=list)
     task: str | None = None
     constraints: list[str] = Field(default_factory=list)
+    context: str | None = None
+    """After reset: the world's date and time and who the user is (what an LLM agent's system prompt says)."""
     episode_id: str | None = None
     max_turns: int | None = None
     summary: dict[str, Any] | None = None
@@ -130,6 +132,7 @@ class CworldEnvironment(Environment[CworldAction, CworldObservation, CworldState
                                   policy=first["policy"], seed=seed, open=True)
         return CworldObservation(turn=first["turn"], result=first["result"], user_messages=first["user_messages"],
                                  tools=first["tools"], task=first["task"], constraints=first["constraints"],
+                                 context=first.get("context"),
                                  episode_id=first["episode_id"], max_turns=first["max_turns"], reward=0.0)
 
     async def step_async(self, action: CworldAction, timeout_s: float | None = None,

@@ -108,7 +108,7 @@ class CworldTaskset(vf.Taskset[CworldTask, CworldTasksetConfig]):
         settings = {"tasks": door.tasks, "mode": door.mode, "policy": door.policy, "access": door.access,
                     "max_turns": door.max_turns, "out": door.out}
         for task in service.tasks.values():
-            yield CworldTask(CworldTaskData(id=task.id, name=task.id, prompt=task_text(task),
+            yield CworldTask(CworldTaskData(id=task.id, name=task.id, prompt=task_text(task, door.mode),
                                             system_prompt=SYSTEM_PROMPT, task_id=task.id, seed=self.config.seed,
                                             agent=self.config.agent, door=settings), self.config.task)
 

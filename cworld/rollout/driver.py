@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.agents.base import Action, Observation
+from cworld.agents.prompt import context_block
 from cworld.data_model import Task, ToolResult, ToolSpec, Trajectory
 from cworld.data_model.trajectory import EpisodeStatus, InfraErrorRecord
 from cworld.errors import UsageError
@@ -78,10 +79,14 @@ class EpisodeDriver:
         return self.episode.turn > 0 and not self.episode.done and self.trajectory is None
 
     async def start(self) -> dict[str, Any]:
-        """Open the episode's world; the first observation with the task as the user states it."""
+        """Open the episode's world; the first observation with the task as the user states it (the
+        constraints stated up front: one added mid-episode arrives as a user message at its turn) and the
+        context an LLM agent's system prompt carries (the world's date and time, who the user is)."""
         first = await self.episode.start()
+        context = self.episode.context
         return {**self.observation(first), "task": self.task.query,
-                "constraints": [c.description for c in self.task.constraints]}
+                "constraints": [c.description for c in self.task.constraints if c.added_at_turn is None],
+                "context": context_block(context) if context is not None else ""}
 
     async def act(self, action: dict[str, Any] | Action) -> Step:
         """Carry out one action. An infrastructure failure raises `EpisodeInfraError` (the episode is then

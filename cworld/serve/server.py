@@ -266,6 +266,8 @@ def _control(name: str, description: str, args: type[BaseModel] | None) -> types
 
 def _task_text(first: dict[str, Any]) -> str:
     lines = [first["task"], *[f"- {c}" for c in first["constraints"]], *[f"[user] {m}" for m in first["user_messages"]]]
+    if first.get("context"):
+        lines += ["", first["context"]]
     return "\n".join(lines)
 
 
