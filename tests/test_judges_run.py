@@ -108,3 +108,22 @@ def test_cli_all_judges_and_reports_every_run_of_the_workspace(run_dir: Path):
     assert html_path.parent.parent == ws / "reports" and "other" in html_path.read_text()
     both = CliRunner().invoke(report_command, ["--all", str(run_dir)], obj={"env_dir": None, "workspace": str(ws)})
     assert both.exit_code != 0 and "not both" in both.output
+
+
+def test_judges_named_on_the_command_line_take_the_judge_roles_settings(tmp_path: Path) -> None:
+    """`--judges M` for a model the config does not list runs with the judge role's settings (its token cap,
+    extras; endpoint and key only for the same provider: `ModelsConfig.for_model`), as `--agent M` does, not
+    with bare defaults."""
+    from cworld.cli.judge import _gateway
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "config.yaml").write_text(
+        "models:\n  judge:\n    - {model: mock/cj, max_tokens: 321, temperature: 0.2, api_base: 'http://x:1/v1'}\n")
+    setup = JudgeSetup(JudgeContent.from_environment(None), tools={})
+    gateway = _gateway(Workspace.resolve(root), ["mock/other", "mock/cj"], setup)
+    assert gateway is not None
+    gateway.close()
+    named, listed = setup.judges
+    assert (named.model, named.max_tokens, named.temperature, named.api_base) == ("mock/other", 321, 0.2, "http://x:1/v1")
+    assert listed.model == "mock/cj" and listed.max_tokens == 321

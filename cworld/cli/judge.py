@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,14 +76,12 @@ def _tools(env: Environment, ws: Workspace) -> dict[str, ToolSpec]:
 
 def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | None:
     """A gateway with the judge models set on `setup`; None (offline) when no judge is configured."""
-    from cworld.config import ModelConfig, load_models
+    from cworld.config import load_models
     from cworld.llm import Gateway
 
     models = load_models(ws.root)
-    if names:
-        configured = {m.model: m for m in models.judge}
-        api_base = next((m.api_base for m in models.judge if m.api_base), None) or os.environ.get("CWORLD_API_BASE")
-        models.judge = [configured.get(n) or ModelConfig(model=n, api_base=api_base) for n in names]
+    if names:  # each with the judge role's settings (its endpoint and key only for the same provider)
+        models.judge = [models.for_model("judge", n) for n in names]
     if not models.judge:
         return None
     from cworld.llm.preflight import preflight, role_models
