@@ -109,6 +109,14 @@ def load_model_failure_policy(workspace_root: Path | None, given: str | None = N
     return value  # type: ignore[no-any-return]
 
 
+def serving_failure_policy(workspace_root: Path | None) -> ModelFailurePolicy:
+    """The workspace's policy for a door that serves episodes to a client (the gym, `cworld serve`, the trainer
+    doors): `fallback` as configured; `stop` acts as `infra` there: the client's episode fails with the cause,
+    and the server goes on serving the other sessions."""
+    policy = load_model_failure_policy(workspace_root)
+    return "infra" if policy == "stop" else policy
+
+
 def load_models(workspace_root: Path | None = None, env: dict[str, str] | None = None) -> ModelsConfig:
     env = dict(os.environ if env is None else env)
     api_base = env.get("CWORLD_API_BASE") or None

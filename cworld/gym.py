@@ -119,13 +119,14 @@ def make(task: Task | dict[str, Any], mode: str = "live", policy: str = "default
          tools: dict[str, ToolSpec] | None = None, agent: str = AGENT) -> CworldEnv:
     """An environment for one task. `agent` names the policy being trained (it picks the fault timing
     stream, so two trainees on one (task, policy, seed) meet the same faults at their own turns)."""
+    from cworld.config import serving_failure_policy
     from cworld.registry.tools import environment_tools
 
     ws = workspace or Workspace.resolve()
     chosen = env or Environment.resolve()
     one = _as_task(task)
     ctx = RolloutContext(chosen, ws, tools if tools is not None else environment_tools(chosen, ws).tasks_tools([one]),
-                         max_turns=max_turns)
+                         max_turns=max_turns, on_model_failure=serving_failure_policy(ws.root))
     ctx.policy(policy)
     return CworldEnv(one, ctx, mode=mode, policy=policy, access=access, agent=agent)
 

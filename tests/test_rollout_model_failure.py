@@ -128,3 +128,23 @@ def test_fallback_goes_on_and_counts_every_fallback(model: DyingModel, workspace
     assert report["rows"][0]["fallbacks"] == sum(per_episode)
     shown = CliRunner().invoke(cli, [*run_args(out), "--resume"], catch_exceptions=False)
     assert f"{sum(per_episode)} engine answer(s) were made without the engine's model" in shown.output
+
+
+def test_the_gym_follows_the_workspaces_policy(model: DyingModel, workspace: Path) -> None:
+    """A served episode (the gym; `cworld serve` and the trainer doors build theirs alike) reads
+    `on_model_failure` from the workspace: `fallback` lets the engine answer without its model, counted;
+    `stop` acts as `infra` there (the episode fails with the cause; a server keeps serving others)."""
+    from cworld.config import serving_failure_policy
+    from cworld.environment import Workspace
+    from cworld.gym import make
+
+    model.dead = True
+    config = workspace / "config.yaml"
+    config.write_text(config.read_text() + "on_model_failure: fallback\n")
+    env = make(TASKS[0], mode="synthesized", policy="none", workspace=Workspace.resolve(workspace))
+    env.reset(seed=0)
+    obs, _, _, _, _ = env.step({"tool": "mail/search_messages", "arguments": {"query": "audit"}})  # no infra error
+    env.close()
+    assert obs["result"] is not None and not obs["result"]["is_error"] and env.ctx.on_model_failure == "fallback"
+    config.write_text(config.read_text().replace("fallback", "stop"))
+    assert serving_failure_policy(workspace) == "infra"

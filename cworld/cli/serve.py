@@ -42,6 +42,7 @@ def command(ctx: click.Context, transport: str, port: int, token_env: str | None
     Trajectories go to a run folder of the workspace, for `cworld judge`, `report` and `export-sft`."""
     from cworld.agents.toolbox import AccessMode
     from cworld.cli.judge import _gateway
+    from cworld.config import serving_failure_policy
     from cworld.data_model import Task, read_jsonl
     from cworld.judges import JudgeContent, JudgeSetup
     from cworld.registry.tools import environment_tools
@@ -63,7 +64,8 @@ def command(ctx: click.Context, transport: str, port: int, token_env: str | None
     tasks = read_jsonl(Path(tasks_file) if tasks_file else ws.latest("tasks"), Task)
     if not tasks:
         raise UsageError("the tasks file holds no tasks; create some with `cworld synth` or pass --tasks FILE")
-    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=max_turns)
+    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=max_turns,
+                             on_model_failure=serving_failure_policy(ws.root))
     rollout.policy(policy)
     judges = JudgeSetup(JudgeContent.from_environment(env), tools=rollout.tools)
     gateway = None if offline else _gateway(ws, [], judges)

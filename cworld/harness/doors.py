@@ -68,6 +68,7 @@ def episode_service(config: DoorConfig, *, env: Environment | None = None,
 
 
 def _build(config: DoorConfig, env: Environment, ws: Workspace) -> EpisodeService:
+    from cworld.config import serving_failure_policy
     from cworld.judges import JudgeContent, JudgeSetup
     from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext
@@ -76,7 +77,8 @@ def _build(config: DoorConfig, env: Environment, ws: Workspace) -> EpisodeServic
     tasks = read_jsonl(path, Task)
     if not tasks:
         raise UsageError(f"{path} holds no tasks; create some with `cworld synth` or pass a tasks file")
-    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=config.max_turns)
+    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=config.max_turns,
+                             on_model_failure=serving_failure_policy(ws.root))
     rollout.policy(config.policy)
     judges = JudgeSetup(JudgeContent.from_environment(env), tools=rollout.tools)
     judges.offline_reason = "the trainer doors score with the verifiable judges (cworld judge RUN for the LLM judges)"
