@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
@@ -31,6 +32,16 @@ class LogEntry(BaseModel):
 
     def fingerprint(self) -> str:
         return f"{self.tool}\x1f{canonical_json(self.arguments)}"
+
+
+class ReplayedView(Protocol):
+    """An engine's view of a session log: how many entries it reflects, and the call it just answered."""
+
+    applied: int
+    pending: Any
+
+
+V = TypeVar("V", bound=ReplayedView)
 
 
 class SessionLog(BaseModel):
@@ -64,6 +75,21 @@ class SessionLog(BaseModel):
 
     def set_view(self, key: str, value: Any) -> None:
         self._views[key] = value
+
+    def replayed_view(self, key: str, replay: Callable[[], V], continues: Callable[[V, LogEntry], bool]) -> V:
+        """An engine's view of this log (`applied`: the entries it reflects; `pending`: the call it just
+        answered), kept current without replaying the log on every call: as it is when it reflects every
+        entry; moved on by one when the one new entry is the call it answered (`continues`); else rebuilt
+        (`replay`: the log edited or grown by someone else)."""
+        found: V | None = self._views.get(key)
+        count = len(self.entries)
+        if found is not None and found.applied == count:
+            return found
+        if found is not None and found.applied + 1 == count and continues(found, self.entries[-1]):
+            found.applied, found.pending = count, None
+            return found
+        found = self._views[key] = replay()
+        return found
 
     @classmethod
     def load(cls, path: Path) -> SessionLog:

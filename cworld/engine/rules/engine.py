@@ -181,17 +181,7 @@ class RulesEngine:
 
     # --- the session ------------------------------------------------------------------------------
     def _session(self, session: SessionLog) -> _Session:
-        key = f"{self.name}:{id(self)}"
-        found: _Session | None = session.view(key)
-        entries = session.entries
-        if found is not None and found.applied == len(entries):
-            return found
-        if found is not None and found.applied + 1 == len(entries) and _is_pending(found, entries[-1]):
-            found.applied, found.pending = len(entries), None
-            return found
-        found = self._replay(session)
-        session.set_view(key, found)
-        return found
+        return session.replayed_view(f"{self.name}:{id(self)}", lambda: self._replay(session), _is_pending)
 
     def _fresh(self, seed: int) -> _Session:
         world = self.world(seed)

@@ -155,17 +155,8 @@ class SchemaEngine:
 
     # --- the world as a view of the log ------------------------------------------------------------
     def _view_for(self, session: SessionLog) -> _View:
-        key = f"{self.name}:{id(self)}"
-        view: _View | None = session.view(key)
-        entries = session.entries
-        if view is not None and view.applied == len(entries):
-            return view
-        if view is not None and view.applied + 1 == len(entries) and _continues(view, entries[-1]):
-            view.applied, view.pending = len(entries), None
-            return view
-        view = _View(applied=len(entries), world=self._replay(session))
-        session.set_view(key, view)
-        return view
+        return session.replayed_view(f"{self.name}:{id(self)}",
+                                     lambda: _View(applied=len(session.entries), world=self._replay(session)), _continues)
 
     def _replay(self, session: SessionLog) -> SimWorld:
         grounding = self._grounding(session)
