@@ -42,9 +42,9 @@ from cworld.environment import Environment, Workspace
 from cworld.judges.content import load_weights
 from cworld.judges.overall import overall
 from cworld.judges.verifiable import verifiable_scores
+from cworld.registry.tools import environment_tools
 from cworld.rollout import RolloutContext, build_episode, run_episode
 from cworld.seeding import derive_rng
-from cworld.synth.toolset import load_universe
 
 DEFAULT_AGENTS = ("scripted:oracle", "heuristic:basic", "heuristic:careful", "heuristic:thorough", "idle",
                   "explorer")
@@ -141,15 +141,6 @@ async def score_agent(name: str, tasks: list[Task], ctx: RolloutContext, seeds: 
     return tally
 
 
-def task_servers_tools(tools: dict[str, ToolSpec], tasks: list[Task]) -> dict[str, ToolSpec]:
-    """The sandbox's tools and those of the servers the tasks use. A run's world engine builds the world of
-    a seed for every server it has tools of, and a server's world is the same whatever other servers
-    there are (seeded per server), so leaving the 300 others out changes no answer, only the distractors
-    of `full` access (drawn from fewer servers) and the time (a whole harvested world per task's seed)."""
-    servers = {t.split("/", 1)[0] for task in tasks for t in task.tools}
-    return {k: t for k, t in tools.items() if t.server in servers or t.server_kind == "sandbox"}
-
-
 def order_agrees(rows: list[dict[str, Any]], prefix: str = "heuristic:") -> bool | None:
     """Whether the agents named `prefix*` rank the same by overall as by state success (ties in state
     success may come in either order); None when their state success does not order them at all."""
@@ -173,8 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     env, ws = Environment.resolve(), Workspace.resolve(opts.workspace)
     tasks = read_jsonl(opts.tasks, Task)
-    ctx = RolloutContext(env, ws, task_servers_tools(load_universe(env, ws, need_search=False, harvested=True).tools,
-                                                     tasks))
+    ctx = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks))  # as `cworld run` gets them
     weights = load_weights(env.judges / "weights.yaml")
     rows = []
     for name in opts.agents:
