@@ -20,11 +20,40 @@ from cworld.sandbox.framework.session import plain_copy
 Place = tuple[str, str | None]
 
 
+class SeedMaps:
+    """Where each container of a seed's collection is (by id), built once per collection and shared by every
+    session of the world: the seed's records never change (sessions copy on write), and walking 10,000
+    records' containers on each session's first write cost more than the session's calls."""
+
+    def __init__(self) -> None:
+        self._of: dict[int, tuple[dict[str, Any], dict[int, str], dict[int, tuple[str, tuple[Any, ...]]] | None]] = {}
+
+    def records(self, coll: dict[str, Any]) -> dict[int, str]:
+        """id of a record -> its key."""
+        return self._entry(coll)[1]
+
+    def nested(self, coll: dict[str, Any]) -> dict[int, tuple[str, tuple[Any, ...]]]:
+        """id of a container inside a record -> (the record's key, the path to it)."""
+        seen, ids, inner = self._entry(coll)
+        if inner is None:
+            inner = {id(c): (key, path) for key, record in coll.items() for c, path in _containers(record, ()) if path}
+            self._of[id(coll)] = (seen, ids, inner)
+        return inner
+
+    def _entry(self, coll: dict[str, Any]) -> tuple[dict[str, Any], dict[int, str],
+                                                     dict[int, tuple[str, tuple[Any, ...]]] | None]:
+        found = self._of.get(id(coll))
+        if found is None or found[0] is not coll:
+            found = self._of[id(coll)] = (coll, {id(r): k for k, r in coll.items() if type(r) is dict}, None)
+        return found
+
+
 class SessionStore:
     """What one session made its own of one server's world (`state`: the session's top-level map)."""
 
-    def __init__(self, base: dict[str, Any], state: dict[str, Any]) -> None:
+    def __init__(self, base: dict[str, Any], state: dict[str, Any], maps: SeedMaps | None = None) -> None:
         self.base = base
+        self.maps = maps or SeedMaps()
         self.state = state
         self.collections: dict[str, dict[str, Any]] = {}
         """name -> the session's shallow copy of the seed's map"""
@@ -35,8 +64,6 @@ class SessionStore:
         """collection -> keys this session wrote, made or deleted"""
         self.appended: dict[str, dict[str, int]] = {}
         """collection -> keys this session added to the end of the map, with their order"""
-        self._base_ids: dict[str, dict[int, str]] = {}
-        self._nested: dict[str, dict[int, tuple[str, tuple[Any, ...]]]] = {}
         self.owned: set[str] = set()
         """the top-level entries the session made its own"""
         self._copies: dict[int, Any] = {}
@@ -166,21 +193,11 @@ class SessionStore:
         return None
 
     def _ids(self, name: str) -> dict[int, str]:
-        found = self._base_ids.get(name)
-        if found is None:
-            found = self._base_ids[name] = {id(r): k for k, r in self.base[name].items() if type(r) is dict}
-        return found
+        return self.maps.records(self.base[name])
 
     def _nested_ids(self, name: str) -> dict[int, tuple[str, tuple[Any, ...]]]:
-        """Containers inside the seed's records (built once, on the first write to one)."""
-        found = self._nested.get(name)
-        if found is None:
-            found = self._nested[name] = {}
-            for key, record in self.base[name].items():
-                for inner, path in _containers(record, ()):
-                    if path:
-                        found[id(inner)] = (key, path)
-        return found
+        """Containers inside the seed's records (built once per world, on the first write to one)."""
+        return self.maps.nested(self.base[name])
 
     def _own(self, value: Any, place: Place) -> None:
         for inner, _ in _containers(value, ()):

@@ -25,7 +25,7 @@ from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import LogEntry, SessionLog
-from cworld.engine.rules.cow import SessionStore
+from cworld.engine.rules.cow import SeedMaps, SessionStore
 from cworld.engine.rules.expr import iso
 from cworld.engine.rules.index import Indexes
 from cworld.engine.rules.infer import family_rule, infer_rule
@@ -53,10 +53,11 @@ class _Server:
     base: ServerWorld
     state: dict[str, Any]
     ids: dict[str, int] = field(default_factory=dict)
+    maps: SeedMaps | None = None
     store: SessionStore = field(init=False)
 
     def __post_init__(self) -> None:
-        self.store = SessionStore(self.base.state, self.state)
+        self.store = SessionStore(self.base.state, self.state, self.maps)
 
     @property
     def owned(self) -> set[str]:
@@ -126,6 +127,8 @@ class RulesEngine:
         self._world_cache: dict[int, World] = {}
         self.indexes = Indexes()
         """the seed worlds' collections' indexes, built on first use, shared by every session"""
+        self.seed_maps = SeedMaps()
+        """where the seed records' containers are, for copy on write, shared by every session"""
         self.register(tools)
 
     def register(self, tools: Iterable[ToolSpec]) -> None:
@@ -202,7 +205,7 @@ class RulesEngine:
             base = self.world(state.seed).server(server)
             if base is None:
                 return None
-            found = state.servers[server] = _Server(base, dict(base.state), ids=dict(base.ids))
+            found = state.servers[server] = _Server(base, dict(base.state), ids=dict(base.ids), maps=self.seed_maps)
         return found
 
     # --- one call ---------------------------------------------------------------------------------
