@@ -67,3 +67,22 @@ def test_session_expiry_targets_only_servers_whose_login_the_task_offers() -> No
     assert _expiry_targets(["taskboard/list_boards", "taskboard/create_card"]) == set()
     assert _expiry_targets(["shop/login", "shop/list_addresses", "chat/login", "chat/post_message"]) \
         == {"shop", "chat"}
+
+
+def test_a_live_run_says_up_front_which_tasks_it_cannot_run(tmp_path: Path) -> None:
+    """`cworld run --mode live` over a task naming a schema-only tool: one note before the episodes (each call
+    to such a tool is `unavailable`); over sandbox tasks, none."""
+    from click.testing import CliRunner
+
+    from cworld.cli.main import cli
+    from cworld.data_model import write_jsonl_atomic
+
+    tasks = tmp_path / "t.jsonl"
+    write_jsonl_atomic(tasks, [CRM_TASK])
+    args = ["--workspace", str(tmp_path / "ws"), "run", "--tasks", str(tasks), "--agent", "scripted:oracle",
+            "--policy", "none", "--no-progress", "--max-turns", "4", "--out", str(tmp_path / "run")]
+    live = CliRunner().invoke(cli, [*args, "--mode", "live"])
+    assert live.exit_code == 0, live.output
+    assert "note: 1 of 1 task(s) name schema-only tools" in live.stderr
+    synthesized = CliRunner().invoke(cli, [*args, "--mode", "synthesized", "--out", str(tmp_path / "run2")])
+    assert synthesized.exit_code == 0 and "schema-only" not in synthesized.stderr

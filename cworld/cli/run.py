@@ -12,6 +12,9 @@ import click
 from cworld.cli.common import environment, preflight, read_tasks, workspace
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from cworld.data_model import Task, ToolSpec
     from cworld.environment import Workspace
     from cworld.rollout import RunReport
 
@@ -75,6 +78,8 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
         raise UsageError("no registry index in the workspace; run `cworld registry build` or drop --registry-search")
     preflight(ws, agents=[agent], roles=["engine"] if mode != "live" else [])
     rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), registry_search=registry_search)
+    if mode == "live":
+        _note_schema_only(tasks, rollout.tools)
     rollout.policy(policy)
     folder = _run_folder(ws, out, resume)
     report = asyncio.run(Runner(tasks, config, rollout, folder).run())
@@ -100,6 +105,15 @@ def command(ctx: click.Context, tasks_file: str | None, mode: str, agent: str, p
     rerun = f" ({report.rerun} re-run after an infra_error)" if report.rerun else ""
     click.echo(f"{report.ran} episode(s) run{rerun}, {report.skipped} already done; trajectories in "
                f"{folder / 'trajectories.jsonl'}")
+
+
+def _note_schema_only(tasks: list[Task], tools: Mapping[str, ToolSpec]) -> None:
+    """One line when live mode cannot run some tasks' tools (a catalog's, with no server): every call to
+    one answers `unavailable`, so those episodes cannot succeed live."""
+    cannot = [t.id for t in tasks if any(tools[n].availability == "schema-only" for n in t.public().tools if n in tools)]
+    if cannot:
+        click.echo(f"note: {len(cannot)} of {len(tasks)} task(s) name schema-only tools, which live mode answers "
+                   "`unavailable` (no server runs them); run those with --mode synthesized or hybrid", err=True)
 
 
 def _run_folder(ws: Workspace, out: str | None, resume: bool) -> Path:
