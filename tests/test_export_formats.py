@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cworld.agents.prompt import system_prompt
 from cworld.data_model import (
     Constraint,
     Intervention,
@@ -20,7 +21,6 @@ from cworld.data_model import (
     write_jsonl_atomic,
 )
 from cworld.data_model.tool_names import FUNCTION_NAME, ToolNames, split_name
-from cworld.agents.prompt import system_prompt
 from cworld.errors import UsageError
 from cworld.export import (
     ExportFilters,
