@@ -86,3 +86,22 @@ def test_a_live_run_says_up_front_which_tasks_it_cannot_run(tmp_path: Path) -> N
     assert "note: 1 of 1 task(s) name schema-only tools" in live.stderr
     synthesized = CliRunner().invoke(cli, [*args, "--mode", "synthesized", "--out", str(tmp_path / "run2")])
     assert synthesized.exit_code == 0 and "schema-only" not in synthesized.stderr
+
+
+def test_judge_and_export_read_the_tools_a_harvested_run_used(tmp_path: Path) -> None:
+    """The commands that read a run folder take the tools its tasks name as the run got them: a harvested
+    task's tools with their full specs (read-only hints, categories), not only what searches returned."""
+    import json
+
+    from cworld.cli.judge import _tools
+    from cworld.rollout import run_tasks
+
+    listing = environment_tools(ENV, Workspace(tmp_path / "ws"))
+    harvested = listing.harvested[0]
+    task = Task(id="harvested", query="q", tools=[harvested.id])
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "tasks.jsonl").write_text(json.dumps({"sha256": "a" * 64, "task": task.model_dump(mode="json")}) + "\n")
+    assert [t.id for t in run_tasks(run)] == ["harvested"]
+    tools = _tools(ENV, Workspace(tmp_path / "ws"), [run])
+    assert tools[harvested.id] == harvested

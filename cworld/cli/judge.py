@@ -47,7 +47,7 @@ def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concur
     if all_runs and run is not None:
         raise click.UsageError("give RUN or --all, not both")
     run_dirs = workspace_runs(ws) if all_runs else [resolve_run(run, ws)]
-    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(environment(ctx), ws),
+    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(environment(ctx), ws, run_dirs),
                        max_repairs=max_repairs, evidence_chars=evidence_chars)
     gateway = None if offline else _gateway(ws, _split(judges_opt), setup)
     if offline:
@@ -68,10 +68,12 @@ async def _judge_all(runs: list[Path], setup: JudgeSetup, *, resume: bool, concu
     return [await judge_run(run, setup, resume=resume, concurrency=concurrency) for run in runs]
 
 
-def _tools(env: Environment, ws: Workspace) -> dict[str, ToolSpec]:
+def _tools(env: Environment, ws: Workspace, runs: list[Path]) -> dict[str, ToolSpec]:
+    """The tools the runs' tasks name, as `cworld run` got them (the harvested pool's too, unbuilt)."""
     from cworld.registry.tools import environment_tools
+    from cworld.rollout import run_tasks
 
-    return environment_tools(env, ws).episode()
+    return environment_tools(env, ws).tasks_tools([t for run in runs for t in run_tasks(run)])
 
 
 def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | None:

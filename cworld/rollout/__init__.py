@@ -7,7 +7,13 @@
 from cworld.rollout.episode import DEFAULT_MAX_TURNS, Episode, EpisodeInfraError, episode_id
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
 from cworld.rollout.run_tasks import RunConfig, Runner, RunReport
-from cworld.rollout.store import TRAJECTORIES_FILE, TrajectoryStore, cut_torn_tail, read_trajectories
+from cworld.rollout.store import (
+    TRAJECTORIES_FILE,
+    TrajectoryStore,
+    cut_torn_tail,
+    read_trajectories,
+    run_tasks,
+)
 from cworld.rollout.summary import SummaryRow, render, state_matches, summarize
 
 __all__ = [
@@ -25,6 +31,7 @@ __all__ = [
     "cut_torn_tail",
     "episode_id",
     "read_trajectories",
+    "run_tasks",
     "render",
     "run_episode",
     "state_matches",

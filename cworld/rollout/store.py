@@ -181,6 +181,11 @@ def read_trajectories(folder: Path) -> Iterator[Trajectory]:
             raise UsageError(f"{path}:{lineno}: not a valid trajectory line ({first})") from None
 
 
+def run_tasks(folder: Path) -> list[Task]:
+    """The distinct tasks a run folder's episodes refer to (its task file; none for a folder without one)."""
+    return list(_Refs(folder).tasks().values())
+
+
 class _Refs:
     """The task and state files of a run folder, read on the first line that needs them."""
 
