@@ -115,6 +115,7 @@ def command(
         return
     from cworld.judges import resolve_run
     from cworld.registry.tools import environment_tools
+    from cworld.rollout import run_tasks
 
     ws = workspace(ctx)
     if live is None and synth is None and reference is None:
@@ -122,7 +123,8 @@ def command(
     runs = {k: resolve_run(v, ws) if v is not None else None for k, v in (("live", live), ("synth", synth))}
     out = report.out or ws.path("reports") / time.strftime("fidelity-%Y%m%d-%H%M%S")
     env = environment(ctx)
-    _report(report, runs["live"], runs["synth"], environment_tools(env, ws).episode(), env, ws, out, reference)
+    tasks = [t for run in runs.values() if run is not None for t in run_tasks(run)]
+    _report(report, runs["live"], runs["synth"], environment_tools(env, ws).tasks_tools(tasks), env, ws, out, reference)
 
 
 @command.command("experiment")

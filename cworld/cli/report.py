@@ -34,6 +34,7 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     from cworld.judges.unscored import unscored_warning
     from cworld.registry.tools import environment_tools
     from cworld.report import build_report
+    from cworld.rollout import run_tasks
 
     ws = workspace(ctx)
     if all_runs and runs:
@@ -45,7 +46,8 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     target = out or default_out(folders, ws)
     fidelity = latest_fidelity_section(ws)
     result = build_report(folders, target, content=JudgeContent.from_environment(environment(ctx)),
-                          tools=environment_tools(environment(ctx), ws).episode(), extra_sections=[fidelity] if fidelity else [])
+                          tools=environment_tools(environment(ctx), ws).tasks_tools([t for f in folders for t in run_tasks(f)]),
+                          extra_sections=[fidelity] if fidelity else [])
     ws.mark_latest("report", result.out)
     if not quiet:
         click.echo(result.compact + "\n")
