@@ -93,7 +93,7 @@ def test_judge_and_export_read_the_tools_a_harvested_run_used(tmp_path: Path) ->
     task's tools with their full specs (read-only hints, categories), not only what searches returned."""
     import json
 
-    from cworld.cli.judge import _tools
+    from cworld.cli.common import run_tools
     from cworld.rollout import run_tasks
 
     listing = environment_tools(ENV, Workspace(tmp_path / "ws"))
@@ -103,5 +103,5 @@ def test_judge_and_export_read_the_tools_a_harvested_run_used(tmp_path: Path) ->
     run.mkdir()
     (run / "tasks.jsonl").write_text(json.dumps({"sha256": "a" * 64, "task": task.model_dump(mode="json")}) + "\n")
     assert [t.id for t in run_tasks(run)] == ["harvested"]
-    tools = _tools(ENV, Workspace(tmp_path / "ws"), [run])
+    tools = run_tools(ENV, Workspace(tmp_path / "ws"), [run])
     assert tools[harvested.id] == harvested

@@ -13,7 +13,7 @@ from cworld.environment import Environment, Workspace
 
 if TYPE_CHECKING:
     from cworld.config import Role
-    from cworld.data_model import Task
+    from cworld.data_model import Task, ToolSpec
 
 
 def environment(ctx: click.Context) -> Environment:
@@ -46,6 +46,15 @@ def preflight(ws: Workspace, *, agents: Iterable[str] = (), roles: Iterable[Role
     from cworld.llm.preflight import role_models
 
     check([*(("agent", models.for_model("agent", a)) for a in named), *role_models(models, roles)])
+
+
+def run_tools(env: Environment, ws: Workspace, runs: Iterable[Path]) -> dict[str, ToolSpec]:
+    """The tools the tasks of these run folders name, as `cworld run` got them (the harvested pool's too,
+    without a build): what the commands that read run folders score, report and export against."""
+    from cworld.registry.tools import environment_tools
+    from cworld.rollout import run_tasks
+
+    return environment_tools(env, ws).tasks_tools([t for run in runs for t in run_tasks(run)])
 
 
 def read_tasks(ws: Workspace, tasks_file: str | Path | None, limit: int | None = None) -> list[Task]:

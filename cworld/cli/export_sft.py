@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cworld.cli.common import environment, workspace
+from cworld.cli.common import environment, run_tools, workspace
 
 
 def _split(value: str | None) -> tuple[str, ...]:
@@ -62,8 +62,6 @@ def command(
     from cworld.export import ExportFilters, export_sft
     from cworld.judges import resolve_run
     from cworld.judges.runs import load_trajectories, tools_seen
-    from cworld.registry.tools import environment_tools
-    from cworld.rollout import run_tasks
 
     filters = ExportFilters(
         min_score=min_score,
@@ -76,7 +74,7 @@ def command(
     folders = [resolve_run(r, ws) for r in runs] if runs else [resolve_run(None, ws)]
     catalog = {
         **{k: v for f in folders for k, v in tools_seen(load_trajectories(f)).items()},
-        **environment_tools(environment(ctx), ws).tasks_tools([t for f in folders for t in run_tasks(f)]),
+        **run_tools(environment(ctx), ws, folders),
     }
     summary = export_sft(folders, fmt, out.expanduser().resolve(), filters, catalog)
     if as_json:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from cworld.cli.common import environment, preflight, read_tasks, workspace
+from cworld.cli.common import environment, preflight, read_tasks, run_tools, workspace
 
 if TYPE_CHECKING:
     from cworld.data_model import ToolSpec
@@ -114,8 +114,6 @@ def command(
     if ctx.invoked_subcommand is not None:
         return
     from cworld.judges import resolve_run
-    from cworld.registry.tools import environment_tools
-    from cworld.rollout import run_tasks
 
     ws = workspace(ctx)
     if live is None and synth is None and reference is None:
@@ -123,8 +121,8 @@ def command(
     runs = {k: resolve_run(v, ws) if v is not None else None for k, v in (("live", live), ("synth", synth))}
     out = report.out or ws.path("reports") / time.strftime("fidelity-%Y%m%d-%H%M%S")
     env = environment(ctx)
-    tasks = [t for run in runs.values() if run is not None for t in run_tasks(run)]
-    _report(report, runs["live"], runs["synth"], environment_tools(env, ws).tasks_tools(tasks), env, ws, out, reference)
+    folders = [run for run in runs.values() if run is not None]
+    _report(report, runs["live"], runs["synth"], run_tools(env, ws, folders), env, ws, out, reference)
 
 
 @command.command("experiment")

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
-from cworld.cli.common import environment, workspace
-from cworld.environment import Environment, Workspace
+from cworld.cli.common import environment, run_tools, workspace
+from cworld.environment import Workspace
 
 if TYPE_CHECKING:
-    from cworld.data_model import ToolSpec
     from cworld.judges import JudgeRunReport, JudgeSetup
     from cworld.llm import Gateway
 
@@ -47,7 +46,7 @@ def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concur
     if all_runs and run is not None:
         raise click.UsageError("give RUN or --all, not both")
     run_dirs = workspace_runs(ws) if all_runs else [resolve_run(run, ws)]
-    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=_tools(environment(ctx), ws, run_dirs),
+    setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=run_tools(environment(ctx), ws, run_dirs),
                        max_repairs=max_repairs, evidence_chars=evidence_chars)
     gateway = None if offline else _gateway(ws, _split(judges_opt), setup)
     if offline:
@@ -66,14 +65,6 @@ async def _judge_all(runs: list[Path], setup: JudgeSetup, *, resume: bool, concu
     from cworld.judges import judge_run
 
     return [await judge_run(run, setup, resume=resume, concurrency=concurrency) for run in runs]
-
-
-def _tools(env: Environment, ws: Workspace, runs: list[Path]) -> dict[str, ToolSpec]:
-    """The tools the runs' tasks name, as `cworld run` got them (the harvested pool's too, unbuilt)."""
-    from cworld.registry.tools import environment_tools
-    from cworld.rollout import run_tasks
-
-    return environment_tools(env, ws).tasks_tools([t for run in runs for t in run_tasks(run)])
 
 
 def _gateway(ws: Workspace, names: list[str], setup: JudgeSetup) -> Gateway | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cworld.cli.common import environment, workspace
+from cworld.cli.common import environment, run_tools, workspace
 from cworld.environment import Workspace
 
 
@@ -32,9 +32,7 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     from cworld.judges import JudgeContent, resolve_run
     from cworld.judges.runs import all_runs as workspace_runs
     from cworld.judges.unscored import unscored_warning
-    from cworld.registry.tools import environment_tools
     from cworld.report import build_report
-    from cworld.rollout import run_tasks
 
     ws = workspace(ctx)
     if all_runs and runs:
@@ -46,7 +44,7 @@ def command(ctx: click.Context, runs: tuple[Path, ...], out: Path | None, quiet:
     target = out or default_out(folders, ws)
     fidelity = latest_fidelity_section(ws)
     result = build_report(folders, target, content=JudgeContent.from_environment(environment(ctx)),
-                          tools=environment_tools(environment(ctx), ws).tasks_tools([t for f in folders for t in run_tasks(f)]),
+                          tools=run_tools(environment(ctx), ws, folders),
                           extra_sections=[fidelity] if fidelity else [])
     ws.mark_latest("report", result.out)
     if not quiet:

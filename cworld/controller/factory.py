@@ -97,9 +97,9 @@ def world_engine(env: Environment, workspace: Workspace, tools: list[ToolSpec],
     from cworld.engine.rules.spec import load_operations
     from cworld.engine.schema.engine import SchemaEngine
     from cworld.engine.world.base import World
-    from cworld.engine.world.build import ServerByServerWorld, stateful_apps, world_servers
+    from cworld.engine.world.build import ServerByServerWorld, stateful_apps
 
-    apps = [] if by_server else [s for s in world_servers(tools, cards) if s in stateful_apps()]
+    apps = [] if by_server else list(stateful_apps())
 
     def worlds(seed: int) -> World:
         return ServerByServerWorld(workspace, seed, tools, cards, preload=apps)

@@ -19,7 +19,7 @@ import networkx as nx
 from cworld.data_model import ToolSpec
 from cworld.environment import Environment, Workspace
 from cworld.errors import CworldError
-from cworld.registry.tools import environment_tools
+from cworld.registry.tools import ToolList, environment_tools
 
 INDEX_PARTS = ("registry", "index")
 
@@ -68,7 +68,7 @@ def load_universe(
     listing = environment_tools(env, workspace)
     tools = listing.merged(recorded=False)
     notes: list[str] = []
-    servers = _add_harvested(env, tools, notes) if harvested else set()
+    servers = _add_harvested(listing, tools, notes) if harvested else set()
     if listing.built:
         notes.append(f"tools: the built registry ({len(listing.built)} tools) over the sandbox's")
     else:
@@ -83,21 +83,16 @@ def load_universe(
     return universe
 
 
-def _add_harvested(env: Environment, tools: dict[str, ToolSpec], notes: list[str]) -> set[str]:
+def _add_harvested(listing: ToolList, tools: dict[str, ToolSpec], notes: list[str]) -> set[str]:
     """The harvested servers' ids; their tools are added to `tools` when the built registry lacks them."""
-    from cworld.registry.harvest.catalog import harvested_specs
-    from cworld.registry.manifest import load_catalog
-
-    specs = harvested_specs(env)
-    servers = {s.id for s in specs}
+    servers = {t.server for t in listing.harvested}
     if any(t.server in servers for t in tools.values()):
         notes.append(f"harvested pool: {len(servers)} servers of the built registry")
         return {t.server for t in tools.values() if t.server in servers}
-    for spec in specs:
-        tools.update({t.id: t for t in load_catalog(env, spec)})
+    tools.update({t.id: t for t in listing.harvested})
     notes.append(
-        f"harvested pool: {len(servers)} servers read from registry/catalogs/harvested/ (no build holds them: "
-        "run `cworld registry build --harvested` before `cworld run`)"
+        f"harvested pool: {len(servers)} servers read from registry/catalogs/harvested/ (no build holds them; "
+        "`cworld run` reads them there too)"
     )
     return servers
 
