@@ -7,6 +7,11 @@ every command falls back to its deterministic path. Keys are read from the envir
 
 A model named outside the config (`cworld run --agent openai/NAME`) takes the role's settings
 (`ModelsConfig.for_model`): the same endpoint and key variable for the same provider, else `CWORLD_API_BASE`.
+
+Every role has a budget per model call (`budgets: {role: {max_tokens, timeout_s}}` in `config.yaml`, else
+`DEFAULT_BUDGETS`): a reply's output cap and one call's timeout. An unbounded reply costs time and money, and a
+local model left without a cap writes until its context is full. A model entry's own `max_tokens`/`timeout_s`
+win over its role's budget.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ class ModelConfig(BaseModel):
     api_key_env: str | None = Field(None, description="name of the env var holding the key")
     max_concurrency: int = 8
     temperature: float = 0.0
-    max_tokens: int | None = None
+    max_tokens: int | None = Field(None, gt=0, description="a reply's output cap; None: the role's budget")
+    timeout_s: float | None = Field(None, gt=0, description="one call's timeout; None: the role's budget")
     history_tokens: int | None = Field(
         None, gt=0, description="the agent's conversation budget in tokens; None: from the model's context window")
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -40,12 +46,32 @@ class ModelConfig(BaseModel):
         return self.model.split("/", 1)[0] if "/" in self.model else "openai"
 
 
+class RoleBudget(BaseModel):
+    """What one model call of a role may take: its reply's tokens and its wall-clock seconds."""
+
+    max_tokens: int = Field(gt=0)
+    timeout_s: float = Field(gt=0)
+
+
+DEFAULT_BUDGETS: dict[Role, RoleBudget] = {
+    "agent": RoleBudget(max_tokens=1024, timeout_s=120.0),  # a turn: a tool call or a short answer
+    "engine": RoleBudget(max_tokens=1200, timeout_s=120.0),  # one tool answer (engine.llm.max_tokens wins)
+    "judge": RoleBudget(max_tokens=1024, timeout_s=120.0),  # one vote with its reasons
+    "synth": RoleBudget(max_tokens=4096, timeout_s=300.0),  # a whole task draft
+}
+
+
 class ModelsConfig(BaseModel):
     agent: ModelConfig | None = None
     engine: ModelConfig | None = None
     synth: ModelConfig | None = None
     judge: list[ModelConfig] = Field(default_factory=list)
     api_base: str | None = Field(None, description="CWORLD_API_BASE: the endpoint of a model no entry names")
+    budgets: dict[Role, RoleBudget] = Field(default_factory=lambda: dict(DEFAULT_BUDGETS))
+
+    def budget(self, role: str) -> RoleBudget | None:
+        """The role's per-call budget; None for a call outside the four roles (a one-off model)."""
+        return self.budgets.get(role)  # type: ignore[call-overload, no-any-return]
 
     def for_role(self, role: Role) -> list[ModelConfig]:
         value = getattr(self, role)
@@ -117,24 +143,50 @@ def serving_failure_policy(workspace_root: Path | None) -> ModelFailurePolicy:
     return "infra" if policy == "stop" else policy
 
 
+def load_budgets(raw: Any, source: str = "config.yaml") -> dict[Role, RoleBudget]:
+    """The default budgets with the config's `budgets:` over them (a role may set either key alone)."""
+    where = f"{source}: budgets"
+    if raw is None:
+        return dict(DEFAULT_BUDGETS)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: must map a role to {{max_tokens, timeout_s}}")
+    budgets = dict(DEFAULT_BUDGETS)
+    for role, value in raw.items():
+        if role not in ROLES:
+            raise ConfigError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
+        if not isinstance(value, dict) or set(value) - {"max_tokens", "timeout_s"}:
+            raise ConfigError(f"{where}.{role}: must be a mapping of max_tokens and/or timeout_s")
+        try:
+            budgets[role] = RoleBudget.model_validate({**DEFAULT_BUDGETS[role].model_dump(), **value})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise ConfigError(f"{where}.{role}.{error['loc'][0]}: {error['msg']}") from None
+    return budgets
+
+
 def load_models(workspace_root: Path | None = None, env: dict[str, str] | None = None) -> ModelsConfig:
     env = dict(os.environ if env is None else env)
     api_base = env.get("CWORLD_API_BASE") or None
     raw: dict[str, Any] = {}
+    budgets = dict(DEFAULT_BUDGETS)
     if workspace_root is not None:
         cfg = workspace_root / "config.yaml"
         if cfg.is_file():
             try:
-                raw = (yaml.safe_load(cfg.read_text()) or {}).get("models", {}) or {}
+                document = yaml.safe_load(cfg.read_text()) or {}
             except yaml.YAMLError as exc:
                 raise ConfigError(f"{cfg}: not valid YAML ({str(exc).splitlines()[0]})") from None
+            if not isinstance(document, dict):
+                raise ConfigError(f"{cfg}: not a YAML mapping; fix the file")
+            raw = document.get("models", {}) or {}
+            budgets = load_budgets(document.get("budgets"), str(cfg))
     for role in ("agent", "engine", "synth"):
         if env.get(f"CWORLD_{role.upper()}_MODEL"):
             raw[role] = env[f"CWORLD_{role.upper()}_MODEL"]
     if env.get("CWORLD_JUDGE_MODELS"):
         raw["judge"] = [m.strip() for m in env["CWORLD_JUDGE_MODELS"].split(",") if m.strip()]
     try:
-        out: dict[str, Any] = {"api_base": api_base}
+        out: dict[str, Any] = {"api_base": api_base, "budgets": budgets}
         for role, value in raw.items():
             if role not in ROLES:
                 raise ConfigError(f"unknown role {role!r} in models config; use one of {', '.join(ROLES)}")

@@ -9,7 +9,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from cworld.config import ROLES, ModelsConfig, load_models
+from cworld.config import DEFAULT_BUDGETS, ROLES, ModelsConfig, load_models
 from cworld.environment import Environment, Workspace
 
 PACKAGES = ("mcp", "litellm", "faiss-cpu", "FlagEmbedding", "transformers", "torch", "pydantic", "networkx")
@@ -62,6 +62,25 @@ def llm_roles(workspace: Workspace, ping: bool, timeout_s: float = 20.0) -> dict
     return asyncio.run(_ping_roles(models, timeout_s))
 
 
+def llm_budgets(workspace: Workspace) -> dict[str, dict[str, Any]]:
+    """Per role, what one model call may take: the role's first model entry's own cap and timeout, else the
+    role's budget (`budgets:` in config.yaml, else the defaults)."""
+    models = load_models(workspace.root)
+    out: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        budget = models.budgets[role]
+        first = next(iter(models.for_role(role)), None)
+        own_tokens = first is not None and first.max_tokens is not None
+        own_timeout = first is not None and first.timeout_s is not None
+        out[role] = {
+            "max_tokens": first.max_tokens if own_tokens and first else budget.max_tokens,
+            "timeout_s": first.timeout_s if own_timeout and first else budget.timeout_s,
+            "source": "model entry" if own_tokens or own_timeout else
+                      ("config budgets" if budget != DEFAULT_BUDGETS[role] else "default"),
+        }
+    return out
+
+
 def real_servers(env: Environment, workspace: Workspace) -> dict[str, Any]:
     try:
         from cworld.registry.install import installed_status
@@ -80,5 +99,6 @@ def report(env: Environment, workspace: Workspace, *, ping: bool = True) -> dict
         "workspace": str(workspace.root),
         "embedding": embedding_model(),
         "llm_roles": llm_roles(workspace, ping),
+        "llm_budgets": llm_budgets(workspace),
         "real_servers": real_servers(env, workspace),
     }

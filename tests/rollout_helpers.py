@@ -20,7 +20,7 @@ from cworld.registry.tools import environment_tools
 from cworld.rollout.loop import RolloutContext
 from cworld.rollout.summary import state_matches
 
-TIMING_FIELDS = frozenset({"started_at", "finished_at", "duration_ms", "latency_ms"})
+TIMING_FIELDS = frozenset({"started_at", "finished_at", "duration_ms", "latency_ms", "seconds"})
 """Fields that record wall-clock time: the only ones two runs with the same seed may differ in."""
 
 

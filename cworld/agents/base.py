@@ -68,6 +68,8 @@ class Action:
     """`final` with status `agent_error`: why the agent could not go on (its model failed it)."""
     tokens: Usage = field(default_factory=Usage)
     planner_events: list[dict[str, Any]] = field(default_factory=list)
+    truncated: bool = False
+    """The model's reply that made this action was cut at its output budget."""
 
     @classmethod
     def call(cls, tool: str, arguments: dict[str, Any], call_id: str, text: str = "") -> Action:

@@ -41,6 +41,8 @@ from cworld.llm import Gateway, RequestedToolCall
 Style = Literal["planner", "react"]
 STYLES: tuple[str, ...] = ("planner", "react")
 MAX_DESCRIPTION = 1000
+CUT_NOTE = ("[system] Your last reply was cut at its output budget of {budget} tokens. Keep replies short: one "
+            "tool call with its arguments, or a final answer of a few sentences.")
 ALL_COMPLETE = ("[planner] Every sub-goal looks complete. If the task is really done, reply with the final "
                 "answer and no tool call; if anything is still missing, continue with a tool call.")
 
@@ -111,10 +113,16 @@ class LLMAgent:
     async def _actor_turn(self, events: list[dict[str, Any]], turn: int) -> Action:
         completion = await self.meter.complete(self.history.view(), tools=self._tool_schemas() or None)
         self.history.add(completion.as_message())
+        cut = completion.finish_reason == "length"
+        if cut:
+            events.append({"event": "cut", "turn": turn, "budget": self.budget_tokens,
+                           "tool_calls": len(completion.tool_calls)})
         if completion.tool_calls:
             self.inaction = 0
-            self.queue = [self._to_action(c, completion.text) for c in completion.tool_calls]
+            self.queue = [self._to_action(c, completion.text, cut) for c in completion.tool_calls]
             return self._emit(self.queue.pop(0), events)
+        if cut:
+            return self._cut_text(completion.text, events, turn)
         if self.planner is None:
             return self._emit(Action.final(completion.text, "completed"), events)
         if self.planner.all_complete:
@@ -128,6 +136,25 @@ class LLMAgent:
         self.history.add({"role": "user", "content": f"[planner] {nudge}. Continue with a tool call."})
         events.append({"event": "feedback", "turn": turn, "feedback": nudge})
         return self._emit(Action.say(completion.text), events)
+
+    def _cut_text(self, text: str, events: list[dict[str, Any]], turn: int) -> Action:
+        """A text reply cut at the budget is the agent's turn, marked truncated, never its final answer: the
+        episode goes on, and `max_inaction` such turns in a row end it as inaction. (A cut tool call needs no
+        note: its `invalid_args` answer says it was cut, and a note there would split the call from its answer.)"""
+        self.history.add({"role": "user", "content": CUT_NOTE.format(budget=self.budget_tokens)})
+        self.inaction += 1
+        if self.inaction >= self.max_inaction:
+            events.append({"event": "stop", "turn": turn, "reason": "inaction", "pending": self._pending_ids()})
+            action = Action.final(text, "inaction")
+        else:
+            action = Action.say(text)
+        action.truncated = True
+        return self._emit(action, events)
+
+    @property
+    def budget_tokens(self) -> int | None:
+        """The output budget of the actor's replies (the model entry's, else the agent role's)."""
+        return self.gateway.budgeted("agent", self.model).max_tokens
 
     def _tell_context(self, observation: Observation) -> None:
         """The world's date and time and the user, into the system prompt (and the planner's), once."""
@@ -188,19 +215,25 @@ class LLMAgent:
         description = (spec.description or spec.name)[:MAX_DESCRIPTION]
         return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
 
-    def _to_action(self, call: RequestedToolCall, text: str) -> Action:
+    def _to_action(self, call: RequestedToolCall, text: str, cut: bool = False) -> Action:
         """The model's call as an action; arguments that are not a JSON object go as they are, never as `{}`,
-        and the episode answers them `invalid_args` with the parser's reason."""
+        and the episode answers them `invalid_args` with the parser's reason (a reply cut at its budget says so)."""
         if call.arguments_error is not None:
             tool = SEARCH_TOOL if call.name == SEARCH_TOOL else self.names.tool_id(call.name)
             action = Action.call(tool, {}, call.id, text)
-            action.arguments_error, action.raw_arguments = call.arguments_error, call.raw_arguments
+            reason = call.arguments_error
+            if cut:
+                reason = f"the reply was cut at its output budget ({self.budget_tokens} tokens) before the arguments ended ({reason})"
+            action.arguments_error, action.raw_arguments, action.truncated = reason, call.raw_arguments, cut
             return action
         if call.name == SEARCH_TOOL:
             k = call.arguments.get("k", 5)
-            return Action.search(str(call.arguments.get("query", "")), int(k) if isinstance(k, int) else 5,
-                                 call.id, text)
-        return Action.call(self.names.tool_id(call.name), call.arguments, call.id, text)
+            action = Action.search(str(call.arguments.get("query", "")), int(k) if isinstance(k, int) else 5,
+                                   call.id, text)
+        else:
+            action = Action.call(self.names.tool_id(call.name), call.arguments, call.id, text)
+        action.truncated = cut
+        return action
 
     def _pending_ids(self) -> list[str]:
         return [g.id for g in self.planner.pending] if self.planner is not None else []

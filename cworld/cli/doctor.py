@@ -28,6 +28,9 @@ def command(ctx: click.Context, as_json: bool, no_ping: bool) -> None:
     table.add_row("embedding", f"{data['embedding']['model']} ({data['embedding']['source']})")
     for role, value in data["llm_roles"].items():
         table.add_row(f"role {role}", str(value))
+    for role, budget in data["llm_budgets"].items():
+        table.add_row(f"budget {role}", f"{budget['max_tokens']:,} output tokens, {budget['timeout_s']:g} s per call "
+                                        f"({budget['source']})")
     servers = data["real_servers"]
     if isinstance(servers, dict):
         for sid, status in servers.items():

@@ -127,10 +127,15 @@ def _run_folder(ws: Workspace, out: str | None, resume: bool) -> Path:
     return ws.new_run_dir()
 
 
+def _latency(latency: tuple[float, float] | None) -> dict[str, float] | None:
+    return None if latency is None else {"p50": round(latency[0], 3), "max": round(latency[1], 3)}
+
+
 def _report_json(report: RunReport) -> dict[str, Any]:
     rows = [{"agent": r.agent, "mode": r.mode, "policy": r.policy, "episodes": r.episodes,
              "statuses": dict(r.statuses), "tool_calls": r.tool_calls, "faults": r.faults,
-             "state_matched": r.state_matched, "state_checked": r.state_checked, "fallbacks": r.fallbacks}
+             "state_matched": r.state_matched, "state_checked": r.state_checked, "fallbacks": r.fallbacks,
+             "reasons": r.reasons, "agent_latency_s": _latency(r.agent_latency), "agent_cut": r.agent_cut}
             for r in report.rows]
     return {"out": str(report.out), "planned": report.planned, "skipped": report.skipped,
             "ran": report.ran, "rerun": report.rerun, "statuses": dict(report.statuses), "rows": rows}

@@ -28,7 +28,7 @@ from cworld.data_model.tools import (
     ToolResult,
     ToolSpec,
 )
-from cworld.data_model.trajectory import InfraErrorRecord, Intervention, Step, Trajectory, Usage
+from cworld.data_model.trajectory import InfraErrorRecord, Intervention, ModelCall, Step, Trajectory, Usage
 from cworld.data_model.versioning import SCHEMA_VERSION, Versioned
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "ToolSpec",
     "Trajectory",
     "Usage",
+    "ModelCall",
     "Versioned",
     "append_jsonl",
     "iter_jsonl",

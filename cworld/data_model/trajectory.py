@@ -39,6 +39,33 @@ class Usage(BaseModel):
         self.cache_hits += other.cache_hits
 
 
+ModelCallOutcome = Literal["ok", "error", "cancelled"]
+
+
+class ModelCall(BaseModel):
+    """One model call an episode made (any role), kept even when the episode was cut short: what a slow or
+    runaway model cost is the first thing to read when an episode timed out."""
+
+    role: str
+    model: str
+    turn: int | None = Field(None, description="the episode's turn when the call was made")
+    started_at: float = 0.0
+    seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    max_tokens: int | None = Field(None, description="the output budget the request carried")
+    finish_reason: str | None = None
+    cached: bool = False
+    outcome: ModelCallOutcome = "ok"
+    error: str | None = Field(None, description="outcome error: the failure, one line")
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut at its output budget."""
+        return self.finish_reason == "length"
+
+
 StepKind = Literal["tool", "search", "message", "user", "final"]
 
 
@@ -54,6 +81,7 @@ class Step(BaseModel):
     started_at: float = 0.0
     duration_ms: float = 0.0
     tokens: Usage = Field(default_factory=Usage)
+    truncated: bool = Field(False, description="the agent's reply for this step was cut at its output budget")
 
 
 class InfraErrorRecord(BaseModel):
@@ -82,6 +110,7 @@ class Trajectory(Versioned):
     final_answer: str = ""
     end_state: dict[str, Any] | None = None
     usage: dict[str, Usage] = Field(default_factory=dict, description="per LLM role")
+    model_calls: list[ModelCall] = Field(default_factory=list, description="every model call the episode made")
     infra_errors: list[InfraErrorRecord] = Field(default_factory=list)
     agent_error: str | None = Field(None, description="status agent_error: why the agent's own model failed it")
     started_at: float = 0.0

@@ -67,6 +67,11 @@ def is_auth_failure(exc: BaseException) -> bool:
     return from_sdk and bool(_AUTH_WORDS.search(str(exc)))
 
 
+def is_timeout(exc: BaseException) -> bool:
+    """The call outlasted its timeout (`ModelConfig.timeout_s`): a slow reply, not a refused one."""
+    return isinstance(exc, load_litellm().Timeout | TimeoutError)
+
+
 def is_transient(exc: BaseException) -> bool:
     if cworld_cause(exc) is not None or is_auth_failure(exc):
         return False
@@ -129,6 +134,11 @@ def model_error(
     where = f"model '{model}'" + (f" for role '{role}'" if role else "")
     if is_auth_failure(exc):
         return CredentialError(f"{where}: {permanent_message(exc, model, api_key_env, secret)}")
+    if is_timeout(exc):
+        return ModelUnavailable(
+            f"{where}: no reply within the call's timeout after {attempts} attempt(s) ({detail(exc, secret)}); "
+            f"raise budgets.{role or 'ROLE'}.timeout_s in config.yaml, lower max_tokens, or use a faster model"
+        )
     if is_transient(exc):
         return ModelUnavailable(
             f"{where}: {type(exc).__name__} after {attempts} attempt(s) ({detail(exc, secret)}); "

@@ -24,6 +24,7 @@ from cworld.errors import ConfigError, UsageError
 from cworld.llm import jsonrepair, local_server, provider_rules
 from cworld.llm._loader import load_litellm
 from cworld.llm.cache import ResponseCache, request_key
+from cworld.llm.calls import CallRecord
 from cworld.llm.completion import Completion, completion_from_response
 from cworld.llm.connection import api_key, public_params
 from cworld.llm.failures import is_provider_error, is_transient, model_error
@@ -33,6 +34,8 @@ from cworld.llm.usage import UsageLedger
 log = logging.getLogger("cworld.llm")
 M = TypeVar("M", bound=BaseModel)
 CACHE_FILE = "llm.sqlite"
+DEFAULT_TIMEOUT_S = 300.0
+"""One call's timeout outside the four roles (a one-off model named by the caller)."""
 
 
 class Gateway:
@@ -42,9 +45,10 @@ class Gateway:
         *,
         cache_path: Path | str | None = None,
         retry: RetryPolicy | None = None,
-        timeout_s: float = 300.0,
+        timeout_s: float | None = None,
     ) -> None:
-        """`cache_path=None` turns the response cache off; `retry=None` takes the module default."""
+        """`cache_path=None` turns the response cache off; `retry=None` takes the module default; `timeout_s`
+        sets one call's timeout for every role (None: each role's budget, `ModelsConfig.budgets`)."""
         self.models = models or ModelsConfig()
         self.cache = ResponseCache(cache_path) if cache_path is not None else None
         self.retry = retry or default_retry()
@@ -93,20 +97,24 @@ class Gateway:
         is answered from the cache when one is set, even at temperature > 0: vary `seed` to sample anew.
         Provider failures are retried when transient and end as a one-line `ModelError` otherwise.
         The key is read only on a miss, so a cached run replays without credentials."""
-        cfg = self.resolve(role, model)
+        cfg = self.budgeted(role, self.resolve(role, model))
         request = build_request(
             cfg, messages, tools=tools or None, tool_choice=tool_choice, response_format=response_format,
             temperature=cfg.temperature if temperature is None else temperature, seed=seed,
             max_tokens=cfg.max_tokens if max_tokens is None else max_tokens,
         )  # fmt: skip
         prepared = provider_rules.prepare(cfg, request)  # what the provider accepts, and so what is keyed
-        key = request_key(prepared.request) if self.cache is not None else None
-        completion = self._cached(key) if key else None
-        if completion is None:
-            completion = await self._call(role, cfg, prepared.request, metadata)
-            if key and self.cache is not None:
-                self.cache.put(key, completion)
+        record = CallRecord(role, cfg.model, prepared.request.get("max_tokens"))
+        try:
+            completion = await self._answer(role, cfg, prepared.request, metadata)
+        except asyncio.CancelledError:
+            record.cancelled()
+            raise
+        except Exception as exc:
+            record.failed(exc)
+            raise
         completion = prepared.restore(completion)
+        record.done(completion)
         self.ledger.record(role, completion)
         log.debug(
             "llm role=%s model=%s tokens=%d+%d cost=%.6f cached=%s", role, cfg.model,
@@ -135,6 +143,19 @@ class Gateway:
             self.complete, role, messages, schema, max_repairs=max_repairs, hint=hint, **kwargs
         )
 
+    def budgeted(self, role: str, cfg: ModelConfig) -> ModelConfig:
+        """`cfg` with its output cap and call timeout filled: the entry's own, else the role's budget; the
+        gateway's `timeout_s`, when set, over both."""
+        budget = self.models.budget(role)
+        update: dict[str, Any] = {}
+        if cfg.max_tokens is None and budget is not None:
+            update["max_tokens"] = budget.max_tokens
+        if self.timeout_s is not None:
+            update["timeout_s"] = self.timeout_s
+        elif cfg.timeout_s is None:
+            update["timeout_s"] = budget.timeout_s if budget is not None else DEFAULT_TIMEOUT_S
+        return cfg.model_copy(update=update) if update else cfg
+
     def resolve(self, role: str, model: str | ModelConfig | None = None) -> ModelConfig:
         """The config for this call: an explicit one, the role's entry with this model name, or the role's
         first entry. An explicit model needs no configured role (e.g. a one-off judge)."""
@@ -157,6 +178,18 @@ class Gateway:
         return self._json_mode[model]
 
     # --- internals -------------------------------------------------------------------------------
+    async def _answer(
+        self, role: str, cfg: ModelConfig, request: dict[str, Any], metadata: dict[str, Any] | None
+    ) -> Completion:
+        """From the cache when the same request was answered before, else from the provider (then cached)."""
+        key = request_key(request) if self.cache is not None else None
+        completion = self._cached(key) if key else None
+        if completion is None:
+            completion = await self._call(role, cfg, request, metadata)
+            if key and self.cache is not None:
+                self.cache.put(key, completion)
+        return completion
+
     def _cached(self, key: str) -> Completion | None:
         assert self.cache is not None
         hit = self.cache.get(key)
@@ -169,14 +202,14 @@ class Gateway:
         key = api_key(cfg)
         limit = self._semaphore(cfg)
         attempts = Attempts()
-        call = {"timeout": self.timeout_s, "max_retries": 0, "drop_params": True, **request, "api_key": key}
+        call = {"timeout": cfg.timeout_s or DEFAULT_TIMEOUT_S, "max_retries": 0, "drop_params": True, **request, "api_key": key}
         if metadata:
             call["metadata"] = metadata
 
         async def attempt() -> Any:
             async with limit:
                 try:
-                    return await litellm.acompletion(**call)
+                    return await _within(litellm.acompletion(**call), call["timeout"], cfg)
                 except Exception as exc:
                     dead = local_server.down(cfg.api_base) if is_transient(exc) else None
                     if dead is not None:
@@ -209,6 +242,17 @@ class Gateway:
 
     async def __aexit__(self, *exc: object) -> None:
         self.close()
+
+
+async def _within(reply: Any, timeout_s: float, cfg: ModelConfig) -> Any:
+    """The provider's reply, or litellm's `Timeout` once `timeout_s` has passed: the gateway holds the
+    budget itself, since not every provider (nor every local server) honours the timeout it is sent."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await reply
+    except TimeoutError:
+        raise load_litellm().Timeout(f"no reply within {timeout_s:g} s (the call's timeout_s)", model=cfg.model,
+                                     llm_provider=cfg.provider) from None
 
 
 def build_request(cfg: ModelConfig, messages: list[Any], **params: Any) -> dict[str, Any]:

@@ -102,6 +102,8 @@ async def complete_json(
             return parse_reply(completion, schema)
         except (ValueError, ValidationError) as exc:
             problem = problem_of(exc)
+            if completion.finish_reason == "length":  # a cut reply is not malformed: it needs to be shorter
+                problem = f"the reply was cut at its output budget before the JSON ended ({problem}); be much shorter"
         convo = [*convo, completion.as_message(), {"role": "user", "content": _repair_prompt(problem)}]
     raise ModelError(
         f"model '{model}' for role '{role}': no valid {schema.__name__} JSON after "

@@ -15,15 +15,17 @@ from tenacity import (
     AsyncRetrying,
     RetryCallState,
     retry_if_exception,
-    stop_after_attempt,
     wait_exponential,
     wait_random,
 )
 
-from cworld.llm.failures import is_transient
+from cworld.llm.failures import is_timeout, is_transient
 
 log = logging.getLogger("cworld.llm")
 T = TypeVar("T")
+TIMEOUT_ATTEMPTS = 2
+"""A call that timed out is tried once more, not `attempts` times: the same request to the same slow model is
+slow again, and each try costs a whole timeout of the episode's time."""
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,13 @@ async def call_with_retry(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, a
         attempts.count += 1
         return await fn()
 
+    def stop(state: RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        limit = min(policy.attempts, TIMEOUT_ATTEMPTS) if exc is not None and is_timeout(exc) else policy.attempts
+        return state.attempt_number >= max(1, limit)
+
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(max(1, policy.attempts)),
+        stop=stop,
         wait=wait_exponential(multiplier=policy.initial_s, max=policy.max_s) + wait_random(0, policy.jitter_s),
         retry=retry_if_exception(is_transient),
         before_sleep=_log_retry,

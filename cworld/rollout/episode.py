@@ -20,13 +20,24 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from cworld.agents.base import Action, Observation, UserContext
 from cworld.agents.toolbox import SEARCH_TOOL, Toolbox
 from cworld.controller import StateController
 from cworld.controller.stated import candidate_tools, stated_call_limit
-from cworld.data_model import Constraint, PublicTask, Step, Task, ToolCall, ToolResult, Trajectory, Usage
+from cworld.data_model import (
+    Constraint,
+    ModelCall,
+    PublicTask,
+    Step,
+    Task,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+    Usage,
+)
 from cworld.data_model.trajectory import EpisodeStatus, InfraErrorRecord
 
 DEFAULT_MAX_TURNS = 30
@@ -67,6 +78,8 @@ class Episode:
         self.max_turns = max_turns
         self.id = episode_id(task.id, agent, mode, policy, seed)
         self.steps: list[Step] = []
+        self.model_calls: list[ModelCall] = []
+        """Every model call made while the episode ran (`cworld.llm.calls.recording`), kept when it is cut short."""
         self.planner_events: list[dict[str, Any]] = []
         self.usage = Usage()
         self.turn = 0
@@ -121,14 +134,23 @@ class Episode:
             episode_id=self.id, task_id=self.task.id, task=self.task, agent=self.agent, mode=self.mode,  # type: ignore[arg-type]
             policy=self.policy, seed=self.seed, status=status or self.status or "turn_limit", steps=self.steps,
             planner_events=self.planner_events, constraints_final=self.controller.constraints,
-            final_answer=self.final_answer, end_state=end_state,
-            usage={"agent": self.usage} if self.usage.calls or self.usage.cache_hits else {},
+            final_answer=self.final_answer, end_state=end_state, usage=self._usage(status is not None),
+            model_calls=list(self.model_calls),
             infra_errors=infra_errors or [], agent_error=self.agent_error, started_at=self.started_at,
             finished_at=time.time(),
             privileged=self.privileged,
         )
 
     # --- internals ------------------------------------------------------------------------------
+    def _usage(self, cut_short: bool) -> dict[str, Usage]:
+        """The agent's tokens, from its actions; an episode cut short (timeout, infrastructure) also counts the
+        calls whose action never came (a reply still being written when the clock ran out)."""
+        usage = self.usage
+        if cut_short:
+            recorded = usage_of_calls(c for c in self.model_calls if c.role == "agent")
+            usage = recorded if recorded.calls + recorded.cache_hits > usage.calls + usage.cache_hits else usage
+        return {"agent": usage} if usage.calls or usage.cache_hits else {}
+
     def _record_agent_side(self, action: Action) -> None:
         self.usage.add(action.tokens)
         for event in action.planner_events:
@@ -183,6 +205,7 @@ class Episode:
             index=len(self.steps), turn=self.turn, kind=kind, message=action.text, tool_call=call,  # type: ignore[arg-type]
             raw_result=raw, observation=observation, interventions=interventions or [],
             started_at=time.time() - elapsed / 1000.0, duration_ms=round(elapsed, 3), tokens=action.tokens,
+            truncated=action.truncated,
         ))
 
     def _end(self, status: EpisodeStatus, answer: str, action: Action) -> None:
@@ -190,6 +213,18 @@ class Episode:
         if status == "agent_error":
             self.agent_error = action.error or "the agent failed without saying why"
         self._add_step("final", action)
+
+
+def usage_of_calls(calls: Iterable[ModelCall]) -> Usage:
+    """Usage as the gateway's ledger counts it: a cache hit consumed nothing."""
+    usage = Usage()
+    for call in calls:
+        if call.cached:
+            usage.cache_hits += 1
+        else:
+            usage.add(Usage(calls=1, prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
+                            cost_usd=call.cost_usd))
+    return usage
 
 
 def _not_callable(tool_id: str, toolbox: Toolbox) -> ToolResult:

@@ -22,6 +22,7 @@ from cworld.controller.factory import build_engine
 from cworld.data_model import Task, ToolSpec, Trajectory
 from cworld.engine.protocol import WorldEngine
 from cworld.environment import Environment, Workspace
+from cworld.llm.calls import at_turn, recording
 from cworld.rollout.episode import Episode, turn_budget
 from cworld.rollout.user_context import user_context
 
@@ -83,15 +84,18 @@ def build_episode(task: Task, *, agent: str, access: str, mode: str, policy: str
 
 
 async def run_episode(agent: Agent, episode: Episode) -> Trajectory:
-    """Drive `agent` until it answers, gives up or hits the turn limit. On an exception (infrastructure,
+    """Drive `agent` until it answers, gives up or hits the turn limit. Every model call made meanwhile (the
+    agent's, the planner's, the World Engine's) is recorded on the episode. On an exception (infrastructure,
     a timeout's cancellation) the controller is closed and the exception goes up to the runner."""
     episode.privileged = bool(getattr(agent, "privileged", False))
-    try:
-        observation: Observation | None = await episode.start()
-        await agent.reset(episode.task, episode.toolbox, seed=episode.seed)
-        while observation is not None:
-            observation = await episode.apply(await agent.act(observation))
-    except BaseException:
-        await episode.controller.close()
-        raise
-    return await episode.finish()
+    with recording(episode.model_calls):
+        try:
+            observation: Observation | None = await episode.start()
+            await agent.reset(episode.task, episode.toolbox, seed=episode.seed)
+            while observation is not None:
+                at_turn(observation.turn)
+                observation = await episode.apply(await agent.act(observation))
+        except BaseException:
+            await episode.controller.close()
+            raise
+        return await episode.finish()
