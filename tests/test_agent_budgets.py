@@ -102,10 +102,10 @@ def test_doctor_shows_each_roles_budget(workspace: Path) -> None:
 
 async def test_a_slow_reply_times_out_at_the_calls_budget_and_is_tried_once_more(workspace: Path) -> None:
     gateway = Gateway(ModelsConfig(), cache_path=None, retry=RetryPolicy.immediate(attempts=5))
-    with mock.script("slow", ["never", "never", "never"], delay_s=5.0) as script:
-        with pytest.raises(ModelUnavailable, match="no reply within the call's timeout after 2 attempt"):
-            await gateway.complete("agent", [{"role": "user", "content": "hi"}],
-                                   model=ModelConfig(model="mock/slow", timeout_s=0.2))
+    slow = ModelConfig(model="mock/slow", timeout_s=0.2)
+    with (mock.script("slow", ["never", "never", "never"], delay_s=5.0) as script,
+          pytest.raises(ModelUnavailable, match="no reply within the call's timeout after 2 attempt")):
+        await gateway.complete("agent", [{"role": "user", "content": "hi"}], model=slow)
     assert len(script.calls) == 2  # a timeout is retried once, not five times
 
 
