@@ -12,12 +12,15 @@ The 20-completion soak with tools is opt-in (`local_llm`, CWORLD_LOCAL_LLM=1).
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,7 +41,7 @@ from cworld.engine.protocol import SessionLog
 from cworld.environment import Environment, Workspace
 from cworld.judges import JudgeContent, JudgeSetup, judge_run, load_scores
 from cworld.llm import Gateway, local_server
-from cworld.rollout import build_episode, run_episode
+from cworld.rollout import build_episode, read_trajectories, run_episode
 from cworld.sandbox.catalog import app_by_name
 from cworld.sandbox.framework.server import tool_specs
 from cworld.synth import SynthOptions, prepare, run_prepared
@@ -147,6 +150,64 @@ async def test_one_synthesis_draft(server: Server, tmp_path: Path, monkeypatch: 
     assert summary.accepted + summary.rejected == 1 and result.attempts == 1
     for outcome in result.rejected:
         assert outcome.code and outcome.reason and "unreachable" not in outcome.reason
+
+
+class RecordingProxy:
+    """Between cworld and the local server: forwards each request and keeps the JSON bodies it carried, so a
+    test reads what reached the server rather than what cworld meant to send."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream, self.bodies = upstream.rstrip("/"), []
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the http.server name
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                proxy.bodies.append(json.loads(body or b"{}"))
+                request = urllib.request.Request(proxy.upstream + self.path.removeprefix("/v1"), data=body,
+                                                 headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(request, timeout=600) as answer:
+                    reply, status = answer.read(), answer.status
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args: object) -> None:
+                return
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def test_an_agent_set_only_by_environment_variables_sends_its_budget(server: Server, tmp_path: Path) -> None:
+    """docs/local-model.md's path: the model by CWORLD_AGENT_MODEL and CWORLD_API_BASE, no budget set by hand.
+    The agent role's default cap (1,024 tokens) must reach the server on every agent request."""
+    proxy = RecordingProxy(llm_local.api_base(server.port))
+    out = tmp_path / "run"
+    env = {**os.environ, "CWORLD_WORKSPACE": str(tmp_path / "ws"), "CWORLD_AGENT_MODEL": MODEL,
+           "CWORLD_API_BASE": proxy.url, "PYTHONPATH": str(ROOT)}
+    try:
+        run = subprocess.run([sys.executable, "-m", "cworld", "run", "--tasks", str(TASKS_FILE), "--limit", "1",
+                              "--agent", MODEL, "--style", "react", "--policy", "none", "--max-turns", "2",
+                              "--no-progress", "--out", str(out)], env=env, capture_output=True, text=True,
+                             timeout=900)
+    finally:
+        proxy.close()
+    assert run.returncode == 0, run.stderr
+    agent_requests = [b for b in proxy.bodies if b.get("max_tokens") != 1]  # 1: the preflight's ping
+    assert agent_requests and all(b.get("max_tokens") == 1024 for b in agent_requests), proxy.bodies
+    (trajectory,) = read_trajectories(out)
+    assert trajectory.steps, trajectory.status
+    calls = [c for c in trajectory.model_calls if c.role == "agent"]
+    assert len(calls) == len(agent_requests) and all(c.max_tokens == 1024 for c in calls)
+    assert all(c.completion_tokens <= 1024 for c in calls)
+    assert "agent model: " in run.stdout and "latency p50" in run.stdout
 
 
 def _posts(log: Path) -> int:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from cworld.config import ModelConfig
 from cworld.data_model import Usage
-from cworld.llm import Completion, Gateway, jsonrepair
+from cworld.llm import Completion, Gateway, jsonrepair, provider_rules
 
 M = TypeVar("M", bound=BaseModel)
 ROLE = "agent"
@@ -41,8 +41,10 @@ class Meter:
 
     async def complete_json(self, messages: list[Any], schema: type[M], max_repairs: int = 2) -> M:
         extra: dict[str, Any] = {}
-        if self.gateway.supports_json_mode(self.model.model):
-            extra["response_format"] = {"type": "json_object"}
+        if self.gateway.supports_json_mode(self.model.model) or provider_rules.serves_llama_cpp(self.model):
+            # with the schema: a provider that can holds the reply to it (OpenAI's json_schema, llama.cpp's
+            # grammar), the rest get plain JSON mode (`provider_rules.response_format_for`)
+            extra["response_format"] = {"type": "json_object", "schema": schema.model_json_schema()}
 
         async def complete(role: str, convo: list[Any], **kwargs: Any) -> Completion:
             return await self.complete(convo, **kwargs)
