@@ -495,30 +495,6 @@ async def explore_live(setup: Setup, seed: int, server: str, calls: int) -> Epis
 
 
 # --- 2. replay --------------------------------------------------------------------------------------------
-def plain_text_answers() -> str | None:
-    """Rules of servers that answer in text (git, sqlite) answer a plain string, which is to be the
-    answer's text. An engine that does not do so yet (`engine._shaped` renders it through the card's text
-    template) gets that change here, in this process only; the note says so."""
-    from cworld.engine.rules import engine as rules_engine
-    from cworld.engine.world.state import Outcome
-
-    probe = ToolSpec(server="probe", name="probe", input_schema={"type": "object"})
-    pattern = rules_engine.ResponsePattern("text", {"type": "object"}, "{x}", "")
-    if rules_engine._shaped(probe, pattern, Outcome(payload="hello"), "world", "override", random.Random(0), {}).text \
-            == "hello":
-        return None
-    original = rules_engine._shaped
-
-    def shaped(tool, pattern, outcome, engine, origin, rng, arguments):  # type: ignore[no-untyped-def]
-        if isinstance(outcome.payload, str):
-            return ToolResult.ok(None, text=outcome.payload, source="engine", engine=engine, rule=origin, pattern="rule")
-        return original(tool, pattern, outcome, engine, origin, rng, arguments)
-
-    rules_engine._shaped = shaped
-    return ("note: the engine renders a plain-string answer through the card's text template; this run makes it "
-            "the answer's text (the change proposed for cworld/engine/rules/engine.py `_shaped`)")
-
-
 @dataclass
 class Replay:
     results: list[ToolResult]
@@ -693,9 +669,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 async def run(opts: argparse.Namespace) -> dict[str, Any]:
     setup = Setup.resolve()
-    note = plain_text_answers()
-    if note:
-        print(note)
     if opts.operations:
         from cworld.engine.rules.spec import load_operations
 

@@ -172,21 +172,7 @@ def test_a_memory_entity_created_is_found_and_a_search_without_match_finds_nothi
     assert missing.is_error and missing.error_class == "not_found" and missing.text == "Entity with name Nobody not found"
 
 
-def _plain_text_answers() -> bool:
-    """The engine makes a rule's plain-string answer the answer's text (git and sqlite answer in text)."""
-    import random
-
-    from cworld.engine.rules import engine as rules_engine
-    from cworld.engine.world.state import Outcome
-
-    pattern = rules_engine.ResponsePattern("text", {"type": "object"}, "{x}", "")
-    probe = ToolSpec(server="probe", name="probe", input_schema={"type": "object"})
-    return rules_engine._shaped(probe, pattern, Outcome(payload="hi"), "world", "override", random.Random(0), {}).text == "hi"
-
-
 def test_git_and_sqlite_worlds_are_their_scratch_and_answer_in_the_servers_text(setup):
-    if not _plain_text_answers():
-        pytest.skip("the engine does not yet make a plain-string answer the answer's text (rules/engine.py _shaped)")
     git = real_server_world("git", 0).state
     assert git["repo"] == f"{WORLD_SCRATCH}/git/repo" and git["head"] == {"branch": "main", "commit": None}
     assert list(git["index"]) == ["CHANGELOG.md", "README.md"] and len(git["commits"]) == 1

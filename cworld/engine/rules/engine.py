@@ -364,10 +364,13 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
             rng: Callable[[], random.Random], arguments: dict[str, Any]) -> ToolResult:
     """The answer as the tool's output schema has it: the payload (a record view or a page) when it fits;
     otherwise filled to the schema from the payload where it fits (`Shaper`: values the world does not
-    hold are made up for display, never written to the world). The text is the JSON."""
+    hold are made up for display, never written to the world). The text is the JSON. A text service's answer
+    is the rule's own string when the rule wrote one, else the card's rendering of the records."""
     payload = outcome.payload
-    if pattern.kind == "text":  # a service that answers in text (git, sqlite): the card's rendering
-        text = render_text(pattern.template, pattern.header, payload, outcome.many)
+    if pattern.kind == "text":  # a service that answers in text (git, sqlite)
+        if isinstance(payload, str):  # a rule that wrote the service's own words: they are the answer
+            return ToolResult.ok(None, text=payload, source="engine", engine=engine, rule=origin, pattern="rule")
+        text = render_text(pattern.template, pattern.header, payload, outcome.many)  # records: the card renders
         return ToolResult.ok(None, text=text, source="engine", engine=engine, rule=origin, pattern="card")
     schema = pattern.schema
     props = schema.get("properties") if isinstance(schema, dict) else None
