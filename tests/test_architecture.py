@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cworld"
 
 #: Low to high. A part may import parts of a lower rank and of its own; never a higher one.
 RANKS: dict[str, int] = {
-    "errors": 0, "seeding": 0,
+    "errors": 0, "seeding": 0, "values": 0,
     "data_model": 1,
     "redact": 2, "config": 2, "environment": 2,
     "schemas": 3, "llm": 3, "mcp": 3, "sandbox": 3,
@@ -38,8 +38,9 @@ RANKS: dict[str, int] = {
 ISLANDS: dict[str, set[str]] = {
     "errors": set(),
     "seeding": set(),
+    "values": set(),
     "data_model": {"errors"},
-    "sandbox": {"errors", "seeding", "data_model"},
+    "sandbox": {"errors", "seeding", "data_model", "values"},
 }
 
 

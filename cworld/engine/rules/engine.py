@@ -26,7 +26,6 @@ from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import LogEntry, SessionLog
 from cworld.engine.rules.cow import SeedMaps, SessionStore
-from cworld.engine.rules.expr import iso
 from cworld.engine.rules.index import Indexes
 from cworld.engine.rules.infer import family_rule, infer_rule
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
@@ -41,6 +40,7 @@ from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
 from cworld.sandbox.statediff.world import WORLD_KEY, world_delta
 from cworld.schemas.validation import validation_error
 from cworld.seeding import derive_rng
+from cworld.values import iso
 
 _RESULT_CLASSES = frozenset({"invalid_args", "not_found", "auth", "rate_limit", "timeout", "unavailable", "business",
                              "server_crash"})

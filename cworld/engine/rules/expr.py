@@ -13,15 +13,14 @@ import difflib
 import hashlib
 import random
 import re
-import unicodedata
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from types import CodeType, FunctionType
 from typing import Any
 
 from cworld.engine.rules.safe import compiled, dot
 from cworld.errors import ContentError
+from cworld.values import later, matches, money, norm, parse_time
 
 _WORD = re.compile(r"[\w@.+-]+", re.UNICODE)
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -31,62 +30,9 @@ def words(text: Any) -> list[str]:
     return [w.lower() for w in _WORD.findall(str(text or ""))]
 
 
-def norm(text: Any) -> str:
-    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'."""
-    plain = unicodedata.normalize("NFKD", str(text or "")).encode("ascii", "ignore").decode()
-    return " ".join(plain.lower().split())
-
-
-def matches(query: Any, *values: Any) -> bool:
-    """Every word of `query` occurs in one of `values` (accent- and case-blind; nested values flattened):
-    how a service's plain search box behaves. An empty query matches everything."""
-    wanted = norm(query).split()
-    if not wanted:
-        return True
-    hay = match_text(*values)
-    return all(w in hay for w in wanted)
-
-
-def match_text(*values: Any) -> str:
-    """The text `matches` searches: the values flattened, joined and normalized."""
-    return norm(" ".join(_flat_text(v) for v in values))
-
-
-@lru_cache(maxsize=1024)
-def iso(moment: datetime) -> str:
-    """Times in worlds are ISO 8601 UTC strings with a Z, as services write them: sortable as text. Cached:
-    a session formats the same few moments (its clock, a record's times) over and over."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def secret(*parts: Any, length: int = 20) -> str:
     """A token or code that looks random but is fixed by its parts (include the seed and a counter)."""
     return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:length]
-
-
-def _flat_text(value: Any) -> str:
-    if isinstance(value, dict):
-        return " ".join(_flat_text(v) for v in value.values())
-    if isinstance(value, list):
-        return " ".join(_flat_text(v) for v in value)
-    return "" if value is None or isinstance(value, bool) else str(value)
-
-
-def parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def later(moment: Any, days: float = 0, hours: float = 0, minutes: float = 0, seconds: float = 0) -> str:
-    start = parse_time(moment)
-    if start is None:
-        raise ValueError(f"not a time: {moment!r}")
-    return iso(start + timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds))
 
 
 def before(a: Any, b: Any) -> bool:
@@ -114,11 +60,6 @@ def close_match(name: Any, candidates: Any) -> str | None:
     """The closest of `candidates` to `name` (a 'did you mean' hint), or None."""
     found = difflib.get_close_matches(str(name), [str(c) for c in candidates], n=1, cutoff=0.6)
     return found[0] if found else None
-
-
-def money(value: Any) -> float:
-    """Rounded to cents as services (and the sandbox apps) round: Python's `round`."""
-    return round(float(value) + 0.0, 2)
 
 
 def next_key(collection: dict[str, Any], prefix: str) -> str:

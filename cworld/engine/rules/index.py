@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from cworld.engine.rules.expr import FUNCTIONS, match_text, norm, parsed
+from cworld.engine.rules.expr import FUNCTIONS, parsed
 from cworld.engine.rules.safe import compiled, dot
+from cworld.values import match_text, norm
 
 _RECORD_NAMES = frozenset({"it", "key"})
 _PURE_NAMES = _RECORD_NAMES | frozenset(FUNCTIONS)

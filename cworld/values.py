@@ -1,0 +1,75 @@
+"""How services write and read common values: ISO-8601 UTC times, money in cents, names matched the way a
+search box matches them. One implementation for the sandbox apps (the services we run) and for the rule
+language (the services we simulate), so a rule and the app it stands beside cannot drift on these.
+
+The lowest room of the house: it imports nothing of cworld.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+
+@lru_cache(maxsize=1024)
+def iso(moment: datetime) -> str:
+    """Times are ISO 8601 UTC strings with a Z, as services write them: JSON-friendly and sortable as text.
+    Cached: a session formats the same few moments (its clock, a record's times) over and over."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO time or date (a bare date is its midnight, a time without a zone is UTC); None if it is not one."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def later(moment: datetime | str, days: float = 0, hours: float = 0, minutes: float = 0, seconds: float = 0) -> str:
+    """`moment` moved by the given amounts, as an ISO string."""
+    start = parse_time(moment)
+    if start is None:
+        raise ValueError(f"not a time: {moment!r}")
+    return iso(start + timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds))
+
+
+def money(value: Any) -> float:
+    """Rounded to cents as services round: Python's `round` (and never -0.0)."""
+    return round(float(value) + 0.0, 2)
+
+
+def norm(text: Any) -> str:
+    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'."""
+    plain = unicodedata.normalize("NFKD", str(text or "")).encode("ascii", "ignore").decode()
+    return " ".join(plain.lower().split())
+
+
+def matches(query: Any, *values: Any) -> bool:
+    """Every word of `query` occurs in one of `values` (accent- and case-blind; nested values flattened):
+    how a service's plain search box behaves. An empty query matches everything."""
+    wanted = norm(query).split()
+    if not wanted:
+        return True
+    hay = match_text(*values)
+    return all(w in hay for w in wanted)
+
+
+def match_text(*values: Any) -> str:
+    """The text `matches` searches: the values flattened, joined and normalized."""
+    return norm(" ".join(_flat_text(v) for v in values))
+
+
+def _flat_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(_flat_text(v) for v in value.values())
+    if isinstance(value, list):
+        return " ".join(_flat_text(v) for v in value)
+    return "" if value is None or isinstance(value, bool) else str(value)
