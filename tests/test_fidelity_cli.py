@@ -213,7 +213,10 @@ def test_experiment_runs_both_modes_and_reports(tmp_path: Path, capsys: pytest.C
     )  # scored by the experiment
     assert (out / "live" / "scores.jsonl").is_file() and (out / "synthesized" / "scores.jsonl").is_file()
     assert len(data["ranking"]["agents"]) == 3 and data["tools"]["episodes_paired"] == 6
-    assert (out / "fidelity.html").is_file()
+    (origins,) = data["origins"].values()  # the synthesized side's answers, by what decided them
+    assert sum(origins.values()) > 0 and set(origins) <= {"override", "family", "inferred", "simulated",
+                                                          "computed", "input"}
+    assert "Synthesized answers by origin:" in (out / "fidelity.html").read_text()
     code, _, err = cworld(
         [
             *args[:2],

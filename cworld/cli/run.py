@@ -135,7 +135,8 @@ def _report_json(report: RunReport) -> dict[str, Any]:
     rows = [{"agent": r.agent, "mode": r.mode, "policy": r.policy, "episodes": r.episodes,
              "statuses": dict(r.statuses), "tool_calls": r.tool_calls, "faults": r.faults,
              "state_matched": r.state_matched, "state_checked": r.state_checked, "fallbacks": r.fallbacks,
-             "reasons": r.reasons, "agent_latency_s": _latency(r.agent_latency), "agent_cut": r.agent_cut}
+             "reasons": r.reasons, "agent_latency_s": _latency(r.agent_latency), "agent_cut": r.agent_cut,
+             "engine_origins": dict(r.origins)}
             for r in report.rows]
     return {"out": str(report.out), "planned": report.planned, "skipped": report.skipped,
             "ran": report.ran, "rerun": report.rerun, "statuses": dict(report.statuses), "rows": rows}

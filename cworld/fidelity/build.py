@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cworld.data_model import Score, ToolSpec, Trajectory, write_text_atomic
+from cworld.engine.origin import origin_counts
 from cworld.environment import Workspace
 from cworld.errors import UsageError
 from cworld.fidelity.calls import CallDivergence, CategoryOf, call_divergence
@@ -109,6 +110,7 @@ class FidelityReport:
             "secondary": comparison_dict(self.secondary, privileged) if self.secondary else None,
             "references": [comparison_dict(r) for r in self.references],
             "tools": asdict(self.calls) if self.calls else None,
+            "origins": {s.name: dict(origin_counts(s.trajectories)) for s in self.sides if s.mode != "live"},
         }
 
 

@@ -11,10 +11,12 @@ fidelity result without recomputing it:
 from __future__ import annotations
 
 import json
+from collections import Counter
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from cworld.engine.origin import ORIGIN_MEANING, origin_shares
 from cworld.environment import Workspace
 from cworld.fidelity.fmt import DASH, color, share
 
@@ -51,7 +53,7 @@ def fidelity_page(data: dict[str, Any]) -> str:
 
 def fidelity_section(data: dict[str, Any]) -> str:
     parts = ["<section class='fidelity' id='fidelity'><h2>Fidelity: synthesized vs live</h2>", _runs(data),
-             _measured(data), _episodes(data.get("episodes"))]
+             _measured(data), _origins(data.get("origins")), _episodes(data.get("episodes"))]
     parts += [f"<p class='note'>{escape(n)}</p>" for n in data.get("notes", [])]
     ranking = data.get("ranking")
     if ranking:
@@ -73,6 +75,16 @@ def fidelity_section(data: dict[str, Any]) -> str:
         ]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _origins(origins: dict[str, dict[str, int]] | None) -> str:
+    """What decided the synthesized answers: a rule (override, family, inferred), nothing (simulated), ..."""
+    if not origins:
+        return ""
+    rows = "".join(f"<li><b>{escape(name)}</b>: {escape(origin_shares(Counter(counts)) or 'no engine answer')}</li>"
+                   for name, counts in origins.items())
+    meaning = "; ".join(f"<i>{escape(k)}</i>: {escape(v)}" for k, v in ORIGIN_MEANING.items())
+    return f"<p>Synthesized answers by origin:</p><ul>{rows}</ul><p class='note'>{meaning}</p>"
 
 
 def _measured(data: dict[str, Any]) -> str:

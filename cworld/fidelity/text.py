@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich.console import Console
 from rich.table import Column, Table
 
+from cworld.engine.origin import origin_shares
 from cworld.fidelity.fmt import DASH, share
 
 
@@ -46,6 +48,8 @@ def first_lines(data: dict[str, Any]) -> list[str]:
     goals = data.get("goals")
     if goals and (measured or data.get("episodes")):
         lines.append(goal_line(goals))
+    for name, counts in (data.get("origins") or {}).items():
+        lines.append(f"{name} answers by origin: {origin_shares(Counter(counts)) or 'no engine answer'}")
     return lines
 
 

@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from cworld.data_model import Constraint, DimensionScore, Step
+from cworld.engine.origin import ORIGIN_MEANING, answer_origin
 from cworld.judges.runs import Episode
 from cworld.redact import Redactor
 from cworld.report import fmt
@@ -142,6 +143,9 @@ def _step(st: Step, call: dict[str, Any] | None, late: dict[str, Constraint], te
     if call is not None:
         head += f' <span class="badge {escape(str(call.get("outcome")))}">{text.esc(call.get("outcome"))}</span>'
     head += "".join(f' <span class="badge fault">injected: {text.esc(i.kind)} ({i.level})</span>' for i in faults)
+    origin = answer_origin(st.raw_result)
+    if origin is not None:
+        head += f' <span class="badge origin-{origin}" title="{ORIGIN_MEANING[origin]}">engine: {origin}</span>'
     return f'<li class="{" ".join(classes)}" id="{anchor}-s{st.index}">{head}{_step_body(st, call, late, text)}</li>'
 
 

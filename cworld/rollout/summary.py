@@ -19,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cworld.data_model import ModelCall, Trajectory
+from cworld.engine.origin import origin_counts, origin_shares
 from cworld.sandbox.statediff.models import StateDiffResult
 
 
@@ -40,6 +41,8 @@ class SummaryRow:
     """The seconds of every agent model call the row's episodes made (answered from the provider)."""
     agent_cut: int = 0
     """Agent replies cut at their output budget."""
+    origins: Counter[str] = field(default_factory=Counter)
+    """The engine's answers by origin (`engine.origin`): how much of a synthesized run a rule decided."""
 
     def add(self, trajectory: Trajectory, matched: bool | None) -> None:
         self.episodes += 1
@@ -49,6 +52,7 @@ class SummaryRow:
         agent_calls = [c for c in trajectory.model_calls if c.role == "agent" and not c.cached]
         self.agent_seconds.extend(c.seconds for c in agent_calls)
         self.agent_cut += sum(1 for c in agent_calls if c.truncated)
+        self.origins.update(origin_counts([trajectory]))
         self.tool_calls += sum(1 for s in trajectory.steps if s.kind == "tool")
         self.faults += sum(1 for i in trajectory.interventions if i.params.get("phase") == "fire")
         self.fallbacks += engine_fallbacks(trajectory)
@@ -176,9 +180,11 @@ def explanations(rows: list[SummaryRow]) -> list[str]:
     lines: list[str] = []
     for row in rows:
         latency = row.agent_latency
-        if latency is None and not row.reasons:
+        if latency is None and not row.reasons and not row.origins:
             continue
         lines.append(f"{row.agent} / {row.mode} / {row.policy}:")
+        if row.origins:
+            lines.append(f"  engine answers by origin: {origin_shares(row.origins)}")
         if latency is not None:
             cut = f", {row.agent_cut} cut at the output budget" if row.agent_cut else ""
             lines.append(f"  agent model: {len(row.agent_seconds)} call(s), latency p50 {latency[0]:,.1f} s, "
