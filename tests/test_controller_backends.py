@@ -90,8 +90,8 @@ async def test_live_mode_refuses_schema_only_tools() -> None:
 
 
 async def test_synthesized_mode_uses_the_world_engine_and_is_deterministic(tmp_path: Path) -> None:
-    """The default engine is the world engine: a sandbox tool is an operation on the seed's world (the very
-    answer the live app gives), a tool the world holds nothing for is the schema engine's, marked simulated."""
+    """The default engine is the world engine: a sandbox tool is an operation on the seed's world (its records,
+    by its card's rules), a tool the world holds nothing for is the schema engine's, marked simulated."""
     live = SandboxBackend()
     await live.open(3)
     listed_live = await live.call(TOOLS["mail/list_messages"], {})
@@ -106,7 +106,10 @@ async def test_synthesized_mode_uses_the_world_engine_and_is_deterministic(tmp_p
         answers.append([o.observation.model_dump(exclude={"meta"}) for o in outs])
         assert all(o.observation.meta["source"] == "engine" for o in outs)
         listed, lead = (o.observation for o in outs)
-        assert listed.meta["rule"] == "override" and listed.structured_content == listed_live.structured_content
+        assert listed.meta["rule"] in ("family", "inferred")  # what any mail server gets (issue 32)
+        shown = {m["message_id"] for m in listed.structured_content["messages"]}  # type: ignore[index]
+        assert shown and shown <= {m["message_id"] for m in listed_live.structured_content["messages"]} | \
+            set(sandbox_initial_state(3)["mail"]["messages"])  # the seed's records, none made up
         assert lead.meta["simulated"] is True and not lead.is_error
         assert await c.end_state() == sandbox_initial_state(3)  # the seed's world, full; reads change nothing
     assert answers[0] == answers[1]

@@ -57,20 +57,17 @@ async def test_the_model_words_the_answer_and_the_world_keeps_its_facts(tmp_path
 
 
 async def test_the_worlds_effects_are_the_end_state_whatever_the_model_says(tmp_path: Path) -> None:
-    shop = WORLD.servers["shop"].state
-    sku = next(s for s, p in shop["catalog"].items() if p["stock"] >= 3)
-    with mock.script("world_effects", [ok({"items": [], "problems": []})] * 3):
+    mail = WORLD.servers["mail"].state
+    gone = next(iter(mail["contacts"]))
+    with mock.script("world_effects", [ok({"contact": {}, "deleted": False})] * 3):
         engine = engine_for("world_effects", tmp_path)
         session = SessionLog(seed=0)
-        for line in list(shop["cart"]["items"]):
-            args = {"cart_item_id": line}
-            session.record("shop/remove_cart_item", args,
-                           await engine.respond(TOOLS["shop/remove_cart_item"], args, session))
-        args = {"product_id": sku, "quantity": 2}
-        session.record("shop/add_to_cart", args, await engine.respond(TOOLS["shop/add_to_cart"], args, session))
-    cart = engine.end_state(session)["shop"]["cart"]  # type: ignore[index]
-    assert [(line["product_id"], line["quantity"]) for line in cart["items"].values()] == [(sku, 2)]
-    assert WORLD.servers["shop"].state["cart"]["items"] != cart["items"]  # the seed's world is untouched
+        for tool, args in (("mail/delete_contact", {"contact_id": gone}),
+                           ("mail/add_contact", {"name": "Ada Quist", "email": "ada.quist@example.com"})):
+            session.record(tool, args, await engine.respond(TOOLS[tool], args, session))
+    contacts = engine.end_state(session)["mail"]["contacts"]  # type: ignore[index]
+    assert gone not in contacts and [c["email"] for c in contacts.values()].count("ada.quist@example.com") == 1
+    assert gone in WORLD.servers["mail"].state["contacts"]  # the seed's world is untouched
 
 
 async def test_a_model_that_fails_leaves_the_worlds_own_answer(tmp_path: Path) -> None:
@@ -78,4 +75,4 @@ async def test_a_model_that_fails_leaves_the_worlds_own_answer(tmp_path: Path) -
     with mock.script("world_garbage", ["not json at all"] * 4):
         engine = engine_for("world_garbage", tmp_path)
         result = await engine.respond(TOOLS["mail/get_message"], {"message_id": message}, SessionLog(seed=0))
-    assert not result.is_error and result.meta.get("fallback") and result.meta.get("rule") == "override"
+    assert not result.is_error and result.meta.get("fallback") and result.meta.get("rule") in ("family", "inferred")

@@ -1,6 +1,8 @@
 """Synthesized mode holds a world (issue 22): the default offline engine answers every call from the seed's
 world by declared rules, off the gold path too. Each test compares with the live sandbox, where the live
-app shows what a real service does."""
+app shows what a real service does. Since issue 32 the sandbox apps get what any server of their category
+gets (card family rules, inferred rules, the schema engine); what that engine cannot do yet is marked
+xfail(strict), so the mark fails the day it can."""
 
 from __future__ import annotations
 
@@ -97,6 +99,8 @@ def _filled_cart(both: Both) -> str:
     return f"{live_token.structured_content['token']}|{world_token.structured_content['token']}"  # type: ignore[index]
 
 
+@pytest.mark.xfail(strict=True, reason="issue 33: the category engine has no ecommerce checkout family rule yet (the "
+                   "per-tool rules that held this were a transcription of the app, removed in issue 32)")
 def test_checkout_empties_the_cart_lowers_stock_and_makes_the_order(engine: WorldEngine) -> None:
     both = Both(engine)
     tokens = _filled_cart(both)
@@ -124,6 +128,8 @@ def _transfer(call: Any, customer: dict[str, Any], source: str, payee: str) -> T
     return call("finance/confirm_transfer", token=token, transfer_id=transfer, code=code)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 33: the category engine has no finance confirm-transfer family rule yet (the "
+                   "per-tool rules that held this were a transcription of the app, removed in issue 32)")
 def test_a_confirmed_transfer_moves_money(engine: WorldEngine) -> None:
     both = Both(engine)
     finance = copy.deepcopy(both.live.state["finance"])
@@ -140,6 +146,8 @@ def test_a_confirmed_transfer_moves_money(engine: WorldEngine) -> None:
         [t["status"] for t in both.live.state["finance"]["transfers"].values()]
 
 
+@pytest.mark.xfail(strict=True, reason="the shop's page size (10) is in no schema or card: only a per-tool rule or "
+                   "one learned from traffic (issue 36) can know it")
 def test_the_service_page_size(engine: WorldEngine) -> None:
     both = Both(engine)
     shop = both.live.state["shop"]
@@ -179,7 +187,7 @@ def test_sleeping_moves_one_clock_for_every_server(engine: WorldEngine) -> None:
     account = both.live.state["shop"]["account"]
     tokens = [call("shop/login", email=account["email"], password=account["password"]).structured_content["token"]
               for call in (both.live_call, both.world_call)]  # type: ignore[index]
-    live, world = both.call("clock/sleep", seconds=31 * 60)
+    live, world = both.call("clock/sleep", seconds=3 * 3600)  # longer than either side's token lives
     assert not live.is_error and not world.is_error
     expired = [call("shop/list_orders", token=token) for call, token in zip((both.live_call, both.world_call), tokens,
                                                                                 strict=True)]

@@ -27,12 +27,15 @@ DEFAULT_PAGE_SIZE = 20
 def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | None:
     """The generic rule of `tool` on `world`; None when the world holds nothing the tool is about (the
     engine then answers from the schema, marked simulated)."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    login = _login_rule(tool, props, world)
+    if login is not None:
+        return login
     op = operation_kind(tool)
     entity = entity_for(tool, card)
     coll = _collection_of(entity, world)
     if coll is None:
         return None
-    props: dict[str, Any] = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required") or [])
     checks = _auth_checks(props, world) + _reference_checks(props, required, card, world, own=entity)
     own = _own_key_arg(entity, props)
@@ -51,6 +54,45 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     fields = _field_args(entity, props, exclude={own})
     effects = [Effect(set="target", to={f: f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields]
     return Rule(op=op, read_only=not effects, check=[*checks, find], do=effects, origin="inferred")
+
+
+LOGIN_WORDS = ({"login"}, {"log", "in"}, {"signin"}, {"sign", "in"}, {"authenticate"})
+SECRET_ARGS = ("password", "pin", "passcode", "passphrase", "secret")
+TOKEN_MINUTES = 60
+
+
+def _login_rule(tool: ToolSpec, props: dict[str, Any], world: ServerWorld) -> Rule | None:
+    """Log in, wherever the world keeps a session token (`auth`): the credentials must be those of the record
+    that holds them (the account, the customer), and a fresh token, stored where every `auth` check reads it,
+    is the answer. Without it a login answered a made-up token that no later call accepted."""
+    words = set(name_tokens(tool.name))
+    if not any(w <= words for w in LOGIN_WORDS) or not isinstance(world.state.get("auth"), dict):
+        return None
+    secret = next((p for p in props if p in SECRET_ARGS), None)
+    holder = _credentials_holder(world, [p for p in props if p not in TOKEN_ARGS]) if secret else None
+    if holder is None:
+        return None
+    name, fields = holder
+    wrong = " or ".join(f"norm(args[{f!r}]) != norm({name}.get({f!r}))" if f != secret
+                        else f"str(args[{f!r}]) != str({name}.get({f!r}))" for f in fields)
+    token = ("{'value': 'tok_' + secret(seed, " + repr(world.server) + ", now, args[" + repr(fields[0]) + "]), "
+             f"'expires_at': later(now, minutes={TOKEN_MINUTES})}}")
+    return Rule(op="action", check=[Check(fail=wrong, error="auth",
+                                          message="the credentials are wrong: check them and log in again")],
+                do=[Effect(set="auth", to={"token": token})],
+                answer="{'token': auth['token']['value'], 'expires_at': auth['token']['expires_at']}",
+                origin="inferred")
+
+
+def _credentials_holder(world: ServerWorld, args: list[str]) -> tuple[str, list[str]] | None:
+    """The top-level record of the world whose fields include every credential argument (`account` with
+    email and password, `customer` with customer_id and pin), with those fields."""
+    for name, value in world.state.items():
+        if isinstance(value, dict) and name != "auth" and name.isidentifier():
+            fields = [a for a in args if a in value and not isinstance(value[a], dict | list)]
+            if fields and set(fields) == set(args) and any(f in SECRET_ARGS for f in fields):
+                return name, fields
+    return None
 
 
 def _collection_of(entity: EntityType, world: ServerWorld) -> str | None:
