@@ -24,7 +24,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     gates = {"remote": "CWORLD_REMOTE_TESTS", "local_llm": "CWORLD_LOCAL_LLM"}
     for item in items:
         for marker, env in gates.items():
-            if marker in item.keywords and not os.environ.get(env):
+            if marker in item.keywords and os.environ.get(env, "").strip().lower() in ("", "0", "false", "no"):
                 item.add_marker(pytest.mark.skip(reason=f"set {env}=1 to run {marker} tests"))
 
 
