@@ -373,6 +373,9 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
         text = render_text(pattern.template, pattern.header, payload, outcome.many)  # records: the card renders
         return ToolResult.ok(None, text=text, source="engine", engine=engine, rule=origin, pattern="card")
     schema = pattern.schema
+    if not pattern.from_output_schema and isinstance(payload, dict):  # no declared output: the world's facts as
+        text = json.dumps(payload, ensure_ascii=False, default=str)  # the rule gave them; a card's shape is a guess
+        return ToolResult.ok(payload, text=text, source="engine", engine=engine, rule=origin)
     props = schema.get("properties") if isinstance(schema, dict) else None
     if isinstance(payload, dict) and props and schema.get("additionalProperties") is False:
         payload = {k: v for k, v in payload.items() if k in props}

@@ -17,11 +17,31 @@ from cworld.engine.rules.spec import Check, Effect, ListRead, Rule, parse_rule
 from cworld.engine.world.base import ServerWorld
 
 _REF = re.compile(r"^(.+?)_ids?$")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
 QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains")
-PAGE_ARGS = ("page", "page_number")
+PAGE_ARGS = ("page", "page_number", "page_no", "page_index")
+OFFSET_ARGS = ("offset", "start", "skip", "start_index")
+CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "starting_after", "after",
+               "continuation_token")
 SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n")
+PAGING_ARGS = (*PAGE_ARGS, *OFFSET_ARGS, *CURSOR_ARGS, *SIZE_ARGS)
 DEFAULT_PAGE_SIZE = 20
+
+
+def snake(name: str) -> str:
+    """An argument name as snake case, whatever its style: `cardId`, `vault-id`, `page.size` -> `card_id`,
+    `vault_id`, `page_size`. Rules match on it; the argument is still read under its own name."""
+    return re.sub(r"[-.\s]+", "_", _CAMEL.sub("_", name)).lower()
+
+
+def _named(props: dict[str, Any], names: tuple[str, ...], kind: str | None = None) -> str | None:
+    """The first argument whose snake-case name is one of `names` (and whose schema type is `kind`, if given)."""
+    for prop, schema in props.items():
+        declared = (schema or {}).get("type")
+        if snake(prop) in names and (kind is None or declared in (kind, None) or {kind, declared} == {"integer", "number"}):
+            return prop
+    return None
 
 
 def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | None:
@@ -52,7 +72,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
         return Rule(op=op, check=[*checks, find], do=[Effect(delete=coll, key="target_key")],
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
     fields = _field_args(entity, props, exclude={own})
-    effects = [Effect(set="target", to={f: f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields]
+    effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields]
     return Rule(op=op, read_only=not effects, check=[*checks, find], do=effects, origin="inferred")
 
 
@@ -102,8 +122,10 @@ def _collection_of(entity: EntityType, world: ServerWorld) -> str | None:
 
 def _own_key_arg(entity: EntityType, props: dict[str, Any]) -> str | None:
     for name in (f"{entity.name}_id", entity.key_field if entity.key_field != "id" else "", "id"):
-        if name and name in props:
-            return name
+        if name:
+            found = next((p for p in props if snake(p) == name), None)
+            if found is not None:
+                return found
     return None
 
 
@@ -119,14 +141,14 @@ def _reference_checks(props: dict[str, Any], required: set[str], card: CategoryC
     """Every `<kind>_id` argument of another kind the world holds must name an existing record."""
     checks = []
     for name in props:
-        match = _REF.match(name)
+        match = _REF.match(snake(name))
         other = _entity_named(card, singular_word(match.group(1))) if match else None
         if other is None or other is own:
             continue
         coll = _collection_of(other, world)
         if coll is None:
             continue
-        if name.endswith("_ids"):
+        if snake(name).endswith("_ids"):
             checks.append(Check(fail=f"any(str(k) not in {coll} for k in (args[{name!r}] or []))", error="not_found",
                                 message=f"no {other.name.replace('_', ' ')} among {{args[{name!r}]}}"))
         else:
@@ -146,12 +168,12 @@ def _not_found(entity: EntityType, card: CategoryCard) -> str:
 
 
 def _field_args(entity: EntityType, props: dict[str, Any], exclude: set[str]) -> list[str]:
-    return [p for p in props if p in entity.fields and p not in exclude and p not in TOKEN_ARGS]
+    return [p for p in props if snake(p) in entity.fields and p not in exclude and snake(p) not in TOKEN_ARGS]
 
 
 def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any]) -> Rule:
-    given = [p for p in props if p not in TOKEN_ARGS and p not in PAGE_ARGS]
-    record = "{" + ", ".join(f"{p!r}: args[{p!r}]" for p in given) + "}"
+    given = [p for p in props if snake(p) not in TOKEN_ARGS and snake(p) not in PAGING_ARGS]
+    record = "{" + ", ".join(f"{snake(p)!r}: args[{p!r}]" for p in given) + "}"
     key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
     make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
     return Rule(op=op, check=checks, do=[make], origin="inferred")
@@ -160,18 +182,26 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
 def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, Any]) -> ListRead:
     conditions = []
     for name in props:
-        if name in TOKEN_ARGS or name in PAGE_ARGS or name in SIZE_ARGS:
+        plain = snake(name)
+        if plain in TOKEN_ARGS or plain in PAGING_ARGS:
             continue
-        if name in QUERY_ARGS:
+        if plain in QUERY_ARGS:
             conditions.append(f"matches(args[{name!r}], it)")
-        elif name in entity.fields or _REF.match(name):
-            conditions.append(f"(args[{name!r}] is None or str(it.get({name!r})).lower() == str(args[{name!r}]).lower())")
-    page = next((p for p in PAGE_ARGS if p in props), None)
-    size = next((p for p in SIZE_ARGS if p in props), None)
+        elif plain in entity.fields or _REF.match(plain):
+            conditions.append(f"(args[{name!r}] is None or str(it.get({plain!r})).lower() == str(args[{name!r}]).lower())")
+    page, size = _named(props, PAGE_ARGS, "integer"), _named(props, SIZE_ARGS, "integer")
+    offset, cursor = _named(props, OFFSET_ARGS, "integer"), _named(props, CURSOR_ARGS, "string")
     default = (props.get(size) or {}).get("default") if size else None
-    return ListRead(from_=coll, where=" and ".join(conditions) or None, page=page, size=size,
-                    page_size=default if isinstance(default, int) else DEFAULT_PAGE_SIZE,
-                    into=_items_field(tool), meta=page is not None)
+    return ListRead(from_=coll, where=" and ".join(conditions) or None, page=page, page_base=_page_base(props, page),
+                    offset=offset, cursor=cursor, size=size,
+                    page_size=default if isinstance(default, int) and default > 0 else DEFAULT_PAGE_SIZE,
+                    into=_items_field(tool), meta=any((page, offset, cursor)))
+
+
+def _page_base(props: dict[str, Any], page: str | None) -> int:
+    """0 when the page argument's schema starts at 0 (its minimum or default), else 1."""
+    schema = props.get(page) or {} if page else {}
+    return 0 if schema.get("minimum") == 0 or schema.get("default") == 0 else 1
 
 
 def _items_field(tool: ToolSpec) -> str:

@@ -5,6 +5,7 @@ caller hands in a session's copy, never the seed's world."""
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import re
 from collections.abc import Callable
@@ -300,11 +301,11 @@ class RuleRun:
 
     def _page(self, spec: ListRead) -> dict[str, Any]:
         source = self.collection(spec.from_)
-        page = _positive(self.ctx.args.get(spec.page or ""), 1)
         size = _positive(self.ctx.args.get(spec.size or ""), spec.page_size)
         if spec.max_page_size:
             size = min(size, spec.max_page_size)
-        start = (page - 1) * size
+        start = self._start(spec, size)
+        page = start // size + 1
         found = self._indexed(spec, source, start + size)
         total, chunk = found if found is not None else self._walked(spec, source, start + size)
         chunk = chunk[start : start + size]
@@ -312,8 +313,25 @@ class RuleRun:
                  for k in chunk]
         out: dict[str, Any] = {spec.into: items}
         if spec.meta:
-            out.update(page=page, page_size=size, total=total, has_more=start + size < total)
+            shown = page - 1 + spec.page_base if spec.page else page
+            out.update(page=shown, page_size=size, total=total, has_more=start + size < total)
+            if spec.offset:
+                out["offset"] = start
+            if spec.cursor:
+                out["next_cursor"] = _cursor(start + size) if start + size < total else None
         return out
+
+    def _start(self, spec: ListRead, size: int) -> int:
+        """The first item's position: from an item offset, a cursor, or a page number (1- or 0-based)."""
+        args = self.ctx.args
+        if spec.offset and isinstance(args.get(spec.offset), int) and not isinstance(args.get(spec.offset), bool):
+            return max(0, args[spec.offset])
+        if spec.cursor and args.get(spec.cursor):
+            return _from_cursor(args[spec.cursor])
+        page = args.get(spec.page or "")
+        if isinstance(page, int) and not isinstance(page, bool) and page >= spec.page_base:
+            return (page - spec.page_base) * size
+        return 0
 
     def _walked(self, spec: ListRead, source: dict[str, Any], first: int) -> tuple[int, list[str]]:
         """(how many pass, the keys in answer order): every record evaluated (the reference path)."""
@@ -348,6 +366,20 @@ class RuleRun:
         self.ev.bind("it", record)
         self.ev.bind("key", key)
         return self.ev(expr)
+
+
+def _cursor(position: int) -> str:
+    """An opaque cursor, as services give them: the position, encoded."""
+    return base64.urlsafe_b64encode(f"at:{position}".encode()).decode().rstrip("=")
+
+
+def _from_cursor(cursor: Any) -> int:
+    """The position a cursor of `_cursor` holds; a cursor this world never gave starts at the beginning."""
+    try:
+        text = base64.urlsafe_b64decode(str(cursor) + "=" * (-len(str(cursor)) % 4)).decode()
+        return max(0, int(text.removeprefix("at:"))) if text.startswith("at:") else 0
+    except (ValueError, UnicodeDecodeError):
+        return 0
 
 
 def _positive(value: Any, default: int) -> int:

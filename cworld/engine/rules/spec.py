@@ -114,6 +114,10 @@ class ListRead(_Strict):
     sort: str | None = None
     desc: bool = False
     page: str | None = "page"
+    page_base: int = Field(1, ge=0, le=1, description="the first page's number: 1, or 0 for a 0-based page argument")
+    offset: str | None = Field(None, description="an argument holding a 0-based item offset (offset, start, skip)")
+    cursor: str | None = Field(None, description="an argument holding the cursor an earlier page answered "
+                               "(`next_cursor`); the first page without one")
     size: str | None = "page_size"
     page_size: int = 10
     max_page_size: int | None = None
@@ -175,7 +179,7 @@ def parse_rule(data: Any, where: str) -> Rule:
 
 #: Fields that hold text, not expressions.
 _NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "error", "store", "auth", "find", "id", "as",
-                              "into", "page", "size", "in"})
+                              "into", "page", "size", "in", "offset", "cursor"})
 
 
 def expressions(rule: Rule) -> list[str]:

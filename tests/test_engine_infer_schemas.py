@@ -1,0 +1,99 @@
+"""Inference that reads real schemas (issue 33): ids named in any style (`ticketId`, `ticket-id`), paging by a
+1- or 0-based page, an item offset or a cursor the previous page answered, and a login wherever the world keeps
+a session token. The service here is written for the test: a small ticket desk on the task-board card."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.cards.card import load_cards
+from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
+from cworld.engine.world.base import ServerWorld, World
+from cworld.environment import Environment
+
+SERVER = "ticket-desk"
+TICKETS = {f"card_{n:04d}": {"title": f"Ticket {n}", "status": "open" if n % 3 else "done"} for n in range(1, 26)}
+
+
+def tool(name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
+    return ToolSpec(server=SERVER, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props, "required": required or []})
+
+
+TOOLS = [
+    tool("getCard", {"cardId": {"type": "string"}, "token": {"type": "string"}}, ["cardId"]),
+    tool("archive-card", {"card-id": {"type": "string"}, "token": {"type": "string"}}, ["card-id"]),
+    tool("listCards", {"pageNumber": {"type": "integer", "minimum": 0}, "pageSize": {"type": "integer", "default": 10},
+                       "token": {"type": "string"}}),
+    tool("list_cards_from", {"offset": {"type": "integer"}, "limit": {"type": "integer", "default": 10},
+                             "token": {"type": "string"}}),
+    tool("list_cards_after", {"cursor": {"type": "string"}, "limit": {"type": "integer", "default": 10},
+                              "token": {"type": "string"}}),
+    tool("login", {"username": {"type": "string"}, "password": {"type": "string"}}, ["username", "password"]),
+]
+
+
+@pytest.fixture(scope="module")
+def engine() -> RulesEngine:
+    cards = load_cards(Environment.resolve().category_cards)
+    state = {"cards": TICKETS, "me": {"username": "rosa", "password": "s3cret-desk", "name": "Rosa"},
+             "auth": {}}
+    world = World(seed=0, now="2026-08-01T09:00:00Z",
+                  servers={SERVER: ServerWorld(SERVER, state, kinds={"card": "cards"}, card="task_board")})
+    return RulesEngine(cards, TOOLS, world=world)
+
+
+class Session:
+    def __init__(self, engine: RulesEngine) -> None:
+        self.engine, self.log = engine, SessionLog(seed=0)
+        self.specs = {t.name: t for t in TOOLS}
+
+    def __call__(self, name: str, **args: Any) -> ToolResult:
+        result = self.engine.respond_sync(self.specs[name], args, self.log)
+        self.log.record(self.specs[name].id, args, result)
+        return result
+
+    def token(self) -> str:
+        return str(self("login", username="rosa", password="s3cret-desk").structured_content["token"])  # type: ignore[index]
+
+
+def ids(result: ToolResult) -> list[str]:
+    items = next(v for v in (result.structured_content or {}).values() if isinstance(v, list))
+    return [i["card_id"] for i in items]
+
+
+def test_a_login_gives_a_token_every_later_call_accepts_and_refuses_wrong_credentials(engine: RulesEngine) -> None:
+    call = Session(engine)
+    assert call("login", username="rosa", password="wrong").error_class == "auth"
+    assert call("getCard", cardId="card_0001", token="made-up").error_class == "auth"
+    token = call.token()
+    found = call("getCard", cardId="card_0001", token=token)
+    assert not found.is_error and found.structured_content["card_id"] == "card_0001"  # type: ignore[index]
+    assert engine.rule_for(call.specs["login"])[1] == "inferred"
+
+
+def test_ids_named_in_any_style_are_looked_up(engine: RulesEngine) -> None:
+    call = Session(engine)
+    token = call.token()
+    assert call("getCard", cardId="card_9999", token=token).error_class == "not_found"
+    assert call("archive-card", **{"card-id": "card_9999", "token": token}).error_class == "not_found"
+
+
+def test_a_zero_based_page_an_offset_and_a_cursor_page_without_overlap(engine: RulesEngine) -> None:
+    call = Session(engine)
+    token = call.token()
+    first, second = call("listCards", pageNumber=0, token=token), call("listCards", pageNumber=1, token=token)
+    assert len(ids(first)) == 10 and not set(ids(first)) & set(ids(second))
+    assert ids(call("listCards", pageNumber=0, token=token)) == ids(first)  # page 0 again is page 0
+    assert first.structured_content["page"] == 0  # type: ignore[index]
+    assert ids(call("list_cards_from", offset=10, token=token)) == ids(second)
+    page = call("list_cards_after", token=token)
+    seen = list(ids(page))
+    while page.structured_content.get("next_cursor"):  # type: ignore[union-attr]
+        page = call("list_cards_after", cursor=page.structured_content["next_cursor"], token=token)  # type: ignore[index]
+        seen += ids(page)
+    assert seen == sorted(TICKETS)  # every card once, in order, then no cursor
