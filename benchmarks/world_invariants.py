@@ -5,7 +5,8 @@ Run: `python benchmarks/world_invariants.py [--seed 0] [--servers S ...] [--limi
 server (`environment_tools(env, workspace).harvested`, 321 servers, 8,187 tools) in a scratch workspace, with
 `controller.factory.world_engine(..., by_server=True)` (the shipped `RulesEngine`: per-tool overrides,
 card family rules, inferred rules, else the schema engine, marked simulated) on the seed's world. Every
-tool is tested unless `--tools-per-server` caps it (the output then says how many were sampled).
+tool is tested unless `--tools-per-server` caps it (the output then says how many servers were sampled):
+about 25-35 s on a 2-core machine (building the 321 servers' worlds is ~10 s of it), ~6,000 answers.
 
 Each check instance runs in a fresh `SessionLog(seed=S)`; every answer is recorded in the log before the
 next call (`session.record`), as the synthesized backend does. Arguments are filled from the input schema
@@ -19,7 +20,9 @@ Heuristics (what a check needs to find in a tool):
   by (entity, name noun): the noun is the last word of the tool's name that is not a verb, a stop word or
   the server's common name prefix (`get_booking_details` -> booking, `list_customers` -> customer,
   `sb_book` -> book). Create, get, list, update and delete tools pair only within a group, so
-  `create_booking` is not read back through `get_customer` even when the engine maps both to `client`.
+  `create_booking` is not read back through `get_customer` even when the engine maps both to `client`;
+  within a group the partner sharing most name words wins (`create_testcase_comment` reads back through
+  `list_testcase_comments`, not `list_work_item_comments`), then the one with fewest required arguments.
 - A tool's own id argument: `<entity>_id`, `<entity>Id`, `<noun>_id`, `<noun>Id`, the entity's key field,
   `id`; else (check 1 only) its first required argument that looks like an id (`*_id`, `*Id`, `*ID`,
   `*_key`, `*Key`, `*_uuid`, `uuid`), else its only optional one. Ids that are names, paths, urls, handles
@@ -122,6 +125,7 @@ _CURSOR_KEYS = ("next_cursor", "nextCursor", "next_page_token", "nextPageToken",
                 "cursor", "next", "continuation_token", "continuationToken", "after", "next_after")
 _NOTHING = re.compile(r"\b(no|0|zero)\b[^.\n]{0,40}\b(results?|matches|match|found|items?|records?|entries)\b|"
                       r"not found|nothing (found|matched)|^\s*(\[\s*\]|\{\s*\})?\s*$", re.IGNORECASE)
+_PREPOSITIONS = frozenset({"by", "for", "from", "to", "in", "of", "on", "with", "into", "at"})
 _STOP = frozenset({"by", "for", "from", "to", "in", "of", "on", "with", "a", "an", "the", "my", "all", "id", "ids",
                    "and", "or", "new", "info", "detail", "details", "data", "api", "mcp", "v1", "v2", "v3"})
 _FREE_TEXT = ("name", "title", "subject", "summary", "label", "description", "text", "content", "body", "message",
@@ -163,8 +167,8 @@ def collection(world: ServerWorld, kind: str) -> dict[str, Any] | None:
 
 
 def kind_of_ref(world: ServerWorld, arg: str) -> str | None:
-    """The world's kind an `<kind>_id` / `kindId` argument names, when the world holds it."""
-    m = re.fullmatch(r"(.+?)(?:_id|Id|ID)", arg)
+    """The world's kind an `<kind>_id(s)` / `kindId(s)` argument names, when the world holds it."""
+    m = re.fullmatch(r"(.+?)(?:_ids?|Ids?|IDs?)", arg)
     if not m:
         return None
     stem = "_".join(singular_word(t) for t in name_tokens(m.group(1)))
@@ -188,6 +192,9 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
         records = collection(world, kind) if kind else None
         value = next((v for v in (fitted(tool, name, k) for k in list(records)[:20]) if v is not None), None) \
             if records else None
+        if value is None and records:  # a list of ids: the first key that fits as a one-item list
+            value = next(([v] for k in list(records)[:20] for v in (k, int(k) if str(k).isdigit() else k)
+                          if fits(tool, name, [v])), None)
         if value is None:
             try:
                 value = example_value(props_of(tool)[name], name, root=tool.input_schema, now=now)
@@ -281,7 +288,7 @@ def found_items(result: ToolResult) -> str | None:
     if items:
         return "items"
     total = total_of(result)
-    return f"no items but a total > 0" if isinstance(total, int) and not isinstance(total, bool) and total > 0 \
+    return "no items but a total > 0" if isinstance(total, int) and not isinstance(total, bool) and total > 0 \
         else None
 
 
@@ -300,20 +307,22 @@ def identities(result: ToolResult) -> list[str]:
     return [identity(i) for i in items_of(result) or []]
 
 
-def find_key(data: Any, names: list[str], depth: int = 0) -> Any:
-    """The first value of a key in `names` (in that order of preference), searched three levels deep."""
+def find_key(data: Any, names: list[str], depth: int = 0, given: frozenset[str] = frozenset()) -> Any:
+    """The first value of a key in `names` (in that order of preference), searched three levels deep; values
+    in `given` (the call's own arguments, echoed back) are passed over."""
     if depth > 3:
         return None
     if isinstance(data, dict):
         for name in names:
-            if isinstance(data.get(name), str | int) and not isinstance(data.get(name), bool):
-                return data[name]
+            value = data.get(name)
+            if isinstance(value, str | int) and not isinstance(value, bool) and str(value) not in given:
+                return value
         for value in data.values():
-            found = find_key(value, names, depth + 1)
+            found = find_key(value, names, depth + 1, given)
             if found is not None:
                 return found
     if isinstance(data, list) and data:
-        return find_key(data[0], names, depth + 1)
+        return find_key(data[0], names, depth + 1, given)
     return None
 
 
@@ -396,15 +405,19 @@ class Verdict:
     subs: dict[str, bool] = field(default_factory=dict)
     calls: list[tuple[ToolSpec, dict[str, Any], ToolResult]] = field(default_factory=list)
     example: str = ""
+    origin: str = ""
+    """where the tested tool's (first) answer came from"""
 
 
 def na(check: str, tool: ToolSpec, reason: str) -> Verdict:
     return Verdict(check, tool.id, False, reason=reason)
 
 
-def why(result: ToolResult) -> str:
-    """A failure's short class: the answer's verdict and where it came from."""
+def why(result: ToolResult, after: ToolResult | None = None, verb: str = "") -> str:
+    """A failure's short class: the answer's verdict and where it came from (and the write's, `after`)."""
     origin = answer_origin(result) or "?"
+    if after is not None:
+        origin = f"{verb} {answer_origin(after) or '?'}, read {origin}"
     return f"error {result.error_class} ({origin})" if result.is_error else f"ok answer ({origin})"
 
 
@@ -431,10 +444,17 @@ def common_prefix(tools: list[ToolSpec]) -> str | None:
 
 
 def name_noun(tool: ToolSpec, prefix: str | None, fallback: str) -> str:
+    """The head noun of a tool's name: the server's prefix and the first verb dropped, cut at the first
+    preposition (`get_cards_by_list_id` -> card, `add_card_to_list` -> card), stop words dropped, the last
+    word left (`list_testcase_comments` -> comment); else `fallback` (the entity)."""
     words = [singular_word(t) for t in name_tokens(tool.name)]
     if prefix and words and words[0] == prefix:
         words = words[1:]
-    kept = [w for w in words if w not in _STOP and verb_kind(w) is None and not w.isdigit()]
+    verb = next((i for i, w in enumerate(words) if verb_kind(w) is not None), None)
+    if verb is not None and len(words) > 1:  # `sb_book` keeps its only word
+        words = words[:verb] + words[verb + 1:]
+    cut = next((i for i, w in enumerate(words) if w in _PREPOSITIONS and i > 0), len(words))
+    kept = [w for w in words[:cut] if w not in _STOP and not w.isdigit()]
     return kept[-1] if kept else fallback
 
 
@@ -471,11 +491,15 @@ class ServerChecks:
         entity = entity_for(tool, card)
         return ToolInfo(tool, operation_kind(tool), entity, name_noun(tool, prefix, entity.name))
 
-    # the group's partner tools, fewest required arguments first
     def partner(self, info: ToolInfo, op: str, need_id: bool = False) -> ToolInfo | None:
+        """The group's `op` tool: the one sharing most name words with `info`'s (`create_testcase_comment`
+        reads back through `list_testcase_comments`, not `list_work_item_comments`), then fewest required
+        arguments, then by name."""
+        words = set(map(singular_word, name_tokens(info.tool.name)))
         found = [p for p in self.groups.get(info.group, {}).get(op, [])
                  if not need_id or own_id_arg(p.tool, p.entity, p.noun) is not None]
-        return min(found, key=lambda p: (len(required_of(p.tool)), p.tool.name)) if found else None
+        return min(found, key=lambda p: (-len(words & set(map(singular_word, name_tokens(p.tool.name)))),
+                                         len(required_of(p.tool)), p.tool.name)) if found else None
 
     def run(self) -> ServerReport:
         report = ServerReport(self.server, self.card, len(self.all), len(self.tested))
@@ -503,6 +527,7 @@ class ServerChecks:
                 verdict = Verdict(check.__name__, info.tool.id, True, False, reason="engine raised", example=str(exc))
                 report.crashes.append(str(exc))
             verdict.calls = run.calls
+            verdict.origin = next((answer_origin(r) or "none" for t, _, r in run.calls if t.id == info.tool.id), "")
             report.verdicts.append(verdict)
             for _, _, result in run.calls:
                 report.origins[answer_origin(result) or "none"] += 1
@@ -518,6 +543,8 @@ class ServerChecks:
     def unknown_id(self, info: ToolInfo, run: Run) -> Verdict:
         check, tool = "unknown_id", info.tool
         assert self.world is not None
+        if info.entity.open_world:
+            return na(check, tool, "an open-world entity (any key names a record)")
         arg = any_id_arg(tool, info.entity, info.noun)
         if arg is None:
             return na(check, tool, "no id argument found")
@@ -552,11 +579,12 @@ class ServerChecks:
         if made.is_error:
             return Verdict(check, tool.id, True, False, f"create refused: {why(made)}",
                            example=f"{tool.id}({json.dumps(args, default=str)[:120]}) -> {brief(made)}")
-        names = [f"{info.noun}_id", f"{camel(info.noun)}Id", f"{info.entity.name}_id", f"{camel(info.entity.name)}Id",
+        names = [f"{info.entity.name}_id", f"{camel(info.entity.name)}Id", f"{info.noun}_id", f"{camel(info.noun)}Id",
                  info.entity.key_field, "id", "key", "_id", "uuid"]
-        key = find_key(content(made), names)
+        key = find_key(content(made), names, given=frozenset(str(v) for v in args.values() if isinstance(v, str | int)))
         subs: dict[str, bool] = {}
         notes = []
+        unpaged = False
         if get is not None and key is not None:
             arg = own_id_arg(get.tool, get.entity, get.noun)
             value = fitted(get.tool, arg, key) if arg else None
@@ -576,6 +604,8 @@ class ServerChecks:
                     held = {i for p in before or [] for i in identities(p)}
                     seen = any(i not in held for p in pages for i in identities(p))
                 subs["in_list"] = seen
+                if not seen and paging_arg(lister.tool)[1] is None:
+                    unpaged = True
                 if not seen:
                     notes.append(f"list {lister.tool.name}: {len(pages)} page(s), "
                                  f"{'no marker' if marker_arg else 'no new item'}: {brief(pages[0], 100)}")
@@ -583,7 +613,8 @@ class ServerChecks:
             return na(check, tool, "the create's answer exposes no key, and no list could be read or compared")
         holds = all(subs.values())
         return Verdict(check, tool.id, True, holds, "" if holds else "not read back: " + ", ".join(
-            s for s, ok in subs.items() if not ok), subs,
+            s for s, ok in subs.items() if not ok) + f" (create {answer_origin(made)}"
+            + ("; the list has no paging argument)" if unpaged else ")"), subs,
             example=f"{tool.id} -> {brief(made, 100)}; " + "; ".join(notes))
 
     def walk(self, lister: ToolInfo, run: Run) -> list[ToolResult] | None:
@@ -664,10 +695,11 @@ class ServerChecks:
         got = run.call(get.tool, get_args)
         example += f"; {get.tool.name} -> {brief(got, 100)}"
         if got.is_error:
-            return Verdict(check, tool.id, True, False, f"get after update: {why(got)}", example=example)
+            return Verdict(check, tool.id, True, False, f"get after update: {why(got, done, 'update')}",
+                           example=example)
         holds = shows_field(content(got), fname, new) or (isinstance(new, str) and new == NEW_TEXT and
                                                           NEW_TEXT in (got.text or ""))
-        return Verdict(check, tool.id, True, holds, "" if holds else f"new value not shown ({why(got)})",
+        return Verdict(check, tool.id, True, holds, "" if holds else f"new value not shown: {why(got, done, 'update')}",
                        example=example)
 
     def fitting_key(self, records: dict[str, Any], uses: list[tuple[ToolSpec, str]],
@@ -684,7 +716,8 @@ class ServerChecks:
         tool = info.tool
         fields = set(record) if isinstance(record, dict) else set()
         skip = {id_arg, *_TOKEN_ARGS}
-        names = [n for n in props_of(tool) if n not in skip and not _PAGE_NUMBER.match(n) and not _SIZE.match(n)]
+        names = [n for n in props_of(tool) if n not in skip and not _PAGE_NUMBER.match(n) and not _SIZE.match(n)
+                 and not _ID_ARG.match(n)]
         ranked = [n for n in names if n in fields] + [n for n in names if n not in fields and n in info.entity.fields]
         for name in ranked:
             schema = props_of(tool)[name]
@@ -741,13 +774,16 @@ class ServerChecks:
             if pages:
                 subs["not_in_list"] = not any(str(key) in identities(p) for p in pages)
         holds = all(subs.values())
-        reason = "" if holds else ("get after delete: " + why(got) if not subs["get_not_found"] else "still listed")
+        reason = "" if holds else ("get after delete: " + why(got, done, "delete") if not subs["get_not_found"]
+                                   else f"still listed (delete {answer_origin(done)})")
         return Verdict(check, tool.id, True, holds, reason, subs, example=example)
 
     # 5
     def nonsense_search(self, info: ToolInfo, run: Run) -> Verdict:
         check, tool = "nonsense_search", info.tool
         assert self.world is not None
+        if info.entity.open_world:
+            return na(check, tool, "an open-world entity (web pages, search results: made up by design)")
         arg = arg_matching(tool, _QUERY_ARG)
         if arg is None:
             return na(check, tool, "no query argument")
@@ -833,10 +869,11 @@ class ServerChecks:
         diff = next((i for i, (a, b) in enumerate(zip(first, run.calls, strict=True))
                      if (a[2].text, a[2].is_error) != (b[2].text, b[2].is_error)), None)
         if diff is None:
-            return Verdict("determinism", verdict.tool, True, True)
+            return Verdict("determinism", verdict.tool, True, True, origin=verdict.origin)
         tool = first[diff][0]
         return Verdict("determinism", verdict.tool, True, False, f"answer {diff + 1} differs ({verdict.check})",
-                       example=f"{tool.id}: {brief(first[diff][2], 80)} vs {brief(run.calls[diff][2], 80)}")
+                       example=f"{tool.id}: {brief(first[diff][2], 80)} vs {brief(run.calls[diff][2], 80)}",
+                       origin=verdict.origin)
 
 
 def as_arg(tool: ToolSpec, name: str, number: int) -> Any:
@@ -853,6 +890,8 @@ def paging_arg(tool: ToolSpec) -> tuple[str, str | None, Any]:
             continue
         if style == "cursor":
             return style, name, None
+        if not fits(tool, name, 0) and not fits(tool, name, 1):  # `from` / `start` as a date: no page number
+            continue
         schema = props_of(tool)[name]
         if style == "offset":
             return style, name, 0
@@ -870,6 +909,8 @@ class Tally:
     not_applicable: dict[str, Counter[str]] = field(default_factory=dict)
     failures: dict[str, Counter[str]] = field(default_factory=dict)
     subs: dict[str, Counter[str]] = field(default_factory=dict)
+    by_origin: dict[str, Counter[str]] = field(default_factory=dict)
+    """check -> `<origin>` and `<origin>:holds` counts, by the tested tool's answer origin"""
     origins: Counter[str] = field(default_factory=Counter)
     servers: int = 0
     tools: int = 0
@@ -886,6 +927,9 @@ class Tally:
                 continue
             self.applicable[v.check] += 1
             self.holds[v.check] += v.holds
+            split = self.by_origin.setdefault(v.check, Counter())
+            split[v.origin or "none"] += 1
+            split[f"{v.origin or 'none'}:holds"] += v.holds
             if not v.holds:
                 self.failures.setdefault(v.check, Counter())[v.reason] += 1
             for sub, ok in v.subs.items():
@@ -904,6 +948,8 @@ class Tally:
                            "not_applicable": sum(self.not_applicable.get(c, Counter()).values()),
                            "not_applicable_reasons": dict(self.not_applicable.get(c, Counter()).most_common()),
                            "failure_reasons": dict(self.failures.get(c, Counter()).most_common())} for c in CHECKS},
+            "by_origin": {c: {o: {"holds": split[f"{o}:holds"], "applicable": split[o]}
+                              for o in split if ":" not in o} for c, split in self.by_origin.items()},
             "subs": {k: {"holds": v["holds"], "applicable": v["applicable"],
                          "share": v["holds"] / v["applicable"] if v["applicable"] else None}
                      for k, v in sorted(self.subs.items())},
@@ -931,6 +977,27 @@ def table(tally: Tally, indent: str = "") -> list[str]:
             lines.append(f"{indent}{'  · ' + sub:<28} {counts['holds']:>7} / {counts['applicable']:<6} "
                          f"{pct(share):>7}")
     lines.append(f"{indent}rule origins of the answers: {origin_shares(tally.origins) or '-'}")
+    parts = []
+    for check in CHECKS[:-1]:
+        split = tally.by_origin.get(check, Counter())
+        shown = [f"{o} {split[o + ':holds']}/{split[o]}" for o in (*ORIGINS, "none") if split[o]]
+        if shown:
+            parts.append(f"{check} " + ", ".join(shown))
+    if parts:
+        lines.append(f"{indent}holds by the tested tool's answer origin: " + "; ".join(parts))
+    return lines
+
+
+def card_table(cards: dict[str, Tally]) -> list[str]:
+    """One row per card: servers, tools, holds/applicable per check, the answers' rule origins."""
+    heads = [f"{i + 1}.{c.split('_')[0][:7]}" for i, c in enumerate(CHECKS)]
+    lines = [f"{'card':<24} {'srv':>4} {'tools':>5} " + " ".join(f"{h:>11}" for h in heads) + "  origins"]
+    for card, tally in sorted(cards.items(), key=lambda kv: (-kv[1].servers, kv[0])):
+        cells = [f"{tally.holds[c]}/{tally.applicable[c]}" if tally.applicable[c] else "-" for c in CHECKS]
+        total = sum(tally.origins.values())
+        origins = " ".join(f"{o[:3]} {100 * n / total:.0f}%" for o, n in tally.origins.most_common()) if total else "-"
+        lines.append(f"{card[:24]:<24} {tally.servers:>4} {tally.tested:>5} " + " ".join(f"{x:>11}" for x in cells)
+                     + f"  {origins}")
     return lines
 
 
@@ -975,7 +1042,7 @@ class Outcome:
 
 
 def harvested_setup(workspace: Path | None = None) -> tuple[Any, Any, list[ToolSpec]]:
-    """(environment, a scratch workspace, the harvested pool's tools)."""
+    """(environment, the workspace (a new scratch folder when none is given), the harvested pool's tools)."""
     from cworld.environment import Environment, Workspace
     from cworld.registry.tools import environment_tools
 
@@ -986,6 +1053,11 @@ def harvested_setup(workspace: Path | None = None) -> tuple[Any, Any, list[ToolS
 
 def measure(seed: int = 0, servers: list[str] | None = None, limit: int | None = None,
             tools_per_server: int | None = None, workspace: Path | None = None, progress: bool = False) -> Outcome:
+    """Every check over the chosen harvested servers; the worlds go to `workspace`, else to a scratch folder
+    removed afterwards."""
+    if workspace is None:
+        with tempfile.TemporaryDirectory(prefix="cworld-invariants-") as scratch:
+            return measure(seed, servers, limit, tools_per_server, Path(scratch), progress)
     from cworld.controller.factory import world_engine
     from cworld.engine.cards.card import load_cards
 
@@ -1046,10 +1118,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in table(total):
         print(line)
     if opts.per_card:
-        for card, tally in sorted(outcome.cards.items(), key=lambda kv: (-kv[1].servers, kv[0])):
-            print(f"\ncard {card}: {tally.servers} servers, {tally.tested} tools")
-            for line in table(tally, "  "):
-                print(line)
+        print()
+        for line in card_table(outcome.cards):
+            print(line)
     data = outcome.as_dict(max(opts.examples, 3))
     if opts.examples:
         print("\nfailure examples:")
