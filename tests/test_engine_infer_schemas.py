@@ -34,6 +34,11 @@ TOOLS = [
     tool("list_cards_after", {"cursor": {"type": "string"}, "limit": {"type": "integer", "default": 10},
                               "token": {"type": "string"}}),
     tool("login", {"username": {"type": "string"}, "password": {"type": "string"}}, ["username", "password"]),
+    tool("get_card_record", {"recordId": {"type": "string"}, "token": {"type": "string"}}, ["recordId"]),
+    tool("createCard", {"title": {"type": "string"}, "dueDate": {"type": "string"}, "token": {"type": "string"}},
+         ["title"]).model_copy(update={"output_schema": {
+             "type": "object", "required": ["id", "title"], "additionalProperties": False,
+             "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "dueDate": {"type": "string"}}}}),
 ]
 
 
@@ -97,3 +102,32 @@ def test_a_zero_based_page_an_offset_and_a_cursor_page_without_overlap(engine: R
         page = call("list_cards_after", cursor=page.structured_content["next_cursor"], token=token)  # type: ignore[index]
         seen += ids(page)
     assert seen == sorted(TICKETS)  # every card once, in order, then no cursor
+
+
+def test_a_create_answers_the_stored_key_under_the_schemas_names(engine: RulesEngine) -> None:
+    call = Session(engine)
+    token = call.token()
+    made = call("createCard", title="Fix the printer", dueDate="2026-08-09", token=token)
+    assert not made.is_error and set(made.structured_content) == {"id", "title", "dueDate"}  # type: ignore[arg-type]
+    key = made.structured_content["id"]  # type: ignore[index]
+    assert made.structured_content["dueDate"] == "2026-08-09"  # type: ignore[index]
+    assert key not in TICKETS and "shaped" not in made.meta  # nothing made up
+    found = call("getCard", cardId=key, token=token)
+    assert not found.is_error and found.structured_content["title"] == "Fix the printer"  # type: ignore[index]
+
+
+def test_a_tool_naming_its_record_by_another_id_still_finds_it_or_says_not_found(engine: RulesEngine) -> None:
+    """`get_card_record(recordId)`: no argument is `card_id`, but the one required id names no other kind."""
+    call = Session(engine)
+    token = call.token()
+    found = call("get_card_record", recordId="card_0003", token=token)
+    assert not found.is_error and "Ticket 3" in found.text
+    assert call("get_card_record", recordId="rec_4711", token=token).error_class == "not_found"
+
+
+def test_the_same_read_asked_twice_gives_the_same_answer(engine: RulesEngine) -> None:
+    call = Session(engine)
+    token = call.token()
+    first = call("listCards", pageNumber=1, token=token)
+    call("getCard", cardId="card_0002", token=token)
+    assert call("listCards", pageNumber=1, token=token).structured_content == first.structured_content

@@ -120,6 +120,14 @@ def _produced_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
     return card.entity(first[:-3]) if first else None
 
 
+def _object_tokens(tokens: list[str]) -> list[str]:
+    """The name's words without its verb (the first word that names an operation): `list_projects` is about
+    projects, not about a task board's lists; `get_list` still names a list."""
+    verb = next((i for i, t in enumerate(tokens) if t in _KIND_OF_VERB), None)
+    rest = [t for i, t in enumerate(tokens) if i != verb]
+    return rest or tokens
+
+
 def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     """The card entity the tool touches. A create makes what its answer's first id names (`book_flight`
     answers a `booking_id`: it makes a booking, of the flight it is given). Otherwise the last entity its
@@ -128,7 +136,7 @@ def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     made = _produced_entity(tool, card) if operation_kind(tool) == "create" else None
     if made is not None:
         return made
-    words = [singular_word(t) for t in name_tokens(tool.name)]
+    words = [singular_word(t) for t in _object_tokens(name_tokens(tool.name))]
     ranked = sorted(((_last_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
     if ranked and ranked[-1][0] >= 0:
         return ranked[-1][2]

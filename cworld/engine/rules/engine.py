@@ -24,10 +24,10 @@ from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, operation_kind
-from cworld.engine.protocol import LogEntry, SessionLog
+from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.rules.cow import SeedMaps, SessionStore
 from cworld.engine.rules.index import Indexes
-from cworld.engine.rules.infer import family_rule, infer_rule
+from cworld.engine.rules.infer import family_rule, infer_rule, snake
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
@@ -246,8 +246,9 @@ class RulesEngine:
                 server.ids.clear()
                 server.ids.update(ids_before)
             return _error(outcome, self.name, origin)
-        ticks = state.ticks
-        rng = lambda: derive_rng(state.seed, f"engine:world:shape:{ticks}:{tool.id}")  # noqa: E731 - drawn only to fill
+        # keyed by the call, not by when it came: the same read asked again fills the same values (a page asked
+        # twice is the same page), and a value the world cannot know stays put across calls
+        rng = lambda: derive_rng(state.seed, f"engine:world:shape:{tool.id}:{canonical_json(arguments)}")  # noqa: E731
         return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments)
 
     def _pattern(self, tool: ToolSpec) -> ResponsePattern:
@@ -377,6 +378,7 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
         text = json.dumps(payload, ensure_ascii=False, default=str)  # the rule gave them; a card's shape is a guess
         return ToolResult.ok(payload, text=text, source="engine", engine=engine, rule=origin)
     props = schema.get("properties") if isinstance(schema, dict) else None
+    payload = aligned(payload, schema)
     if isinstance(payload, dict) and props and schema.get("additionalProperties") is False:
         payload = {k: v for k, v in payload.items() if k in props}
     structured = payload if isinstance(payload, dict) else {"result": payload}
@@ -389,6 +391,29 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
     text = json.dumps(structured, ensure_ascii=False, default=str)
     return ToolResult.ok(structured, text=text, source="engine", engine=engine, rule=origin, schema_valid=valid,
                          **({"shaped": True} if shaped else {}))
+
+
+def aligned(value: Any, schema: Any) -> Any:
+    """The world's values under the names the output schema uses: a record's key shown as `<kind>_id` is the
+    schema's `id` (or `orderId`), a field `due_date` its `dueDate`; page items likewise. Only names the
+    payload lacks are added, so a shown id is the stored id, never one the shaper made up."""
+    if isinstance(value, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [aligned(v, items) for v in value]
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(value, dict) or not isinstance(props, dict):
+        return value
+    out = {k: aligned(v, props.get(k)) for k, v in value.items()}
+    plain = {snake(k): k for k in out}
+    first_id = next((k for k in out if k.endswith("_id")), None)
+    for name in props:
+        if name in out:
+            continue
+        if snake(name) in plain:
+            out[name] = out[plain[snake(name)]]
+        elif name == "id" and first_id is not None:
+            out[name] = out[first_id]
+    return out
 
 
 def _pure(tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:

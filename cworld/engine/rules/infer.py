@@ -22,8 +22,8 @@ TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
 QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains")
 PAGE_ARGS = ("page", "page_number", "page_no", "page_index")
 OFFSET_ARGS = ("offset", "start", "skip", "start_index")
-CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "starting_after", "after",
-               "continuation_token")
+CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "next_token", "starting_after", "after",
+               "continuation_token", "marker")
 SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n")
 PAGING_ARGS = (*PAGE_ARGS, *OFFSET_ARGS, *CURSOR_ARGS, *SIZE_ARGS)
 DEFAULT_PAGE_SIZE = 20
@@ -58,7 +58,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
         return None
     required = set(tool.input_schema.get("required") or [])
     checks = _auth_checks(props, world) + _reference_checks(props, required, card, world, own=entity)
-    own = _own_key_arg(entity, props)
+    own = _own_key_arg(entity, props, required, op, card)
     if op in ("list", "search"):
         return Rule(op=op, check=checks, list_=_list_read(tool, coll, entity, props), origin="inferred")
     if own is None:
@@ -120,13 +120,21 @@ def _collection_of(entity: EntityType, world: ServerWorld) -> str | None:
     return name if name is not None and isinstance(world.state.get(name), dict) else None
 
 
-def _own_key_arg(entity: EntityType, props: dict[str, Any]) -> str | None:
-    for name in (f"{entity.name}_id", entity.key_field if entity.key_field != "id" else "", "id"):
-        if name:
-            found = next((p for p in props if snake(p) == name), None)
-            if found is not None:
-                return found
-    return None
+def _own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str] | None = None, op: str = "get",
+                 card: CategoryCard | None = None) -> str | None:
+    """The argument naming the record the tool is about: `<kind>_id` (any style), `id`, the kind's key field
+    (not for an update, where that field may be the new value, while an id argument names the record), else
+    the one required id argument that names no other kind of the card (`get_record(recordId)`)."""
+    by_snake = {snake(p): p for p in props}
+    own = by_snake.get(f"{entity.name}_id") or by_snake.get("id")
+    if own is not None:
+        return own
+    ids = [p for p in props if p in (required or set()) and _REF.match(snake(p)) and not snake(p).endswith("_ids")
+           and (card is None or _entity_named(card, singular_word(_REF.match(snake(p)).group(1))) in (None, entity))]  # type: ignore[union-attr]
+    key = by_snake.get(entity.key_field) if entity.key_field != "id" else None
+    if key is not None and not (op == "update" and len(ids) == 1):
+        return key
+    return ids[0] if len(ids) == 1 else None
 
 
 def _auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
