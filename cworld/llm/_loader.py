@@ -24,6 +24,10 @@ def load_litellm() -> Any:
                 import litellm
 
                 litellm.suppress_debug_info = True
+                # httpx, not litellm's aiohttp transport: the gateway makes one call per request and needs no
+                # pooled aiohttp sessions, whose finalizers fail at interpreter exit ("Exception ignored in:
+                # LiteLLMAiohttpTransport.__del__ ... TypeError") after every process that called a model
+                litellm.disable_aiohttp_transport = True
                 _litellm = litellm
     _ensure_mock_registered(_litellm)
     return _litellm

@@ -169,13 +169,20 @@ class RulesEngine:
         server_rules = self.operations.get(tool.server)
         if self.overrides and server_rules is not None and tool.name in server_rules.tools:
             return server_rules.tools[tool.name], "override"
-        card = self.index.card_for(tool)
+        world = self._server_world(tool.server)
+        card = self._card_of(tool, world)
         family = family_rule(tool, card)
         if family is not None:
             return family, "family"
-        world = self._server_world(tool.server)
         inferred = infer_rule(tool, card, world) if world is not None else None
         return (inferred, "inferred") if inferred is not None else (None, "simulated")
+
+    def _card_of(self, tool: ToolSpec, world: ServerWorld | None) -> CategoryCard:
+        """One card per server: the one its world was generated for (the card most of its tools get), so a
+        tool reads the kinds its server's world holds; the tool's own card for a world in its own layout."""
+        if world is not None and world.card in self.cards:
+            return self.cards[world.card]  # type: ignore[index]
+        return self.index.card_for(tool)
 
     def _server_world(self, server: str) -> ServerWorld | None:
         """The server's world, from any seed's world (rules depend on its layout, never on its records)."""
