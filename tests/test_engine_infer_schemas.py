@@ -131,3 +131,17 @@ def test_the_same_read_asked_twice_gives_the_same_answer(engine: RulesEngine) ->
     first = call("listCards", pageNumber=1, token=token)
     call("getCard", cardId="card_0002", token=token)
     assert call("listCards", pageNumber=1, token=token).structured_content == first.structured_content
+
+
+def test_a_login_by_the_signed_in_users_handle_gives_a_token(engine: RulesEngine) -> None:
+    """A chat-style login names only the user (`handle`): it must be the signed-in user's (`me`)."""
+    cards = load_cards(Environment.resolve().category_cards)
+    login = ToolSpec(server="talk", name="login", input_schema={
+        "type": "object", "properties": {"handle": {"type": "string"}}, "required": ["handle"]})
+    state = {"me": "u_0002", "users": {"u_0001": {"handle": "ada"}, "u_0002": {"handle": "rosa"}}, "auth": {}}
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={"talk": ServerWorld("talk", state, card="messaging")})
+    talk = RulesEngine(cards, [login], world=world)
+    assert talk.respond_sync(login, {"handle": "ada"}, SessionLog(seed=0)).error_class == "auth"
+    ok = talk.respond_sync(login, {"handle": "Rosa"}, SessionLog(seed=0))
+    assert not ok.is_error and ok.structured_content["user_id"] == "u_0002"  # type: ignore[index]
+    assert str(ok.structured_content["token"]).startswith("tok_")  # type: ignore[index]

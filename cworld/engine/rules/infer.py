@@ -88,30 +88,44 @@ def _login_rule(tool: ToolSpec, props: dict[str, Any], world: ServerWorld) -> Ru
     words = set(name_tokens(tool.name))
     if not any(w <= words for w in LOGIN_WORDS) or not isinstance(world.state.get("auth"), dict):
         return None
-    secret = next((p for p in props if p in SECRET_ARGS), None)
-    holder = _credentials_holder(world, [p for p in props if p not in TOKEN_ARGS]) if secret else None
+    args = [p for p in props if p not in TOKEN_ARGS]
+    holder = _credentials_holder(world, args) or _signed_in_user(world, args)
     if holder is None:
         return None
-    name, fields = holder
-    wrong = " or ".join(f"norm(args[{f!r}]) != norm({name}.get({f!r}))" if f != secret
-                        else f"str(args[{f!r}]) != str({name}.get({f!r}))" for f in fields)
+    record, fields, user = holder
+    wrong = " or ".join(f"str(args[{f!r}]) != str({record}.get({f!r}))" if f in SECRET_ARGS
+                        else f"norm(args[{f!r}]) != norm({record}.get({f!r}))" for f in fields)
     token = ("{'value': 'tok_' + secret(seed, " + repr(world.server) + ", now, args[" + repr(fields[0]) + "]), "
              f"'expires_at': later(now, minutes={TOKEN_MINUTES})}}")
+    answer = "{'token': auth['token']['value'], 'expires_at': auth['token']['expires_at']" + \
+             (f", 'user_id': {user}}}" if user else "}")
     return Rule(op="action", check=[Check(fail=wrong, error="auth",
                                           message="the credentials are wrong: check them and log in again")],
-                do=[Effect(set="auth", to={"token": token})],
-                answer="{'token': auth['token']['value'], 'expires_at': auth['token']['expires_at']}",
-                origin="inferred")
+                do=[Effect(set="auth", to={"token": token})], answer=answer, origin="inferred")
 
 
-def _credentials_holder(world: ServerWorld, args: list[str]) -> tuple[str, list[str]] | None:
-    """The top-level record of the world whose fields include every credential argument (`account` with
-    email and password, `customer` with customer_id and pin), with those fields."""
+def _credentials_holder(world: ServerWorld, args: list[str]) -> tuple[str, list[str], str | None] | None:
+    """The top-level record of the world whose fields include every credential argument, a secret among them
+    (`account` with email and password, `customer` with customer_id and pin): (its name, the fields, None)."""
     for name, value in world.state.items():
         if isinstance(value, dict) and name != "auth" and name.isidentifier():
             fields = [a for a in args if a in value and not isinstance(value[a], dict | list)]
             if fields and set(fields) == set(args) and any(f in SECRET_ARGS for f in fields):
-                return name, fields
+                return name, fields, None
+    return None
+
+
+def _signed_in_user(world: ServerWorld, args: list[str]) -> tuple[str, list[str], str | None] | None:
+    """The signed-in user's record when the world points at one (a top-level string naming a record, `me`)
+    and that record holds every credential argument (chat's `handle`): (the record expression, the fields,
+    the pointer's name)."""
+    for pointer, key in world.state.items():
+        if not isinstance(key, str) or not pointer.isidentifier():
+            continue
+        for coll, records in world.state.items():
+            record = records.get(key) if isinstance(records, dict) and coll.isidentifier() else None
+            if isinstance(record, dict) and args and all(a in record for a in args):
+                return f"{coll}[{pointer}]", list(args), pointer
     return None
 
 
