@@ -287,3 +287,16 @@ def test_a_runs_engine_builds_the_servers_its_calls_reach_and_every_app(tmp_path
     assert set(engine.end_state(session)) >= apps  # type: ignore[attr-defined]
     saved = {p.stem for p in (world_folder(tmp_path) / "seed-0").iterdir()}
     assert HARVESTED in saved and "helio-crm" not in saved
+
+
+def test_world_commands_reach_a_harvested_server_without_a_registry_build(tmp_path: Path) -> None:
+    """A run uses a harvested server with no build (`ToolList.tasks_tools`): `world rules`, `show` and `load`
+    reach it too (before: "no server ... in the world")."""
+    args = ["--workspace", str(tmp_path / "ws"), "world"]
+    rules = CliRunner().invoke(cli, [*args, "rules", "30book-mcp"])
+    assert rules.exit_code == 0, rules.output
+    assert rules.output.startswith("# 30book-mcp: 14 tools") and "inferred" in rules.output
+    shown = CliRunner().invoke(cli, [*args, "show", "30book-mcp", "--json"])
+    assert shown.exit_code == 0 and json.loads(shown.output)
+    missing = CliRunner().invoke(cli, [*args, "rules", "30book-mcpp"])
+    assert missing.exit_code != 0 and "did you mean 30book-mcp" in str(missing.exception or missing.output)

@@ -26,12 +26,20 @@ def command() -> None:
     """The world of a seed: every server's records, the same for every task of that seed."""
 
 
-def _tools_and_cards(ctx: click.Context) -> tuple[list[ToolSpec], dict[str, CategoryCard]]:
+def _tools_and_cards(ctx: click.Context, server: str | None = None) -> tuple[list[ToolSpec], dict[str, CategoryCard]]:
+    """The environment's tools and cards; with `server` not among them, the harvested pool as well: a run uses
+    a harvested server without a registry build (`ToolList.tasks_tools`), so its world can be shown, loaded
+    and its rules read without one too."""
     from cworld.engine.cards.card import load_cards
     from cworld.registry.tools import environment_tools
 
     env = environment(ctx)
-    return environment_tools(env, workspace(ctx)).tools, load_cards(env.category_cards)
+    listed = environment_tools(env, workspace(ctx))
+    tools = list(listed.tools)
+    if server is not None and all(t.server != server for t in tools):
+        have = {t.id for t in tools}
+        tools += [t for t in listed.harvested if t.id not in have]
+    return tools, load_cards(env.category_cards)
 
 
 def _known(server: str, tools: list[ToolSpec], cards: dict[str, CategoryCard], saved: Iterable[str] = ()) -> str:
@@ -90,7 +98,7 @@ def _server_world(ctx: click.Context, server: str, seed: int) -> tuple[World, Se
     from cworld.engine.world.base import World
     from cworld.engine.world.build import load_or_build, world_folder
 
-    tools, cards = _tools_and_cards(ctx)
+    tools, cards = _tools_and_cards(ctx, server)
     saved = World.load(world_folder(workspace(ctx)), seed, [server])
     known = _known(server, tools, cards, list(saved.servers) if saved else [])
     world = load_or_build(workspace(ctx), seed, tools, cards, servers=[known])
@@ -156,7 +164,7 @@ def load_command(ctx: click.Context, server: str, file: Path, seed: int) -> None
     from cworld.engine.world.base import World
     from cworld.engine.world.build import server_cards, user_world, world_folder, world_now
 
-    tools, cards = _tools_and_cards(ctx)
+    tools, cards = _tools_and_cards(ctx, server)
     folder = world_folder(workspace(ctx))
     saved = World.load(folder, seed, [server])
     known = _known(server, tools, cards, list(saved.servers) if saved else [])
@@ -182,7 +190,7 @@ def rules_command(ctx: click.Context, server: str, cards_only: bool, out: Path |
     from cworld.engine.world.build import build_world
     from cworld.export.atomic import atomic_path
 
-    tools, cards = _tools_and_cards(ctx)
+    tools, cards = _tools_and_cards(ctx, server)
     server = _known(server, tools, cards)
     own = [t for t in tools if t.server == server]
     world = build_world(0, own, cards, servers=[server], size=1)
