@@ -27,6 +27,8 @@ CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "next_t
 SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n")
 PAGING_ARGS = (*PAGE_ARGS, *OFFSET_ARGS, *CURSOR_ARGS, *SIZE_ARGS)
 DEFAULT_PAGE_SIZE = 20
+UNPAGED_CAP = 1000
+"""A list that takes no paging argument answers everything it holds, as such services do, up to a server's cap."""
 
 
 def snake(name: str) -> str:
@@ -214,9 +216,10 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
     page, size = _named(props, PAGE_ARGS, "integer"), _named(props, SIZE_ARGS, "integer")
     offset, cursor = _named(props, OFFSET_ARGS, "integer"), _named(props, CURSOR_ARGS, "string")
     default = (props.get(size) or {}).get("default") if size else None
+    paged = any((page, offset, cursor, size))
+    page_size = default if isinstance(default, int) and default > 0 else DEFAULT_PAGE_SIZE if paged else UNPAGED_CAP
     return ListRead(from_=coll, where=" and ".join(conditions) or None, page=page, page_base=_page_base(props, page),
-                    offset=offset, cursor=cursor, size=size,
-                    page_size=default if isinstance(default, int) and default > 0 else DEFAULT_PAGE_SIZE,
+                    offset=offset, cursor=cursor, size=size, page_size=page_size,
                     into=_items_field(tool), meta=any((page, offset, cursor)))
 
 
