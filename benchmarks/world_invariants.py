@@ -662,21 +662,10 @@ class ServerChecks:
     # 3
     def update_visible(self, info: ToolInfo, run: Run) -> Verdict:
         check, tool = "update_visible", info.tool
-        arg = own_id_arg(tool, info.entity, info.noun)
-        get = self.partner(info, "get", need_id=True)
-        if arg is None:
-            return na(check, tool, "no own id argument")
-        if get is None:
-            return na(check, tool, "no get tool of the same kind")
-        records = self.records(info)
-        if not records:
-            return na(check, tool, "the world holds no record of the kind")
-        get_arg = own_id_arg(get.tool, get.entity, get.noun)
-        assert get_arg is not None
-        picked = self.fitting_key(records, [(tool, arg), (get.tool, get_arg)])
-        if picked is None:
-            return na(check, tool, "no world key fits the id arguments' schemas")
-        key, record = picked
+        target = self.target(info, check)
+        if isinstance(target, Verdict):
+            return target
+        arg, get, get_arg, (key, record) = target
         change = self.new_value(info, arg, record)
         if change is None:
             return na(check, tool, "no argument names a field of the record")
@@ -701,6 +690,27 @@ class ServerChecks:
                                                           NEW_TEXT in (got.text or ""))
         return Verdict(check, tool.id, True, holds, "" if holds else f"new value not shown: {why(got, done, 'update')}",
                        example=example)
+
+    def target(self, info: ToolInfo, check: str, nth: int = 0) -> tuple[str, ToolInfo, str, tuple[str, Any]] | Verdict:
+        """What an update or delete check acts on: the tool's own id argument, its get partner and that tool's
+        id argument, and a world record whose key fits both (the `nth` that does, else the first); or why not."""
+        tool = info.tool
+        arg = own_id_arg(tool, info.entity, info.noun)
+        get = self.partner(info, "get", need_id=True)
+        if arg is None:
+            return na(check, tool, "no own id argument")
+        if get is None:
+            return na(check, tool, "no get tool of the same kind")
+        records = self.records(info)
+        if not records:
+            return na(check, tool, "the world holds no record of the kind")
+        get_arg = own_id_arg(get.tool, get.entity, get.noun)
+        assert get_arg is not None
+        uses = [(tool, arg), (get.tool, get_arg)]
+        picked = (self.fitting_key(records, uses, nth=nth) if nth else None) or self.fitting_key(records, uses)
+        if picked is None:
+            return na(check, tool, "no world key fits the id arguments' schemas")
+        return arg, get, get_arg, picked
 
     def fitting_key(self, records: dict[str, Any], uses: list[tuple[ToolSpec, str]],
                     nth: int = 0) -> tuple[str, Any] | None:
@@ -739,22 +749,11 @@ class ServerChecks:
     # 4
     def delete_gone(self, info: ToolInfo, run: Run) -> Verdict:
         check, tool = "delete_gone", info.tool
-        arg = own_id_arg(tool, info.entity, info.noun)
-        get = self.partner(info, "get", need_id=True)
-        if arg is None:
-            return na(check, tool, "no own id argument")
-        if get is None:
-            return na(check, tool, "no get tool of the same kind")
-        records = self.records(info)
-        if not records:
-            return na(check, tool, "the world holds no record of the kind")
-        get_arg = own_id_arg(get.tool, get.entity, get.noun)
-        assert get_arg is not None and self.world is not None
-        picked = self.fitting_key(records, [(tool, arg), (get.tool, get_arg)], nth=1) or \
-            self.fitting_key(records, [(tool, arg), (get.tool, get_arg)])
-        if picked is None:
-            return na(check, tool, "no world key fits the id arguments' schemas")
-        key = picked[0]
+        target = self.target(info, check, nth=1)  # not the first record: the update check may have changed it
+        if isinstance(target, Verdict):
+            return target
+        arg, get, get_arg, (key, _) = target
+        assert self.world is not None
         args = fill(tool, self.world, self.now, {arg: fitted(tool, arg, key)})
         get_args = fill(get.tool, self.world, self.now, {get_arg: fitted(get.tool, get_arg, key)})
         if args is None or get_args is None:
