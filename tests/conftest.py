@@ -10,6 +10,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")  # litellm, imported early by the harness doors too
 for _role in ("AGENT", "ENGINE", "SYNTH"):
     os.environ.pop(f"CWORLD_{_role}_MODEL", None)
 os.environ.pop("CWORLD_JUDGE_MODELS", None)

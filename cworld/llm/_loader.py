@@ -21,6 +21,7 @@ def load_litellm() -> Any:
         with _lock:
             if _litellm is None:
                 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")  # read at import: see below
                 import litellm
 
                 litellm.suppress_debug_info = True
