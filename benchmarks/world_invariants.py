@@ -670,19 +670,11 @@ class ServerChecks:
         if change is None:
             return na(check, tool, "no argument names a field of the record")
         fname, new = change
-        assert self.world is not None
-        args = fill(tool, self.world, self.now, {arg: fitted(tool, arg, key), fname: new})
-        get_args = fill(get.tool, self.world, self.now, {get_arg: fitted(get.tool, get_arg, key)})
-        if args is None or get_args is None:
-            return na(check, tool, "arguments could not be filled validly")
-        done = run.call(tool, args)
-        if done.error_class == "invalid_args":
-            return na(check, tool, "the engine refused the arguments (invalid_args)")
-        example = f"{tool.id}({arg}={key!r}, {fname}={new!r}) -> {brief(done, 100)}"
-        if done.is_error:
-            return Verdict(check, tool.id, True, False, f"update refused: {why(done)}", example=example)
-        got = run.call(get.tool, get_args)
-        example += f"; {get.tool.name} -> {brief(got, 100)}"
+        outcome = self.write_then_get(check, tool, {arg: fitted(tool, arg, key), fname: new}, get, get_arg, key,
+                                      "update", f"{arg}={key!r}, {fname}={new!r}", run)
+        if isinstance(outcome, Verdict):
+            return outcome
+        done, got, example = outcome
         if got.is_error:
             return Verdict(check, tool.id, True, False, f"get after update: {why(got, done, 'update')}",
                            example=example)
@@ -711,6 +703,24 @@ class ServerChecks:
         if picked is None:
             return na(check, tool, "no world key fits the id arguments' schemas")
         return arg, get, get_arg, picked
+
+    def write_then_get(self, check: str, tool: ToolSpec, given: dict[str, Any], get: ToolInfo, get_arg: str, key: str,
+                       verb: str, shown: str, run: Run) -> tuple[ToolResult, ToolResult, str] | Verdict:
+        """The write, then the get of its record: (the write's answer, the get's, an example line); or the
+        verdict when the check cannot apply or the write was refused."""
+        assert self.world is not None
+        args = fill(tool, self.world, self.now, given)
+        get_args = fill(get.tool, self.world, self.now, {get_arg: fitted(get.tool, get_arg, key)})
+        if args is None or get_args is None:
+            return na(check, tool, "arguments could not be filled validly")
+        done = run.call(tool, args)
+        if done.error_class == "invalid_args":
+            return na(check, tool, "the engine refused the arguments (invalid_args)")
+        example = f"{tool.id}({shown}) -> {brief(done, 100)}"
+        if done.is_error:
+            return Verdict(check, tool.id, True, False, f"{verb} refused: {why(done)}", example=example)
+        got = run.call(get.tool, get_args)
+        return done, got, example + f"; {get.tool.name} -> {brief(got, 100)}"
 
     def fitting_key(self, records: dict[str, Any], uses: list[tuple[ToolSpec, str]],
                     nth: int = 0) -> tuple[str, Any] | None:
@@ -753,19 +763,11 @@ class ServerChecks:
         if isinstance(target, Verdict):
             return target
         arg, get, get_arg, (key, _) = target
-        assert self.world is not None
-        args = fill(tool, self.world, self.now, {arg: fitted(tool, arg, key)})
-        get_args = fill(get.tool, self.world, self.now, {get_arg: fitted(get.tool, get_arg, key)})
-        if args is None or get_args is None:
-            return na(check, tool, "arguments could not be filled validly")
-        done = run.call(tool, args)
-        if done.error_class == "invalid_args":
-            return na(check, tool, "the engine refused the arguments (invalid_args)")
-        example = f"{tool.id}({arg}={key!r}) -> {brief(done, 100)}"
-        if done.is_error:
-            return Verdict(check, tool.id, True, False, f"delete refused: {why(done)}", example=example)
-        got = run.call(get.tool, get_args)
-        example += f"; {get.tool.name} -> {brief(got, 100)}"
+        outcome = self.write_then_get(check, tool, {arg: fitted(tool, arg, key)}, get, get_arg, key, "delete",
+                                      f"{arg}={key!r}", run)
+        if isinstance(outcome, Verdict):
+            return outcome
+        done, got, example = outcome
         subs = {"get_not_found": got.is_error and got.error_class == "not_found"}
         lister = self.partner(info, "list")
         if lister is not None:

@@ -73,6 +73,15 @@ class ModelsConfig(BaseModel):
         """The role's per-call budget; None for a call outside the four roles (a one-off model)."""
         return self.budgets.get(role)  # type: ignore[call-overload, no-any-return]
 
+    def budgeted(self, role: str, cfg: ModelConfig) -> ModelConfig:
+        """`cfg` with its output cap and call timeout filled from the role's budget where it sets none (a call
+        outside the four roles keeps what it has)."""
+        budget = self.budget(role)
+        if budget is None:
+            return cfg
+        update = {k: getattr(budget, k) for k in ("max_tokens", "timeout_s") if getattr(cfg, k) is None}
+        return cfg.model_copy(update=update) if update else cfg
+
     def for_role(self, role: Role) -> list[ModelConfig]:
         value = getattr(self, role)
         if isinstance(value, list):

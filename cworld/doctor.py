@@ -9,7 +9,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from cworld.config import DEFAULT_BUDGETS, ROLES, ModelsConfig, load_models
+from cworld.config import DEFAULT_BUDGETS, ROLES, ModelConfig, ModelsConfig, load_models
 from cworld.environment import Environment, Workspace
 
 PACKAGES = ("mcp", "litellm", "faiss-cpu", "FlagEmbedding", "transformers", "torch", "pydantic", "networkx")
@@ -68,16 +68,12 @@ def llm_budgets(workspace: Workspace) -> dict[str, dict[str, Any]]:
     models = load_models(workspace.root)
     out: dict[str, dict[str, Any]] = {}
     for role in ROLES:
-        budget = models.budgets[role]
         first = next(iter(models.for_role(role)), None)
-        own_tokens = first is not None and first.max_tokens is not None
-        own_timeout = first is not None and first.timeout_s is not None
-        out[role] = {
-            "max_tokens": first.max_tokens if own_tokens and first else budget.max_tokens,
-            "timeout_s": first.timeout_s if own_timeout and first else budget.timeout_s,
-            "source": "model entry" if own_tokens or own_timeout else
-                      ("config budgets" if budget != DEFAULT_BUDGETS[role] else "default"),
-        }
+        filled = models.budgeted(role, first or ModelConfig(model="-"))
+        own = first is not None and (first.max_tokens is not None or first.timeout_s is not None)
+        source = "config budgets" if models.budgets[role] != DEFAULT_BUDGETS[role] else "default"
+        out[role] = {"max_tokens": filled.max_tokens, "timeout_s": filled.timeout_s,
+                     "source": "model entry" if own else source}
     return out
 
 

@@ -13,17 +13,10 @@ from pydantic import BaseModel
 from cworld.config import ModelConfig
 from cworld.data_model import Usage
 from cworld.llm import Completion, Gateway, jsonrepair, provider_rules
+from cworld.llm.usage import usage_of
 
 M = TypeVar("M", bound=BaseModel)
 ROLE = "agent"
-
-
-def usage_of(completion: Completion) -> Usage:
-    """A cache hit consumed nothing; it only counts as a hit (as in the gateway's ledger)."""
-    if completion.cached:
-        return Usage(cache_hits=1)
-    return Usage(calls=1, prompt_tokens=completion.usage.prompt_tokens,
-                 completion_tokens=completion.usage.completion_tokens, cost_usd=completion.cost_usd)
 
 
 class Meter:

@@ -31,6 +31,13 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     cache_hits: int = 0
 
+    @classmethod
+    def spent(cls, *, cached: bool, prompt_tokens: int, completion_tokens: int, cost_usd: float) -> Usage:
+        """What one model call consumed: a cache hit consumed nothing, it only counts as a hit."""
+        if cached:
+            return cls(cache_hits=1)
+        return cls(calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost_usd)
+
     def add(self, other: Usage) -> None:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
@@ -64,6 +71,11 @@ class ModelCall(BaseModel):
     def truncated(self) -> bool:
         """The reply was cut at its output budget."""
         return self.finish_reason == "length"
+
+    @property
+    def usage(self) -> Usage:
+        return Usage.spent(cached=self.cached, prompt_tokens=self.prompt_tokens,
+                           completion_tokens=self.completion_tokens, cost_usd=self.cost_usd)
 
 
 StepKind = Literal["tool", "search", "message", "user", "final"]

@@ -146,15 +146,9 @@ class Gateway:
     def budgeted(self, role: str, cfg: ModelConfig) -> ModelConfig:
         """`cfg` with its output cap and call timeout filled: the entry's own, else the role's budget; the
         gateway's `timeout_s`, when set, over both."""
-        budget = self.models.budget(role)
-        update: dict[str, Any] = {}
-        if cfg.max_tokens is None and budget is not None:
-            update["max_tokens"] = budget.max_tokens
-        if self.timeout_s is not None:
-            update["timeout_s"] = self.timeout_s
-        elif cfg.timeout_s is None:
-            update["timeout_s"] = budget.timeout_s if budget is not None else DEFAULT_TIMEOUT_S
-        return cfg.model_copy(update=update) if update else cfg
+        cfg = self.models.budgeted(role, cfg)
+        timeout = self.timeout_s if self.timeout_s is not None else cfg.timeout_s or DEFAULT_TIMEOUT_S
+        return cfg if cfg.timeout_s == timeout else cfg.model_copy(update={"timeout_s": timeout})
 
     def resolve(self, role: str, model: str | ModelConfig | None = None) -> ModelConfig:
         """The config for this call: an explicit one, the role's entry with this model name, or the role's
@@ -202,7 +196,7 @@ class Gateway:
         key = api_key(cfg)
         limit = self._semaphore(cfg)
         attempts = Attempts()
-        call = {"timeout": cfg.timeout_s or DEFAULT_TIMEOUT_S, "max_retries": 0, "drop_params": True, **request, "api_key": key}
+        call = {"timeout": cfg.timeout_s, "max_retries": 0, "drop_params": True, **request, "api_key": key}
         if metadata:
             call["metadata"] = metadata
 

@@ -18,7 +18,7 @@ class UsageLedger:
         self._lock = threading.Lock()
 
     def record(self, role: str, completion: Completion) -> None:
-        delta = _delta(completion)
+        delta = usage_of(completion)
         with self._lock:
             self._by_role.setdefault(role, Usage()).add(delta)
             self._by_model.setdefault(completion.model, Usage()).add(delta)
@@ -39,12 +39,7 @@ class UsageLedger:
         return out
 
 
-def _delta(completion: Completion) -> Usage:
-    if completion.cached:
-        return Usage(cache_hits=1)
-    return Usage(
-        calls=1,
-        prompt_tokens=completion.usage.prompt_tokens,
-        completion_tokens=completion.usage.completion_tokens,
-        cost_usd=completion.cost_usd,
-    )
+def usage_of(completion: Completion) -> Usage:
+    """What one completion consumed (`Usage.spent`)."""
+    return Usage.spent(cached=completion.cached, prompt_tokens=completion.usage.prompt_tokens,
+                       completion_tokens=completion.usage.completion_tokens, cost_usd=completion.cost_usd)

@@ -216,14 +216,9 @@ class Episode:
 
 
 def usage_of_calls(calls: Iterable[ModelCall]) -> Usage:
-    """Usage as the gateway's ledger counts it: a cache hit consumed nothing."""
     usage = Usage()
     for call in calls:
-        if call.cached:
-            usage.cache_hits += 1
-        else:
-            usage.add(Usage(calls=1, prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
-                            cost_usd=call.cost_usd))
+        usage.add(call.usage)
     return usage
 
 

@@ -136,8 +136,8 @@ def _collection_of(entity: EntityType, world: ServerWorld) -> str | None:
     return name if name is not None and isinstance(world.state.get(name), dict) else None
 
 
-def _own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str] | None = None, op: str = "get",
-                 card: CategoryCard | None = None) -> str | None:
+def _own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], op: str,
+                 card: CategoryCard) -> str | None:
     """The argument naming the record the tool is about: `<kind>_id` (any style), `id`, the kind's key field
     (not for an update, where that field may be the new value, while an id argument names the record), else
     the one required id argument that names no other kind of the card (`get_record(recordId)`)."""
@@ -145,8 +145,8 @@ def _own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str] |
     own = by_snake.get(f"{entity.name}_id") or by_snake.get("id")
     if own is not None:
         return own
-    ids = [p for p in props if p in (required or set()) and _REF.match(snake(p)) and not snake(p).endswith("_ids")
-           and (card is None or _entity_named(card, singular_word(_REF.match(snake(p)).group(1))) in (None, entity))]  # type: ignore[union-attr]
+    ids = [p for p in props if p in required and (named := _id_kind(p, card)) is not None
+           and not named[1] and named[0] in (None, entity)]
     key = by_snake.get(entity.key_field) if entity.key_field != "id" else None
     if key is not None and not (op == "update" and len(ids) == 1):
         return key
@@ -165,20 +165,30 @@ def _reference_checks(props: dict[str, Any], required: set[str], card: CategoryC
     """Every `<kind>_id` argument of another kind the world holds must name an existing record."""
     checks = []
     for name in props:
-        match = _REF.match(snake(name))
-        other = _entity_named(card, singular_word(match.group(1))) if match else None
+        named = _id_kind(name, card)
+        other = named[0] if named else None
         if other is None or other is own:
             continue
         coll = _collection_of(other, world)
         if coll is None:
             continue
-        if snake(name).endswith("_ids"):
+        if named and named[1]:
             checks.append(Check(fail=f"any(str(k) not in {coll} for k in (args[{name!r}] or []))", error="not_found",
                                 message=f"no {other.name.replace('_', ' ')} among {{args[{name!r}]}}"))
         else:
             checks.append(Check(find=f"ref_{other.name}", in_=coll, key=f"args[{name!r}]",
                                 optional=name not in required, message=_not_found(other, card)))
     return checks
+
+
+def _id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | None:
+    """For an id argument (`order_id`, `orderIds`): the card kind it names (None: no kind of the card) and
+    whether it holds several ids; None for an argument that is not an id."""
+    plain = snake(arg)
+    match = _REF.match(plain)
+    if match is None:
+        return None
+    return _entity_named(card, singular_word(match.group(1))), plain.endswith("_ids")
 
 
 def _entity_named(card: CategoryCard, stem: str) -> EntityType | None:

@@ -305,7 +305,7 @@ class RuleRun:
         if spec.max_page_size:
             size = min(size, spec.max_page_size)
         start = self._start(spec, size)
-        page = start // size + 1
+        page = start // size + (spec.page_base if spec.page else 1)  # as the service numbers its pages
         found = self._indexed(spec, source, start + size)
         total, chunk = found if found is not None else self._walked(spec, source, start + size)
         chunk = chunk[start : start + size]
@@ -313,8 +313,7 @@ class RuleRun:
                  for k in chunk]
         out: dict[str, Any] = {spec.into: items}
         if spec.meta:
-            shown = page - 1 + spec.page_base if spec.page else page
-            out.update(page=shown, page_size=size, total=total, has_more=start + size < total)
+            out.update(page=page, page_size=size, total=total, has_more=start + size < total)
             if spec.offset:
                 out["offset"] = start
             if spec.cursor:
