@@ -22,7 +22,11 @@ About a minute with the defaults (3 seeds x 9 stateful apps x 40 calls, every en
    - `world`, `world-cards`: `engine.rules.RulesEngine(cards, tools, world=build_world(seed, tools, cards),
      operations=category_cards/_operations, overrides=True|False, fallback=SchemaEngine)` as
      `controller.factory.world_engine` builds it (`world-cards`: without the per-tool rules, card rules
-     only); end state `engine.end_state(session)[app]`.
+     only); end state `engine.end_state(session)[app]`;
+   - `world-learned`: the same engine with each app's rules learned from its own traffic (`cworld world learn`:
+     the learner's explorer, rng `learn:explorer:<app>:0`, `--learn-calls` live calls on each of
+     `--learn-seeds`, 0 and 1), loaded as `SERVER.learned.yaml` files are. Measure it on other seeds (2): on
+     the seeds it learned from, agreement would hold by construction, and the run says so.
 3. Per app and ALL, per engine: verdict agreement (is_error as live), error-class agreement where both
    erred, full agreement (same verdict and, for an error, same class); end state: the leaves
    (`collection/key/field...`) that differ from the initial state, ignoring the app's `volatile_paths`
@@ -64,7 +68,8 @@ from cworld.sandbox.statediff.tree import glob_to_regex
 from cworld.schemas.walk import result_value
 from cworld.seeding import derive_rng
 
-ENGINES = ("schema", "world", "world-cards")
+ENGINES = ("schema", "world", "world-cards", "world-learned")
+DEFAULT_ENGINES = ("schema", "world", "world-cards")
 SCALES = (100, 10_000)
 ABSENT = "<absent>"
 _ID_KEY = re.compile(r"(^|[._])([a-z]+_)?(id|token)$")
@@ -248,13 +253,60 @@ class WorldSubject:
         return engine.end_state(session).get(episode.name, {})  # type: ignore[attr-defined]
 
 
-def subjects(names: Iterable[str], setup: Env) -> tuple[list[Subject], list[str]]:
+@dataclass
+class LearnedSubject(WorldSubject):
+    """The rules engine with per-tool rules learned from each app's traffic on other seeds (`cworld world
+    learn`), loaded from the files learning writes; tools it proposes nothing for keep the card rules."""
+
+    apps: list[str] = field(default_factory=list)
+    learn_seeds: list[int] = field(default_factory=lambda: [0, 1])
+    learn_calls: int = 600
+    learn_s: dict[str, float] = field(default_factory=dict)
+    _operations: Any = None
+
+    def engine(self, seed: int, world: Any = None) -> WorldEngine:
+        from cworld.engine.rules import RulesEngine
+        from cworld.engine.schema.engine import SchemaEngine
+
+        if world is None:
+            if seed not in self._engines:
+                self._engines[seed] = self.engine(seed, self.world(seed))
+            return self._engines[seed]
+        return RulesEngine(self.setup.cards, self.setup.tools, world=world, overrides=True,
+                           operations=self.operations(), fallback=SchemaEngine(self.setup.cards, self.setup.tools))
+
+    def operations(self) -> Any:
+        """Learn every app once (timed), write the files, load them as a run does."""
+        import tempfile
+
+        from cworld.engine.learn.files import document, write
+        from cworld.engine.learn.session import learn_app
+        from cworld.engine.rules.spec import load_operations
+
+        if self._operations is None:
+            folder = Path(tempfile.mkdtemp(prefix="learned-"))
+            for app in self.apps:
+                started = time.perf_counter()
+                run = learn_app(app, self.setup.cards, calls=self.learn_calls, seeds=self.learn_seeds, explorer="0")
+                self.learn_s[app] = time.perf_counter() - started
+                write(document(run.learning, run.how), folder / f"{app}.learned.yaml")
+            self._operations = load_operations(folder / "none", folder)
+            print(f"learned in {folder}: " + ", ".join(f"{a} {t:.1f} s" for a, t in self.learn_s.items()))
+        return self._operations
+
+
+def subjects(names: Iterable[str], setup: Env, apps: list[str] | None = None, learn_seeds: list[int] | None = None,
+             learn_calls: int = 600) -> tuple[list[Subject], list[str]]:
     """The engines asked for that can be built here, and a note for each that cannot."""
     out: list[Subject] = []
     notes: list[str] = []
     for name in names:
         if name == "schema":
             out.append(SchemaSubject(setup))
+            continue
+        if name == "world-learned":
+            out.append(LearnedSubject(setup, overrides=True, name=name, apps=list(apps or []),
+                                      learn_seeds=list(learn_seeds or [0, 1]), learn_calls=learn_calls))
             continue
         why = world_engine_missing()
         if why:
@@ -779,8 +831,11 @@ def report(result: Result) -> None:
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", nargs="+", choices=ENGINES, default=list(ENGINES),
-                        help="engines to measure (default: every one that can be built here)")
+    parser.add_argument("--engine", nargs="+", choices=ENGINES, default=list(DEFAULT_ENGINES),
+                        help="engines to measure (default: all but world-learned, which learns every app first)")
+    parser.add_argument("--learn-seeds", nargs="+", type=int, default=[0, 1],
+                        help="world-learned: the seeds whose live traffic the rules are learned from")
+    parser.add_argument("--learn-calls", type=int, default=600, help="world-learned: live calls per app and seed")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--calls-per-app", type=int, default=40)
     parser.add_argument("--apps", nargs="+", help="sandbox apps (default: every stateful app)")
@@ -809,7 +864,10 @@ def main(argv: list[str] | None = None) -> int:
     live = sum((Tally(calls=len(e.calls), live_errors=sum(c.result.is_error for c in e.calls)) for e in episodes), Tally())
     print(f"live: {live.calls} explorer calls over {len(apps)} apps x {len(opts.seeds)} seeds "
           f"({pct(live.figures()['live_error_share'])} errors)")
-    measured, notes = subjects(opts.engine, Env.resolve())
+    measured, notes = subjects(opts.engine, Env.resolve(), [a.name for a in apps], opts.learn_seeds, opts.learn_calls)
+    if "world-learned" in opts.engine and set(opts.learn_seeds) & set(opts.seeds):
+        notes.append(f"world-learned: seeds {sorted(set(opts.learn_seeds) & set(opts.seeds))} are also learned from: "
+                     "their figures hold partly by construction")
     for note in notes:
         print(note)
     print("columns: live err = live calls that erred; verdict = is_error as live; class = same error class where "

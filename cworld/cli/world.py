@@ -207,3 +207,75 @@ def rules_command(ctx: click.Context, server: str, cards_only: bool, out: Path |
     with atomic_path(out) as tmp:
         tmp.write_text(header + f"server: {server}\n" + text, encoding="utf-8")
     click.echo(f"{header.strip()}\nwritten to {out}")
+
+
+@command.command("learn")
+@click.argument("server")
+@click.option("--calls", type=click.IntRange(1, 100_000), default=600, show_default=True,
+              help="Live explorer calls per seed.")
+@click.option("--seed", "seeds", type=int, multiple=True, help="World seeds to explore (repeatable; default 0 and 1).")
+@click.option("--explorer", default="0", show_default=True, help="The explorer's own seed (its rng is "
+              "learn:explorer:SERVER:EXPLORER), so held-out traffic can come from another explorer.")
+@click.option("--from", "run_dir", type=click.Path(path_type=Path), default=None,
+              help="Learn from the live trajectories of this run folder instead of exploring.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Where the rules go (default: category_cards/_operations/SERVER.learned.yaml, or the "
+              "workspace's learned/ when the content folder is read-only).")
+@click.option("--model", "use_model", is_flag=True, help="Let the synth model draft each rule; the replay keeps it "
+              "only where it agrees with the calls better than the offline learner's.")
+@click.pass_context
+def learn_command(ctx: click.Context, server: str, calls: int, seeds: tuple[int, ...], explorer: str,
+                  run_dir: Path | None, out: Path | None, use_model: bool) -> None:
+    """Learn SERVER's per-tool rules from its traffic: explore it live (a sandbox app) or read a run's
+    trajectories, induce each tool's checks, effects, list and answer, check them on held-out calls and
+    revise, and write them for a person to review. A file a person corrected is kept: a new proposal is
+    written beside it."""
+    import time
+
+    from cworld.engine.learn.files import default_path, document, write
+    from cworld.engine.learn.session import learn_app, learn_from_run
+
+    started = time.perf_counter()
+    tools, cards = _tools_and_cards(ctx)
+    drafter = _drafter(ctx, cards) if use_model else None
+    if run_dir is not None:
+        run = learn_from_run(server, _trajectories(run_dir), tools, cards, str(run_dir), drafter)
+    else:
+        run = learn_app(server, cards, calls=calls, seeds=seeds or (0, 1), explorer=explorer, drafter=drafter)
+    path = out or default_path(environment(ctx).category_cards / "_operations", workspace(ctx).root, server)
+    written = write(document(run.learning, run.how), path)
+    for t in run.learning.tools:
+        note = {"base": " (the engine's own rule did as well: not proposed)", "none": " (never called)",
+                "model": " (the model's draft)"}.get(t.source, "")
+        click.echo(f"{t.tool:<28} {t.final.agree:>4}/{t.final.calls:<4} calls agree; held out "
+                   f"{t.held.agree}/{t.held.calls}; engine's rule before {t.base.agree}/{t.base.calls}{note}")
+    learned = sum(t.source in ("traffic", "model") for t in run.learning.tools)
+    click.echo(f"{learned} of {len(run.learning.tools)} tools learned from {run.how} in "
+               f"{time.perf_counter() - started:.1f} s")
+    if written.proposed is not None:
+        click.echo(written.diff, nl=False)
+        click.echo(f"{written.path} was corrected by hand and is kept; the new rules are in {written.proposed}")
+    else:
+        click.echo(f"written to {written.path}")
+
+
+def _trajectories(run_dir: Path) -> list[Any]:
+    from cworld.errors import UsageError
+    from cworld.rollout.store import read_trajectories
+
+    if not run_dir.is_dir():
+        raise UsageError(f"{run_dir} is not a run folder")
+    return list(read_trajectories(run_dir))
+
+
+def _drafter(ctx: click.Context, cards: dict[str, CategoryCard]) -> Any:
+    from cworld.engine.cards.assign import CardIndex
+    from cworld.engine.learn.draft import model_drafter
+    from cworld.errors import ConfigError
+    from cworld.llm.gateway import Gateway
+
+    gateway = Gateway.from_workspace(workspace(ctx))
+    if not gateway.models.configured("synth"):
+        raise ConfigError("--model needs a synth model: set CWORLD_SYNTH_MODEL or models.synth in config.yaml")
+    index = CardIndex(cards)
+    return model_drafter(gateway, index.card_for)

@@ -104,7 +104,8 @@ def world_engine(env: Environment, workspace: Workspace, tools: list[ToolSpec],
     def worlds(seed: int) -> World:
         return ServerByServerWorld(workspace, seed, tools, cards, preload=apps)
 
-    return RulesEngine(cards, tools, worlds=worlds, operations=load_operations(env.category_cards / "_operations"),
+    return RulesEngine(cards, tools, worlds=worlds, operations=load_operations(env.category_cards / "_operations",
+                                                                       workspace.root / "learned"),
                        fallback=SchemaEngine(cards, tools))
 
 

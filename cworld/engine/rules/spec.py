@@ -219,12 +219,32 @@ def load_server_rules(path: Path) -> ServerRules:
         raise ContentError(f"{path}: {exc.errors()[0]['msg']}") from None
 
 
-def load_operations(folder: Path) -> dict[str, ServerRules]:
-    """Every `<server>.yaml` under an environment's `category_cards/_operations/` (none is fine)."""
+LEARNED_SUFFIX = ".learned.yaml"
+
+
+def load_operations(folder: Path, *learned: Path) -> dict[str, ServerRules]:
+    """Every `<server>.yaml` under an environment's `category_cards/_operations/` (none is fine), and the
+    rules `cworld world learn` wrote (`<server>.learned.yaml` there and in the `learned` folders): a learned
+    rule serves a tool no hand-written rule of its server covers (docs/world-engine.md, "Learning rules")."""
     if not folder.is_dir():
-        return {}
-    found = (load_server_rules(p) for p in sorted(folder.glob("*.yaml")) if not p.name.startswith("_"))
-    return {r.server: r for r in found}
+        return _with_learned({}, learned)
+    found = (load_server_rules(p) for p in sorted(folder.glob("*.yaml"))
+             if not p.name.startswith("_") and not p.name.endswith(LEARNED_SUFFIX))
+    return _with_learned({r.server: r for r in found}, (folder, *learned))
+
+
+def _with_learned(written: dict[str, ServerRules], folders: tuple[Path, ...]) -> dict[str, ServerRules]:
+    for folder in folders:
+        for path in sorted(folder.glob(f"*{LEARNED_SUFFIX}")) if folder.is_dir() else []:
+            rules = load_server_rules(path)
+            own = written.get(rules.server)
+            if own is None:
+                written[rules.server] = rules
+                continue
+            own.tools = {**rules.tools, **own.tools}
+            own.consts = {**rules.consts, **own.consts}
+            own.defs = {**rules.defs, **own.defs}
+    return written
 
 
 def rule_yaml(rules: dict[str, Rule]) -> str:

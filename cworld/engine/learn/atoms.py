@@ -1,0 +1,321 @@
+"""Candidate conditions a refusal may rest on, written in the rule language: an argument that names no
+record of a collection, a session token that is not the live one, and comparisons of argument and record
+fields with each other, with constants the traffic showed and with `now` (expired, out of stock, over
+balance, wrong status). The learner weighs them against the calls; it never reads the service's code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.learn.diff import collections, records
+from cworld.engine.learn.scope import MISSING, Scope, arg, field_of
+from cworld.engine.learn.traffic import Observation
+
+_TIME = re.compile(r"^\d{4}-\d{2}(-\d{2})?")
+_MAX_CATEGORIES = 8
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A record a rule names: found by an argument in a collection (`find`), or computed (`let`)."""
+
+    name: str
+    arg: str | None
+    collection: str
+    expr: str
+    optional: bool = False
+
+    @property
+    def resolve(self) -> str:
+        """An expression giving the record, or None when it is missing."""
+        return self.expr
+
+
+@dataclass(frozen=True)
+class Atom:
+    """A condition under which a call is refused: `kind` find/auth/fail, `expr` the condition (true =
+    refused), `binding` the find it is (find) or needs (fail), `store` the token's place (auth)."""
+
+    kind: str
+    expr: str
+    binding: Binding | None = None
+    store: str | None = None
+    token_arg: str | None = None
+
+    @property
+    def cost(self) -> tuple[int, int]:
+        order = {"auth": 0, "find": 1, "fail": 2}[self.kind]
+        return order, len(self.expr)
+
+
+@dataclass
+class Hints:
+    """What the server's other tools showed: the collection an argument name always named (`address_id` ->
+    `addresses`) and where a token argument's live token sits, for a tool with few accepted calls."""
+
+    collections: dict[str, str]
+    stores: dict[str, str]
+
+
+def server_hints(calls: list[Observation]) -> Hints:
+    """Over every accepted call of the server: each argument's collection and each token's place."""
+    oks = [o for o in calls if o.verdict == "ok" and o.valid and o.before is not None]
+    held: dict[str, dict[str, int]] = {}
+    missed: set[tuple[str, str]] = set()
+    stores: dict[str, str] = {}
+    for o in oks:
+        assert o.before is not None
+        colls = collections(o.before)
+        for name, value in o.arguments.items():
+            if not isinstance(value, str):
+                continue
+            for coll in colls:
+                records = Scope(o).value(coll)
+                if isinstance(records, dict) and value in records:
+                    held.setdefault(name, {}).setdefault(coll, 0)
+                    held[name][coll] += 1
+                else:
+                    missed.add((name, coll))
+            if name not in stores:
+                found = _token_paths(o.before, value)
+                if found:
+                    stores[name] = found[0]
+    best = {}
+    for name, counts in held.items():
+        fits = [(n, c) for c, n in counts.items() if (name, c) not in missed]
+        if fits:
+            best[name] = max(fits)[1]
+    return Hints(best, stores)
+
+
+def bindings(tool: ToolSpec, oks: list[Observation], scopes: dict[int, Scope],
+             hints: Hints | None = None) -> list[Binding]:
+    """For each argument that always named an existing record in the calls the service accepted: the
+    collection holding them (the one that held most), as a find; and the signed-in user's record (`me`).
+    An argument no accepted call gave takes the collection the server's other tools showed for its name."""
+    props = (tool.input_schema or {}).get("properties") or {}
+    required = set((tool.input_schema or {}).get("required") or [])
+    states = [o.before for o in oks if o.before is not None]
+    if not states:
+        return []
+    colls = sorted({c for s in states for c in collections(s)})
+    names = set(states[0])
+    out: list[Binding] = []
+    for name in props:
+        given = [o for o in oks if isinstance(o.args.get(name), str | int) and not isinstance(o.args.get(name), bool)]
+        if not given:
+            if hints is not None and name in hints.collections:
+                coll = hints.collections[name]
+                out.append(Binding(_record_name(name, names | set(props)), name, coll,
+                                   f"{coll}.get(str({arg(name)}))", optional=name not in required))
+            continue
+        best, support = None, 0
+        for coll in colls:
+            held = [o for o in given if _has(scopes[id(o)], coll, o.args[name])]
+            if len(held) == len(given) and len(held) > support:
+                best, support = coll, len(held)
+        if best is not None:
+            record = _record_name(name, names | set(props))
+            expr = f"{best}.get(str({arg(name)}))"
+            out.append(Binding(record, name, best, expr, optional=name not in required))
+    me = states[0].get("me")
+    if isinstance(me, str):
+        for coll in colls:
+            if all(_has(scopes[id(o)], coll, o.before.get("me") if o.before else None) for o in oks if o.before):
+                out.append(Binding("me_record", None, coll, f"{coll}.get(me)"))
+                break
+    return out
+
+
+def _has(scope: Scope, coll: str, key: Any) -> bool:
+    found = scope.value(coll)
+    return isinstance(found, dict) and key is not None and str(key) in found
+
+
+def _record_name(arg_name: str, taken: set[str]) -> str:
+    base = arg_name[:-3] if arg_name.endswith("_id") else f"{arg_name}_record"
+    base = re.sub(r"\W", "_", base) or "record"
+    return base if base not in taken and base not in ("args", "state", "now", "me") else f"{base}_record"
+
+
+def bind_all(found: Iterable[Binding], scopes: Iterable[Scope]) -> None:
+    """Bind every candidate record in every scope (None when it is missing there)."""
+    found = list(found)
+    for scope in scopes:
+        for b in found:
+            value = scope.value(b.expr)
+            scope.bind(b.name, None if value is MISSING else value)
+
+
+def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], found: list[Binding],
+          hints: Hints | None = None) -> list[Atom]:
+    """Every candidate refusal condition over these calls (the learner keeps those the traffic supports)."""
+    props = (tool.input_schema or {}).get("properties") or {}
+    out: list[Atom] = []
+    out += _auth_atoms(props, calls, hints)
+    for one in found:
+        if one.arg is not None:
+            out.append(Atom("find", f"{arg(one.arg)} is not None and str({arg(one.arg)}) not in {one.collection}", one))
+    out += _list_reference_atoms(props, calls, scopes)
+    records_in: list[tuple[str, Binding | None]] = [(b.name, b) for b in found]
+    records_in += [(r, None) for r in _singletons(calls)]
+    for name, binding in records_in:
+        out += [Atom("fail", e, binding) for e in _record_atoms(name, props, calls, scopes)]
+    out += [Atom("fail", e) for e in _argument_atoms(props, calls)]
+    return out
+
+
+def _singletons(calls: list[Observation]) -> list[str]:
+    state = next((o.before for o in calls if o.before is not None), None)
+    return records(state) if state else []
+
+
+def _auth_atoms(props: dict[str, Any], calls: list[Observation], hints: Hints | None) -> list[Atom]:
+    """A token argument whose accepted values sat at `{value, expires_at}` somewhere in the state (here, or
+    in the server's other tools' calls)."""
+    out: list[Atom] = []
+    for name in props:
+        stores = {p for o in calls if o.verdict == "ok" and isinstance(o.args.get(name), str) and o.before
+                  for p in _token_paths(o.before, o.args[name])}
+        if not stores and hints is not None and name in hints.stores:
+            stores = {hints.stores[name]}
+        for store in sorted(stores)[:2]:
+            live = _path_expr(store)
+            expr = (f"not ({arg(name)} and {live}.get('value') == {arg(name)} and not ({live}.get('expires_at') and "
+                    f"str({live}.get('expires_at')) <= now))")
+            out.append(Atom("auth", expr, store=store, token_arg=name))
+    return out
+
+
+def _path_expr(dotted: str) -> str:
+    expr = "state"
+    for part in dotted.split("."):
+        expr = f"({expr}.get({part!r}) or {{}})"
+    return expr
+
+
+def _token_paths(state: dict[str, Any], token: str, prefix: str = "", depth: int = 0) -> list[str]:
+    out: list[str] = []
+    for key, value in state.items():
+        if not isinstance(value, dict) or not isinstance(key, str) or depth > 2:
+            continue
+        here = f"{prefix}{key}"
+        if value.get("value") == token:
+            out.append(here)
+        elif len(value) < 50:
+            out += _token_paths(value, token, here + ".", depth + 1)
+    return out
+
+
+def _list_reference_atoms(props: dict[str, Any], calls: list[Observation], scopes: dict[int, Scope]) -> list[Atom]:
+    """A list argument naming records (`attendee_ids`): one of its items is not in a collection."""
+    out: list[Atom] = []
+    state = next((o.before for o in calls if o.before is not None), None)
+    if not state:
+        return out
+    for name in props:
+        lists = [o for o in calls if o.verdict == "ok" and isinstance(o.args.get(name), list) and o.args.get(name)]
+        if not lists:
+            continue
+        for coll in collections(state):
+            if all(all(_has(scopes[id(o)], coll, v) for v in o.args[name]) for o in lists):
+                out.append(Atom("fail", f"any(str(v) not in {coll} for v in ({arg(name)} or []))"))
+    return out
+
+
+def _values(calls: list[Observation], scopes: dict[int, Scope], expr: str) -> list[tuple[Observation, Any]]:
+    out = []
+    for o in calls:
+        value = scopes[id(o)].value(expr)
+        if value is not MISSING:
+            out.append((o, value))
+    return out
+
+
+def _record_atoms(name: str, props: dict[str, Any], calls: list[Observation], scopes: dict[int, Scope]) -> list[str]:
+    """Conditions on one record's fields: a status the accepted calls never had, a flag, a time past or to
+    come, a number an argument exceeds, an argument that differs from (or equals) a field, membership."""
+    fields: dict[str, list[tuple[Observation, Any]]] = {}
+    for o in calls:
+        record = scopes[id(o)].bound(name)
+        if record is MISSING:
+            record = scopes[id(o)].value(name)
+        if isinstance(record, dict):
+            for f, v in record.items():
+                if isinstance(f, str):
+                    fields.setdefault(f, []).append((o, v))
+    out: list[str] = []
+    guard = f"{name} is not None and "
+    for f, seen in fields.items():
+        get = field_of(name, f)
+        values = [v for _, v in seen]
+        scalars = [v for v in values if isinstance(v, str | int | float | bool) or v is None]
+        out += [guard + f"not {get}", guard + f"bool({get})"]
+        ok_values = {_hashable(v) for o, v in seen if o.verdict == "ok"}
+        distinct = {_hashable(v) for v in scalars}
+        if len(distinct) <= _MAX_CATEGORIES and ok_values and len(scalars) == len(values):
+            out.append(guard + f"{get} not in {tuple(sorted(ok_values, key=repr))!r}")
+        if any(isinstance(v, str) and _TIME.match(v) for v in scalars):
+            text = f"str({get} or '')"
+            out += [guard + f"{get} and {text} < now[:len({text})]", guard + f"{get} and {text} > now[:len({text})]"]
+        for a, spec in props.items():
+            out += _field_vs_argument(guard, get, a, spec, values)
+        if any(isinstance(v, list | dict) for v in values):
+            out += [guard + f"me not in ({get} or [])", guard + f"me in ({get} or [])"] if _has_me(calls) else []
+        if any(isinstance(v, str) for v in values) and _has_me(calls):
+            out += [guard + f"{get} != me", guard + f"{get} == me"]
+    return out
+
+
+def _field_vs_argument(guard: str, get: str, a: str, spec: dict[str, Any], values: list[Any]) -> list[str]:
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    out: list[str] = []
+    if kind in ("integer", "number") and any(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        for op in (">", ">=", "<"):
+            out.append(guard + f"{arg(a)} is not None and ({arg(a)} or 0) {op} ({get} or 0)")
+    if kind == "string" and any(isinstance(v, str) for v in values):
+        out += [guard + f"{arg(a)} is not None and str({arg(a)}) != str({get})",
+                guard + f"{arg(a)} is not None and str({arg(a)}) == str({get})"]
+    if any(isinstance(v, list | dict) for v in values):
+        if kind == "string":
+            out += [guard + f"{arg(a)} is not None and {arg(a)} in ({get} or [])",
+                    guard + f"{arg(a)} is not None and {arg(a)} not in ({get} or [])"]
+        if kind == "array":
+            out += [guard + f"any(v in ({get} or []) for v in ({arg(a)} or []))"]
+    return out
+
+
+def _argument_atoms(props: dict[str, Any], calls: list[Observation]) -> list[str]:
+    """Conditions on the arguments alone: a number past what was ever accepted, two arguments equal, an
+    argument missing, an empty one, the user's own id."""
+    out: list[str] = []
+    oks = [o for o in calls if o.verdict == "ok"]
+    for a, spec in props.items():
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        out.append(f"{arg(a)} is None")
+        out.append(f"{arg(a)} is not None and not {arg(a)}")
+        if kind in ("integer", "number"):
+            accepted = [o.args[a] for o in oks if isinstance(o.args.get(a), int | float)]
+            if accepted:
+                out += [f"{arg(a)} is not None and {arg(a)} < {min(accepted)!r}",
+                        f"{arg(a)} is not None and {arg(a)} > {max(accepted)!r}"]
+        if kind == "string" and _has_me(calls):
+            out.append(f"{arg(a)} == me")
+        if kind == "string":
+            out.append(f"{arg(a)} is not None and {arg(a)} and {arg(a)} < now[:len({arg(a)})]")
+        for b, other in props.items():
+            if b > a and isinstance(other, dict) and other.get("type") == kind and kind in ("string", "integer"):
+                out.append(f"{arg(a)} is not None and {arg(a)} == {arg(b)}")
+    return out
+
+
+def _has_me(calls: list[Observation]) -> bool:
+    return any(isinstance((o.before or {}).get("me"), str) for o in calls[:1])
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool) or value is None else repr(value)

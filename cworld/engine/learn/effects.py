@@ -1,0 +1,282 @@
+"""A tool's effects learned from state diffs: each change an accepted call made (a record created or
+deleted in a map, a field set, a number moved, an item appended) is written as a rule effect whose target
+and value are expressions over the call (`args`, `now`, the records the checks found, the user), the one
+that explains the most calls; a change only some calls made gets the guard that tells them apart."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from cworld.engine.learn.diff import Change, changes, is_map
+from cworld.engine.learn.scope import MISSING, Scope, arg
+from cworld.engine.learn.traffic import Observation
+from cworld.engine.rules.spec import Effect
+
+_COUNTER_ID = re.compile(r"^([A-Za-z]+)_(\d+)$")
+_FRESH = re.compile(r"^([A-Za-z]+[_-])?[0-9a-f]{8,40}$")
+_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$")
+_MAX_LITERAL = 200
+
+
+@dataclass
+class Slot:
+    """One place an effect writes, across the calls that wrote it: candidate expressions per call."""
+
+    kind: str
+    target: str
+    name: str
+    key_expr: str | None = None
+    id_prefix: str | None = None
+    calls: list[Observation] = field(default_factory=list)
+    options: list[list[str]] = field(default_factory=list)
+    fields: dict[str, list[list[str]]] = field(default_factory=dict)
+
+
+@dataclass
+class LearnedEffect:
+    effect: Effect
+    support: int
+    names: set[str]
+
+
+def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[str]) -> list[LearnedEffect]:
+    """The effects the accepted calls' state diffs support, most supported first."""
+    slots: dict[tuple[str, str, str], Slot] = {}
+    for o in oks:
+        if o.before is None or o.after is None:
+            continue
+        scope = scopes[id(o)]
+        for change in changes(o.before, o.after):
+            _collect(change, o, scope, names, slots)
+    out = []
+    for slot in slots.values():
+        made = _effect(slot, oks, scopes)
+        if made is not None:
+            out.append(made)
+    out.sort(key=lambda e: -e.support)
+    return _ordered(out)
+
+
+def _ordered(effects: list[LearnedEffect]) -> list[LearnedEffect]:
+    """Creates first (what later effects may name), deletes last."""
+    rank = {"create": 0, "set": 1, "add": 1, "append": 1, "delete": 2}
+    return sorted(effects, key=lambda e: rank[_kind(e.effect)])
+
+
+def _kind(effect: Effect) -> str:
+    return next(k for k in ("create", "set", "add", "append", "delete") if getattr(effect, k) is not None)
+
+
+def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slots: dict[tuple[str, str, str], Slot]) -> None:
+    target = _path_expr(change.path, o.before or {}, scope)
+    if target is None:
+        return
+    if change.kind == "create":
+        match = _COUNTER_ID.match(change.key)
+        prefix = match.group(1) if match and int(match.group(2)) == o.ids.get(match.group(1), -1) + 1 else None
+        key_expr = None if prefix else _first(_element(change.key, scope))
+        if prefix is None and key_expr is None:
+            return
+        slot = slots.setdefault(("create", target, prefix or key_expr or ""),
+                                Slot("create", target, "", key_expr=key_expr, id_prefix=prefix))
+        slot.calls.append(o)
+        for f in change.new or {}:
+            slot.fields.setdefault(str(f), [])
+        for f in slot.fields:
+            slot.fields[f].append(explain((change.new or {}).get(f, MISSING), None, scope, names))
+        return
+    if change.kind == "delete":
+        key_expr = _first(_element(change.key, scope))
+        if key_expr is None:
+            return
+        slot = slots.setdefault(("delete", target, key_expr), Slot("delete", target, "", key_expr=key_expr))
+        slot.calls.append(o)
+        return
+    key_expr = _first(_element(change.key, scope)) if _is_id(change.key) else None
+    name = change.key if key_expr is None else ""
+    old, new = change.old, change.new
+    if isinstance(old, int | float) and isinstance(new, int | float) and not isinstance(new, bool) and old != new:
+        slot = slots.setdefault(("add", target, name or key_expr or ""), Slot("add", target, name, key_expr=key_expr))
+        slot.calls.append(o)
+        slot.options.append(explain(round(new - old, 2) if isinstance(new, float) else new - old, None, scope, names,
+                                    negate=True))
+    if isinstance(old, list) and isinstance(new, list) and new[: len(old)] == old and len(new) == len(old) + 1:
+        slot = slots.setdefault(("append", target, name), Slot("append", target, name, key_expr=key_expr))
+        slot.calls.append(o)
+        slot.options.append(explain(new[-1], None, scope, names))
+    slot = slots.setdefault(("set", target, name or key_expr or ""), Slot("set", target, name, key_expr=key_expr))
+    slot.calls.append(o)
+    slot.options.append(explain(new, old, scope, names))
+
+
+def _is_id(key: str) -> bool:
+    return bool(re.search(r"\d", key)) and not key.isidentifier() or bool(_COUNTER_ID.match(key))
+
+
+def _path_expr(path: tuple[str, ...], state: dict[str, Any], scope: Scope) -> str | None:
+    """`events[str(args['event_id'])]['attendees']`: the elements that are record keys in a map of records
+    named by the call, the rest literal."""
+    if not path or not path[0].isidentifier():
+        return None if path else "state"
+    expr, value = path[0], state.get(path[0])
+    for part in path[1:]:
+        is_key = is_map(value) and _is_id(part)
+        options = _element(part, scope) if is_key else []
+        chosen = _first(options)
+        if is_key and chosen is None:
+            return None
+        expr = f"{expr}[{chosen}]" if is_key else f"{expr}[{part!r}]"
+        value = value.get(part) if isinstance(value, dict) else None
+    return expr
+
+
+def _element(value: str, scope: Scope) -> list[str]:
+    """Expressions giving a key: an argument, a found record's own key, the user."""
+    out = []
+    args = scope.obs.args
+    for name, given in args.items():
+        if given is not None and not isinstance(given, dict | list) and str(given) == value:
+            out.append(f"str({arg(name)})")
+    if scope.bound("me") == value:
+        out.append("me")
+    return out
+
+
+def _first(options: list[str]) -> str | None:
+    return options[0] if options else None
+
+
+def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool = False) -> list[str]:
+    """Expressions that give `value` in this call, most general first; a literal last."""
+    if value is MISSING:
+        return []
+    out: list[str] = []
+    for name, given in scope.obs.args.items():
+        if given is not None and given == value and not isinstance(value, bool):
+            out.append(arg(name))
+        if negate and isinstance(given, int | float) and not isinstance(given, bool) and given and -given == value:
+            out.append(f"-{arg(name)}")
+    if isinstance(value, str) and value == scope.obs.now:
+        out.append("now")
+    elif isinstance(value, str) and _TIME.match(value):
+        seconds = _seconds_after(value, scope.obs.now)
+        if seconds is not None and seconds % 60 == 0 and 0 < abs(seconds) <= 400 * 86400:
+            out.append(f"later(now, seconds={seconds})")
+    if scope.bound("me") == value and isinstance(value, str):
+        out.append("me")
+    for name in names:
+        record = scope.bound(name)
+        if isinstance(record, dict):
+            out += [f"{name}.get({f!r})" for f, v in record.items() if v == value and isinstance(f, str) and v not in (None, "", [], {})]
+    if isinstance(old, bool) and isinstance(value, bool) and old != value:
+        out.append("not_old")
+    if isinstance(value, dict) and value and not out and len(value) <= 12:
+        parts = []
+        for key, sub in value.items():
+            options = explain(sub, None, scope, names)
+            if not options:
+                break
+            parts.append(f"{str(key)!r}: {_value_expr(options[0], '{}', str(key))}")
+        else:
+            out.append("{" + ", ".join(parts) + "}")
+    if isinstance(value, str) and _FRESH.match(value) and not out:
+        prefix = (_FRESH.match(value).group(1) or "")  # type: ignore[union-attr]
+        out.append(f"fresh:{prefix}:{len(value) - len(prefix)}")
+    if _literal_ok(value):
+        out.append(repr(value) if not isinstance(value, dict | list) else json_literal(value))
+    return out
+
+
+def json_literal(value: Any) -> str:
+    """A JSON value as an expression (true/false/null as Python's)."""
+    return repr(json.loads(json.dumps(value)))
+
+
+def _literal_ok(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool) or len(json.dumps(value, default=str)) <= _MAX_LITERAL
+
+
+def _seconds_after(value: str, now: str) -> int | None:
+    try:
+        a = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return int((a - b).total_seconds())
+
+
+def _choose(options: list[list[str]]) -> tuple[str | None, int]:
+    """The expression that explains the most calls (a non-literal wins a tie), and how many."""
+    counts: Counter[str] = Counter(e for opts in options for e in dict.fromkeys(opts))
+    if not counts:
+        return None, 0
+    literal = lambda e: e.startswith(("'", '"', "{", "[", "(")) or e[:1].isdigit() or e in ("True", "False", "None") \
+        or e.startswith("-") and e[1:2].isdigit()  # noqa: E731
+    best = max(counts, key=lambda e: (counts[e], not literal(e), -len(e)))
+    return best, counts[best]
+
+
+def _value_expr(expr: str, target: str, name: str) -> str:
+    if expr == "not_old":
+        return f"not {target}.get({name!r})"
+    if expr.startswith("fresh:"):
+        _, prefix, length = expr.split(":")
+        return f"{prefix!r} + secret(seed, now, server_ids, length={length})"
+    return expr
+
+
+def _effect(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> LearnedEffect | None:
+    n = len(slot.calls)
+    if slot.kind == "create":
+        record = {}
+        for f, options in slot.fields.items():
+            expr, _ = _choose(options)
+            if expr is not None:
+                record[f] = _value_expr(expr, "{}", f)
+        body = "{" + ", ".join(f"{f!r}: {e}" for f, e in record.items()) + "}"
+        spec: dict[str, Any] = {"create": slot.target, "record": body, "as": "made"}
+        spec.update({"id": slot.id_prefix} if slot.id_prefix else {"key": slot.key_expr})
+        effect = Effect.model_validate(spec)
+    elif slot.kind == "delete":
+        effect = Effect.model_validate({"delete": slot.target, "key": slot.key_expr})
+    else:
+        expr, count = _choose(slot.options)
+        if expr is None or count < max(1, n // 2):
+            return None
+        value = _value_expr(expr, slot.target, slot.name)
+        spec = {slot.kind: slot.target}
+        spec.update({"key": slot.key_expr, "value": value} if slot.key_expr else {"to": {slot.name: value}})
+        effect = Effect.model_validate(spec)
+    guard = _guard(slot, oks, scopes)
+    if guard == "never":
+        return None
+    if guard:
+        effect.if_ = guard
+    return LearnedEffect(effect, n, _names(effect))
+
+
+def _names(effect: Effect) -> set[str]:
+    text = json.dumps(effect.model_dump(by_alias=True, exclude_none=True))
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def _guard(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> str | None:
+    """None when the change happened in (nearly) every accepted call whose target exists; else the argument
+    condition that was given exactly when it happened; `never` when it happened in too few."""
+    happened = {id(o) for o in slot.calls}
+    reachable = [o for o in oks if o.after is not None and scopes[id(o)].value(slot.target) is not MISSING]
+    others = [o for o in reachable if id(o) not in happened]
+    if not others or len(others) <= len(happened) // 10:
+        return None
+    given = [name for name in (slot.calls[0].tool.input_schema or {}).get("properties") or {}]
+    for name in given:
+        cond = f"{arg(name)} is not None"
+        if all(slot_o.args.get(name) is not None for slot_o in slot.calls) and \
+                all(o.args.get(name) is None for o in others):
+            return cond
+    return None if len(happened) >= len(others) else "never"
