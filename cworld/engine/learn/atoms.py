@@ -257,9 +257,10 @@ def _record_atoms(name: str, props: dict[str, Any], calls: list[Observation], sc
         out += [guard + f"not {get}", guard + f"bool({get})"]
         ok_values = {_hashable(v) for o, v in seen if o.verdict == "ok"}
         distinct = {_hashable(v) for v in scalars}
-        if len(distinct) <= _MAX_CATEGORIES and ok_values and len(scalars) == len(values):
-            out.append(guard + f"{get} not in {tuple(sorted(ok_values, key=repr))!r}")
-        if any(isinstance(v, str) and _TIME.match(v) for v in scalars):
+        timely = any(isinstance(v, str) and _TIME.match(v) for v in scalars)
+        if len(distinct) <= _MAX_CATEGORIES and ok_values and len(scalars) == len(values) and not timely:
+            out.append(guard + f"{get} not in {tuple(sorted(ok_values, key=repr))!r}")  # a status never accepted
+        if timely:  # a time is compared with the clock, never read as a status
             text = f"str({get} or '')"
             out += [guard + f"{get} and {text} < now[:len({text})]", guard + f"{get} and {text} > now[:len({text})]"]
         for a, spec in props.items():

@@ -1,0 +1,161 @@
+"""Learning a service's rules from its traffic (`cworld world learn`, docs/world-engine.md "Learning rules"):
+a refusal learned from calls, an effect from a state diff, a page size from list answers, a corrected file
+kept on a second run, the model's draft path (mock provider), and learning that reads no app code."""
+
+from __future__ import annotations
+
+import ast
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.learn.files import document, write
+from cworld.engine.learn.learner import ServerLearning, induce, learn_tool
+from cworld.engine.learn.replay import run_on
+from cworld.engine.learn.traffic import Observation
+
+NOW = "2026-08-21T09:45:20Z"
+
+
+def _tool(name: str, props: dict[str, Any], required: list[str], read_only: bool = False) -> ToolSpec:
+    return ToolSpec.model_validate({"server": "shop", "name": name, "description": f"{name} (test)",
+                                    "input_schema": {"type": "object", "properties": props, "required": required},
+                                    "annotations": {"read_only_hint": read_only}})
+
+
+def _obs(tool: ToolSpec, args: dict[str, Any], before: dict[str, Any], after: dict[str, Any] | None = None,
+         error: tuple[str, str] | None = None, answer: dict[str, Any] | None = None) -> Observation:
+    result = ToolResult.error(error[0], error[1]) if error else ToolResult.ok(answer or {"ok": True})  # type: ignore[arg-type]
+    return Observation(tool, args, result, NOW, before, after if after is not None else copy.deepcopy(before))
+
+
+PAY = _tool("pay", {"card_id": {"type": "string"}, "amount": {"type": "number"}}, ["card_id", "amount"])
+
+
+def _cards(n: int) -> dict[str, Any]:
+    """Cards `pm_0001..`: odd ones expired last year, even ones valid next year."""
+    return {"cards": {f"pm_{i:04d}": {"expires": "2025-03" if i % 2 else "2027-11", "brand": "Visa"}
+                      for i in range(1, n + 1)}}
+
+
+def _pay_calls() -> list[Observation]:
+    state = _cards(12)
+    calls = []
+    for i in range(1, 13):
+        key = f"pm_{i:04d}"
+        expired = state["cards"][key]["expires"] < NOW[:7]
+        calls.append(_obs(PAY, {"card_id": key, "amount": 10.0}, state,
+                          error=("business", f"conflict: card {key} expired") if expired else None))
+    for wrong in ("pm_0404", "pm_0777", "pm_0999"):
+        calls.append(_obs(PAY, {"card_id": wrong, "amount": 5.0}, state, error=("not_found", f"no card {wrong}")))
+    return calls
+
+
+def test_an_expired_card_is_refused_by_a_condition_learned_from_calls() -> None:
+    rule, support = induce(PAY, _pay_calls())
+    finds = [s for s in rule.check if s.find]
+    fails = [s for s in rule.check if s.fail]
+    assert finds and finds[0].in_ == "cards" and finds[0].error == "not_found"
+    assert any("now" in (s.fail or "") and "expires" in (s.fail or "") for s in fails), rule.check
+    fresh = {"cards": {"pm_0050": {"expires": "2026-07", "brand": "Visa"}, "pm_0051": {"expires": "2026-09"}}}
+    assert run_on(rule, _obs(PAY, {"card_id": "pm_0050", "amount": 1.0}, fresh))[0] == "business"  # expired last month
+    assert run_on(rule, _obs(PAY, {"card_id": "pm_0051", "amount": 1.0}, fresh))[0] == "ok"
+    assert run_on(rule, _obs(PAY, {"card_id": "pm_9999", "amount": 1.0}, fresh))[0] == "not_found"
+    assert any(n >= 3 for n in support.values())
+
+
+RESTOCK = _tool("restock", {"product_id": {"type": "string"}, "quantity": {"type": "integer"}},
+                ["product_id", "quantity"])
+
+
+def test_an_effect_is_learned_from_a_state_diff() -> None:
+    calls = []
+    for i, qty in enumerate((3, 5, 2, 7, 1, 4), start=1):
+        before = {"catalog": {f"SKU-10{j}": {"stock": 10 * j, "name": f"item {j}"} for j in range(1, 8)}}
+        after = copy.deepcopy(before)
+        after["catalog"][f"SKU-10{i}"]["stock"] += qty
+        after["catalog"][f"SKU-10{i}"]["restocked_at"] = NOW
+        calls.append(_obs(RESTOCK, {"product_id": f"SKU-10{i}", "quantity": qty}, before, after))
+    rule, _ = induce(RESTOCK, calls)
+    adds = [e for e in rule.do if e.add]
+    assert adds and adds[0].to == {"stock": "args['quantity']"}, rule.do
+    assert any(e.set and (e.to or {}).get("restocked_at") == "now" for e in rule.do), rule.do
+    state = {"catalog": {"SKU-200": {"stock": 1, "name": "new"}}}
+    verdict, after = run_on(rule, _obs(RESTOCK, {"product_id": "SKU-200", "quantity": 9}, state))
+    assert verdict == "ok" and after["catalog"]["SKU-200"]["stock"] == 10
+
+
+LIST = _tool("list_orders", {"page": {"type": "integer"}}, [], read_only=True)
+
+
+def test_a_page_size_is_learned_from_list_answers() -> None:
+    orders = {f"ord_{i:04d}": {"status": "open", "placed_at": f"2026-08-{i:02d}T00:00:00Z"} for i in range(1, 15)}
+    state = {"orders": orders}
+    keys = sorted(orders, reverse=True)
+    pages = {1: keys[:6], 2: keys[6:12], 3: keys[12:]}
+    calls = [_obs(LIST, {"page": p}, state, answer={"orders": [{"order_id": k, **orders[k]} for k in shown],
+                                                     "has_more": p < 3})
+             for p, shown in pages.items() for _ in range(2)]
+    rule, _ = induce(LIST, calls)
+    assert rule.list_ is not None and rule.list_.from_ == "orders" and rule.list_.page_size == 6
+    assert rule.list_.desc is True
+
+
+def _learning(rule_calls: list[Observation]) -> ServerLearning:
+    return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
+
+
+def test_a_corrected_file_is_kept_and_a_change_is_proposed(tmp_path: Path) -> None:
+    path = tmp_path / "shop.learned.yaml"
+    first = write(document(_learning(_pay_calls()), "test calls"), path)
+    assert first.proposed is None and path.exists()
+    again = write(document(_learning(_pay_calls()), "test calls"), path)  # not corrected: replaced
+    assert again.proposed is None
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["tools"]["pay"]["check"][0]["message"] = "no such card: {args.card_id} (corrected by hand)"
+    corrected = "# corrected by hand\n" + yaml.safe_dump(data, sort_keys=False)
+    path.write_text(corrected, encoding="utf-8")
+    third = write(document(_learning(_pay_calls()), "test calls"), path)
+    assert path.read_text(encoding="utf-8") == corrected
+    assert third.proposed is not None and third.proposed.exists() and "corrected by hand" in third.diff
+
+
+def test_the_model_drafts_a_rule_that_the_replay_keeps(tmp_path: Path) -> None:
+    from cworld.config import ModelsConfig
+    from cworld.engine.learn.draft import model_drafter
+    from cworld.llm import mock
+    from cworld.llm.gateway import Gateway
+
+    draft = ("```yaml\ncheck:\n- find: card\n  in: cards\n  key: args['card_id']\n  error: not_found\n"
+             "- fail: \"card['expires'] < now[:7]\"\n  error: business\n  message: card {args.card_id} expired\n```")
+    seen: list[Any] = []
+
+    def reply(messages: list[Any], tools: Any) -> str:
+        seen.append(messages)
+        return draft
+
+    from cworld.engine.learn.replay import agreement
+
+    calls = _pay_calls()
+    with mock.script("learn-draft", reply):
+        gateway = Gateway(ModelsConfig.model_validate({"synth": {"model": "mock/learn-draft"}}))
+        drafter = model_drafter(gateway, lambda tool: None)
+        drafted = drafter(PAY, None, calls)
+        learned = learn_tool(PAY, calls, None, drafter=drafter)
+    assert seen and "pay" in seen[0][-1]["content"] and "<calls>" in seen[0][-1]["content"]
+    assert drafted is not None and agreement(drafted, calls).agree == len(calls)  # replayed: every call agrees
+    assert learned.source in ("traffic", "model") and learned.final.agree == len(calls)
+
+
+def test_learning_reads_no_app_code() -> None:
+    """The learner's modules import no sandbox app: it sees a service through its tools, answers and state."""
+    folder = Path(__file__).resolve().parents[1] / "cworld" / "engine" / "learn"
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith("cworld.sandbox.apps"), f"{path.name} imports {node.module}"
+            if isinstance(node, ast.Import):
+                assert all(not a.name.startswith("cworld.sandbox.apps") for a in node.names), path.name
