@@ -193,4 +193,25 @@ def load_cards(folder: Path) -> dict[str, CategoryCard]:
     cards = {c.name: c for c in (load_card(p) for p in card_files(folder))}
     if "generic" not in cards:
         raise ContentError(f"{folder}: no generic.yaml; every environment needs the fallback card")
+    shared = shared_families(folder / FAMILIES_FILE)
+    if shared:  # a card's own family of the same name wins
+        cards = {name: card.model_copy(update={"rules": {**shared, **card.rules}}) for name, card in cards.items()}
     return cards
+
+
+#: The operation families every category shares (cancel sets a status, assign sets the assignee, ...).
+FAMILIES_FILE = "_families.yaml"
+
+
+def shared_families(path: Path) -> dict[str, dict[str, Any]]:
+    """`category_cards/_families.yaml`'s `rules:` (none is fine); a bad file is one line naming it."""
+    if not path.is_file():
+        return {}
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ContentError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    rules = raw.get("rules") if isinstance(raw, dict) else None
+    if not isinstance(rules, dict) or not all(isinstance(r, dict) for r in rules.values()):
+        raise ContentError(f"{path}: expected `rules:` mapping family names to operation rules")
+    return rules

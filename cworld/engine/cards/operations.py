@@ -115,8 +115,11 @@ def _head_mention(entity: EntityType, words: list[str]) -> int:
 
 
 def _produced_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
+    """What a create makes: the kind its answer's first `<kind>_id` names, of the ids it was not given (a
+    booking answers the `client_id` it was given beside its own)."""
     props = (tool.output_schema or {}).get("properties") or {}
-    first = next((p for p in props if re.fullmatch(r"[a-z][a-z0-9_]*_id", p)), None)
+    given = {"_".join(name_tokens(p)) for p in tool.input_schema.get("properties") or {}}
+    first = next((p for p in props if re.fullmatch(r"[a-z][a-z0-9_]*_id", p) and p not in given), None)
     return card.entity(first[:-3]) if first else None
 
 

@@ -26,8 +26,10 @@ from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.rules.cow import SeedMaps, SessionStore
+from cworld.engine.rules.dispatch import operation_variants
+from cworld.engine.rules.family import fitted_family
 from cworld.engine.rules.index import Indexes
-from cworld.engine.rules.infer import family_rule, infer_rule, snake
+from cworld.engine.rules.infer import infer_rule, snake
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
@@ -122,6 +124,7 @@ class RulesEngine:
         self._fallback = fallback
         self._tools: dict[str, ToolSpec] = {}
         self._rules: dict[str, tuple[Rule | None, str]] = {}
+        self._variants: dict[str, tuple[str, dict[str, ToolSpec]]] = {}
         self._names: dict[int, set[str]] = {}
         self._patterns: dict[str, ResponsePattern] = {}
         self._world_cache: dict[int, World] = {}
@@ -136,6 +139,7 @@ class RulesEngine:
         for tool in tools:
             self._tools[tool.id] = tool
             self._rules.pop(tool.id, None)
+            self._variants.pop(tool.id, None)
             self._patterns.pop(tool.id, None)
         if self._fallback is not None:
             self._fallback.register(tools)
@@ -158,20 +162,31 @@ class RulesEngine:
             found = self._world_cache[seed] = self.worlds(seed)
         return found
 
-    def rule_for(self, tool: ToolSpec) -> tuple[Rule | None, str]:
-        """(the rule a tool runs, where it came from: override, family, inferred or simulated)."""
+    def rule_for(self, tool: ToolSpec, arguments: dict[str, Any] | None = None) -> tuple[Rule | None, str]:
+        """(the rule a tool runs, where it came from: override, family, inferred or simulated). A tool whose
+        `action`/`operation` argument picks the operation runs the rule of the one `arguments` pick."""
+        if arguments is not None:
+            variants = self._variants.get(tool.id)
+            if variants is None:
+                variants = self._variants[tool.id] = operation_variants(tool) or ("", {})
+            chosen = variants[1].get(str(arguments.get(variants[0]))) if variants[0] else None
+            if chosen is not None and not self._overridden(tool):
+                return self.rule_for(chosen)
         found = self._rules.get(tool.id)
         if found is None:
             found = self._rules[tool.id] = self._find_rule(tool)
         return found
 
-    def _find_rule(self, tool: ToolSpec) -> tuple[Rule | None, str]:
+    def _overridden(self, tool: ToolSpec) -> bool:
         server_rules = self.operations.get(tool.server)
-        if self.overrides and server_rules is not None and tool.name in server_rules.tools:
-            return server_rules.tools[tool.name], "override"
+        return self.overrides and server_rules is not None and tool.name in server_rules.tools
+
+    def _find_rule(self, tool: ToolSpec) -> tuple[Rule | None, str]:
+        if self._overridden(tool):
+            return self.operations[tool.server].tools[tool.name], "override"
         world = self._server_world(tool.server)
         card = self._card_of(tool, world)
-        family = family_rule(tool, card)
+        family = fitted_family(tool, card, world)
         if family is not None:
             return family, "family"
         inferred = infer_rule(tool, card, world) if world is not None else None
@@ -226,7 +241,7 @@ class RulesEngine:
         if problem:
             return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
                                     "schema and call again.", source="engine", engine=self.name)
-        rule, origin = self.rule_for(tool)
+        rule, origin = self.rule_for(tool, arguments)
         server = self._server(state, tool.server) if rule is not None else None
         if rule is None or server is None:
             return self._simulated(tool, arguments, session)
@@ -407,6 +422,8 @@ def aligned(value: Any, schema: Any) -> Any:
     if isinstance(value, list):
         items = schema.get("items") if isinstance(schema, dict) else None
         return [aligned(v, items) for v in value]
+    if isinstance(value, dict) and isinstance(schema, dict) and schema.get("type") == "string":
+        return record_name(value)  # a list of strings shows the records' names, never made-up words
     props = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(value, dict) or not isinstance(props, dict):
         return value
@@ -421,6 +438,19 @@ def aligned(value: Any, schema: Any) -> Any:
         elif name == "id" and first_id is not None:
             out[name] = out[first_id]
     return out
+
+
+#: The fields a service shows when it lists records as plain strings, most telling first.
+_NAME_FIELDS = ("name", "title", "path", "full_name", "display_name", "username", "email", "subject", "label", "key",
+                "slug", "url", "code", "symbol")
+
+
+def record_name(record: dict[str, Any]) -> str:
+    """How a record reads as one string: its name (or title, path, ...), else its id."""
+    found = next((record[f] for f in _NAME_FIELDS if isinstance(record.get(f), str) and record[f]), None)
+    if found is None:
+        found = next((v for k, v in record.items() if (k == "id" or k.endswith("_id")) and v is not None), "")
+    return str(found)
 
 
 def _pure(tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:

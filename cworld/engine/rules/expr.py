@@ -56,6 +56,21 @@ def seeded_sample(text: str, items: Any, k: int) -> list[Any]:
     return random.Random(text).sample(list(items), k)
 
 
+def status_word(members: Any, word: str) -> str:
+    """The status a card's enum spells for `word` (`cancelled` is `canceled` where the card says so; `done`
+    for `completed` when the card has no `completed`); `word` itself when the card declares no enum."""
+    members = [str(m) for m in members or []]
+    if not members or word in members:
+        return word
+    stem = word[:5]
+    return next((m for m in members if m[:5] == stem), next((m for m in members if m in _SAME.get(word, ())), word))
+
+
+_SAME = {"completed": ("done", "complete", "finished", "closed", "resolved"), "active": ("enabled", "open", "running"),
+         "rejected": ("declined", "denied"), "paused": ("suspended", "stopped", "inactive"),
+         "archived": ("closed", "inactive"), "open": ("reopened", "active", "todo", "new")}
+
+
 def close_match(name: Any, candidates: Any) -> str | None:
     """The closest of `candidates` to `name` (a 'did you mean' hint), or None."""
     found = difflib.get_close_matches(str(name), [str(c) for c in candidates], n=1, cutoff=0.6)
@@ -74,8 +89,8 @@ FUNCTIONS: dict[str, Any] = {
     "dict": dict, "set": set, "round": round, "abs": abs, "int": int, "float": float, "str": str, "bool": bool,
     "matches": matches, "words": words, "norm": norm, "secret": secret, "later": later, "before": before,
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
-    "close_match": close_match, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
-    "reversed": reversed, "tuple": tuple,
+    "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
+    "reversed": reversed, "tuple": tuple, "isinstance": isinstance,
 }
 
 

@@ -13,10 +13,11 @@ from typing import Any
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
-from cworld.engine.rules.spec import Check, Effect, ListRead, Rule, parse_rule
-from cworld.engine.world.base import ServerWorld
+from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
+from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 
-_REF = re.compile(r"^(.+?)_ids?$")
+_REF = re.compile(r"^(.+?)_(?:id|gid|iid|uid|uuid)(s?)$")
+"""An id argument in snake case: `order_id`, `tag_gid` (Asana), `issue_iid` (GitLab), `user_uuid`; `_ids` for several."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
 QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains")
@@ -24,7 +25,7 @@ PAGE_ARGS = ("page", "page_number", "page_no", "page_index")
 OFFSET_ARGS = ("offset", "start", "skip", "start_index")
 CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "next_token", "starting_after", "after",
                "continuation_token", "marker")
-SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n")
+SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n", "first")
 PAGING_ARGS = (*PAGE_ARGS, *OFFSET_ARGS, *CURSOR_ARGS, *SIZE_ARGS)
 DEFAULT_PAGE_SIZE = 20
 UNPAGED_CAP = 1000
@@ -54,20 +55,26 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     if login is not None:
         return login
     op = operation_kind(tool)
+    single = _singleton_rule(tool, op, props, world)
+    if single is not None:
+        return single
     entity = entity_for(tool, card)
-    coll = _collection_of(entity, world)
+    coll = collection_of(entity, world)
     if coll is None:
         return None
     required = set(tool.input_schema.get("required") or [])
-    checks = _auth_checks(props, world) + _reference_checks(props, required, card, world, own=entity)
-    own = _own_key_arg(entity, props, required, op, card)
-    if op in ("list", "search"):
+    checks = auth_checks(props, world) + reference_checks(props, required, card, world, own=entity)
+    own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
+    if op in ("list", "search") or (op == "get" and own is None and _names_many(tool)):
         return Rule(op=op, check=checks, list_=_list_read(tool, coll, entity, props), origin="inferred")
-    if own is None:
-        return _create(op, checks, coll, entity, props) if op == "create" else None
-    find = Check(find="target", in_=coll, key=f"args[{own!r}]", message=_not_found(entity, card))
     if op == "create":
         return _create(op, checks, coll, entity, props)
+    key = f"args[{own!r}]" if own is not None else _key_by_field(entity, coll, props, required)
+    if key is None:
+        # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
+        return Rule(op=op, read_only=op == "get", check=checks, origin="inferred") if checks else None
+    own = own or ""
+    find = Check(find="target", in_=coll, key=key, message=not_found_message(entity, card))
     if op == "get":
         return Rule(op=op, read_only=True, check=[*checks, find], origin="inferred")
     if op == "delete":
@@ -78,8 +85,78 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     return Rule(op=op, read_only=not effects, check=[*checks, find], do=effects, origin="inferred")
 
 
+#: Fields that name one record as well as its id does (`get_user(email)`, `getRepo(slug)`).
+NAMING_FIELDS = ("email", "username", "handle", "slug", "path", "name", "title", "code", "symbol", "url", "number")
+
+
+def _key_by_field(entity: EntityType, coll: str, props: dict[str, Any], required: set[str]) -> str | None:
+    """For a tool naming its record by a field (`get_user(email)`): the key of the record whose field equals
+    the argument (case and spacing aside), else the argument itself (so a miss is `not_found` naming it).
+    None for an open-world kind (any name names a record) or when no required argument is such a field."""
+    if entity.open_world or not coll.isidentifier():
+        return None
+    by_snake = {snake(p): p for p in props if p in required}
+    field = next((f for f in (entity.key_field, *NAMING_FIELDS) if f in by_snake and f in entity.fields), None)
+    if field is None:
+        return None
+    arg = f"args[{by_snake[field]!r}]"
+    return f"([k for k, v in {coll}.items() if norm(v.get({field!r})) == norm({arg})] + [{arg}])[0]"
+
+
+#: Name words of a tool about the signed-in user (`get_me`, `whoami`, `getCurrentUser`, `get_my_profile`).
+SELF_WORDS = frozenset({"me", "whoami", "current", "self", "my", "myself", "profile"})
+
+
+def _singleton_rule(tool: ToolSpec, op: str, props: dict[str, Any], world: ServerWorld) -> Rule | None:
+    """A tool about what the world holds once, not as records: the signed-in user (`get_me`, when the world
+    points at a user, `me: usr_0002`), or a named value (`get_settings` -> `settings`, `update_settings` sets
+    its fields, `get_balance` -> `balance`)."""
+    if op not in ("get", "update") or any(p in (tool.input_schema.get("required") or []) and snake(p) not in
+                                          TOKEN_ARGS for p in props if op == "get"):
+        return None
+    words = [singular_word(w) for w in name_tokens(tool.name)]
+    checks = auth_checks(props, world)
+    if op == "get" and SELF_WORDS & set(name_tokens(tool.name)):
+        pointer = _user_pointer(world)
+        if pointer is not None:
+            coll, name = pointer
+            return Rule(op=op, read_only=True, origin="inferred",
+                        check=[*checks, Check(find="target", in_=coll, key=name, message="no signed-in user")])
+    named = next((n for w in reversed(words) for n in (w, f"{w}s") if _is_singleton(world.state.get(n))), None)
+    if named is None or not named.isidentifier():
+        return None
+    if op == "get":
+        value = world.state[named]
+        return Rule(op=op, read_only=True, check=checks, origin="inferred",
+                    answer=named if isinstance(value, dict) else f"{{{named!r}: {named}}}")
+    fields = [p for p in props if isinstance(world.state[named], dict) and snake(p) in world.state[named]]
+    if not fields:
+        return None
+    return Rule(op=op, check=checks, origin="inferred", answer=named,
+                do=[Effect(set=named, to={snake(f): f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields])
+
+
+def _is_singleton(value: Any) -> bool:
+    """A value held once (settings, a balance, a counter), not a collection of records."""
+    if isinstance(value, dict):
+        return bool(value) and not all(isinstance(v, dict) for v in value.values())
+    return value is not None and not isinstance(value, str)
+
+
+def _user_pointer(world: ServerWorld) -> tuple[str, str] | None:
+    """(the collection, the top-level name) of a world entry naming one record of a people-like kind: the
+    signed-in user (`me`, `current_user`, `user_id`)."""
+    for name, key in world.state.items():
+        if not isinstance(key, str) or not name.isidentifier():
+            continue
+        for coll, records in world.state.items():
+            if isinstance(records, dict) and coll.isidentifier() and isinstance(records.get(key), dict):
+                return coll, name
+    return None
+
+
 LOGIN_WORDS = ({"login"}, {"log", "in"}, {"signin"}, {"sign", "in"}, {"authenticate"})
-SECRET_ARGS = ("password", "pin", "passcode", "passphrase", "secret")
+SECRET_ARGS = SECRET_FIELDS
 TOKEN_MINUTES = 60
 
 
@@ -92,18 +169,51 @@ def _login_rule(tool: ToolSpec, props: dict[str, Any], world: ServerWorld) -> Ru
         return None
     args = [p for p in props if p not in TOKEN_ARGS]
     holder = _credentials_holder(world, args) or _signed_in_user(world, args)
+    lets: list[Check] = []
     if holder is None:
-        return None
+        holder = _credentials_record(world, args)
+        if holder is None:
+            return None
+        lets = [Check(let={"account": holder[0]})]
+        holder = ("account", *holder[1:])
     record, fields, user = holder
     wrong = " or ".join(f"str(args[{f!r}]) != str({record}.get({f!r}))" if f in SECRET_ARGS
                         else f"norm(args[{f!r}]) != norm({record}.get({f!r}))" for f in fields)
-    token = ("{'value': 'tok_' + secret(seed, " + repr(world.server) + ", now, args[" + repr(fields[0]) + "]), "
-             f"'expires_at': later(now, minutes={TOKEN_MINUTES})}}")
+    if lets:
+        return Rule(op="action", check=[*lets, Check(fail=wrong, error="auth", message=WRONG_CREDENTIALS)],
+                    do=[Effect(set="auth", to={"token": _token(world, fields)})], origin="inferred",
+                    answer="{'token': auth['token']['value'], 'expires_at': auth['token']['expires_at'], "
+                           f"'user_id': {user}}}")
     answer = "{'token': auth['token']['value'], 'expires_at': auth['token']['expires_at']" + \
              (f", 'user_id': {user}}}" if user else "}")
-    return Rule(op="action", check=[Check(fail=wrong, error="auth",
-                                          message="the credentials are wrong: check them and log in again")],
-                do=[Effect(set="auth", to={"token": token})], answer=answer, origin="inferred")
+    return Rule(op="action", check=[Check(fail=wrong, error="auth", message=WRONG_CREDENTIALS)],
+                do=[Effect(set="auth", to={"token": _token(world, fields)})], answer=answer, origin="inferred")
+
+
+WRONG_CREDENTIALS = "the credentials are wrong: check them and log in again"
+
+
+def _token(world: ServerWorld, fields: list[str]) -> str:
+    """A fresh session token (fixed by the seed, the server, the clock and the user) and its expiry."""
+    return ("{'value': 'tok_' + secret(seed, " + repr(world.server) + ", now, args[" + repr(fields[0]) + "]), "
+            f"'expires_at': later(now, minutes={TOKEN_MINUTES})}}")
+
+
+def _credentials_record(world: ServerWorld, args: list[str]) -> tuple[str, list[str], str] | None:
+    """A collection whose records hold every credential argument, a secret among them (`staff` with
+    username and password): (the expression finding the record the non-secret credentials name, the
+    fields, the expression of its key)."""
+    names = [a for a in args if a not in SECRET_ARGS]
+    if not names or len(names) == len(args):
+        return None
+    for coll, records in world.state.items():
+        first = next(iter(records.values()), None) if isinstance(records, dict) and coll.isidentifier() else None
+        if isinstance(first, dict) and all(a in first for a in args):
+            match = " and ".join(f"norm(v.get({a!r})) == norm(args[{a!r}])" for a in names)
+            found = f"[k for k, v in {coll}.items() if {match}]"
+            return (f"({coll}[{found}[0]] if {found} else {{}})", list(args),
+                    f"({found} + [None])[0]")
+    return None
 
 
 def _credentials_holder(world: ServerWorld, args: list[str]) -> tuple[str, list[str], str | None] | None:
@@ -131,18 +241,20 @@ def _signed_in_user(world: ServerWorld, args: list[str]) -> tuple[str, list[str]
     return None
 
 
-def _collection_of(entity: EntityType, world: ServerWorld) -> str | None:
+def collection_of(entity: EntityType, world: ServerWorld) -> str | None:
     name = world.kinds.get(entity.name)
     return name if name is not None and isinstance(world.state.get(name), dict) else None
 
 
-def _own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], op: str,
-                 card: CategoryCard) -> str | None:
+def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], op: str,
+                card: CategoryCard, words: frozenset[str] | set[str] = frozenset()) -> str | None:
     """The argument naming the record the tool is about: `<kind>_id` (any style), `id`, the kind's key field
     (not for an update, where that field may be the new value, while an id argument names the record), else
-    the one required id argument that names no other kind of the card (`get_record(recordId)`)."""
+    the one required id argument that names no other kind of the card (`get_record(recordId)`); of several,
+    the one the tool's name `words` name (`delete_ad(adId, campaignId)` -> adId)."""
     by_snake = {snake(p): p for p in props}
-    own = by_snake.get(f"{entity.name}_id") or by_snake.get("id")
+    own = next((by_snake[f"{entity.name}_{s}"] for s in ("id", "gid", "iid", "uid", "uuid")
+                if f"{entity.name}_{s}" in by_snake), None) or by_snake.get("id")
     if own is not None:
         return own
     ids = [p for p in props if p in required and (named := _id_kind(p, card)) is not None
@@ -150,17 +262,25 @@ def _own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], 
     key = by_snake.get(entity.key_field) if entity.key_field != "id" else None
     if key is not None and not (op == "update" and len(ids) == 1):
         return key
+    if len(ids) > 1:
+        ids = [p for p in ids if set(_REF.match(snake(p)).group(1).split("_")) <= words] or ids  # type: ignore[union-attr]
     return ids[0] if len(ids) == 1 else None
 
 
-def _auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
+def _names_many(tool: ToolSpec) -> bool:
+    """A get whose name's last word is a plural (`get_sections`, `getMarketingEvents`): a list by another verb."""
+    tokens = name_tokens(tool.name)
+    return bool(tokens) and len(tokens[-1]) > 3 and tokens[-1] != singular_word(tokens[-1])
+
+
+def auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
     token = next((p for p in TOKEN_ARGS if p in props), None)
     if token is None or not isinstance(world.state.get("auth"), dict):
         return []
     return [Check(auth=token)]
 
 
-def _reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
+def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
                       own: EntityType) -> list[Check]:
     """Every `<kind>_id` argument of another kind the world holds must name an existing record."""
     checks = []
@@ -169,7 +289,7 @@ def _reference_checks(props: dict[str, Any], required: set[str], card: CategoryC
         other = named[0] if named else None
         if other is None or other is own:
             continue
-        coll = _collection_of(other, world)
+        coll = collection_of(other, world)
         if coll is None:
             continue
         if named and named[1]:
@@ -177,7 +297,7 @@ def _reference_checks(props: dict[str, Any], required: set[str], card: CategoryC
                                 message=f"no {other.name.replace('_', ' ')} among {{args[{name!r}]}}"))
         else:
             checks.append(Check(find=f"ref_{other.name}", in_=coll, key=f"args[{name!r}]",
-                                optional=name not in required, message=_not_found(other, card)))
+                                optional=name not in required, message=not_found_message(other, card)))
     return checks
 
 
@@ -188,14 +308,14 @@ def _id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | N
     match = _REF.match(plain)
     if match is None:
         return None
-    return _entity_named(card, singular_word(match.group(1))), plain.endswith("_ids")
+    return _entity_named(card, singular_word(match.group(1))), bool(match.group(2))
 
 
 def _entity_named(card: CategoryCard, stem: str) -> EntityType | None:
     return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
 
 
-def _not_found(entity: EntityType, card: CategoryCard) -> str:
+def not_found_message(entity: EntityType, card: CategoryCard) -> str:
     failure = card.failure("not_found")
     text = failure.message if failure else "no {entity} '{id}'"
     return text.replace("{entity}", entity.name.replace("_", " ")).replace("{id}", "{key}")
@@ -244,32 +364,3 @@ def _items_field(tool: ToolSpec) -> str:
     props = (tool.output_schema or {}).get("properties") or {}
     return next((name for name, sub in props.items() if isinstance(sub, dict) and sub.get("type") == "array"),
                 "items")
-
-
-def tool_words(tool: ToolSpec) -> list[str]:
-    return [singular_word(t) for t in name_tokens(tool.name)]
-
-
-def family_rule(tool: ToolSpec, card: CategoryCard) -> Rule | None:
-    """The card's family rule whose `match` words all appear in the tool's name (`checkout`,
-    `confirm_transfer`); the longest match wins."""
-    words = set(tool_words(tool))
-    best: tuple[int, Rule] | None = None
-    for rule in card_rules(card).values():
-        for pattern in rule.match:
-            wanted = pattern.split("_")
-            if set(wanted) <= words and (best is None or len(wanted) > best[0]):
-                best = (len(wanted), rule)
-    return best[1] if best else None
-
-
-def card_rules(card: CategoryCard) -> dict[str, Rule]:
-    cached: dict[str, Rule] | None = _CARD_RULES.get(id(card))
-    if cached is None:
-        cached = {name: parse_rule(raw, f"category card {card.name}: rules.{name}")
-                  for name, raw in (card.rules or {}).items()}
-        _CARD_RULES[id(card)] = cached
-    return cached
-
-
-_CARD_RULES: dict[int, dict[str, Rule]] = {}

@@ -263,13 +263,7 @@ class RuleRun:
 
     def _create(self, effect: Effect) -> None:
         coll = self._writable(self.collection(effect.create or ""))
-        if effect.key:
-            key = str(self.ev(effect.key))
-        else:
-            prefix = effect.id or "rec"
-            number = self.ctx.ids.get(prefix, 0) + 1
-            self.ctx.ids[prefix] = number
-            key = f"{prefix}_{number:04d}"
+        key = str(self.ev(effect.key)) if effect.key else self._fresh_key(coll, effect.id or "rec")
         name = effect.as_ or self._kind_of(effect.create or "")
         self.ev.bind(f"{name}_key", key)  # a record may hold its own key
         record = self.ev(effect.record) if effect.record is not None else {}
@@ -280,6 +274,21 @@ class RuleRun:
         self._stored(coll, key, was_there)
         self.ev.bind(name, record)
         self.last_made = (effect.create or "", key, record)
+
+    def _fresh_key(self, coll: dict[str, Any], prefix: str) -> str:
+        """The next key of the prefix's sequence that no record holds (a loaded world may hold keys past the
+        counter); where the service numbers its records (`101`, `102`), the next number."""
+        numbered = bool(coll) and next(iter(coll)).isdigit()
+        counter = f"{prefix}#" if numbered else prefix
+        number = self.ctx.ids.get(counter)
+        if number is None:
+            number = max((int(k) for k in coll if k.isdigit()), default=0) if numbered else 0
+        while True:
+            number += 1
+            key = str(number) if numbered else f"{prefix}_{number:04d}"
+            if key not in coll:
+                self.ctx.ids[counter] = number
+                return key
 
     # --- the answer -------------------------------------------------------------------------------
     def _answer(self) -> Outcome:

@@ -132,3 +132,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)
+
+
+#: Fields that hold a secret a login checks (a record holding one is an account someone logs in to).
+SECRET_FIELDS = ("password", "pin", "passcode", "passphrase", "secret")

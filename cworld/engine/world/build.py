@@ -29,7 +29,7 @@ from cworld.data_model import ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import singular_word
-from cworld.engine.world.base import ServerWorld, World
+from cworld.engine.world.base import SECRET_FIELDS, ServerWorld, World
 from cworld.engine.world.idformat import card_format
 from cworld.engine.world.state import Collection, new_record
 from cworld.environment import Workspace
@@ -380,15 +380,62 @@ def load_records_file(server: str, path: Path, card: CategoryCard, kinds: dict[s
     of the card's format). `kinds` (kind -> collection) is a layout of the server's own (a sandbox app's)."""
     layout = {e.name: (kinds or {}).get(e.name, collection_name(e.name)) for e in card.entities}
     collections: dict[str, Collection] = {}
-    for name, records in _read_records(path).items():
+    data = _read_records(path)
+    singletons = _singletons(data.pop(STATE_KEY, None), path)
+    for name, records in data.items():
         entity = _entity_of(name, card, layout, path, server)
         coll = collections.setdefault(entity.name, Collection(entity, card_format(entity)))
         for key, record in _keyed(records, coll, f"{path}: {name}", with_key=kinds is None):
+            _check_fields(record, entity, f"{path}: {name}[{key!r}]")
             coll.records[str(key)] = record
             coll.note_key(key)
-    return ServerWorld(server=server, state={layout[k]: c.records for k, c in collections.items()},
+    state: dict[str, Any] = {layout[k]: c.records for k, c in collections.items()}
+    clash = sorted(set(state) & set(singletons))
+    if clash:
+        raise UsageError(f"{path}: '{STATE_KEY}' names {', '.join(clash)}, which the file also gives as records; "
+                         "rename the singleton")
+    if "auth" not in singletons and _holds_accounts(collections.values()):
+        singletons["auth"] = {}  # where a login keeps its session token, which every later call must carry
+    return ServerWorld(server=server, state={**state, **singletons},
                        kinds={k: layout[k] for k in collections}, card=card.name,
                        ids=_last_numbers(collections.values()), source=f"loaded:{path.name}")
+
+
+def _holds_accounts(collections: Iterable[Collection]) -> bool:
+    """Whether some record holds a secret a login checks (a password, a pin)."""
+    return any(f in record for c in collections for record in list(c.records.values())[:20] for f in SECRET_FIELDS)
+
+
+#: The entry of a world file that holds what is not a collection of records: the signed-in user (`me:
+#: usr_0002`), session tokens (`auth`), settings, balances, counters, relations, trees.
+STATE_KEY = "state"
+
+
+def _singletons(value: Any, path: Path) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k.isidentifier() for k in value):
+        raise UsageError(f"{path}: '{STATE_KEY}' must be an object of named values, e.g. {{me: usr_0002, "
+                         "settings: {theme: dark}}")
+    return value
+
+
+#: What a loaded value must be, per card field type (None is always allowed: a field not known yet).
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "money": (int, float, str),
+                                             "bool": (bool,)}
+
+
+def _check_fields(record: dict[str, Any], entity: EntityType, where: str) -> None:
+    """A loaded record's values fit the card's field types (an int where the card says int, a list for a
+    list field); a wrong one is one line naming the record and the field."""
+    for name, declared in entity.fields.items():
+        value = record.get(name)
+        if value is None:
+            continue
+        wanted = (list,) if declared.startswith("list[") else _FIELD_TYPES.get(declared)
+        if wanted is not None and (not isinstance(value, wanted) or (bool not in wanted and isinstance(value, bool))):
+            raise UsageError(f"{where}: field '{name}' is {value!r}, but card '{entity.name}' declares it "
+                             f"{declared}; fix the value")
 
 
 def user_world(server: str, path: Path, seed: int, card: CategoryCard) -> ServerWorld:

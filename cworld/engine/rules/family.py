@@ -1,0 +1,134 @@
+"""Family rules: the operations a category's services share (cancel, assign, reply, checkout), written once
+in content (a card's `rules:`, and `category_cards/_families.yaml` for the families every category shares)
+and fitted to each tool they match.
+
+A family rule matches a tool by the words of its name (`match`) and by its schema: the arguments it must
+take (`takes`, any naming style) and, for a rule `about: record`, the fields the record's kind must have
+(`has`). Fitting a rule `about: record` to a tool puts in front of its own steps what inference gives every
+tool: the auth check, the reference checks of its other id arguments, and the `find` of the record the tool
+names (`target`, `target_key`). So a family rule says only what the operation does (a cancel sets the
+status, it does not delete), and holds for `cancelBooking(bookingId)` and `cancel-reservation(id)` alike.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
+from cworld.engine.rules.infer import (
+    auth_checks,
+    collection_of,
+    not_found_message,
+    own_key_arg,
+    reference_checks,
+    snake,
+)
+from cworld.engine.rules.spec import Check, Effect, Rule, parse_rule
+from cworld.engine.world.base import ServerWorld
+
+#: In a family rule's `create`/`delete`, the collection of the record the tool is about.
+RECORDS = "RECORDS"
+_ENUM = re.compile(r"^enum\[(.*)\]$")
+
+
+def tool_words(tool: ToolSpec) -> list[str]:
+    return [singular_word(t) for t in name_tokens(tool.name)]
+
+
+def family_rules(tool: ToolSpec, card: CategoryCard) -> list[Rule]:
+    """The card's family rules whose `match` words all appear in the tool's name, longest match first."""
+    words = set(tool_words(tool))
+    found: list[tuple[int, int, Rule]] = []
+    for i, rule in enumerate(card_rules(card).values()):
+        longest = max((len(p.split("_")) for p in rule.match if set(p.split("_")) <= words), default=0)
+        if longest:
+            found.append((-longest, i, rule))
+    return [rule for _, _, rule in sorted(found, key=lambda f: (f[0], f[1]))]
+
+
+def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None) -> Rule | None:
+    """The first family rule that matches the tool and fits its schema and its world, fitted to it."""
+    for rule in family_rules(tool, card):
+        fitted = fit(rule, tool, card, world)
+        if fitted is not None:
+            return fitted
+    return None
+
+
+def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | None) -> Rule | None:
+    """`rule` for `tool`: its `takes` bound, and for a rule `about: record` the inferred checks and the find
+    of the record in front; None when the tool lacks an argument, or its kind a field, the rule needs."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    bound = _taken(rule.takes, props)
+    if bound is None:
+        return None
+    if rule.about is None:
+        return rule if not bound else rule.model_copy(update={"check": [Check(let=bound), *rule.check]})
+    if world is None:
+        return None
+    entity = entity_for(tool, card)
+    coll = collection_of(entity, world)
+    fields = _had(rule.has, entity)
+    required = set(tool.input_schema.get("required") or [])
+    own = own_key_arg(entity, props, required, operation_kind(tool), card) if coll else None
+    if coll is None or fields is None or own is None:
+        return None
+    front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity),
+             Check(find="target", in_=coll, key=f"args[{own!r}]", message=not_found_message(entity, card)),
+             Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
+    return rule.model_copy(update={"check": [*front, *rule.check], "do": [_placed(e, coll) for e in rule.do]})
+
+
+def _taken(takes: list[str], props: dict[str, Any]) -> dict[str, str] | None:
+    """`{arg_<first name>: args[<the tool's own name>]}` per `takes` entry; None when one is missing."""
+    by_snake = {snake(p): p for p in props}
+    bound = {}
+    for alternatives in takes:
+        names = alternatives.split("|")
+        found = next((by_snake[n] for n in names if n in by_snake), None)
+        if found is None:
+            return None
+        bound[f"arg_{names[0]}"] = f"args[{found!r}]"
+    return bound
+
+
+def _had(has: list[str], entity: EntityType) -> dict[str, str] | None:
+    """`{field_<first name>: its name, field_<first name>_values: its enum members}` per `has` entry."""
+    bound = {}
+    for alternatives in has:
+        names = alternatives.split("|")
+        found = next((n for n in names if n in entity.fields), None)
+        if found is None:
+            return None
+        enum = _ENUM.match(str(entity.fields[found]).strip())
+        members = [m.strip() for m in enum.group(1).split(",")] if enum else []
+        bound[f"field_{names[0]}"] = repr(found)
+        bound[f"field_{names[0]}_values"] = repr(members)
+    return bound
+
+
+def _placed(effect: Effect, coll: str) -> Effect:
+    """An effect with `RECORDS` (in `create`/`delete`) named as the record's collection, nested ones too."""
+    update: dict[str, Any] = {}
+    if effect.create == RECORDS:
+        update["create"] = coll
+    if effect.delete == RECORDS:
+        update["delete"] = coll
+    if effect.do:
+        update["do"] = [_placed(e, coll) for e in effect.do]
+    return effect.model_copy(update=update) if update else effect
+
+
+def card_rules(card: CategoryCard) -> dict[str, Rule]:
+    """A card's family rules, parsed and validated once per card object."""
+    cached = _CARD_RULES.get(id(card))
+    if cached is None or cached[0] is not card:
+        cached = _CARD_RULES[id(card)] = (card, {name: parse_rule(raw, f"category card {card.name}: rules.{name}")
+                                                 for name, raw in (card.rules or {}).items()})
+    return cached[1]
+
+
+_CARD_RULES: dict[int, tuple[CategoryCard, dict[str, Rule]]] = {}

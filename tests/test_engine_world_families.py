@@ -1,0 +1,134 @@
+"""The engine holds any server's world (issue 33): family rules fitted to any tool's naming style (a cancel
+sets the status, it does not delete), a shown id is the stored id, a list of strings shows the world's
+records, a loaded singleton (the signed-in user) answers `getMyProfile`, an `action` argument picks the
+operation, and a record named by a field is found. The service is written for the test: a small travel desk
+whose tools use camelCase, on the travel card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.cards.card import load_cards
+from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
+from cworld.engine.world.base import ServerWorld, World
+from cworld.engine.world.build import load_records_file
+from cworld.environment import Environment
+from cworld.errors import UsageError
+
+SERVER = "trip-desk"
+CARDS = load_cards(Environment.resolve().category_cards)
+BOOKINGS = {f"bk_{n:04d}": {"booking_id": f"bk_{n:04d}", "kind": "hotel", "status": "confirmed", "total": 120.0 * n,
+                            "travellers": ["trv_0001"]} for n in range(1, 6)}
+TRAVELLERS = {"trv_0001": {"traveller_id": "trv_0001", "first_name": "Ana", "last_name": "Lima"},
+              "trv_0002": {"traveller_id": "trv_0002", "first_name": "Bo", "last_name": "Berg"}}
+HOTELS = {"htl_001": {"name": "Casa do Rio", "city": "Lisbon", "stars": 4, "price_per_night": 140.0, "rooms_left": 3}}
+
+
+def tool(name: str, props: dict[str, Any], required: list[str] | None = None,
+         output: dict[str, Any] | None = None) -> ToolSpec:
+    return ToolSpec(server=SERVER, name=name, description=name, output_schema=output,
+                    input_schema={"type": "object", "properties": props, "required": required or []})
+
+
+STR = {"type": "string"}
+TOOLS = {t.name: t for t in [
+    tool("getBooking", {"bookingId": STR}, ["bookingId"]),
+    tool("cancelBooking", {"bookingId": STR}, ["bookingId"]),
+    tool("updateBooking", {"bookingId": STR, "travellerId": STR, "total": {"type": "number"}}, ["bookingId"]),
+    tool("createTraveller", {"firstName": STR, "lastName": STR}, ["firstName", "lastName"],
+         output={"type": "object", "required": ["id"], "properties": {"id": STR, "firstName": STR}}),
+    tool("getTraveller", {"travellerId": STR}, ["travellerId"]),
+    tool("listHotelNames", {}, output={"type": "object", "properties": {"hotels": {"type": "array", "items": STR}}}),
+    tool("getMyProfile", {}),
+    tool("manageBookings", {"action": {"type": "string", "enum": ["list", "get", "cancel"]}, "bookingId": STR},
+         ["action"]),
+    tool("getHotel", {"name": STR}, ["name"]),
+]}
+
+
+def world_of(state: dict[str, Any]) -> World:
+    kinds = {"booking": "bookings", "traveller": "travellers", "hotel": "hotels"}
+    return World(seed=0, now="2026-08-01T09:00:00Z", servers={
+        SERVER: ServerWorld(SERVER, state, kinds={k: v for k, v in kinds.items() if v in state}, card="travel")})
+
+
+@pytest.fixture()
+def call() -> Any:
+    engine = RulesEngine(CARDS, TOOLS.values(), world=world_of(
+        {"bookings": BOOKINGS, "travellers": TRAVELLERS, "hotels": HOTELS}))
+    log = SessionLog(seed=0)
+
+    def run(tool_name: str, /, **args: Any) -> ToolResult:
+        result = engine.respond_sync(TOOLS[tool_name], args, log)
+        log.record(TOOLS[tool_name].id, args, result)
+        return result
+    run.engine = engine  # type: ignore[attr-defined]
+    return run
+
+
+def test_a_camel_case_id_names_a_record_that_must_exist(call: Any) -> None:
+    assert call("getBooking", bookingId="bk_9999").error_class == "not_found"
+    assert call("updateBooking", bookingId="bk_0001", travellerId="trv_9999").error_class == "not_found"
+    assert not call("updateBooking", bookingId="bk_0001", travellerId="trv_0002", total=99.0).is_error
+    assert call("getBooking", bookingId="bk_0001").structured_content["total"] == 99.0
+
+
+def test_a_cancel_sets_the_status_and_keeps_the_record(call: Any) -> None:
+    assert call.engine.rule_for(TOOLS["cancelBooking"])[1] == "family"
+    done = call("cancelBooking", bookingId="bk_0002")
+    assert not done.is_error and done.structured_content["status"] == "cancelled"
+    again = call("getBooking", bookingId="bk_0002")
+    assert not again.is_error and again.structured_content["status"] == "cancelled"
+    twice = call("cancelBooking", bookingId="bk_0002")
+    assert twice.is_error and twice.error_class == "business" and "already cancelled" in twice.text
+
+
+def test_a_created_record_is_shown_under_its_stored_id(call: Any) -> None:
+    made = call("createTraveller", firstName="Cy", lastName="Dahl")
+    shown = made.structured_content["id"]
+    assert shown not in TRAVELLERS
+    found = call("getTraveller", travellerId=shown)
+    assert not found.is_error and found.structured_content["first_name"] == "Cy"
+
+
+def test_a_list_of_strings_shows_the_worlds_records(call: Any) -> None:
+    listed = call("listHotelNames")
+    assert listed.structured_content["hotels"] == ["Casa do Rio"]
+
+
+def test_an_action_argument_picks_the_operation(call: Any) -> None:
+    assert call("manageBookings", action="get", bookingId="bk_9999").error_class == "not_found"
+    listed = call("manageBookings", action="list")
+    assert not listed.is_error and len(next(v for v in listed.structured_content.values() if isinstance(v, list))) == 5
+    cancelled = call("manageBookings", action="cancel", bookingId="bk_0003")
+    assert not cancelled.is_error and call("getBooking", bookingId="bk_0003").structured_content["status"] == "cancelled"
+
+
+def test_a_record_named_by_a_field_is_found_or_not_found(call: Any) -> None:
+    assert call("getHotel", name="casa do rio").structured_content["city"] == "Lisbon"
+    missing = call("getHotel", name="Hotel Nowhere")
+    assert missing.error_class == "not_found" and "Hotel Nowhere" in missing.text
+
+
+def test_a_loaded_signed_in_user_is_who_get_my_profile_answers(tmp_path: Path) -> None:
+    path = tmp_path / "trip-desk.yaml"
+    path.write_text("travellers:\n  - {traveller_id: trv_0001, first_name: Ana, last_name: Lima}\n"
+                    "  - {traveller_id: trv_0002, first_name: Bo, last_name: Berg}\nstate:\n  me: trv_0002\n")
+    loaded = load_records_file(SERVER, path, CARDS["travel"])
+    assert loaded.state["me"] == "trv_0002"
+    engine = RulesEngine(CARDS, TOOLS.values(), world=World(seed=0, now="2026-08-01T09:00:00Z",
+                                                            servers={SERVER: loaded}))
+    me = engine.respond_sync(TOOLS["getMyProfile"], {}, SessionLog(seed=0))
+    assert not me.is_error and me.structured_content["first_name"] == "Bo"
+
+
+def test_a_loaded_value_of_the_wrong_type_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "hotels.json"
+    path.write_text('{"hotels": [{"id": "htl_001", "name": "Casa", "stars": "five"}]}')
+    with pytest.raises(UsageError, match="field 'stars' is 'five'.*declares it int"):
+        load_records_file(SERVER, path, CARDS["travel"])
