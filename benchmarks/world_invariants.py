@@ -759,6 +759,9 @@ class ServerChecks:
     # 4
     def delete_gone(self, info: ToolInfo, run: Run) -> Verdict:
         check, tool = "delete_gone", info.tool
+        rule, origin = self.engine.rule_for(tool)
+        if origin == "family" and rule is not None and rule.has:
+            return na(check, tool, "a status transition (its family rule keeps the record, with its new status)")
         target = self.target(info, check, nth=1)  # not the first record: the update check may have changed it
         if isinstance(target, Verdict):
             return target

@@ -33,7 +33,7 @@ from cworld.engine.rules.infer import infer_rule, snake
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
-from cworld.engine.schema.shaping import Shaper
+from cworld.engine.schema.shaping import Shaper, schema_types
 from cworld.engine.world.base import ServerWorld, World
 from cworld.engine.world.changes import EntityChanges
 from cworld.engine.world.state import Outcome
@@ -400,19 +400,79 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
         text = json.dumps(payload, ensure_ascii=False, default=str)  # the rule gave them; a card's shape is a guess
         return ToolResult.ok(payload, text=text, source="engine", engine=engine, rule=origin)
     props = schema.get("properties") if isinstance(schema, dict) else None
-    payload = aligned(payload, schema)
+    payload = aligned(wrapped(payload, schema), schema)
     if isinstance(payload, dict) and props and schema.get("additionalProperties") is False:
         payload = {k: v for k, v in payload.items() if k in props}
     structured = payload if isinstance(payload, dict) else {"result": payload}
     valid = validation_error(schema, structured) is None if props else True
-    shaped = False
+    invented: list[str] = []
     if not valid:
         filled = Shaper(rng(), given=arguments).fill(schema, payload)
         if isinstance(filled, dict) and validation_error(schema, filled) is None:
-            structured, valid, shaped = filled, True, True
+            invented = made_up(filled, (payload, arguments))
+            structured, valid = filled, True
     text = json.dumps(structured, ensure_ascii=False, default=str)
+    # `invented`: where the answer holds values the world cannot know (made up to fit the schema, never stored)
     return ToolResult.ok(structured, text=text, source="engine", engine=engine, rule=origin, schema_valid=valid,
-                         **({"shaped": True} if shaped else {}))
+                         **({"shaped": True, "invented": invented} if invented else {}))
+
+
+def wrapped(payload: Any, schema: Any) -> Any:
+    """The world's answer inside an output schema of one property (FastMCP's `{result: ...}`, a service's
+    `{data: ...}`): the whole answer goes in it, as JSON text where the property is a string; inside an
+    object of several fields, in the field named for what it is (`{status, message, memory}` -> memory)."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict) or len(props) != 1 or payload is None:
+        return payload
+    ((name, sub),) = props.items()
+    if isinstance(payload, dict) and name in payload or not isinstance(sub, dict):
+        return payload
+    types = schema_types(sub)
+    if "string" in types and not isinstance(payload, str):
+        return {name: json.dumps(payload, ensure_ascii=False, default=str)}
+    if "array" in types:
+        return {name: _items_of(payload)}
+    if "object" in types:
+        return {name: _in_record_field(payload, sub)}
+    return payload
+
+
+def _items_of(payload: Any) -> list[Any]:
+    if isinstance(payload, list):
+        return payload
+    if isinstance(payload, dict):
+        found = next((v for v in payload.values() if isinstance(v, list)), None)
+        return found if found is not None else [payload]
+    return [payload]
+
+
+def _in_record_field(payload: Any, schema: dict[str, Any]) -> Any:
+    """A record placed in the one object field of `schema` it does not already fill (`memory`, `event`)."""
+    props = schema.get("properties")
+    if not isinstance(props, dict) or not isinstance(payload, dict) or set(props) & set(payload):
+        return payload
+    holders = [n for n, sub in props.items() if isinstance(sub, dict) and "object" in schema_types(sub)]
+    return {holders[0]: payload} if len(holders) == 1 else payload
+
+
+def made_up(answer: Any, known: tuple[Any, ...]) -> list[str]:
+    """The paths of `answer`'s values that neither the world's payload nor the call's arguments hold."""
+    held: set[str] = set()
+    _leaves(known, "", lambda _p, v: held.add(str(v)))
+    out: list[str] = []
+    _leaves(answer, "$", lambda p, v: out.append(p) if str(v) not in held and v not in (None, "", [], {}) else None)
+    return out[:50]
+
+
+def _leaves(value: Any, path: str, visit: Callable[[str, Any], Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _leaves(v, f"{path}.{k}", visit)
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            _leaves(v, f"{path}[{i}]", visit)
+    else:
+        visit(path, value)
 
 
 def aligned(value: Any, schema: Any) -> Any:

@@ -73,8 +73,9 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
         return Rule(op=op, read_only=op == "get", check=checks, origin="inferred") if checks else None
+    find = Check(find="target", in_=coll, key=key, message=not_found_message(entity, card),
+                 optional=own is not None and own not in required)
     own = own or ""
-    find = Check(find="target", in_=coll, key=key, message=not_found_message(entity, card))
     if op == "get":
         return Rule(op=op, read_only=True, check=[*checks, find], origin="inferred")
     if op == "delete":
@@ -82,7 +83,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
     fields = _field_args(entity, props, exclude={own})
     effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields]
-    return Rule(op=op, read_only=not effects, check=[*checks, find], do=effects, origin="inferred")
+    valid = value_checks(entity, props) if effects else []
+    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find], do=effects, origin="inferred")
 
 
 #: Fields that name one record as well as its id does (`get_user(email)`, `getRepo(slug)`).
@@ -264,6 +266,10 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
         return key
     if len(ids) > 1:
         ids = [p for p in ids if set(_REF.match(snake(p)).group(1).split("_")) <= words] or ids  # type: ignore[union-attr]
+    if not ids and op != "get":  # a write's only id argument, optional (`browser_click(selector, sessionId?)`)
+        every = [p for p in props if _id_kind(p, card) is not None]
+        named = _id_kind(every[0], card) if len(every) == 1 else None
+        ids = every if named is not None and not named[1] and named[0] in (None, entity) else []
     return ids[0] if len(ids) == 1 else None
 
 
@@ -329,8 +335,37 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
     given = [p for p in props if snake(p) not in TOKEN_ARGS and snake(p) not in PAGING_ARGS]
     record = "{" + ", ".join(f"{snake(p)!r}: args[{p!r}]" for p in given) + "}"
     key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
+    stamps = [f for f in STAMP_FIELDS if f in entity.fields and f not in {snake(p) for p in given}]
+    if stamps:
+        record = record[:-1] + (", " if given else "") + ", ".join(f"{f!r}: now" for f in stamps) + "}"
     make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
-    return Rule(op=op, check=checks, do=[make], origin="inferred")
+    return Rule(op=op, check=[*checks, *value_checks(entity, props)], do=[make], origin="inferred")
+
+
+#: Fields a service stamps with the time a record is made.
+STAMP_FIELDS = ("created_at", "created", "updated_at", "booked_at", "placed_at", "sent_at")
+_TIME_TYPES = ("datetime", "date")
+#: (start, end) argument pairs a service refuses in the wrong order.
+RANGES = (("start", "end"), ("start_date", "end_date"), ("start_time", "end_time"), ("check_in", "check_out"),
+          ("starts_at", "ends_at"), ("date_from", "date_to"), ("departure_date", "return_date"))
+
+
+def value_checks(entity: EntityType, props: dict[str, Any]) -> list[Check]:
+    """What services refuse in a write's values whatever their rules: a time that is not one (a field the card
+    types as a date or time, or an argument whose schema says so), and a range that ends before it starts."""
+    checks = []
+    times = {snake(p): p for p, schema in props.items()
+             if entity.fields.get(snake(p)) in _TIME_TYPES or (schema or {}).get("format") in ("date", "date-time")}
+    for arg in times.values():
+        checks.append(Check(fail=f"args[{arg!r}] is not None and parse_time(args[{arg!r}]) is None", error="invalid",
+                            message=f"'{arg}' is not a date or time: give it as ISO 8601 (YYYY-MM-DD or "
+                                    "YYYY-MM-DDTHH:MM)"))
+    for start, end in RANGES:
+        if start in times and end in times:
+            a, b = times[start], times[end]
+            checks.append(Check(fail=f"args[{a!r}] is not None and args[{b!r}] is not None and before(args[{b!r}], "
+                                     f"args[{a!r}])", error="invalid", message=f"'{b}' is before '{a}'"))
+    return checks
 
 
 def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, Any]) -> ListRead:

@@ -186,7 +186,7 @@ def parse_rule(data: Any, where: str) -> Rule:
 
 
 #: Fields that hold text, not expressions.
-_NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "about", "takes", "has", "error", "store", "auth", "find", "id", "as",
+_NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "about", "takes", "has", "error", "expired_message", "store", "auth", "find", "id", "as",
                               "into", "page", "size", "in", "offset", "cursor"})
 
 
