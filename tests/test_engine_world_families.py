@@ -132,3 +132,33 @@ def test_a_loaded_value_of_the_wrong_type_is_one_line(tmp_path: Path) -> None:
     path.write_text('{"hotels": [{"id": "htl_001", "name": "Casa", "stars": "five"}]}')
     with pytest.raises(UsageError, match="field 'stars' is 'five'.*declares it int"):
         load_records_file(SERVER, path, CARDS["travel"])
+
+
+def test_card_families_comment_on_a_parent_and_transfer_within_the_balance() -> None:
+    """A category's own families: a comment is added to the card its id names (which must exist), and a
+    transfer moves money between two accounts, never more than the balance."""
+    board = ServerWorld("tiny-board", {"cards": {"crd_0001": {"title": "Fix login", "list_id": "lst_0001"}},
+                                       "comments": {}, "lists": {"lst_0001": {"name": "Doing"}}},
+                        kinds={"card": "cards", "comment": "comments", "list": "lists"}, card="task_board")
+    bank = ServerWorld("tiny-bank", {"accounts": {"acc_0001": {"name": "Checking", "balance": 100.0},
+                                                  "acc_0002": {"name": "Savings", "balance": 5.0}}, "transfers": {}},
+                       kinds={"account": "accounts", "transfer": "transfers"}, card="finance")
+    comment = ToolSpec(server="tiny-board", name="addCardComment", description="comment", input_schema={
+        "type": "object", "properties": {"cardId": STR, "text": STR}, "required": ["cardId", "text"]})
+    send = ToolSpec(server="tiny-bank", name="transferFunds", description="transfer", input_schema={
+        "type": "object", "properties": {"fromAccountId": STR, "toAccountId": STR, "amount": {"type": "number"}},
+        "required": ["fromAccountId", "toAccountId", "amount"]})
+    engine = RulesEngine(CARDS, [comment, send], world=World(seed=0, now="2026-08-01T09:00:00Z",
+                                                             servers={"tiny-board": board, "tiny-bank": bank}))
+    log = SessionLog(seed=0)
+    assert engine.respond_sync(comment, {"cardId": "crd_0404", "text": "hi"}, log).error_class == "not_found"
+    made = engine.respond_sync(comment, {"cardId": "crd_0001", "text": "Looks good"}, log)
+    assert not made.is_error and made.structured_content["card_id"] == "crd_0001"
+    assert engine.rule_for(send)[1] == "family"
+    too_much = engine.respond_sync(send, {"fromAccountId": "acc_0002", "toAccountId": "acc_0001", "amount": 50}, log)
+    assert too_much.is_error and "insufficient funds" in too_much.text
+    moved = engine.respond_sync(send, {"fromAccountId": "acc_0001", "toAccountId": "acc_0002", "amount": 40}, log)
+    assert not moved.is_error and moved.structured_content["amount"] == 40
+    changes = {c.kind: c for c in engine.world_changes(log)}
+    assert changes["account"].updated["acc_0001"]["balance"] == 60.0
+    assert changes["account"].updated["acc_0002"]["balance"] == 45.0

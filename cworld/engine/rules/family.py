@@ -21,6 +21,7 @@ from cworld.engine.cards.operations import entity_for, name_tokens, operation_ki
 from cworld.engine.rules.infer import (
     auth_checks,
     collection_of,
+    id_kind,
     not_found_message,
     own_key_arg,
     reference_checks,
@@ -63,23 +64,45 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
     of the record in front; None when the tool lacks an argument, or its kind a field, the rule needs."""
     props: dict[str, Any] = tool.input_schema.get("properties") or {}
     bound = _taken(rule.takes, props)
-    if bound is None:
+    if bound is None or (rule.needs and not _holds(world, rule.needs)):
         return None
     if rule.about is None:
-        return rule if not bound else rule.model_copy(update={"check": [Check(let=bound), *rule.check]})
+        front = [*(auth_checks(props, world) if world is not None else []), *([Check(let=bound)] if bound else [])]
+        return rule if not front else rule.model_copy(update={"check": [*front, *rule.check]})
     if world is None:
         return None
-    entity = entity_for(tool, card)
-    coll = collection_of(entity, world)
-    fields = _had(rule.has, entity)
     required = set(tool.input_schema.get("required") or [])
-    own = own_key_arg(entity, props, required, operation_kind(tool), card) if coll else None
-    if coll is None or fields is None or own is None:
+    if rule.about == "parent":
+        entity, own = _parent(tool, card, world)
+        coll = collection_of(entity, world) if entity is not None else None
+    else:
+        entity = entity_for(tool, card)
+        coll = collection_of(entity, world)
+        own = own_key_arg(entity, props, required, operation_kind(tool), card) if coll else None
+    fields = _had(rule.has, entity) if entity is not None else None
+    if entity is None or coll is None or fields is None or own is None:
         return None
     front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity),
              Check(find="target", in_=coll, key=f"args[{own!r}]", message=not_found_message(entity, card)),
              Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
     return rule.model_copy(update={"check": [*front, *rule.check], "do": [_placed(e, coll) for e in rule.do]})
+
+
+def _parent(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> tuple[EntityType | None, str | None]:
+    """(the kind, the argument) of the first id argument naming one record of another kind the world holds:
+    what a comment, a reply or a reaction is added to (`add_comment(cardId, text)` -> card)."""
+    made = entity_for(tool, card)
+    for prop in tool.input_schema.get("properties") or {}:
+        named = id_kind(prop, card)
+        if named is not None and named[0] is not None and not named[1] and named[0] is not made \
+                and collection_of(named[0], world) is not None:
+            return named[0], prop
+    return None, None
+
+
+def _holds(world: ServerWorld | None, needs: list[str]) -> bool:
+    """Whether the world holds every kind or state entry a family names."""
+    return world is not None and all(world.kinds.get(n, n) in world.state for n in needs)
 
 
 def _taken(takes: list[str], props: dict[str, Any]) -> dict[str, str] | None:

@@ -259,7 +259,7 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
                 if f"{entity.name}_{s}" in by_snake), None) or by_snake.get("id")
     if own is not None:
         return own
-    ids = [p for p in props if p in required and (named := _id_kind(p, card)) is not None
+    ids = [p for p in props if p in required and (named := id_kind(p, card)) is not None
            and not named[1] and named[0] in (None, entity)]
     key = by_snake.get(entity.key_field) if entity.key_field != "id" else None
     if key is not None and not (op == "update" and len(ids) == 1):
@@ -267,8 +267,8 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
     if len(ids) > 1:
         ids = [p for p in ids if set(_REF.match(snake(p)).group(1).split("_")) <= words] or ids  # type: ignore[union-attr]
     if not ids and op != "get":  # a write's only id argument, optional (`browser_click(selector, sessionId?)`)
-        every = [p for p in props if _id_kind(p, card) is not None]
-        named = _id_kind(every[0], card) if len(every) == 1 else None
+        every = [p for p in props if id_kind(p, card) is not None]
+        named = id_kind(every[0], card) if len(every) == 1 else None
         ids = every if named is not None and not named[1] and named[0] in (None, entity) else []
     return ids[0] if len(ids) == 1 else None
 
@@ -291,7 +291,7 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
     """Every `<kind>_id` argument of another kind the world holds must name an existing record."""
     checks = []
     for name in props:
-        named = _id_kind(name, card)
+        named = id_kind(name, card)
         other = named[0] if named else None
         if other is None or other is own:
             continue
@@ -307,7 +307,7 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
     return checks
 
 
-def _id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | None:
+def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | None:
     """For an id argument (`order_id`, `orderIds`): the card kind it names (None: no kind of the card) and
     whether it holds several ids; None for an argument that is not an id."""
     plain = snake(arg)

@@ -131,12 +131,15 @@ class Rule(_Strict):
 
     op: str = Field("action", description="operation kind, for people and reports")
     match: list[str] = Field(default_factory=list, description="family rules: tool name words that select it")
-    about: Literal["record"] | None = Field(
+    about: Literal["record", "parent"] | None = Field(
         None, description="family rules: 'record' when the tool names one record of its kind by an id argument: "
         "the engine runs the checks inference gives every tool (auth, references), then finds it (`target`, "
-        "`target_key`, not_found when missing), then the rule's own steps")
+        "`target_key`, not_found when missing), then the rule's own steps; 'parent': the record another kind's id "
+        "argument names (the card a comment is added to)")
     takes: list[str] = Field(default_factory=list, description="family rules: arguments the tool must take, "
                              "each 'a|b|c' in snake case (any naming style matches); the value is bound as `arg_a`")
+    needs: list[str] = Field(default_factory=list, description="family rules: kinds or state entries the server's "
+                             "world must hold (a comment family needs `comment`, a logout `auth`)")
     has: list[str] = Field(default_factory=list, description="family rules on a record: fields its kind must have, "
                            "each 'a|b'; the field's name is bound as `field_a`, its enum members as `field_a_values`")
     read_only: bool | None = None
@@ -186,7 +189,7 @@ def parse_rule(data: Any, where: str) -> Rule:
 
 
 #: Fields that hold text, not expressions.
-_NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "about", "takes", "has", "error", "expired_message", "store", "auth", "find", "id", "as",
+_NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "about", "takes", "needs", "has", "error", "expired_message", "store", "auth", "find", "id", "as",
                               "into", "page", "size", "in", "offset", "cursor"})
 
 
