@@ -83,8 +83,23 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
     fields = _field_args(entity, props, exclude={own})
     effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields]
-    valid = value_checks(entity, props) if effects else []
-    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find], do=effects, origin="inferred")
+    valid = value_checks(entity, props) if effects or op == "action" else []
+    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity)], do=effects,
+                origin="inferred")
+
+
+#: Statuses after which a record takes no more changes (a cancelled booking gets no seat; a closed order no item).
+CLOSED_STATUSES = ("cancelled", "canceled", "deleted", "void", "voided")
+
+
+def _closed_guard(entity: EntityType) -> list[Check]:
+    """A change to a cancelled record is refused (a conflict), as services refuse it; undoing the status is a
+    family of its own (reopen, restore), never this."""
+    field = next((f for f in ("status", "state") if f in entity.fields), None)
+    if field is None:
+        return []
+    return [Check(fail=f"norm(target.get({field!r})) in {CLOSED_STATUSES!r}", error="conflict",
+                  message=f"{entity.name.replace('_', ' ')} {{target_key}} is {{target.get({field!r})}}")]
 
 
 #: Fields that name one record as well as its id does (`get_user(email)`, `getRepo(slug)`).
@@ -350,12 +365,22 @@ RANGES = (("start", "end"), ("start_date", "end_date"), ("start_time", "end_time
           ("starts_at", "ends_at"), ("date_from", "date_to"), ("departure_date", "return_date"))
 
 
+#: Argument names that hold a time, whatever the card calls the field (`remind(at)`, `book(start, end)`).
+TIME_ARGS = ("at", "time", "when", "date", "due", "start", "end", "deadline", "check_in", "check_out")
+TIME_SUFFIXES = ("_at", "_date", "_time", "_on")
+
+
+def _names_a_time(name: str, schema: dict[str, Any]) -> bool:
+    return schema.get("type") in ("string", None) and not schema.get("enum") and (
+        name in TIME_ARGS or name.endswith(TIME_SUFFIXES))
+
+
 def value_checks(entity: EntityType, props: dict[str, Any]) -> list[Check]:
     """What services refuse in a write's values whatever their rules: a time that is not one (a field the card
     types as a date or time, or an argument whose schema says so), and a range that ends before it starts."""
     checks = []
-    times = {snake(p): p for p, schema in props.items()
-             if entity.fields.get(snake(p)) in _TIME_TYPES or (schema or {}).get("format") in ("date", "date-time")}
+    times = {snake(p): p for p, schema in props.items() if entity.fields.get(snake(p)) in _TIME_TYPES
+             or (schema or {}).get("format") in ("date", "date-time") or _names_a_time(snake(p), schema or {})}
     for arg in times.values():
         checks.append(Check(fail=f"args[{arg!r}] is not None and parse_time(args[{arg!r}]) is None", error="invalid",
                             message=f"'{arg}' is not a date or time: give it as ISO 8601 (YYYY-MM-DD or "
