@@ -127,3 +127,12 @@ def test_judges_named_on_the_command_line_take_the_judge_roles_settings(tmp_path
     named, listed = setup.judges
     assert (named.model, named.max_tokens, named.temperature, named.api_base) == ("mock/other", 321, 0.2, "http://x:1/v1")
     assert listed.model == "mock/cj" and listed.max_tokens == 321
+
+
+def test_cli_judges_several_runs_in_one_call(run_dir: Path):
+    ws = run_dir.parents[1]
+    other = write_run(ws / "runs" / "r2", [sample_episode(sample_task(5), "other", 0, skilled=True)])
+    result = invoke(judge_command, [str(run_dir), str(other)], ws)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("judged ") == 2
+    assert (other / "scores.jsonl").is_file() and (run_dir / "scores.jsonl").is_file()

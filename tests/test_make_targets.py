@@ -38,3 +38,39 @@ def test_make_test_installs_everything_the_tests_use_the_local_model_too():
     for step in (INSTALL, "pip install -q --no-deps verifiers", "scripts/ensure_system_packages.sh",
                  "cworld servers install", BUILDS_LOCAL_MODEL, "ruff check", "mypy cworld", "-m pytest"):
         assert step in steps, step
+
+
+DEMO = ROOT / "scripts" / "demo.sh"
+#: A stand-in for cworld: chatty on every command, and `registry` fails with one error line.
+FAKE_CWORLD = """#!/usr/bin/env bash
+for i in $(seq 1 60); do echo "detail $i of cworld $1"; done
+if [[ $1 == registry ]]; then echo "error: no server started" >&2; exit 3; fi
+"""
+
+
+def demo(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    fake = tmp_path / "cworld"
+    fake.write_text(FAKE_CWORLD)
+    fake.chmod(0o755)
+    variables = {"PATH": "/usr/bin:/bin", "DEMO_CWORLD": str(fake), "CWORLD_WORKSPACE": str(tmp_path / "ws"), **env}
+    return subprocess.run(["bash", str(DEMO)], cwd=ROOT, env=variables, capture_output=True, text=True, timeout=60)
+
+
+def test_each_demo_step_prints_one_line_and_a_failing_one_its_log_tail_and_exit_code(tmp_path):
+    done = demo(tmp_path)
+    assert done.returncode == 3
+    out = done.stdout.splitlines()
+    assert len(out) == 2 and out[1].startswith("doctor ")  # the step's 60 lines went to its log
+    logs = next((tmp_path / "ws" / "logs").glob("demo-*"))
+    assert (logs / "doctor.log").read_text().count("detail") == 60
+    assert "FAILED (exit 3)" in done.stderr and str(logs / "registry.log") in done.stderr
+    assert "error: no server started" in done.stderr and len(done.stderr.splitlines()) <= 30
+
+
+def test_bad_demo_input_is_one_clear_line(tmp_path):
+    done = demo(tmp_path, DEMO_TASKS="twenty")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "demo: DEMO_TASKS must be a whole number above 0, not 'twenty'"
+    assert done.stdout == ""

@@ -1,4 +1,4 @@
-"""`cworld judge [RUN] [--judges m1,m2,m3]`: score a run's episodes into `<run>/scores.jsonl`."""
+"""`cworld judge [RUN...] [--judges m1,m2,m3]`: score runs' episodes into each `<run>/scores.jsonl`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _split(value: str | None) -> list[str]:
 
 
 @click.command("judge")
-@click.argument("run", required=False, type=click.Path(path_type=Path))
+@click.argument("runs", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--judges", "judges_opt", default=None, metavar="M1,M2,M3",
               help="Judge models (litellm strings), overriding the configured judge role.")
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64),
@@ -35,17 +35,18 @@ def _split(value: str | None) -> list[str]:
 @click.option("--offline", is_flag=True, help="Verifiable metrics only, even when judges are configured.")
 @click.option("--all", "all_runs", is_flag=True, help="Judge every run folder of the workspace.")
 @click.pass_context
-def command(ctx: click.Context, run: Path | None, judges_opt: str | None, concurrency: int, max_repairs: int,
+def command(ctx: click.Context, runs: tuple[Path, ...], judges_opt: str | None, concurrency: int, max_repairs: int,
             evidence_chars: int | None, force: bool, offline: bool, all_runs: bool) -> None:
-    """Score every episode of RUN (default: the workspace's latest run): verifiable metrics always, LLM
-    judges when configured. Resumes: episodes already scored with the same judges are skipped."""
+    """Score every episode of each RUN (default: the workspace's latest run): verifiable metrics always, LLM
+    judges when configured. Resumes: episodes already scored with the same judges are skipped. Several runs
+    in one call share one start-up (the tools, the judges), which is most of the time of an offline run."""
     from cworld.judges import JudgeContent, JudgeSetup, resolve_run
     from cworld.judges.runs import all_runs as workspace_runs
 
     ws = workspace(ctx)
-    if all_runs and run is not None:
+    if all_runs and runs:
         raise click.UsageError("give RUN or --all, not both")
-    run_dirs = workspace_runs(ws) if all_runs else [resolve_run(run, ws)]
+    run_dirs = workspace_runs(ws) if all_runs else [resolve_run(run, ws) for run in runs or (None,)]
     setup = JudgeSetup(JudgeContent.from_environment(environment(ctx)), tools=run_tools(environment(ctx), ws, run_dirs),
                        max_repairs=max_repairs, evidence_chars=evidence_chars)
     gateway = None if offline else _gateway(ws, _split(judges_opt), setup)

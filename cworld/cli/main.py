@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "serve": "serve",
     "openenv": "openenv",
     "export-sft": "export_sft",
+    "demo-summary": "demo_summary",
     "fidelity": "fidelity",
     "judge": "judge",
     "report": "report",
@@ -33,6 +34,22 @@ COMMANDS: dict[str, str] = {
     "forge": "forge",
     "llm": "llm_local",
 }
+
+
+#: How wide rich draws when output is not a terminal (a pipe, a log file, CI). Rich's own width there is 80,
+#: which cuts the wider tables: headers ("succe…"), whole columns (a run summary's fallbacks and state).
+PIPED_COLUMNS = 100
+
+
+def fit_piped_output(ctx: click.Context) -> None:
+    """Give every table of the command `PIPED_COLUMNS` when stdout is not a terminal and COLUMNS is unset.
+
+    Rich reads COLUMNS whenever a Console is made, so setting it here, once, sizes every console any
+    command or library part makes; it is taken back when the command ends (tests run many in one process)."""
+    if "COLUMNS" in os.environ or (sys.stdout is not None and sys.stdout.isatty()):
+        return
+    os.environ["COLUMNS"] = str(PIPED_COLUMNS)
+    ctx.call_on_close(lambda: os.environ.pop("COLUMNS", None))
 
 
 class LazyGroup(click.Group):
@@ -54,6 +71,7 @@ class LazyGroup(click.Group):
 def cli(ctx: click.Context, env_dir: str | None, workspace: str | None) -> None:
     """cworld: create environments for LLM tool-using agents and run agents in them."""
     ctx.ensure_object(dict)
+    fit_piped_output(ctx)
     ctx.obj["env_dir"] = env_dir
     ctx.obj["workspace"] = workspace
 

@@ -83,10 +83,11 @@ def _episodes(ep: dict[str, Any], console: Console) -> None:
 
 
 def _short(i: dict[str, Any]) -> str:
-    """A figure and its interval in two decimals, on two lines: `0.97` / `[0.94,0.99]`."""
+    """A figure and its interval in two decimals, on two lines: `0.97` / `[0.94, 0.99]` (the space lets a
+    narrow column wrap the interval rather than cut it)."""
     if i.get("value") is None:
         return "undef."
-    return f"{i['value']:.2f}" + (f"\n[{i['low']:.2f},{i['high']:.2f}]" if i.get("low") is not None else "")
+    return f"{i['value']:.2f}" + (f"\n[{i['low']:.2f}, {i['high']:.2f}]" if i.get("low") is not None else "")
 
 
 def headline(c: dict[str, Any], metric: str) -> str:
@@ -107,7 +108,8 @@ def interval(i: dict[str, Any]) -> str:
 
 def _agents(c: dict[str, Any], console: Console, secondary: str | None = None) -> None:
     """Agents by rank, their privileged flag, and (when the report has one) the secondary metric's scores."""
-    extra = [f"{c['a']} {secondary}", f"{c['b']} {secondary}"] if secondary and _has_secondary(c) else []
+    extra = ([Column(f"{side} {secondary}", overflow="fold") for side in (c["a"], c["b"])]
+             if secondary and _has_secondary(c) else [])
     table = Table(_first("agent"), "privileged", c["a"], "rank", c["b"], "rank", *extra)
     for r in c["agents"]:
         cells = [f"{r['score_a']:.3f}", f"{r['rank_a']:g}", f"{r['score_b']:.3f}", f"{r['rank_b']:g}"]
@@ -118,8 +120,9 @@ def _agents(c: dict[str, Any], console: Console, secondary: str | None = None) -
 
 
 def _first(name: str) -> Column:
-    """The naming column folds rather than cuts: a tool or agent name is what the row is about."""
-    return Column(name, overflow="fold", min_width=14)
+    """The naming column folds rather than cuts: a tool or agent name is what the row is about. No minimum
+    width: rich widens such a column back after shrinking the table, which pushes the last column off the edge."""
+    return Column(name, overflow="fold")
 
 
 def _has_secondary(c: dict[str, Any]) -> bool:
