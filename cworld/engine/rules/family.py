@@ -22,6 +22,7 @@ from cworld.engine.rules.infer import (
     auth_checks,
     collection_of,
     id_kind,
+    infer_rule,
     not_found_message,
     own_key_arg,
     reference_checks,
@@ -66,6 +67,8 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
     bound = _taken(rule.takes, props)
     if bound is None or (rule.needs and not _holds(world, rule.needs)):
         return None
+    if rule.extends == "inferred":
+        return _extended(rule, tool, card, world, bound)
     if rule.about is None:
         front = [*(auth_checks(props, world) if world is not None else []), *([Check(let=bound)] if bound else [])]
         return rule if not front else rule.model_copy(update={"check": [*front, *rule.check]})
@@ -86,6 +89,20 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
              Check(find="target", in_=coll, key=f"args[{own!r}]", message=not_found_message(entity, card)),
              Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
     return rule.model_copy(update={"check": [*front, *rule.check], "do": [_placed(e, coll) for e in rule.do]})
+
+
+def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | None,
+              bound: dict[str, str]) -> Rule | None:
+    """The inferred rule with the family's checks after its own (its finds bound `target`), then its effects
+    and the family's; the family's answer where it gives one. None where inference gives no rule."""
+    base = infer_rule(tool, card, world) if world is not None else None
+    fields = _had(rule.has, entity_for(tool, card))
+    if base is None or fields is None:
+        return None
+    lets = [Check(let={**bound, **fields})] if bound or fields else []
+    return base.model_copy(update={"check": [*base.check, *lets, *rule.check], "do": [*base.do, *rule.do],
+                                   "answer": rule.answer if rule.answer is not None else base.answer,
+                                   "read_only": base.read_only if not rule.do else False})
 
 
 def _parent(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> tuple[EntityType | None, str | None]:

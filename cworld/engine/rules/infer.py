@@ -302,8 +302,9 @@ def auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
 
 
 def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
-                      own: EntityType) -> list[Check]:
-    """Every `<kind>_id` argument of another kind the world holds must name an existing record."""
+                     own: EntityType) -> list[Check]:
+    """Every `<kind>_id` argument of another kind the world holds must name an existing record (a list filtered
+    by an unknown one too: services differ there, and most of those measured refuse it)."""
     checks = []
     for name in props:
         named = id_kind(name, card)
@@ -354,7 +355,26 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
     if stamps:
         record = record[:-1] + (", " if given else "") + ", ".join(f"{f!r}: now" for f in stamps) + "}"
     make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
-    return Rule(op=op, check=[*checks, *value_checks(entity, props)], do=[make], origin="inferred")
+    return Rule(op=op, check=[*checks, *value_checks(entity, props), *_unique_checks(entity, coll, props)],
+                do=[make], origin="inferred")
+
+
+#: Fields no two records share (a second client with the same email is refused).
+UNIQUE_FIELDS = ("email", "username", "handle", "slug")
+
+
+def _unique_checks(entity: EntityType, coll: str, props: dict[str, Any]) -> list[Check]:
+    if not coll.isidentifier():
+        return []
+    checks = []
+    for prop in props:
+        field = snake(prop)
+        if field in UNIQUE_FIELDS and field in entity.fields:
+            checks.append(Check(
+                fail=f"args[{prop!r}] is not None and [k for k, v in {coll}.items() if norm(v.get({field!r})) == "
+                     f"norm(args[{prop!r}])]", error="conflict",
+                message=f"a {entity.name.replace('_', ' ')} with {field} {{args[{prop!r}]}} already exists"))
+    return checks
 
 
 #: Fields a service stamps with the time a record is made.
@@ -385,6 +405,11 @@ def value_checks(entity: EntityType, props: dict[str, Any]) -> list[Check]:
         checks.append(Check(fail=f"args[{arg!r}] is not None and parse_time(args[{arg!r}]) is None", error="invalid",
                             message=f"'{arg}' is not a date or time: give it as ISO 8601 (YYYY-MM-DD or "
                                     "YYYY-MM-DDTHH:MM)"))
+    for prop, schema in props.items():
+        if (snake(prop) == "email" or snake(prop).endswith("_email")) and (schema or {}).get("type") == "string":
+            checks.append(Check(fail=f"args[{prop!r}] is not None and not re_match(r'^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', "
+                                     f"args[{prop!r}])", error="invalid",
+                                message=f"invalid {prop} '{{args[{prop!r}]}}': give an address such as name@example.com"))
     for start, end in RANGES:
         if start in times and end in times:
             a, b = times[start], times[end]
@@ -408,9 +433,28 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
     default = (props.get(size) or {}).get("default") if size else None
     paged = any((page, offset, cursor, size))
     page_size = default if isinstance(default, int) and default > 0 else DEFAULT_PAGE_SIZE if paged else UNPAGED_CAP
-    return ListRead(from_=coll, where=" and ".join(conditions) or None, page=page, page_base=_page_base(props, page),
-                    offset=offset, cursor=cursor, size=size, page_size=page_size,
+    sort, desc = _list_order(entity)
+    return ListRead(from_=coll, where=" and ".join(conditions) or None, sort=sort, desc=desc, page=page,
+                    page_base=_page_base(props, page), offset=offset, cursor=cursor, size=size, page_size=page_size,
                     into=_items_field(tool), meta=any((page, offset, cursor)))
+
+
+#: Fields a list of scheduled things is ordered by, soonest first (appointments, events, reminders, tasks).
+SCHEDULE_FIELDS = ("start", "starts_at", "start_at", "start_time", "due_at", "due_date", "due", "departs_at")
+#: Fields a list of made things is ordered by, newest first (messages, orders, clients, posts).
+STAMP_ORDER_FIELDS = ("created_at", "created", "date", "sent_at", "placed_at", "published_at", "ts", "at")
+
+
+def _list_order(entity: EntityType) -> tuple[str | None, bool]:
+    """How services order a kind's lists: scheduled things soonest first, made things newest first (so what
+    was just made is on the first page); the world's order for kinds with neither."""
+    for name in SCHEDULE_FIELDS:
+        if name in entity.fields:
+            return f"(str(it.get({name!r}) or ''), str(key))", False
+    for name in STAMP_ORDER_FIELDS:
+        if name in entity.fields:
+            return f"(str(it.get({name!r}) or ''), str(key))", True
+    return None, False
 
 
 def _page_base(props: dict[str, Any], page: str | None) -> int:

@@ -136,6 +136,9 @@ class Rule(_Strict):
         "the engine runs the checks inference gives every tool (auth, references), then finds it (`target`, "
         "`target_key`, not_found when missing), then the rule's own steps; 'parent': the record another kind's id "
         "argument names (the card a comment is added to)")
+    extends: Literal["inferred"] | None = Field(
+        None, description="family rules: 'inferred' adds this rule's checks (and effects) to the rule inference "
+        "gives the tool, after its finds: a category's guard (no booking in the past) over any create or update")
     takes: list[str] = Field(default_factory=list, description="family rules: arguments the tool must take, "
                              "each 'a|b|c' in snake case (any naming style matches); the value is bound as `arg_a`")
     needs: list[str] = Field(default_factory=list, description="family rules: kinds or state entries the server's "
@@ -189,7 +192,7 @@ def parse_rule(data: Any, where: str) -> Rule:
 
 
 #: Fields that hold text, not expressions.
-_NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "about", "takes", "needs", "has", "error", "expired_message", "store", "auth", "find", "id", "as",
+_NOT_EXPRESSIONS = frozenset({"message", "origin", "op", "match", "about", "extends", "takes", "needs", "has", "error", "expired_message", "store", "auth", "find", "id", "as",
                               "into", "page", "size", "in", "offset", "cursor"})
 
 
