@@ -1028,6 +1028,9 @@ class Outcome:
     reports: list[ServerReport]
     sampled: int
     seconds: float
+    tool_rules: Counter[str] = field(default_factory=Counter)
+    """every tool of the tested servers by the rule it runs: `family`, `inferred, checks` (a check step: auth, a
+    find, a refusal), `inferred, reads/writes` (a list or an effect on the world, no check), `simulated`"""
 
     def as_dict(self, examples: int = 3) -> dict[str, Any]:
         found: dict[str, dict[str, list[dict[str, str]]]] = {}
@@ -1037,7 +1040,8 @@ class Outcome:
                     kept = found.setdefault(v.check, {}).setdefault(v.reason, [])
                     if len(kept) < examples:
                         kept.append({"tool": v.tool, "calls": v.example})
-        return {"overall": self.overall.figures(), "cards": {c: t.figures() for c, t in sorted(self.cards.items())},
+        return {"overall": self.overall.figures(), "tool_rules": dict(self.tool_rules),
+                "cards": {c: t.figures() for c, t in sorted(self.cards.items())},
                 "servers": {r.server: {"card": r.card, "tools": r.tools, "tested": r.tested,
                                        "held": dict(Counter(v.check for v in r.verdicts if v.applicable and v.holds)),
                                        "applicable": dict(Counter(v.check for v in r.verdicts if v.applicable)),
@@ -1090,7 +1094,27 @@ def measure(seed: int = 0, servers: list[str] | None = None, limit: int | None =
         cards.setdefault(report.card, Tally()).add(report)
         if progress and (i + 1) % 25 == 0:
             print(f"  {i + 1}/{len(names)} servers ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    return Outcome(overall, cards, reports, sampled, time.perf_counter() - started)
+    return Outcome(overall, cards, reports, sampled, time.perf_counter() - started, tool_rules(engine, tools))
+
+
+def tool_rules(engine: Any, tools: list[ToolSpec]) -> Counter[str]:
+    """How many tools run each kind of rule (the engine's own `rule_for`, the seam `cworld world rules` shows)."""
+    counts: Counter[str] = Counter()
+    for tool in tools:
+        rule, origin = engine.rule_for(tool)
+        if rule is None or origin not in ("family", "inferred"):
+            counts[origin] += 1
+        elif origin == "family" or rule.check:
+            counts[f"{origin}, checks"] += 1
+        else:
+            counts[f"{origin}, reads/writes"] += 1
+    return counts
+
+
+def rules_line(counts: Counter[str]) -> str:
+    total = sum(counts.values()) or 1
+    return "tools by the rule they run: " + " · ".join(
+        f"{name} {n:,} ({n / total:.0%})" for name, n in counts.most_common())
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -1121,6 +1145,7 @@ def main(argv: list[str] | None = None) -> int:
           "--json); determinism covers every instance of checks 1-6 that made calls")
     for line in table(total):
         print(line)
+    print(rules_line(outcome.tool_rules))
     if opts.per_card:
         print()
         for line in card_table(outcome.cards):
