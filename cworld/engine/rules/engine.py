@@ -81,6 +81,8 @@ class _Session:
     pending: tuple[str, dict[str, Any]] | None = None
     """the call just answered (tool id, arguments), until the session log records it"""
     clock: tuple[int, str] = (-1, "")
+    fallback_log: SessionLog | None = None
+    """the calls the schema fallback answered (tools no rule covers), its session"""
     """(seconds since the start, the ISO time then): `now` formatted once per tick"""
 
     def now(self) -> str:
@@ -244,7 +246,7 @@ class RulesEngine:
         rule, origin = self.rule_for(tool, arguments)
         server = self._server(state, tool.server) if rule is not None else None
         if rule is None or server is None:
-            return self._simulated(tool, arguments, session)
+            return self._simulated(state, tool, arguments, session)
         self.stats.by_rule[origin] += 1
         return self._run(state, server, tool, rule, origin, arguments)
 
@@ -298,13 +300,19 @@ class RulesEngine:
         if len(self.stats.rule_errors) < 100:
             self.stats.rule_errors.append(f"{tool.id}: {exc}")
 
-    def _simulated(self, tool: ToolSpec, arguments: dict[str, Any], session: SessionLog | None) -> ToolResult:
+    def _simulated(self, state: _Session, tool: ToolSpec, arguments: dict[str, Any],
+                   session: SessionLog | None) -> ToolResult:
         """No rule covers the tool: the schema engine answers, and the answer says it was simulated."""
         self.stats.by_rule["simulated"] += 1
         if self._fallback is None:
             return ToolResult.error("unavailable", f"unavailable: no world rule covers {tool.id}", source="engine",
                                     engine=self.name, simulated=True)
-        answer: ToolResult = self._fallback.respond_sync(tool, arguments, session or SessionLog(seed=0))
+        # the fallback's own log holds the calls it answered, so it moves on by one per call instead of
+        # re-simulating every call the world answered (quadratic in the episode's length)
+        if state.fallback_log is None:
+            state.fallback_log = SessionLog(seed=state.seed, context=session.context if session is not None else None)
+        answer: ToolResult = self._fallback.respond_sync(tool, arguments, state.fallback_log)
+        state.fallback_log.record(tool.id, arguments, answer)
         answer.meta["simulated"] = True
         return answer
 
