@@ -190,3 +190,17 @@ def test_the_summary_names_each_status_and_the_agent_latency(workspace: Path, tm
     limited = trajectory.model_copy(update={"status": "turn_limit"})
     lines = explanations(summarize([limited], check_state=False))
     assert any(line.startswith("  turn_limit (1): the turn limit was reached after") for line in lines), lines
+
+
+def test_a_model_calls_timeout_stays_below_the_episodes() -> None:
+    """Inside an episode of 30 s a call gets at most half of what is left (never under 5 s); outside, its budget."""
+    from cworld.config import ModelConfig
+    from cworld.llm import Gateway
+    from cworld.llm.calls import MIN_CALL_S, within
+
+    gateway = Gateway(cache_path=None)
+    assert gateway.budgeted("agent", ModelConfig(model="mock/echo")).timeout_s == 120.0
+    with within(30):
+        assert gateway.budgeted("agent", ModelConfig(model="mock/echo")).timeout_s <= 15.0
+    with within(1):
+        assert gateway.budgeted("agent", ModelConfig(model="mock/echo")).timeout_s == MIN_CALL_S

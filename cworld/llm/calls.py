@@ -21,6 +21,29 @@ from cworld.llm.completion import Completion
 
 _SINK: ContextVar[list[ModelCall] | None] = ContextVar("cworld_model_calls", default=None)
 _TURN: ContextVar[int | None] = ContextVar("cworld_model_turn", default=None)
+_DEADLINE: ContextVar[float | None] = ContextVar("cworld_episode_deadline", default=None)
+#: The shortest per-call timeout an episode's deadline leaves a model call.
+MIN_CALL_S = 5.0
+
+
+@contextlib.contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Model calls made inside the block (this task and the tasks it starts) must end within `seconds`: the
+    episode's timeout, so that one slow reply cannot eat the whole episode (`call_timeout`)."""
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def call_timeout(configured: float) -> float:
+    """A call's timeout under the episode's deadline: at most half the time the episode has left (so a second
+    call still fits), never under `MIN_CALL_S`; `configured` outside an episode."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return configured
+    return min(configured, max(MIN_CALL_S, (deadline - time.monotonic()) / 2))
 
 
 @contextlib.contextmanager

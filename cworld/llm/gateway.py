@@ -24,7 +24,7 @@ from cworld.errors import ConfigError, UsageError
 from cworld.llm import jsonrepair, local_server, provider_rules
 from cworld.llm._loader import load_litellm
 from cworld.llm.cache import ResponseCache, request_key
-from cworld.llm.calls import CallRecord
+from cworld.llm.calls import CallRecord, call_timeout
 from cworld.llm.completion import Completion, completion_from_response
 from cworld.llm.connection import api_key, public_params
 from cworld.llm.failures import is_provider_error, is_transient, model_error
@@ -145,9 +145,9 @@ class Gateway:
 
     def budgeted(self, role: str, cfg: ModelConfig) -> ModelConfig:
         """`cfg` with its output cap and call timeout filled: the entry's own, else the role's budget; the
-        gateway's `timeout_s`, when set, over both."""
+        gateway's `timeout_s`, when set, over both; inside an episode, at most half the time it has left."""
         cfg = self.models.budgeted(role, cfg)
-        timeout = self.timeout_s if self.timeout_s is not None else cfg.timeout_s or DEFAULT_TIMEOUT_S
+        timeout = call_timeout(self.timeout_s if self.timeout_s is not None else cfg.timeout_s or DEFAULT_TIMEOUT_S)
         return cfg if cfg.timeout_s == timeout else cfg.model_copy(update={"timeout_s": timeout})
 
     def resolve(self, role: str, model: str | ModelConfig | None = None) -> ModelConfig:

@@ -18,6 +18,7 @@ from cworld.data_model import Task, Trajectory
 from cworld.data_model.trajectory import InfraErrorRecord
 from cworld.errors import CworldError, InfraError, ModelError, RunStopped
 from cworld.llm import Gateway
+from cworld.llm.calls import within
 from cworld.rollout.episode import EpisodeInfraError
 from cworld.rollout.loop import RolloutContext, build_episode, run_episode
 
@@ -58,7 +59,9 @@ class EpisodeRunner:
             episode = build_episode(task, agent=self.config.label, access=self.access, mode=self.config.mode,
                                     policy=self.config.policy, seed=seed, ctx=self.ctx)
             try:
-                trajectory = await asyncio.wait_for(run_episode(self.agent_factory(), episode), self.config.timeout_s)
+                with within(self.config.timeout_s):  # a model call's timeout stays below the episode's
+                    trajectory = await asyncio.wait_for(run_episode(self.agent_factory(), episode),
+                                                        self.config.timeout_s)
             except TimeoutError:
                 return episode.trajectory("timeout", infra_errors=records)
             except (EpisodeInfraError, InfraError) as exc:
