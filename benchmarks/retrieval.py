@@ -2,7 +2,7 @@
 and without prerequisites, and the recall of the gold prerequisite tools.
 
     python benchmarks/retrieval.py [--tools FILE] [--queries FILE] [--model SPEC] [--sweep] [--json]
-    python benchmarks/retrieval.py --harvested [--heldout] [--cache DIR]
+    python benchmarks/retrieval.py --harvested [--heldout] [--cache DIR] [--no-examples]
 
 Tools: `--tools` (JSON list or JSONL of ToolSpec), else the workspace's `registry/tools.jsonl` (what
 `cworld registry build` listed and indexed), else (or with `--tools default`) the sandbox apps' tools + the real servers' published tool lists
@@ -18,6 +18,7 @@ halves (harvested_heldout.jsonl, intents_heldout.jsonl) are scored only with `--
 at dev alone. Each
 query set's overlap check (no 4-word run of a gold tool's description, no tool name's words in order)
 is printed with it. `--cache DIR` puts the embedding cache there (default: the workspace's cache/).
+`--no-examples` indexes the documents without their generated example requests (the index before issue 34).
 """
 
 from __future__ import annotations
@@ -226,6 +227,22 @@ def print_harvested(section: dict[str, Any], overlaps: list[str], missing: list[
             print(f"  {m:<18} {_fmt(rows[m])}")
 
 
+def search_latency(index: ToolIndex, queries: list[str], k: int = 10) -> dict[str, float]:
+    """Single-query hybrid search, p50/p99 in ms, its query vectors embedded beforehand (the embedding cache
+    answers): the cost of ranking a `search_tools` query, not of embedding it."""
+    index.embedder.embed_queries(queries)
+    if index.multilingual is not None:
+        index.multilingual_embedder.embed_queries(queries)
+    samples = []
+    for query in queries:
+        start = time.perf_counter()
+        index.search([query], k, "hybrid")
+        samples.append((time.perf_counter() - start) * 1000)
+    ordered = sorted(samples)
+    return {"queries": len(samples), "p50_ms": ordered[len(ordered) // 2],
+            "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]}
+
+
 # --- sweep: tune on one half, judge on the other ---------------------------------------------------------------
 def split(queries: list[QualityQuery]) -> tuple[list[QualityQuery], list[QualityQuery]]:
     dev, test = [], []
@@ -274,7 +291,12 @@ def print_report(info: dict[str, Any], results: dict[str, Any]) -> None:
     print(f"tools: {info['tools']} from {info['source']}")
     print(f"queries: {info['queries']} of {info['all_queries']} apply (gold tools indexed); model: {info['model']}"
           f" (+ {info['multilingual']}); "
-          f"index build {info['build_s']:.1f} s, search {info['search_s']:.1f} s")
+          f"index build {info['build_s']:.1f} s, search {info['search_s']:.1f} s; "
+          f"example requests {'indexed' if info['examples'] else 'off'}")
+    if "latency" in info:
+        lat = info["latency"]
+        print(f"hybrid search, one query at a time ({lat['queries']} queries, vectors cached): "
+              f"p50 {lat['p50_ms']:.2f} ms, p99 {lat['p99_ms']:.2f} ms")
     print(f"\n{'method':<20} R@1    R@5    R@10   MRR")
     for name, _, _ in VARIANTS:
         print(f"{name:<20} {_fmt(results[name])}")
@@ -321,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="embed everything afresh (no embedding cache)")
     parser.add_argument("--no-multilingual", action="store_true", help="leave the non-English documents to MiniLM "
                         "(no multilingual-e5 part: the index as it was before issue 24)")
+    parser.add_argument("--latency", action="store_true", help="time single-query hybrid search over the quality "
+                        "set's queries (their vectors embedded first)")
+    parser.add_argument("--no-examples", action="store_true", help="index without the generated example requests "
+                        "(example_requests.py): the documents as they were before issue 34")
     parser.add_argument("--cache", default=None, help="folder for the embedding cache (default: <workspace>/cache)")
     parser.add_argument("--harvested", action="store_true", help="add the harvested catalog's tools and score the "
                         "harvested query set's dev half")
@@ -345,15 +371,18 @@ def main(argv: list[str] | None = None) -> int:
         embedder = CachedEmbedder(embedder, cache)
         multilingual = CachedEmbedder(multilingual, cache) if multilingual is not None else None
     start = time.perf_counter()
-    index, _ = ToolIndex.build(tools, embedder, server_descriptions=descriptions, multilingual=multilingual)
+    index, _ = ToolIndex.build(tools, embedder, server_descriptions=descriptions, multilingual=multilingual,
+                               with_examples=not args.no_examples)
     build_s = time.perf_counter() - start
     graph = build_graph(tools, declared_prerequisites())
     start = time.perf_counter()
     results = measure(index, graph, queries)
     info = {"tools": len(tools), "source": source, "queries": len(queries), "all_queries": len(all_queries),
-            "model": embedder.name, "build_s": build_s,
+            "model": embedder.name, "build_s": build_s, "examples": not args.no_examples,
             "multilingual": f"{index.multilingual.model} over {index.multilingual.size} non-English documents"
             if index.multilingual is not None else "no multilingual part", "search_s": time.perf_counter() - start}
+    if args.latency:
+        info["latency"] = search_latency(index, [q.query for q in queries])
     swept = sweep(index, queries) if args.sweep else None
     harvested = overlaps = missing = None
     if args.harvested:

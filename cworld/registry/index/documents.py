@@ -85,8 +85,10 @@ def schema_signature(schema: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def tool_document(tool: ToolSpec, server_description: str = "") -> ToolDocument:
-    """The document for one tool. `server_description` (from the manifest or the app) adds context."""
+def tool_document(tool: ToolSpec, server_description: str = "", examples: list[str] | None = None) -> ToolDocument:
+    """The document for one tool. `server_description` (from the manifest or the app) adds context;
+    `examples` (example_requests.py) become the lexical `examples` field. The dense text never holds them: it
+    stays as it was, so the embedding cache keeps serving a registry embedded once (~40 min of CPU)."""
     name_words = humanize(tool.name)
     server_words = humanize(tool.server)
     category = humanize(tool.category) if tool.category else ""
@@ -105,9 +107,14 @@ def tool_document(tool: ToolSpec, server_description: str = "") -> ToolDocument:
         "description": description,
         "params": params,
     }
+    if examples:
+        fields["examples"] = " ".join(examples)
     return ToolDocument(tool_id=tool.id, text="\n".join(lines), fields=fields)
 
 
-def tool_documents(tools: list[ToolSpec], server_descriptions: dict[str, str] | None = None) -> list[ToolDocument]:
+def tool_documents(tools: list[ToolSpec], server_descriptions: dict[str, str] | None = None,
+                   examples: list[list[str]] | None = None) -> list[ToolDocument]:
+    """One document per tool; `examples[i]` are tool i's generated requests (none: no `examples` field)."""
     descriptions = server_descriptions or {}
-    return [tool_document(t, descriptions.get(t.server, "")) for t in tools]
+    return [tool_document(t, descriptions.get(t.server, ""), examples[i] if examples else None)
+            for i, t in enumerate(tools)]

@@ -30,9 +30,11 @@ from pydantic import BaseModel, Field
 from cworld.data_model.tools import ToolSpec
 from cworld.errors import ConfigError, UsageError
 from cworld.registry.index.bm25 import BM25Index, BM25Params
+from cworld.registry.index.card_vocabulary import CardVocabulary, load_card_vocabularies
 from cworld.registry.index.dense import DenseIndex
 from cworld.registry.index.documents import ToolDocument, tool_documents
 from cworld.registry.index.embedder import Embedder, resolve_embedder
+from cworld.registry.index.example_requests import example_requests, vocabulary_for
 from cworld.registry.index.hybrid import FusionParams, fuse
 from cworld.registry.index.multilingual import (
     MultilingualIndex,
@@ -128,16 +130,21 @@ class ToolIndex:
               previous: ToolIndex | None = None, fusion: FusionParams | None = None,
               bm25_params: BM25Params | None = None, batch: int = EMBED_BATCH,
               progress: EmbedProgress | None = None,
-              multilingual: Embedder | None = None) -> tuple[ToolIndex, BuildStats]:
+              multilingual: Embedder | None = None,
+              card_vocabularies: dict[str, CardVocabulary] | None = None,
+              with_examples: bool = True) -> tuple[ToolIndex, BuildStats]:
         """Index `tools` (duplicate ids rejected); reuse `previous`'s vectors for unchanged documents and
         embed the rest `batch` documents at a time, reporting each batch to `progress`. With `multilingual`,
-        the documents not in English are embedded by that model too (multilingual.py)."""
+        the documents not in English are embedded by that model too (multilingual.py). Every document gets
+        its tool's example requests (example_requests.py), with the words of `card_vocabularies` (default: the
+        packaged cards); `with_examples=False` builds the documents as they were before them."""
         start = time.perf_counter()
         tools = list(tools)
         dupes = sorted(i for i, n in Counter(t.id for t in tools).items() if n > 1)
         if dupes:
             raise UsageError(f"two tools share an id: {dupes[:5]}; server ids and tool names must be unique")
-        docs = tool_documents(tools, server_descriptions)
+        examples = tools_example_requests(tools, card_vocabularies) if with_examples else None
+        docs = tool_documents(tools, server_descriptions, examples)
         model_before = getattr(embedder, "embedded", None)  # a CachedEmbedder counts what reached the model
         reuse = _reusable_vectors(previous, embedder.name)
         hashes = [d.content_hash for d in docs]
@@ -255,6 +262,12 @@ class ToolIndex:
     def search(self, queries: list[str], k: int, method: Method | None = None) -> list[list[tuple[str, float]]]:
         """Like `rank`, with tool ids instead of rows."""
         return [[(self.tools[row].id, score) for row, score in hits] for hits in self.rank(queries, k, method)]
+
+
+def tools_example_requests(tools: list[ToolSpec], vocabularies: dict[str, CardVocabulary] | None = None) -> list[list[str]]:
+    """Each tool's generated example requests (example_requests.py), with its card's words."""
+    vocabularies = load_card_vocabularies() if vocabularies is None else vocabularies
+    return [example_requests(tool, vocabulary_for(tool, vocabularies)) for tool in tools]
 
 
 def multilingual_index(docs: list[ToolDocument], embedder: Embedder) -> MultilingualIndex:
