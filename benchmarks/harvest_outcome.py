@@ -44,6 +44,7 @@ from cworld.judges.overall import overall
 from cworld.judges.verifiable import verifiable_scores
 from cworld.registry.tools import environment_tools
 from cworld.rollout import RolloutContext, build_episode, run_episode
+from cworld.rollout.episode import EpisodeInfraError
 from cworld.seeding import derive_rng
 
 DEFAULT_AGENTS = ("scripted:oracle", "heuristic:basic", "heuristic:careful", "heuristic:thorough", "idle",
@@ -99,6 +100,7 @@ class Tally:
     r_c: list[float] = field(default_factory=list)
     overall: list[float] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
 
     def row(self) -> dict[str, Any]:
         def mean(xs: list[float]) -> float | None:
@@ -106,7 +108,7 @@ class Tally:
 
         return {"agent": self.agent, "privileged": self.privileged, "episodes": len(self.overall),
                 "state_success": mean(self.success), "R_c": mean(self.r_c), "overall": mean(self.overall),
-                "statuses": self.statuses}
+                "statuses": self.statuses, "infra_errors": self.errors[:5]}
 
 
 def make(name: str, task: Task) -> Any:
@@ -127,7 +129,14 @@ async def score_agent(name: str, tasks: list[Task], ctx: RolloutContext, seeds: 
             agent = make(name, task)
             episode = build_episode(task, agent=name, access="full", mode="synthesized", policy=policy, seed=seed,
                                     ctx=ctx)
-            trajectory = await run_episode(agent, episode)
+            try:
+                trajectory = await run_episode(agent, episode)
+            except EpisodeInfraError as exc:  # the engine broke, not the agent: counted, scored as nothing done
+                tally.statuses["infra_error"] = tally.statuses.get("infra_error", 0) + 1
+                tally.errors.append(f"{task.id}: {str(exc)[:160]}")
+                tally.success.append(0.0)
+                tally.r_c.append(0.0)
+                return
         result = verifiable_scores(trajectory, ctx.tools)
         tally.statuses[trajectory.status] = tally.statuses.get(trajectory.status, 0) + 1
         score = overall(result.metrics, {}, weights).score

@@ -56,7 +56,9 @@ def test_harvested_requests_carry_no_placeholder_values(batch) -> None:
         for step in task.gold_plan:
             assert placeholder_values(step.arguments, task.query, tools[step.tool].input_schema) == [], (task.id, step)
         quoted = QUOTED.findall(task.query)
-        assert quoted and not any(q.lower() in ("example", "test", "1", "https") for q in quoted), task.query
+        rule_based = task.metadata.get("shape") in ("triage", "cleanup", "budget")  # a rule picks the record
+        assert quoted or rule_based, task.query
+        assert not any(q.lower() in ("example", "test", "1", "https") for q in quoted), task.query
 
 
 def test_each_service_after_the_first_takes_what_an_earlier_one_found(batch) -> None:
@@ -64,7 +66,7 @@ def test_each_service_after_the_first_takes_what_an_earlier_one_found(batch) -> 
     for task in tasks:
         server_of = {s.id: s.tool.split("/", 1)[0] for s in task.gold_plan}
         order = list(dict.fromkeys(server_of.values()))
-        assert len(order) >= 3
+        assert len(order) >= 2  # a goal shape spans 2-4 services (issue 34)
         for server in order[1:]:
             fed = {server_of[r] for s in task.gold_plan if server_of[s.id] == server for r in referenced_steps(s.arguments)}
             assert fed - {server}, (task.id, server, task.query)
@@ -80,7 +82,8 @@ def test_requests_are_not_the_tools_descriptions(batch) -> None:
         assert report.passed, (task.query, report.feedback())
         # the quoted names are the world's records: the plan finds them by name
         plan = " ".join(str(s.arguments) for s in task.gold_plan)
-        assert any(q in plan for q in QUOTED.findall(task.query)), task.query
+        quoted = QUOTED.findall(task.query)
+        assert not quoted or any(q in plan for q in quoted), task.query
 
 
 def test_the_outcome_still_verifies(batch) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cworld.config import ModelConfig, load_models
 from cworld.environment import Environment, Workspace
@@ -79,14 +80,7 @@ def prepare(
     if harvested:
         _attach_embedder(universe, workspace)
     if cfg is None and harvested:
-        from cworld.synth.leak import LeakChecker
-        from cworld.synth.offline.goal_chain import GoalDrafter
-        from cworld.synth.offline.goal_roles import Roles
-        from cworld.synth.offline.goal_words import GoalWords
-
-        leaks = LeakChecker(universe)
-        chain = GoalDrafter(universe, options, leaks, engine, Roles(engine), GoalWords.of(Templates.of(env)))
-        synthesis = Synthesis(universe, taxonomy, options, chain=chain, engine=engine, themes=_themes(env))
+        synthesis = _shape_synthesis(env, universe, taxonomy, options, engine)
         gateway = None
     elif cfg is None:
         from cworld.synth.leak import LeakChecker
@@ -102,7 +96,8 @@ def prepare(
         samples = _samples(env, workspace, universe, options, engine)
         drafter = LLMDrafter(gateway, cfg, taxonomy, load_prompts(env.task_synth), universe.tools, options, samples)
         synthesis = Synthesis(universe, taxonomy, options, llm=drafter, engine=engine,
-                              themes=_themes(env) if harvested else None)
+                              themes=_themes(env) if harvested else None,
+                              sampler=_shape_sampler(env, universe, options, engine)[1] if harvested else None)
     guard = DuplicateGuard(
         universe.embedder, cosine=options.duplicate_cosine, jaccard=options.duplicate_jaccard
     )
@@ -113,6 +108,37 @@ def prepare(
         _prime(guard, out)
         workspace.mark_latest("tasks", out)
     return Prepared(synthesis, guard, target, gateway)
+
+
+def _shape_synthesis(env: Environment, universe: ToolUniverse, taxonomy: Any, options: SynthOptions,
+                     engine: object) -> Synthesis:
+    """The offline drafter of the harvested pool: goal shapes (`goal_shapes.py`) over what every harvested
+    tool does on the world engine's world (`offline/action_space.py`)."""
+    from cworld.synth.leak import LeakChecker
+    from cworld.synth.offline.shape_chain import ShapeDrafter
+
+    book, sampler = _shape_sampler(env, universe, options, engine)
+    shaper = ShapeDrafter(universe, options, LeakChecker(universe), engine, book)
+    return Synthesis(universe, taxonomy, options, shaper=shaper, sampler=sampler, engine=engine)
+
+
+def _shape_sampler(env: Environment, universe: ToolUniverse, options: SynthOptions, engine: object) -> tuple[Any, Any]:
+    """The shapes' phrasebook and the sampler that draws a shape and its tools per attempt (both drafters
+    on the harvested pool draw their candidates from it)."""
+    from cworld.synth.goal_shapes import ShapeSampler, load_nouns, load_shapes
+    from cworld.synth.harvest_pool import english
+    from cworld.synth.offline.action_space import ActionSpace
+    from cworld.synth.offline.goal_roles import Roles
+    from cworld.synth.offline.shape_chain import BOOK
+
+    book = Templates.of(env).book(BOOK)
+    tools = [t for t in universe.tools.values() if t.server in universe.harvested and english(t)]
+    space = ActionSpace(engine, tools, Roles(engine))
+    affinity: dict[str, set[str]] = {}
+    for theme in _themes(env).values():  # cards a person uses together: those of one theme
+        for card in theme.cards:
+            affinity.setdefault(card, set()).update(theme.cards)
+    return book, ShapeSampler(space, load_shapes(book), options.n, load_nouns(book), affinity)
 
 
 def _themes(env: Environment) -> dict[str, Theme]:

@@ -8,11 +8,11 @@ from pydantic import BaseModel, Field, model_validator
 
 from cworld.errors import UsageError
 
-HARVESTED_MIN_SERVERS = 3
-"""A harvested-pool task spans at least this many servers (schema-only tools of real services)."""
-HARVESTED_MIN_TOOLS = 4
-"""A harvested-pool task is one goal (find, act, tell) with the reads that find what it names: four or
-more steps, each serving it; padding it to more with unrelated tools is what made requests read as lists."""
+HARVESTED_MIN_SERVERS = 2
+"""A harvested-pool task spans at least this many servers (a goal shape is over 2-4 services)."""
+HARVESTED_MIN_TOOLS = 2
+"""A harvested-pool task is one goal shape: a read and a write at least, each serving it; padding it to more
+with unrelated tools is what made requests read as lists."""
 
 
 class SynthOptions(BaseModel):

@@ -16,6 +16,7 @@ from cworld.seeding import derive_rng, derive_seed
 from cworld.synth.checks import CheckReport, run_checks
 from cworld.synth.draft import Draft, to_task
 from cworld.synth.feedback import execution_feedback
+from cworld.synth.goal_shapes import Drawn, ShapeSampler, describe
 from cworld.synth.harvest_pool import Theme, sample_harvested
 from cworld.synth.leak import LeakChecker, scenario_leaks
 from cworld.synth.llm_drafter import LLMDrafter
@@ -23,6 +24,7 @@ from cworld.synth.offline import OfflineDrafter, Revision
 from cworld.synth.offline.composer import BlockFailed
 from cworld.synth.offline.goal_chain import GoalDrafter
 from cworld.synth.offline.goal_roles import Roles
+from cworld.synth.offline.shape_chain import ShapeDrafter
 from cworld.synth.options import SynthOptions
 from cworld.synth.sampling import Candidates, sample_candidates
 from cworld.synth.scenario import sandbox_kinds, write_scenario
@@ -54,6 +56,7 @@ class Round:
     draft: Draft | None = None
     feedback: str = ""
     blocks: list[str] = field(default_factory=list)
+    drawn: Drawn | None = None
 
 
 class Synthesis:
@@ -68,19 +71,23 @@ class Synthesis:
         chain: GoalDrafter | None = None,
         engine: Any = None,
         themes: dict[str, Theme] | None = None,
+        shaper: ShapeDrafter | None = None,
+        sampler: ShapeSampler | None = None,
     ) -> None:
         """`chain` is the offline drafter of the harvested pool; `engine` the World Engine its tasks are
         verified with (synthesized mode) and `themes` its bundles' themes, needed by either drafter on
-        that pool."""
-        if sum(d is not None for d in (offline, llm, chain)) != 1:
+        that pool. `shaper` is the goal-shape drafter of that pool and `sampler` draws its shapes and tools
+        (`goal_shapes.py`); they replace `chain` and `themes`."""
+        if sum(d is not None for d in (offline, llm, chain, shaper)) != 1:
             raise ValueError("give exactly one drafter")
         if options.pool == "harvested" and engine is None:
             raise ValueError("the harvested pool verifies with a World Engine: give one")
-        if options.pool == "harvested" and not themes:
+        if options.pool == "harvested" and not themes and sampler is None:
             raise ValueError("the harvested pool draws its bundles from themes: give them")
         self.universe, self.taxonomy, self.options = universe, taxonomy, options
         self.offline, self.llm, self.chain, self.engine = offline, llm, chain, engine
         self.themes = themes or {}
+        self.shaper, self.sampler = shaper, sampler
         self.roles = chain.roles if chain is not None else Roles(engine) if engine is not None else None
         self.leaks = LeakChecker(universe)
         self.kinds = sandbox_kinds()
@@ -108,6 +115,7 @@ class Synthesis:
                 draft = await self._draft(state, rng)
             except (BlockFailed, ModelError) as exc:
                 _drop(exc, entry, outcome)
+                self._settle(state, outcome)
                 return outcome
             draft = await self._rewrite(draft, state, entry)
             entry["draft"] = draft.compact()
@@ -122,10 +130,16 @@ class Synthesis:
                         outcome.code = outcome.reason = ""
                         draft = draft.model_copy(update={"scenario": scenario})
                         outcome.task = self._task(index, draft, state, verification, outcome)
+                        self._settle(state, outcome)
                         return outcome
                     verification = None
             self._learn(state, draft, report, verification, entry, outcome)
+        self._settle(state, outcome)
         return outcome
+
+    def _settle(self, state: Round, outcome: Outcome) -> None:
+        if self.sampler is not None and state.drawn is not None:
+            self.sampler.settle(state.drawn, outcome.task is not None)
 
     # --- stages ---------------------------------------------------------------------------------------
     def _verify(self, draft: Draft, state: Round, index: int) -> Verification:
@@ -135,6 +149,10 @@ class Synthesis:
 
     def _start(self, index: int, rng: Any) -> Round:
         world_seed = derive_seed(self.options.seed, f"synth:world:{index}") % WORLD_SEEDS
+        if self.sampler is not None:
+            refused = self.shaper.refused if self.shaper is not None else set()
+            candidates, drawn = self.sampler.sample(rng, refused)
+            return Round(candidates, world_seed, False, drawn=drawn)
         if self.harvested:
             o = self.options
             assert self.roles is not None
@@ -171,6 +189,8 @@ class Synthesis:
         }
 
     async def _draft(self, state: Round, rng: Any) -> Draft:
+        if self.shaper is not None and state.drawn is not None:
+            return self.shaper.draft(state.drawn, state.world_seed, rng, state.revision.everything)
         if self.chain is not None:
             r = state.revision
             return self.chain.draft(state.candidates, state.world_seed, rng, r.avoid, r.everything)
@@ -291,6 +311,8 @@ class Synthesis:
         }
         if state.blocks:
             metadata["blocks"] = state.blocks
+        if state.drawn is not None:
+            metadata.update(describe(state.drawn))
         if verification.outcome_steps is not None:
             metadata["outcome"] = verification.outcome_steps
         task = to_task(
@@ -309,6 +331,8 @@ class Synthesis:
         if self.llm is not None:
             model = getattr(self.llm.model, "model", self.llm.model)
             return f"llm:{model or 'synth role'}"
+        if self.shaper is not None:
+            return "offline:goal-shapes"
         return "offline:goal-chain" if self.chain is not None else "offline"
 
 

@@ -42,11 +42,14 @@ COPIED_RUN = 6
 
 
 def check_request(draft: Draft, universe: ToolUniverse, report: CheckReport) -> None:
-    """The four rules above, on a draft over harvested tools."""
+    """The four rules above, and the arguments' meaning (`argument_checks`), on a draft over harvested tools."""
+    from cworld.synth.argument_checks import check_arguments
+
     _placeholders(draft, universe, report)
     _data_flow(draft, report)
     _idle_steps(draft, report)
     _paraphrase(draft, universe, report)
+    check_arguments(draft, universe, report)
 
 
 def placeholder_values(arguments: dict[str, Any], query: str, schema: dict[str, Any] | None = None) -> list[str]:

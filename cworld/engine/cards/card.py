@@ -25,6 +25,9 @@ FIELD_TYPE = re.compile(
     r"^(string|text|int|float|bool|money|email|phone|url|date|datetime|time|name|company|city|country|"
     r"title|path|sha|ref|id|word|tag|currency|timezone|code|enum\[[^\]]+\]|list\[[a-z_]+\])$"
 )
+#: Placeholders a vocabulary template may use (`cworld.engine.world.names` fills them).
+VOCABULARY_FIELDS = frozenset({"n", "quarter", "month", "year", "weekday", "first", "city", "company"})
+VOCABULARY_FIELD = re.compile(r"\{([a-z_]+)\}")
 #: `{prefix}`, `{n}` (or `{n:04d}`), `{sha}`, `{hex8}`, `{uuid}`, plus literal text.
 ID_FORMAT = re.compile(r"^([^{}]|\{(prefix|n|n:0\dd|sha|hex8|uuid)\})+$")
 
@@ -41,6 +44,16 @@ def require_unique(what: str, names: list[str]) -> None:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise ValueError(f"{what} names must be unique; repeated: {dupes}")
+
+
+def check_vocabulary(templates: list[str]) -> list[str]:
+    """Vocabulary templates use only the placeholders `cworld.engine.world.names` fills."""
+    for template in templates:
+        bad = set(VOCABULARY_FIELD.findall(template)) - VOCABULARY_FIELDS
+        if bad or not template.strip():
+            raise ValueError(f"vocabulary template {template!r}: unknown placeholders {sorted(bad)}; use "
+                             f"{sorted(VOCABULARY_FIELDS)}")
+    return templates
 
 
 class _Strict(BaseModel):
@@ -72,6 +85,11 @@ class EntityType(_Strict):
     text: dict[OperationKind, str] = Field(
         default_factory=dict, description="per-operation text renderings for this entity, overriding the card's"
     )
+    vocabulary: list[str] = Field(
+        default_factory=list, description="how records of this kind are named in a real account ('Dentist "
+        "appointment', 'Invoice #{n} overdue'): templates for its name or title field, placeholders "
+        "{n} {quarter} {month} {year} {weekday} {first} {city} {company}; else `_vocabulary.yaml`'s by kind name"
+    )
 
     @field_validator("fields")
     @classmethod
@@ -86,6 +104,11 @@ class EntityType(_Strict):
     def _known_placeholders(cls, value: str) -> str:
         hint = "may only use {prefix}, {n}, {n:04d}, {sha}, {hex8}, {uuid}"
         return require_match(ID_FORMAT, value, f"id_format {value!r} {hint}")
+
+    @field_validator("vocabulary")
+    @classmethod
+    def _known_words(cls, value: list[str]) -> list[str]:
+        return check_vocabulary(value)
 
     @model_validator(mode="after")
     def _key_is_a_field(self) -> EntityType:
@@ -196,7 +219,40 @@ def load_cards(folder: Path) -> dict[str, CategoryCard]:
     shared = shared_families(folder / FAMILIES_FILE)
     if shared:  # a card's own family of the same name wins
         cards = {name: card.model_copy(update={"rules": {**shared, **card.rules}}) for name, card in cards.items()}
+    words = shared_vocabulary(folder / VOCABULARY_FILE)
+    if words:  # an entity's own vocabulary wins
+        cards = {name: _with_vocabulary(card, words) for name, card in cards.items()}
     return cards
+
+
+#: How records of each kind are named in a real account, for every card with that kind (`vocabulary:`).
+VOCABULARY_FILE = "_vocabulary.yaml"
+
+
+def shared_vocabulary(path: Path) -> dict[str, list[str]]:
+    """`category_cards/_vocabulary.yaml`'s `vocabulary:` (kind -> templates; none is fine), each validated as
+    an entity's own; a bad file is one line naming it."""
+    if not path.is_file():
+        return {}
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ContentError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    words = raw.get("vocabulary") if isinstance(raw, dict) else None
+    if not isinstance(words, dict) or not all(isinstance(v, list) for v in words.values()):
+        raise ContentError(f"{path}: expected `vocabulary:` mapping entity kinds to lists of names")
+    for kind, templates in words.items():
+        try:
+            check_vocabulary([str(t) for t in templates])
+        except ValueError as exc:
+            raise ContentError(f"{path}: vocabulary.{kind}: {exc}") from None
+    return {str(k): [str(t) for t in v] for k, v in words.items()}
+
+
+def _with_vocabulary(card: CategoryCard, words: dict[str, list[str]]) -> CategoryCard:
+    entities = [e if e.vocabulary or e.name not in words else e.model_copy(update={"vocabulary": words[e.name]})
+                for e in card.entities]
+    return card.model_copy(update={"entities": entities})
 
 
 #: The operation families every category shares (cancel sets a status, assign sets the assignee, ...).

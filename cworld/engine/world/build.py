@@ -31,6 +31,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import singular_word
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld, World
 from cworld.engine.world.idformat import card_format
+from cworld.engine.world.names import name_records
 from cworld.engine.world.state import Collection, new_record
 from cworld.environment import Workspace
 from cworld.errors import UsageError
@@ -170,6 +171,7 @@ def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> d
         purpose = f"world:{server}:{entity.name}"
         count = size if size is not None else default_size(derive_rng(seed, f"{purpose}:size"))
         _fill(coll, count, derive_rng(seed, purpose), keys[entity.name])
+        name_records(coll, derive_rng(seed, f"{purpose}:names"))  # names from the kind's vocabulary
     _close_references(card, collections, keys, derive_rng(seed, f"world:{server}:references"))
     return {e.name: collections[e.name] for e in card.entities}
 

@@ -148,10 +148,11 @@ def chain_constraints(
     *,
     min_types: int,
     everything: bool,
+    skip: set[str] | frozenset[str] = frozenset(),
 ) -> list[Constraint]:
     """A random selection reaching `min_types` types (all applicable ones when `everything`); ids c1..,
     natural pairs marked as interacting (`offline.constraints`)."""
-    makers = list(GENERIC)
+    makers = [m for m in GENERIC if m.__name__ not in skip]  # `skip`: types a goal rules out (a cleanup deletes)
     rng.shuffle(makers)
     makers.sort(key=lambda m: m is not tool_count)  # a call limit always: it pairs with most others
     wanted = len(makers) if everything else min_types + rng.randint(0, 2)

@@ -1,0 +1,228 @@
+"""Goal shapes of `--pool harvested` (issue 34): things people ask assistants, each over 2-4 services.
+
+A shape (`task_synth/templates/shapes.yaml`) names its *slots*, each by what its tool must do on the
+world (`use`: look at, change, remove or make a record, as `offline/action_space.py` reads the world
+engine's rules) and what it needs (a text to carry the finding, a date, a finder listing its kind). So
+a shape draws from every server whose tools fit, not from a list of tools. The sampler:
+
+- takes shapes in turn with the attempt's RNG, and for each slot a unit on a server no other slot of
+  the task uses (a slot `same: <slot>` stays on that slot's server);
+- balances use across the pool: among a few random fitting units it takes the least drawn, and a tool
+  drawn in `cap` attempts (3% of the run's tasks) is not drawn again while others fit, so no tool
+  carries a share of the tasks.
+
+The draw is deterministic per seed: attempts sample in index order (the scheduler starts them in order
+and sampling runs before an attempt's first await).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.errors import ContentError, UsageError
+from cworld.synth.offline.action_space import USES, ActionSpace, Unit, noun_of, verb_of, when_args
+from cworld.synth.offline.templates import Phrasebook
+from cworld.synth.sampling import Candidates
+
+NEEDS = frozenset({"text", "label", "carries", "dates", "finder", "plays", "content", "dated", "notes"})
+_LOOK = 8
+"""Fitting units looked at per slot; the least drawn of them is taken."""
+CAP_SHARE = 0.03
+FAILS = 3
+"""Rejected draws of a tool, with no accepted one, before it is not drawn again."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    uses: tuple[str, ...]
+    needs: frozenset[str] = frozenset()
+    cards: tuple[str, ...] = ()
+    same: str | None = None
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    ask: str
+    slots: tuple[Slot, ...]
+    weight: float = 1.0
+
+
+@dataclass
+class Drawn:
+    """A shape with a unit per slot (and each unit's finder, when its record kind has one)."""
+
+    shape: Shape
+    units: dict[str, Unit]
+    finders: dict[str, ToolSpec] = field(default_factory=dict)
+
+    def tools(self) -> list[str]:
+        out: list[str] = []
+        for slot in self.shape.slots:
+            finder = self.finders.get(slot.name)
+            out += [finder.id] if finder is not None else []
+            out += [self.units[slot.name].id]
+        return list(dict.fromkeys(out))
+
+
+def load_shapes(book: Phrasebook) -> dict[str, Shape]:
+    """The shapes of `shapes.yaml`; a malformed one is a one-line `ContentError`."""
+    raw = book.raw("shapes")
+    if not isinstance(raw, dict) or not raw:
+        raise ContentError(f"{book.path}: 'shapes' must map shape names to their slots")
+    sinks = tuple(str(c) for c in book.raw("sink_cards"))
+    shapes = {}
+    for name, spec in raw.items():
+        slots = []
+        for item in spec.get("slots") or []:
+            raw_use, needs = item.get("use"), frozenset(item.get("needs") or [])
+            uses = tuple(raw_use) if isinstance(raw_use, list) else (raw_use,)
+            if not uses or set(uses) - set(USES) or needs - NEEDS:
+                raise ContentError(f"{book.path}: shape '{name}' slot {item} needs a use of {USES} and needs "
+                                   f"from {sorted(NEEDS)}")
+            cards = sinks if item.get("cards") == "sinks" else tuple(item.get("cards") or ())
+            slots.append(Slot(str(item["name"]), uses, needs, cards, item.get("same")))
+        if not 2 <= len(slots) <= 4 or not spec.get("ask"):
+            raise ContentError(f"{book.path}: shape '{name}' needs 'ask' and 2-4 slots")
+        shapes[name] = Shape(name, str(spec["ask"]), tuple(slots), float(spec.get("weight", 1.0)))
+    return shapes
+
+
+class ShapeSampler:
+    """Draws a shape and its units per attempt, keeping count of what was drawn across the run."""
+
+    def __init__(self, space: ActionSpace, shapes: dict[str, Shape], n_tasks: int,
+                 nouns: dict[str, frozenset[str]] | None = None, affinity: dict[str, set[str]] | None = None) -> None:
+        """`nouns`: per need (`content`, `dated`, `notes`), the record words or verbs that meet it;
+        `affinity`: card -> the cards a person uses with it (the themes of `harvested.yaml`), so a course is
+        copied into a spreadsheet, not into a cloud console; none: any pair."""
+        self.space, self.shapes, self.nouns, self.affinity = space, shapes, nouns or {}, affinity
+        self.drawn: Counter[str] = Counter()
+        self.failed: Counter[str] = Counter()
+        self.kept: Counter[str] = Counter()
+        self.cap = max(2, int(CAP_SHARE * n_tasks))
+        self._by_use = {use: sorted(space.by_use(use), key=lambda u: u.id) for use in USES}
+
+    def settle(self, drawn: Drawn, accepted: bool) -> None:
+        """An attempt's outcome: a rejected draw gives its tools' share back (the cap counts tasks, not
+        tries), and a tool in `FAILS` rejected draws without an accepted one is not drawn again."""
+        tools = drawn.tools()
+        if accepted:
+            self.kept.update(tools)
+            return
+        self.drawn.subtract(tools)
+        self.failed.update(tools)
+
+    def _spent(self, tool: str) -> bool:
+        return self.failed[tool] >= FAILS and not self.kept[tool]
+
+    def sample(self, rng: random.Random, avoid: set[str] | None = None) -> tuple[Candidates, Drawn]:
+        names = sorted(self.shapes)
+        weights = [self.shapes[n].weight for n in names]
+        for _ in range(24):
+            shape = self.shapes[rng.choices(names, weights)[0]]
+            drawn = self._draw(shape, rng, avoid or set())
+            if drawn is not None:
+                self.drawn.update(drawn.tools())
+                tools = drawn.tools()
+                return Candidates(seeds=tools[:1], query=f"shape: {shape.name}", tools=tools), drawn
+        raise UsageError("no goal shape found fitting tools in the harvested pool; see task_synth/templates/shapes.yaml")
+
+    def _draw(self, shape: Shape, rng: random.Random, avoid: set[str]) -> Drawn | None:
+        drawn = Drawn(shape, {})
+        servers: dict[str, str] = {}
+        for slot in shape.slots:
+            fixed = servers.get(slot.same) if slot.same else None
+            pick = self._pick(slot, rng, avoid, set(servers.values()), fixed, drawn)
+            if pick is None:
+                return None
+            unit, finder = pick
+            drawn.units[slot.name] = unit
+            if finder is not None:
+                drawn.finders[slot.name] = finder
+            servers[slot.name] = unit.server
+        return drawn
+
+    def _pick(self, slot: Slot, rng: random.Random, avoid: set[str], used: set[str], server: str | None,
+              drawn: Drawn) -> tuple[Unit, ToolSpec | None] | None:
+        pool = [u for use in slot.uses for u in self._by_use[use]]
+        if server is not None:
+            pool = [u for u in pool if u.server == server]
+        fitting: list[tuple[Unit, ToolSpec | None]] = []
+        for unit in rng.sample(pool, len(pool)):
+            if unit.id in avoid or self._spent(unit.id) or (server is None and unit.server in used) or not self._fits(unit, slot, drawn) \
+                    or not self._means(unit, slot) or not self._goes_with(unit, drawn):
+                continue
+            finder = self._finder(unit) if unit.use != "find" else None
+            if "finder" in slot.needs and finder is None and unit.use != "find":
+                continue
+            fitting.append((unit, finder))
+            if len(fitting) >= _LOOK * 4:
+                break
+        if not fitting:
+            return None
+        open_ = [f for f in fitting if self._open(f)]
+        if not open_:  # every fitting tool has its share: the shape gives way to another
+            return None
+        return min(open_[:_LOOK], key=lambda f: self.drawn[f[0].id] + (self.drawn[f[1].id] if f[1] else 0))
+
+    def _open(self, pick: tuple[Unit, ToolSpec | None]) -> bool:
+        return all(self.drawn[t.id] < self.cap for t in (pick[0].tool, pick[1]) if t is not None)
+
+    def _finder(self, unit: Unit) -> ToolSpec | None:
+        if not unit.kind:
+            return None
+        found = self.space.finders.get((unit.server, unit.kind)) or []
+        return min(found, key=lambda t: (self.drawn[t.id], t.id)) if found else None
+
+    def _goes_with(self, unit: Unit, drawn: Drawn) -> bool:
+        """The unit's service is one a person uses with the first slot's (same theme)."""
+        first = next(iter(drawn.units.values()), None)
+        if first is None or self.affinity is None or unit.card == first.card:
+            return True
+        return unit.card in self.affinity.get(first.card, set())
+
+    def _means(self, unit: Unit, slot: Slot) -> bool:
+        """The unit's record or verb is one the slot's goal means: a record that carries content (a note, a
+        card, a message), one that is scheduled (an event, a booking), a change that notes something."""
+        head = (noun_of(unit.tool, unit.kind).split() or [""])[-1]
+        for need in ("content", "dated"):
+            if need in slot.needs and head not in self.nouns.get(need, frozenset()):
+                return False
+        return "notes" not in slot.needs or verb_of(unit.tool) in self.nouns.get("notes", frozenset())
+
+    @staticmethod
+    def _fits(unit: Unit, slot: Slot, drawn: Drawn) -> bool:
+        if slot.cards and unit.card not in slot.cards:
+            return False
+        needs = slot.needs
+        if "text" in needs and not unit.texts or "label" in needs and not unit.labels:
+            return False
+        if "carries" in needs and not unit.carries or "plays" in needs and not unit.plays:
+            return False
+        if "dates" in needs and not when_args(unit.tool):
+            return False
+        same = drawn.units.get(slot.same or "")
+        return same is None or unit.kind == same.kind
+
+
+def load_nouns(book: Phrasebook) -> dict[str, frozenset[str]]:
+    """`meanings` of `shapes.yaml`: need -> the record words (or verbs) that meet it."""
+    raw = book.raw("meanings")
+    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+        raise ContentError(f"{book.path}: 'meanings' must map needs to lists of words")
+    return {str(k): frozenset(str(w) for w in v) for k, v in raw.items()}
+
+
+def shape_of(candidates: Candidates) -> str:
+    return candidates.query.removeprefix("shape: ").strip()
+
+
+def describe(drawn: Drawn) -> dict[str, Any]:
+    """What the task's metadata keeps of the draw: the shape and the tool of each slot."""
+    return {"shape": drawn.shape.name, "slots": {k: u.id for k, u in drawn.units.items()}}

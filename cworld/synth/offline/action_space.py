@@ -1,0 +1,294 @@
+"""What every harvested tool can do to its server's world, read off the world engine's rules (issue 34).
+
+A goal shape (`cworld.synth.goal_shapes`) asks for steps by what they do: *look* at a record, *change*
+it, *remove* it, *make* one, *find* records of a kind. A tool is a `Unit` of one of these when the world
+engine runs it by a family or inferred rule (never one it only simulates from the schema), and:
+
+- the records it names are those of its rule's `find` checks (`find: target, in: issues, key:
+  args['issue_id']`), and each such argument means that kind: `issueId` names an issue, a bare `id`
+  names what the tool's own name says (`get_issue(id)`); `inventoryLevelId` filed under products, or a
+  time card's id taken for a task-board card, is no unit (the id-kind rule of `request_checks`);
+- every other required argument can be filled honestly (a plain value, the goal's title or text, a
+  search for a record's name); a credential or a config value leaves the tool out;
+- every record it names has a name a person can say, and the world's keys fit its schema.
+
+*Finders* are the server's list reads of a kind (their rule lists the kind's collection) that need
+nothing the request must state: the plan finds a record's id with one before using it. A unit *plays a
+part* (the issue's measure) when its rule checks something (`Unit.plays`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.operations import name_tokens, operation_kind, singular_word
+from cworld.synth.offline.goal_roles import (
+    CREDENTIAL,
+    DATE,
+    LABEL,
+    QUERY,
+    Roles,
+    _fits,
+    _noun,
+    _plain,
+)
+from cworld.synth.offline.schema_links import id_entity, same_entity
+from cworld.synth.offline.schema_values import is_text_param, snake
+
+USES = ("look", "change", "remove", "make", "find")
+_ARG = re.compile(r"""^args\[['"]([^'"]+)['"]\]$""")
+_DESTRUCTIVE = re.compile(r"(^|[_\-])(delete|remove|drop|destroy|purge|trash|archive|clear)", re.I)
+_NEVER = re.compile(r"(^|[_\-])(kill|terminate|wipe|revoke|reset|shutdown|format|exec|eval|run_?sql)", re.I)
+CONTENT = re.compile(r"(^|_)(content|contents|body|data|file_content|text|base64)$")
+"""Arguments that carry what an upload or a write holds."""
+RECIPIENT = re.compile(r"(^|_)(to|cc|recipient|recipients|to_email|email_to|user_email)$")
+DATES = ("start", "end", "check_in", "check_out", "begin", "due", "when")
+_NOT_WHEN = re.compile(r"(^|_)(birth|dob|created|updated|modified|expir|expire|invoice|order|issued|published)(_|$)")
+_WHEN = re.compile(r"(^|_)(start|end|due|check_in|check_out|date|day|begin|until|when|time|deadline|at)$")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A tool and how each of its arguments is filled (argument names as the schema spells them)."""
+
+    tool: ToolSpec
+    op: str
+    use: str
+    card: str
+    kind: str | None = None
+    target: str | None = None
+    refs: dict[str, str] = field(default_factory=dict)
+    labels: tuple[str, ...] = ()
+    texts: tuple[str, ...] = ()
+    queries: tuple[str, ...] = ()
+    plain: tuple[str, ...] = ()
+    plays: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.tool.id
+
+    @property
+    def server(self) -> str:
+        return self.tool.server
+
+    @property
+    def carries(self) -> bool:
+        """It can take what the goal carries (a title, a text)."""
+        return bool(self.labels or self.texts)
+
+
+class ActionSpace:
+    """Units of the harvested tools on a world engine (`RulesEngine`), indexed by use; built once per run."""
+
+    def __init__(self, engine: Any, tools: list[ToolSpec], roles: Roles) -> None:
+        self.engine, self.roles = engine, roles
+        self.units: dict[str, Unit] = {}
+        self.finders: dict[tuple[str, str], list[ToolSpec]] = defaultdict(list)
+        by_server: dict[str, list[ToolSpec]] = defaultdict(list)
+        for tool in tools:
+            by_server[tool.server].append(tool)
+        for server, own in sorted(by_server.items()):
+            self._server(server, own)
+
+    def by_use(self, use: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.use == use]
+
+    def finder(self, server: str, kind: str) -> ToolSpec | None:
+        found = self.finders.get((server, kind))
+        return found[0] if found else None
+
+    def _server(self, server: str, tools: list[ToolSpec]) -> None:
+        kinds = self.roles.kinds(server)
+        collections = {c: k for k, c in kinds.items()}
+        for tool in sorted(tools, key=lambda t: t.id):
+            rule, origin = self.engine.rule_for(tool)
+            if rule is None or origin == "simulated" or _NEVER.search(tool.name):
+                continue
+            if rule.list_ is not None:
+                kind = collections.get(rule.list_.from_, rule.list_.from_ if rule.list_.from_ in kinds else None)
+                if kind and not _required_beyond_plain(tool) and self.roles.named(server, kind):
+                    self.finders[(server, kind)].append(tool)
+                unit = self._reader(tool, kind) if kind else None
+            else:
+                unit = self._unit(tool, rule, kinds, collections)
+            if unit is not None:
+                self.units[tool.id] = unit
+
+    def _unit(self, tool: ToolSpec, rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> Unit | None:
+        op = operation_kind(tool)
+        found = _found_args(rule, kinds, collections)
+        use = _use(tool, op, bool(found))
+        if use is None:
+            return None
+        target = next((a for a, _ in found), None) if use != "make" else None
+        kind = dict(found).get(target) if target else None
+        if target is not None and not id_means(target, kind or "", tool):
+            return None
+        refs = {a: k for a, k in found if a != target}
+        if any(not id_means(a, k, tool) for a, k in refs.items()):
+            return None
+        filled = _fill(tool, use, set(dict(found)))
+        if filled is None:
+            return None
+        labels, texts, queries, plain = filled
+        if use == "make" and not (labels or texts):
+            return None
+        unit = Unit(tool, op, use, self.engine.index.card_for(tool).name, kind, target, refs, labels, texts,
+                    queries, plain, plays=bool(rule.check))
+        return unit if self._fit(unit) else None
+
+    def _reader(self, tool: ToolSpec, kind: str) -> Unit | None:
+        """A list or search read of a kind a person names: it finds the record a goal starts from (a search
+        by the record's name, a list by picking it)."""
+        if not id_means(f"{kind}s", kind, tool) and _noun(tool, kind) is None:
+            return None
+        filled = _fill(tool, "find", set())
+        if filled is None or not self.roles.named(tool.server, kind):
+            return None
+        _, _, queries, plain = filled
+        return Unit(tool, operation_kind(tool), "find", self.engine.index.card_for(tool).name, kind, None, {},
+                    (), (), queries, plain, plays=False)
+
+    def _fit(self, unit: Unit) -> bool:
+        """Every record the unit names can be named, and the world's keys fit the arguments' schemas."""
+        world = self.engine.world(0).server(unit.server)
+        props = (unit.tool.input_schema or {}).get("properties") or {}
+        named = {**({unit.target: unit.kind} if unit.target and unit.kind else {}), **unit.refs}
+        for arg, kind in named.items():
+            if not self.roles.named(unit.server, kind):
+                return False
+            records = world.collection(kind) if world is not None else None
+            key = next(iter(records), None) if records else None
+            if key is None or not _fits(key, props.get(arg) or {}):
+                return False
+        return True
+
+
+def _found_args(rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> list[tuple[str, str]]:
+    """(argument, world kind) of each `find` check of the rule keyed by an argument, target first."""
+    found = []
+    for check in rule.check:
+        if check.find is None or not check.key or check.optional:
+            continue
+        match = _ARG.match(check.key.strip())
+        kind = collections.get(check.in_ or "") or (check.in_ if check.in_ in kinds else None)
+        if match and kind:
+            found.append((match.group(1), kind, check.find == "target"))
+    found.sort(key=lambda f: not f[2])
+    return [(a, k) for a, k, _ in found]
+
+
+def _use(tool: ToolSpec, op: str, names_record: bool) -> str | None:
+    if op == "create":
+        return "make"
+    if not names_record:
+        return None
+    if op == "get":
+        return "look"
+    if op == "delete" or _DESTRUCTIVE.search(tool.name):
+        return "remove"
+    if op in ("update", "action"):
+        return "change"
+    return None
+
+
+def id_means(arg: str, kind: str, tool: ToolSpec) -> bool:
+    """The argument names a record of `kind`: its own stem says so (`issueId`, `issue_number`), or, a bare
+    `id`/`key`, the tool's name does (`get_issue(id)`). A time card's id is no task-board card's."""
+    stem = id_entity(arg)
+    if stem is None:
+        key = snake(arg)
+        words = key.split("_")
+        stem = words[0] if len(words) == 2 and words[1] in ("number", "key", "name", "slug", "handle") else None
+    if stem is not None:
+        stem = singular_word(stem)
+        tokens = [singular_word(w) for w in kind.split("_")]
+        return same_entity(stem, kind) or stem in tokens or stem == kind.replace("_", "")
+    return _noun(tool, kind) is not None or kind in {singular_word(w) for w in name_tokens(tool.name)}
+
+
+def _fill(tool: ToolSpec, use: str, found: set[str]) -> tuple[tuple[str, ...], ...] | None:
+    """(labels, texts, queries, plain) for the arguments beyond the records it names; None when a required
+    one cannot be filled honestly."""
+    schema = tool.input_schema or {}
+    props: dict[str, Any] = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    labels: list[str] = []
+    texts: list[str] = []
+    queries: list[str] = []
+    plain: list[str] = []
+    writes = use in ("make", "change")
+    for name, prop in props.items():
+        if name in found:
+            continue
+        key, prop = snake(name), prop if isinstance(prop, dict) else {}
+        string = prop.get("type") in (None, "string") and "enum" not in prop
+        if CREDENTIAL.search(key):
+            if name in required:
+                return None
+        elif writes and LABEL.search(key) and string:
+            labels.append(name)
+        elif writes and is_text_param(name) and string:
+            texts.append(name)
+        elif not writes and QUERY.search(key) and string and name in required:
+            queries.append(name)
+        elif name in required:
+            if not _plain(key, prop):
+                return None
+            plain.append(name)
+    if len(queries) > 1:
+        return None
+    return tuple(labels), tuple(texts), tuple(queries), tuple(plain)
+
+
+def _required_beyond_plain(tool: ToolSpec) -> bool:
+    schema = tool.input_schema or {}
+    props = schema.get("properties") or {}
+    return any(not _plain(snake(k), props.get(k) or {}) for k in schema.get("required") or [])
+
+
+def date_args(tool: ToolSpec) -> list[str]:
+    """The tool's date arguments (`check_in`, `start_date`, `due`), in schema order."""
+    props = (tool.input_schema or {}).get("properties") or {}
+    return [n for n, p in props.items() if isinstance(p, dict) and p.get("type") in (None, "string") and (
+            DATE.search(snake(n)) or p.get("format") in ("date", "date-time") or snake(n) in DATES)]
+
+
+def when_args(tool: ToolSpec) -> list[str]:
+    """Date arguments that say when the thing happens (a start, a due date), not when a paper was made (an
+    invoice date, an expiry): what a schedule sets."""
+    return [n for n in date_args(tool) if _WHEN.search(snake(n)) and not _NOT_WHEN.search(snake(n))]
+
+
+def noun_of(tool: ToolSpec, kind: str | None) -> str:
+    """What the tool's name calls its record (`create_voice_agent` -> voice agent), else the world kind."""
+    from cworld.engine.cards.operations import verb_kind
+
+    words = name_tokens(tool.name)
+    verb = next((i for i, w in enumerate(words) if verb_kind(w) is not None), None)
+    nouns = [w for i, w in enumerate(words) if verb is not None and i > verb and len(w) > 1]
+    while nouns and nouns[0] in _STOP:
+        nouns.pop(0)
+    if kind:
+        return kind.replace("_", " ")
+    return " ".join(singular_word(w) for w in nouns[:3]) if nouns else ""
+
+
+_STOP = frozenset({"of", "for", "to", "the", "a", "an", "by", "in", "on", "with", "new", "safe", "mcp", "api", "v2"})
+
+
+def verb_of(tool: ToolSpec) -> str:
+    """The verb the tool's name starts with, as a person would say it (`close_issue` -> close)."""
+    from cworld.engine.cards.operations import verb_kind
+
+    words = name_tokens(tool.name)
+    known = next((w for w in words if verb_kind(w) is not None and len(w) > 2), None)
+    if known is not None:
+        return known
+    server = set(name_tokens(tool.server))  # `clawnx_block_user` on clawnch: the prefix is no verb
+    return next((w for w in words if not any(w in s or s in w or w[:4] == s[:4] for s in server)), "update")

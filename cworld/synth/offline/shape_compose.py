@@ -1,0 +1,297 @@
+"""One compose function per goal shape (`task_synth/templates/shapes.yaml`), each run on the probe.
+
+Each reads the world first and decides from it (which record a rule picks, which branch a condition
+takes), writes the plan's steps, the request's fields (`work.fields`, filled into `requests.<shape>`),
+the answer's lines and the facts to restate. A shape that finds nothing to decide on fails the attempt
+(`BlockFailed`), as a person would not ask it of that world.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from cworld.synth.offline.action_space import noun_of, verb_of
+from cworld.synth.offline.composer import BlockFailed
+from cworld.synth.offline.goal_chain import Named
+from cworld.synth.offline.goal_roles import label_field
+from cworld.synth.offline.schema_values import snake, words_of
+from cworld.synth.offline.shape_chain import (
+    _DATE_FIELD,
+    _MONEY,
+    _NUMBER,
+    STALE,
+    ShapeDrafter,
+    Work,
+    _named,
+    answer_ref,
+    enum_field,
+    item_ref,
+    numeric_fields,
+    unique_extreme,
+)
+
+Compose = Callable[[ShapeDrafter, Work], None]
+
+
+def _kind(work: Work, slot: str) -> str:
+    unit = work.unit(slot)
+    return noun_of(unit.tool, unit.kind) or "record"
+
+
+def _look(d: ShapeDrafter, work: Work, slot: str) -> tuple[Named, str, Any]:
+    """Find a record of the slot's kind and look at it: the record, a reference to its name in the look's
+    answer, and that answer."""
+    unit = work.unit(slot)
+    if unit.use == "find":
+        found, record = d.search(work, slot)
+        return found, found.ref(found.label_field), record
+    target = d.locate(work, slot, unit.kind or "", unit.server)
+    step, answer = d.run(work, slot, target)
+    return target, answer_ref(step, answer, target.label, target.ref(target.label_field)), answer
+
+
+def _tell(d: ShapeDrafter, work: Work, slot: str, subject: str, text: str) -> None:
+    unit = work.unit(slot)
+    work.fields.update(svc_tell=d.service(unit), tell_kind=_kind(work, slot))
+    work.fields["tell_clause"] = d.phrase("tell_clause", work)
+    d.run(work, slot, None, label=subject, text=text)
+
+
+_STATE = re.compile(r"(^|_)(status|state|stage|priority|severity|type|category|kind|role|visibility|plan|tier|"
+                    r"level|language|country|city|department|team|channel|source|format|genre|phase)$")
+
+
+def _detail(answer: Any, target: Named, state_only: bool = False) -> tuple[str, str] | None:
+    """A short fact the look showed beside the name (a status, a category; `state_only`: only such a
+    field, the kind a person decides on, never an email or a timestamp)."""
+    record = answer if isinstance(answer, dict) else {}
+    inner = next((v for v in record.values() if isinstance(v, dict)), None)
+    for source in (record, inner or {}):
+        fields = sorted(source.items(), key=lambda kv: not _STATE.search(snake(kv[0])))
+        for key, value in fields:
+            if state_only and (not _STATE.search(snake(key)) or not isinstance(value, str)
+                               or len(value.split()) > 3 or value.endswith(".")):
+                continue
+            if key != target.label_field and isinstance(value, str | int | float) and not isinstance(value, bool) \
+                    and 0 < len(str(value)) <= 40 and not snake(key).endswith(("id", "url", "key")) \
+                    and "@" not in str(value) and not str(value).endswith(".") and len(str(value).split()) <= 4:
+                return key, str(value)
+    return None
+
+
+def reconcile(d: ShapeDrafter, work: Work) -> None:
+    """The source of truth in one service, the copy in another brought in line with it."""
+    source, name_ref, answer = _look(d, work, "source")
+    fix = work.unit("fix")
+    target = d.locate(work, "fix", fix.kind or "", fix.server)
+    detail = _detail(answer, source)
+    fact = f" ({words_of(detail[0])}: {detail[1]})" if detail else ""
+    text = f"Checked against {d.service(work.unit('source'))}: {name_ref}{fact}."
+    d.run(work, "fix", target, text=text, label=None)
+    work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
+                       svc_b=d.service(fix), kind_b=_kind(work, "fix"), label_b=target.label)
+    work.hints.append(f"Checked: {name_ref}")
+    work.reports.append((f"{_kind(work, 'source')} name", source.label))
+
+
+def triage(d: ShapeDrafter, work: Work) -> None:
+    """Go through a queue and act on the item a stated rule picks (the highest priority, the oldest)."""
+    step, path, items = d.listing(work, "queue")
+    rule, chosen = _rule(items)
+    record = _named(work.unit("queue").kind or "", chosen, step.plan.id, path, work.unit("queue").server)
+    d.run(work, "queue", record)
+    name_ref = item_ref(step, path, chosen, record.label_field)
+    work.fields.update(svc_a=d.service(work.unit("queue")), kind_a=_kind(work, "queue"), rule=rule,
+                       verb=verb_of(work.unit("queue").tool))
+    _tell(d, work, "tell", f"Handled: {name_ref}", f"Triage: {name_ref} was picked ({rule}) and handled.")
+    work.hints.append(f"Picked: {name_ref}")
+    work.reports.append((f"{_kind(work, 'queue')} picked", record.label))
+
+
+def _by(name: str) -> Callable[[dict[str, Any]], Any]:
+    return lambda record: record[name]
+
+
+def _rule(items: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    for name in numeric_fields(items, _NUMBER) + numeric_fields(items, _MONEY):
+        chosen = unique_extreme(items, _by(name), highest=True)
+        if chosen is not None:
+            return f"the one with the highest {words_of(name)}", chosen
+    for name in [k for k, v in items[0].items() if isinstance(v, str) and _DATE_FIELD.search(snake(k))]:
+        if all(isinstance(i.get(name), str) and len(i[name]) >= 10 for i in items):
+            chosen = unique_extreme(items, _by(name), highest=False)
+            if chosen is not None:
+                return f"the one with the earliest {words_of(name)}", chosen
+    raise BlockFailed("the queue has no field a rule can rank its items by")
+
+
+def schedule(d: ShapeDrafter, work: Work) -> None:
+    """Put something found in one service on the schedule of another, on dates in the world's future."""
+    source, name_ref, _ = _look(d, work, "source")
+    d.run(work, "plan", None, label=name_ref, text=f"For {name_ref}.", dates=True)
+    work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
+                       svc_b=d.service(work.unit("plan")), kind_b=_kind(work, "plan"))
+    work.hints.append(f"Scheduled: {name_ref}")
+    work.reports.append((f"{_kind(work, 'source')} name", source.label))
+
+
+def budget(d: ShapeDrafter, work: Work) -> None:
+    """Pick the one option within a budget, look at it, and record the choice elsewhere."""
+    step, path, items = d.listing(work, "option")
+    fields = numeric_fields(items, _MONEY)
+    if not fields:
+        raise BlockFailed("the options have no price to keep within a budget")
+    money = fields[0]
+    ranked = sorted(items, key=lambda r: r[money])
+    if len(ranked) < 2 or ranked[0][money] == ranked[1][money]:
+        raise BlockFailed("no single option fits a budget")
+    cheapest, next_up = ranked[0][money], ranked[1][money]
+    limit = round(cheapest + (next_up - cheapest) / 2, 2)
+    chosen = ranked[0]
+    record = _named(work.unit("option").kind or "", chosen, step.plan.id, path, work.unit("option").server)
+    name_ref = _looked(d, work, "option", record, step, path, chosen)
+    price_ref = item_ref(step, path, chosen, money)
+    d.run(work, "log", None, label=name_ref, text=f"Chosen within budget: {name_ref} at {price_ref}.")
+    work.fields.update(svc_a=d.service(work.unit("option")), kind_a=_kind(work, "option"), limit=_amount(limit),
+                       field=words_of(money), svc_b=d.service(work.unit("log")), kind_b=_kind(work, "log"))
+    work.hints += [f"Chosen: {name_ref}", f"{words_of(money).capitalize()}: {price_ref}"]
+    work.reports.append((f"{_kind(work, 'option')} chosen", record.label))
+
+
+def _looked(d: ShapeDrafter, work: Work, slot: str, record: Named, step: Any, path: str,
+            chosen: dict[str, Any]) -> str:
+    """A reference to the chosen record's name: in the look's answer when the slot looks at it, else in
+    the list it was chosen from."""
+    listed = item_ref(step, path, chosen, record.label_field)
+    if work.unit(slot).use != "look":
+        work.named.append(record)
+        return listed
+    look, answer = d.run(work, slot, record)
+    return answer_ref(look, answer, record.label, listed)
+
+
+def _amount(value: float) -> str:
+    return f"{value:,.2f}".rstrip("0").rstrip(".") if value != int(value) else f"{int(value):,}"
+
+
+def migrate(d: ShapeDrafter, work: Work) -> None:
+    """Copy a record from one service into another, keeping its name (and its text where both have one)."""
+    source, name_ref, answer = _look(d, work, "source")
+    detail = _detail(answer, source)
+    text = f"Copied from {d.service(work.unit('source'))}: {name_ref}" + (
+        f" ({words_of(detail[0])}: {detail[1]})." if detail else ".")
+    d.run(work, "copy", None, label=name_ref, text=text)
+    work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
+                       svc_b=d.service(work.unit("copy")), kind_b=_kind(work, "copy"))
+    work.hints.append(f"Copied: {name_ref}")
+    work.reports.append((f"{_kind(work, 'source')} name", source.label))
+
+
+def report(d: ShapeDrafter, work: Work) -> None:
+    """Count the records of one group and report the number (with one of them looked at) elsewhere."""
+    step, path, items = d.listing(work, "source")
+    group = enum_field(items)
+    if group is None:
+        raise BlockFailed("the records have no field that groups them")
+    value = work.rng.choice(sorted({str(i[group]) for i in items}))
+    members = [i for i in items if str(i[group]) == value]
+    if len(items) >= 50:
+        raise BlockFailed("the list is longer than one page: a count would depend on paging")
+    chosen = work.rng.choice(members)
+    record = _named(work.unit("source").kind or "", chosen, step.plan.id, path, work.unit("source").server)
+    name_ref = _looked(d, work, "source", record, step, path, chosen)
+    count = len(members)
+    kind = _kind(work, "source")
+    text = f"{count} {kind} record(s) in {d.service(work.unit('source'))} have {words_of(group)} '{value}', " \
+           f"among them {name_ref}."
+    work.fields.update(svc_a=d.service(work.unit("source")), kind_a=kind, field=words_of(group), value=value,
+                       label_a=record.label)
+    _tell(d, work, "tell", f"{kind.capitalize()} count: {value}", text)
+    work.hints.append(f"Count: {count}")
+    work.reports.append((f"number of {kind} records with {words_of(group)} '{value}'", str(count)))
+
+
+def conditional(d: ShapeDrafter, work: Work) -> None:
+    """Read one value; if it is what the person expects, do one thing, else another."""
+    source, name_ref, answer = _look(d, work, "check")
+    detail = _detail(answer, source, state_only=True)
+    if detail is None:
+        raise BlockFailed("the record shows no value to decide on")
+    key, actual = detail
+    other = _other(d, work, source, key, actual)
+    holds = other is None or work.rng.random() < 0.5
+    branch = "yes" if holds else "no"
+    unit = work.unit(branch)
+    target = d.locate(work, branch, unit.kind, unit.server) if unit.target and unit.kind else None
+    text = f"Follow-up on {name_ref}: its {words_of(key)} is {actual}."
+    d.run(work, branch, target, label=f"Follow-up: {name_ref}", text=text)
+    if other is None:
+        raise BlockFailed("no other value to name in the condition")
+    work.fields.update(svc_a=d.service(work.unit("check")), kind_a=_kind(work, "check"), label_a=source.label,
+                       field=words_of(key), value=actual if holds else other,
+                       svc_yes=d.service(work.unit("yes")), kind_yes=_kind(work, "yes"),
+                       svc_no=d.service(work.unit("no")), kind_no=_kind(work, "no"),
+                       target_yes=_target(d, work, "yes", target if holds else None),
+                       target_no=_target(d, work, "no", None if holds else target))
+    work.hints.append(f"{words_of(key).capitalize()}: {actual}")
+    work.reports.append((f"{_kind(work, 'check')} {words_of(key)}", actual))
+
+
+def _other(d: ShapeDrafter, work: Work, source: Named, key: str, actual: str) -> str | None:
+    """A value other records of the kind hold that this one does not (so the condition reads as a real
+    alternative and the other branch is taken)."""
+    world = d.engine.world(work.seed).server(source.server)
+    records = world.collection(source.entity) if world is not None else None
+    values = sorted({str(r.get(key)) for r in list((records or {}).values())[:200] if isinstance(r, dict)
+                     and isinstance(r.get(key), str | int | float) and str(r.get(key)) != actual
+                     and len(str(r.get(key))) <= 40})
+    return work.rng.choice(values) if values else None
+
+
+def _target(d: ShapeDrafter, work: Work, branch: str, target: Named | None) -> str:
+    """How the request names where a branch writes: a new record, or a record of the world (the branch not
+    taken names one too, from the world, never run)."""
+    unit = work.unit(branch)
+    if not unit.target or not unit.kind:
+        return "a new " + _kind(work, branch)
+    if target is None:
+        target = d.world_record(work, unit.server, unit.kind)
+    return f"the {_kind(work, branch)} '{target.label}'"
+
+
+def cleanup(d: ShapeDrafter, work: Work) -> None:
+    """Remove the stale records of a kind (marked closed, cancelled...), or the oldest, then say so."""
+    step, path, items = d.listing(work, "stale")
+    unit = work.unit("stale")
+    group = next((k for k, v in items[0].items() if isinstance(v, str) and k != label_field(items[0])
+                  and any(str(i.get(k, "")).lower() in STALE for i in items)), None)
+    stale = [i for i in items if group and str(i.get(group, "")).lower() in STALE]
+    if group and 1 <= len(stale) <= 3:
+        rule = f"every {words_of(unit.kind or '')} whose {words_of(group)} is '{stale[0][group]}'"
+        if len({str(i[group]).lower() for i in stale}) > 1:
+            raise BlockFailed("stale records of several states")
+    else:
+        dated = [k for k, v in items[0].items() if isinstance(v, str) and _DATE_FIELD.search(snake(k))
+                 and all(isinstance(i.get(k), str) and len(i[k]) >= 10 for i in items)]
+        oldest = unique_extreme(items, lambda r: r[dated[0]], highest=False) if dated else None
+        if oldest is None:
+            raise BlockFailed("nothing in the list is stale by a rule a person would state")
+        stale, rule = [oldest], f"the {words_of(unit.kind or '')} with the earliest {words_of(dated[0])}"
+    removed = []
+    for record in stale:
+        named = _named(unit.kind or "", record, step.plan.id, path, unit.server)
+        d.run(work, "stale", named)
+        removed.append(item_ref(step, path, record, named.label_field))
+        work.reports.append((f"{_kind(work, 'stale')} removed", named.label))
+    work.skip_constraints.add("safety")
+    work.fields.update(svc_a=d.service(unit), kind_a=_kind(work, "stale"), rule=rule, verb=verb_of(unit.tool))
+    _tell(d, work, "tell", "Clean-up done", f"Removed from {d.service(unit)}: {', '.join(removed)}.")
+    work.hints += [f"Removed: {r}" for r in removed]
+
+
+COMPOSERS: dict[str, Compose] = {
+    "reconcile": reconcile, "triage": triage, "schedule": schedule, "budget": budget, "migrate": migrate,
+    "report": report, "conditional": conditional, "cleanup": cleanup,
+}

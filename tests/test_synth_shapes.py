@@ -1,0 +1,136 @@
+"""Goal shapes across the harvested pool (issue 34): at least 8 shapes over 2-4 services each, declared by
+what their tools do; the sampler balances use across the pool and caps any tool's share; a small run
+gives verifiable tasks of several shapes, each recording its shape; world records are named from the
+cards' vocabularies, deterministically, and no device carries a person's name."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from cworld.data_model import Task, ToolSpec, read_jsonl
+from cworld.engine import load_cards
+from cworld.engine.cards.card import EntityType
+from cworld.engine.world.build import generated_world
+from cworld.environment import Environment, Workspace
+from cworld.synth import SynthOptions, prepare, run_prepared
+from cworld.synth.goal_shapes import ShapeSampler, load_nouns, load_shapes
+from cworld.synth.offline.action_space import Unit
+from cworld.synth.offline.templates import Templates
+from cworld.synth.sampling import Candidates
+
+ENV = Environment.resolve()
+BOOK = Templates.of(ENV).book("shapes")
+
+
+def test_at_least_eight_shapes_over_two_to_four_services() -> None:
+    shapes = load_shapes(BOOK)
+    assert len(shapes) >= 8
+    for shape in shapes.values():
+        assert 2 <= len(shape.slots) <= 4 and shape.ask
+        assert BOOK.variants(f"requests.{shape.name}", **_blank()) and BOOK.variants(f"purposes.{shape.name}")
+
+
+def _blank() -> dict[str, str]:
+    keys = ["svc_a", "svc_b", "svc_tell", "kind_a", "kind_b", "tell_kind", "label_a", "label_b", "rule", "verb",
+            "tell_clause", "limit", "field", "value", "svc_yes", "svc_no", "kind_yes", "kind_no", "target_yes",
+            "target_no"]
+    return {k: "x" for k in keys}
+
+
+class _Space:
+    """A stand-in action space: `n` servers, each with a look, a change and a make unit."""
+
+    def __init__(self, n: int) -> None:
+        self.units: dict[str, Unit] = {}
+        self.finders: dict[tuple[str, str], list[ToolSpec]] = {}
+        for i in range(n):
+            server = f"srv{i:03d}"
+            for use, name in (("look", "get_item"), ("change", "update_item"), ("remove", "delete_item"),
+                              ("make", "create_note"), ("find", "search_items")):
+                tool = ToolSpec(server=server, name=name, category="task_board")
+                self.units[tool.id] = Unit(tool, "get", use, "task_board", None if use == "make" else "item",
+                                           None if use in ("make", "find") else "item_id", {}, ("title",),
+                                           ("text",), (), (), plays=use != "find")
+            self.finders[(server, "item")] = [ToolSpec(server=server, name="list_items", category="task_board")]
+
+    def by_use(self, use: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.use == use]
+
+
+def test_the_sampler_spreads_use_and_caps_a_tools_share() -> None:
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k != "schedule"}  # the stand-in has no dates
+    sampler = ShapeSampler(_Space(60), shapes, n_tasks=200, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    rng = random.Random(5)
+    drawn = [sampler.sample(rng)[1] for _ in range(200)]
+    assert max(sampler.drawn.values()) <= sampler.cap == 6
+    assert len({d.shape.name for d in drawn}) == len(shapes)
+    for d in drawn:
+        servers = {u.server for u in d.units.values()}
+        assert len(servers) >= 2 or any(s.same for s in d.shape.slots)
+
+
+def test_a_sample_is_the_same_for_a_seed() -> None:
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k != "schedule"}
+
+    def run() -> list[Candidates]:
+        sampler = ShapeSampler(_Space(20), shapes, n_tasks=50, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+        rng = random.Random(9)
+        return [sampler.sample(rng)[0] for _ in range(20)]
+
+    assert run() == run()
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory: pytest.TempPathFactory) -> list[Task]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CWORLD_EMBED_MODEL", "hash")
+    ws = Workspace.resolve(tmp_path_factory.mktemp("shapes") / "ws")
+    prepared = prepare(ENV, ws, SynthOptions(n=8, seed=21, pool="harvested", concurrency=1), out=ws.root / "t.jsonl")
+    asyncio.run(run_prepared(prepared))
+    mp.undo()
+    return read_jsonl(ws.root / "t.jsonl", Task)
+
+
+def test_a_run_gives_verifiable_tasks_of_several_shapes(tasks: list[Task]) -> None:
+    assert len(tasks) == 8
+    assert len({t.metadata["shape"] for t in tasks}) >= 3
+    for task in tasks:
+        assert task.verifiable and task.ground_truth, task.id
+        assert task.metadata["shape"] in load_shapes(BOOK)
+        assert len({s.tool.split("/")[0] for s in task.gold_plan}) >= 2
+
+
+def test_world_names_come_from_the_vocabulary() -> None:
+    cards = load_cards(ENV.category_cards)
+    events = generated_world("x", cards["calendar"], 3, size=30).state["events"]
+    words = cards["calendar"].entities[0].vocabulary
+    assert words and all(any(_matches(r["title"], w) for w in words) for r in events.values())
+    again = generated_world("x", cards["calendar"], 3, size=30).state["events"]
+    assert events == again
+    devices = generated_world("y", cards["devices"], 3, size=30)
+    names = [r["name"] for coll in devices.state.values() for r in coll.values() if "name" in r]
+    people = {p.split()[0] for p in ("Maria Ward",)}
+    assert names and not any(n.split()[0] in people for n in names)
+    assert all(any(_matches(n, w) for w in cards["devices"].entities[0].vocabulary) for n in names[:10])
+
+
+def _matches(name: str, template: str) -> bool:
+    head = template.split("{")[0].strip()
+    return name.startswith(head) if head else True
+
+
+def test_a_vocabulary_with_an_unknown_placeholder_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown placeholders"):
+        EntityType(name="event", id_prefix="evt", fields={"title": "title"}, vocabulary=["Meet {boss}"])
+    assert EntityType(name="event", id_prefix="evt", fields={"title": "title"}, vocabulary=["Q{quarter} review"])
+
+
+def test_the_shared_vocabulary_file_is_valid() -> None:
+    from cworld.engine.cards.card import shared_vocabulary
+
+    words = shared_vocabulary(Path(ENV.category_cards) / "_vocabulary.yaml")
+    assert {"event", "card", "device", "room", "channel", "invoice", "service"} <= set(words)
