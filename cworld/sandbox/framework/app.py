@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from cworld.sandbox.framework.tools import ToolMeta, tool_meta
 
@@ -81,7 +81,12 @@ class SandboxApp:
 
     @property
     def state(self) -> dict[str, Any]:
-        return self.session.state[self.name]
+        """The app's state; during a write call, the same state seen through the call's journal (which keeps
+        what the call touches so a failure can undo it) and used as the dict it stands for."""
+        journal = self.session.journals.get(self.name)
+        if journal is None:
+            return self.session.state[self.name]
+        return cast("dict[str, Any]", journal.view)
 
     @property
     def now(self) -> datetime:

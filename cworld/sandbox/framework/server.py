@@ -6,7 +6,8 @@ Every call goes through `SandboxServer.call_tool`, which owns the rules all apps
   error that names the field, and nothing changes (not even the clock);
 - otherwise the call costs virtual time (`session.tick()`), then runs the app's method;
 - a tool that is not read-only runs under a checkpoint of its own app's state (apps write only their
-  own state; the clock and id counters are in the checkpoint too): an `AppError` (a business error) or
+  own state; the clock and id counters are in the checkpoint too; the state's part is a journal of what
+  the call touches, `journal.py`, not a copy of the whole state): an `AppError` (a business error) or
   a crash restores it, so a failed call changes no state; the error text is what the agent reads;
   the virtual time the failed call took is kept, as time passes for a person who gets an error;
 - a Python exception inside a tool never escapes: it becomes an error result starting "internal error".
@@ -25,7 +26,7 @@ from pydantic import ValidationError
 
 from cworld.sandbox.framework.app import SandboxApp
 from cworld.sandbox.framework.binding import ToolBinding, app_bindings
-from cworld.sandbox.framework.session import SandboxSession
+from cworld.sandbox.framework.session import CallCheckpoint, SandboxSession
 from cworld.sandbox.framework.specs import app_prerequisites, tool_specs
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND, AppError
 
@@ -105,7 +106,7 @@ class SandboxServer(MCPServer):
 
     def _run(self, binding: ToolBinding, validated: dict[str, Any]) -> CallToolResult:
         self.session.tick()
-        checkpoint = None if binding.meta.read_only else self.session.checkpoint(self.app.name)
+        checkpoint = None if binding.meta.read_only else self.session.begin_write(self.app.name)
         try:
             value = getattr(self.app, binding.attr)(**validated)
             return binding.tool.fn_metadata.convert_result(value)  # type: ignore[return-value]
@@ -116,10 +117,13 @@ class SandboxServer(MCPServer):
             self._undo(checkpoint)
             text = f"{INTERNAL_ERROR_PREFIX} in {self.app.name}/{binding.meta.name}: {type(exc).__name__}: {exc}"
             return error_result("server_crash", text, "internal")
+        finally:
+            if checkpoint is not None:
+                self.session.end_write(checkpoint)
 
-    def _undo(self, checkpoint: Any) -> None:
+    def _undo(self, checkpoint: CallCheckpoint | None) -> None:
         if checkpoint is not None:
-            self.session.restore(checkpoint)
+            self.session.undo_write(checkpoint)
 
 
 def _instructions(app: SandboxApp) -> str:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cworld.sandbox.framework.app import SandboxApp
+from cworld.sandbox.framework.journal import CallJournal
 from cworld.seeding import derive_rng
 
 #: Seconds of virtual time each tool call takes; tokens and deadlines expire against this clock.
@@ -57,6 +59,17 @@ def seeded_start(seed: int) -> datetime:
     return day.replace(hour=rng.choice([8, 9, 10, 13, 14]), minute=rng.choice([0, 15, 30, 45]))
 
 
+@dataclass(frozen=True)
+class CallCheckpoint:
+    """What undoing one write call needs: the app's journal, and the session's counters, time and calls."""
+
+    app: str
+    journal: CallJournal
+    counters: dict[str, int]
+    now: datetime
+    calls: int
+
+
 class SandboxSession:
     """One seeded world over the app classes it is given (callers pass `catalog.all_apps()` for all of them:
     the framework never reaches up to discovery)."""
@@ -68,6 +81,8 @@ class SandboxSession:
         self.apps: dict[str, SandboxApp] = {t.name: t(self) for t in self.app_types}
         self.state: dict[str, dict[str, Any]] = {}
         self._id_counters: dict[str, int] = {}
+        self.journals: dict[str, CallJournal] = {}
+        """app -> the journal of the write call running on it (its tools then see the state through it)"""
         self.calls = 0
         self.reset()
 
@@ -109,6 +124,24 @@ class SandboxSession:
         writes only its own app's state, and copying one app is several times cheaper than all."""
         state = self.state if app is None else {app: self.state[app]}
         return plain_copy(state), dict(self._id_counters), self.clock.now(), self.calls
+
+    def begin_write(self, app: str) -> CallCheckpoint:
+        """Start a write call on `app`: its tools see the state through a journal that keeps what they touch,
+        so `undo_write` can put it back; `end_write` closes it either way. Costs what the call touches,
+        where `checkpoint` copies the whole app."""
+        journal = self.journals[app] = CallJournal(self.state[app])
+        return CallCheckpoint(app, journal, dict(self._id_counters), self.clock.now(), self.calls)
+
+    def undo_write(self, cp: CallCheckpoint) -> None:
+        """Undo a failed write call: its state changes, id counters and clock."""
+        cp.journal.undo()
+        self._id_counters = cp.counters
+        self.clock.set(cp.now)
+        self.calls = cp.calls
+
+    def end_write(self, cp: CallCheckpoint) -> None:
+        if self.journals.get(cp.app) is cp.journal:
+            del self.journals[cp.app]
 
     def restore(self, cp: tuple[dict[str, Any], dict[str, int], datetime, int]) -> None:
         """Undo a failed call: business errors change nothing, not even the id counters."""

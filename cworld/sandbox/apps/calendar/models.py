@@ -44,7 +44,7 @@ class EventPage(Paged):
     events: list[Event]
 
 
-class Invitations(BaseModel):
+class Invitations(Paged):
     events: list[Event] = Field(description="invitations waiting for your answer, soonest first")
 
 
@@ -54,7 +54,7 @@ class CalendarInfo(BaseModel):
     writable: bool
 
 
-class CalendarList(BaseModel):
+class CalendarList(Paged):
     calendars: list[CalendarInfo]
 
 
@@ -67,7 +67,7 @@ class Room(BaseModel):
     available: bool | None = Field(description="free for the asked time (null when no time was given)")
 
 
-class RoomList(BaseModel):
+class RoomList(Paged):
     rooms: list[Room]
 
 

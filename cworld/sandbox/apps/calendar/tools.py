@@ -27,6 +27,7 @@ from cworld.sandbox.apps.calendar.models import (
 )
 from cworld.sandbox.apps.calendar.state import working_window
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.journal import for_reading
 
 MAX_EVENT_HOURS = 12
 MAX_WINDOW_DAYS = 62
@@ -70,28 +71,34 @@ class CalendarTools(SandboxApp):
             raise AppError("limit", f"an event may last at most {MAX_EVENT_HOURS} hours")
         return span
 
-    def _busy_of(self, person_id: str, skip: str | None = None) -> list[tuple[datetime, datetime]]:
-        """Blocks from free/busy plus confirmed events the person attends or organizes (not declined)."""
-        spans = [(parse_iso(a), parse_iso(b)) for a, b in self.state["busy"].get(person_id, [])]
-        for ev in self.state["events"].values():
+    def _busy_of(self, person_id: str, skip: str | None = None,
+                 within: tuple[datetime, datetime] | None = None) -> list[tuple[datetime, datetime]]:
+        """Blocks from free/busy plus confirmed events the person attends or organizes (not declined); with
+        `within`, only those touching it (times are uniform UTC text, so text order is time order)."""
+        lo, hi = (iso(within[0]), iso(within[1])) if within else ("", "~")
+        spans = [(parse_iso(a), parse_iso(b)) for a, b in self.state["busy"].get(person_id, []) if b >= lo and a <= hi]
+        for ev in for_reading(self.state["events"]).values():
+            if ev["end"] < lo or ev["start"] > hi:
+                continue
             going = ev["organizer"] == person_id or ev["attendees"].get(person_id) in ("accepted", "tentative")
             if going and ev["status"] == "confirmed" and ev["id"] != skip and ev["calendar_id"] != "cal_holidays":
                 spans.append((parse_iso(ev["start"]), parse_iso(ev["end"])))
         return spans
 
     def _my_clash(self, span: tuple[datetime, datetime], skip: str | None = None) -> dict[str, Any] | None:
-        me = self.state["me"]
-        for ev in sorted(self.state["events"].values(), key=lambda e: e["start"]):
-            mine = ev["organizer"] == me or ev["attendees"].get(me) in ("accepted", "tentative")
-            if mine and ev["status"] == "confirmed" and ev["id"] != skip and ev["calendar_id"] != "cal_holidays" \
-                    and _overlaps(span, (parse_iso(ev["start"]), parse_iso(ev["end"]))):
-                return ev
-        return None
+        """The earliest of my confirmed events overlapping `span` (compared as UTC text before parsing)."""
+        me, lo, hi = self.state["me"], iso(span[0]), iso(span[1])
+        clashes = [ev for ev in for_reading(self.state["events"]).values()
+                   if ev["start"] < hi and lo < ev["end"] and ev["status"] == "confirmed" and ev["id"] != skip
+                   and (ev["organizer"] == me or ev["attendees"].get(me) in ("accepted", "tentative"))
+                   and ev["calendar_id"] != "cal_holidays"]
+        return min(clashes, key=lambda e: e["start"]) if clashes else None
 
     def _room_clash(self, room_id: str, span: tuple[datetime, datetime], skip: str | None = None) -> dict[str, Any] | None:
-        for ev in self.state["events"].values():
-            if ev["room_id"] == room_id and ev["status"] == "confirmed" and ev["id"] != skip \
-                    and _overlaps(span, (parse_iso(ev["start"]), parse_iso(ev["end"]))):
+        lo, hi = iso(span[0]), iso(span[1])
+        for ev in for_reading(self.state["events"]).values():
+            if ev["room_id"] == room_id and ev["start"] < hi and lo < ev["end"] and ev["status"] == "confirmed" \
+                    and ev["id"] != skip:
                 return ev
         return None
 
@@ -115,7 +122,7 @@ class CalendarTools(SandboxApp):
 
     def _busy_warnings(self, person_ids: list[str], span: tuple[datetime, datetime], skip: str | None) -> list[str]:
         return [f"{self.state['directory'][p]['name']} is busy then" for p in person_ids
-                if any(_overlaps(span, b) for b in self._busy_of(p, skip))]
+                if any(_overlaps(span, b) for b in self._busy_of(p, skip, span))]
 
     def _organized(self, event_id: str) -> dict[str, Any]:
         rec = self._event_rec(event_id)
@@ -129,10 +136,11 @@ class CalendarTools(SandboxApp):
 
     # --- reading -------------------------------------------------------------------------
     @tool(read_only=True)
-    def list_calendars(self) -> CalendarList:
-        """Calendars you can see and whether you can add events to them."""
+    def list_calendars(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> CalendarList:
+        """Calendars you can see and whether you can add events to them (20 a page by default)."""
+        chunk, meta = paginate(list(self.state["calendars"].values()), page, page_size)
         return CalendarList(calendars=[CalendarInfo(calendar_id=c["id"], name=c["name"], writable=c["writable"])
-                                       for c in self.state["calendars"].values()])
+                                       for c in chunk], **meta)
 
     @tool(read_only=True)
     def find_people(self, query: PeopleQuery = "", page: OpenPage = 1, page_size: OpenPageSize = 10) -> PersonPage:
@@ -180,13 +188,15 @@ class CalendarTools(SandboxApp):
         return self._event(self._event_rec(event_id))
 
     @tool(read_only=True)
-    def list_invitations(self) -> Invitations:
-        """Upcoming meetings others invited you to that still wait for your answer."""
+    def list_invitations(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> Invitations:
+        """Upcoming meetings others invited you to that still wait for your answer, soonest first (20 a page
+        by default)."""
         me, now = self.state["me"], iso(self.now)
         found = [e for e in self.state["events"].values()
                  if e["attendees"].get(me) == "needs_action" and e["status"] == "confirmed" and e["end"] > now]
         found.sort(key=lambda e: e["start"])
-        return Invitations(events=[self._event(e) for e in found])
+        chunk, meta = paginate(found, page, page_size)
+        return Invitations(events=[self._event(e) for e in chunk], **meta)
 
     @tool(read_only=True)
     def get_free_busy(self, person_ids: PersonIds, date: Day) -> FreeBusy:
@@ -195,7 +205,8 @@ class CalendarTools(SandboxApp):
         out = []
         for pid in person_ids:
             window = working_window(self._person(pid), day)
-            busy = sorted((iso(a), iso(b)) for a, b in self._busy_of(pid) if a.date() == day.date() or b.date() == day.date())
+            touching = self._busy_of(pid, within=(day, day + timedelta(days=1)))
+            busy = sorted((iso(a), iso(b)) for a, b in touching if a.date() == day.date() or b.date() == day.date())
             out.append(Busy(person_id=pid, working_hours_utc=[iso(w) for w in window] if window else [],
                             busy=[list(b) for b in busy]))
         return FreeBusy(date=date, people=out)
@@ -211,7 +222,7 @@ class CalendarTools(SandboxApp):
         people = [self._person(p) for p in [self.state["me"], *person_ids]]
         day = datetime.combine(parse_day(date, "date"), datetime.min.time()).replace(tzinfo=self.now.tzinfo)
         windows = [working_window(p, day) for p in people]
-        busy = [b for p in people for b in self._busy_of(p["id"])]
+        busy = [b for p in people for b in self._busy_of(p["id"], within=(day, day + timedelta(days=2)))]
         slots, length = [], timedelta(minutes=duration_minutes)
         for step in range(48):
             span = (day + timedelta(minutes=30 * step), day + timedelta(minutes=30 * step) + length)
@@ -226,13 +237,19 @@ class CalendarTools(SandboxApp):
         min_capacity: Annotated[int, Field(ge=1, le=100, description="seats needed")] = 1,
         start: Annotated[str | None, Field(description="UTC start, to check availability")] = None,
         end: Annotated[str | None, Field(description="UTC end, to check availability")] = None,
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 20,
     ) -> RoomList:
-        """Meeting rooms with at least `min_capacity` seats; with start and end, whether each is free then."""
+        """Meeting rooms with at least `min_capacity` seats, smallest first (20 a page by default); with start
+        and end, whether each is free then."""
         span = self._span(start, end) if start and end else None
+        fitting = sorted((r for r in self.state["rooms"].values() if r["capacity"] >= min_capacity),
+                         key=lambda r: (r["capacity"], r["name"]))
+        chunk, meta = paginate(fitting, page, page_size)
         rooms = [Room(room_id=r["id"], name=r["name"], capacity=r["capacity"], floor=r["floor"], video=r["video"],
                       available=None if span is None else self._room_clash(r["id"], span) is None)
-                 for r in self.state["rooms"].values() if r["capacity"] >= min_capacity]
-        return RoomList(rooms=sorted(rooms, key=lambda r: (r.capacity, r.name)))
+                 for r in chunk]
+        return RoomList(rooms=rooms, **meta)
 
     # --- writing -------------------------------------------------------------------------
     @tool(read_only=False)

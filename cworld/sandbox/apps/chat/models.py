@@ -73,7 +73,7 @@ class Unread(BaseModel):
     oldest_unread_ts: str
 
 
-class UnreadList(BaseModel):
+class UnreadList(Paged):
     conversations: list[Unread]
 
 

@@ -26,6 +26,7 @@ from cworld.sandbox.apps.chat.models import (
     UserPage,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.journal import for_reading
 
 TOKEN_MINUTES = 10
 CHANNEL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
@@ -76,7 +77,7 @@ class ChatTools(SandboxApp):
         return rec
 
     def _message(self, rec: dict[str, Any]) -> ChatMessage:
-        replies = sum(1 for m in self.state["messages"].values() if m["thread_parent"] == rec["id"] and not m["deleted"])
+        replies = sum(1 for m in for_reading(self.state["messages"]).values() if m["thread_parent"] == rec["id"] and not m["deleted"])
         return ChatMessage(message_id=rec["id"], conversation_id=rec["conversation_id"], author_id=rec["author"],
                            author_name=self.state["users"][rec["author"]]["name"], text=rec["text"], ts=rec["ts"],
                            edited=rec["edited"], thread_parent=rec["thread_parent"], reply_count=replies,
@@ -203,7 +204,7 @@ class ChatTools(SandboxApp):
         name = name.lstrip("#")
         if not CHANNEL_NAME.match(name):
             raise AppError("invalid", f"'{name}' is not a channel name: use lowercase letters, digits and hyphens")
-        clash = next((c for c in self.state["channels"].values() if c["name"] == name), None)
+        clash = next((c for c in for_reading(self.state["channels"]).values() if c["name"] == name), None)
         if clash is not None:
             state = "archived" if clash["archived"] else "live"
             raise AppError("conflict", f"#{name} already exists ({clash['id']}, {state}); pick another name")
@@ -248,15 +249,25 @@ class ChatTools(SandboxApp):
         return self._page(recs, page, page_size)
 
     @tool(read_only=True)
-    def list_unread(self) -> UnreadList:
-        """Conversations (channels you are in and direct messages) with messages you have not read."""
-        me, out = self.state["me"], []
-        for conv, seen in sorted(self.state["last_read"].items()):
-            new = sorted(m["ts"] for m in self.state["messages"].values()
-                         if m["conversation_id"] == conv and m["ts"] > seen and m["author"] != me and not m["deleted"])
-            if new:
-                out.append(Unread(conversation_id=conv, name=self._conv_name(conv), unread=len(new), oldest_unread_ts=new[0]))
-        return UnreadList(conversations=out)
+    def list_unread(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> UnreadList:
+        """Conversations (channels you are in and direct messages) with messages you have not read, by
+        conversation id (20 a page by default)."""
+        unread = self._unread_stamps()
+        convs = [conv for conv in sorted(self.state["last_read"]) if conv in unread]
+        chunk, meta = paginate(convs, page, page_size)
+        out = [Unread(conversation_id=conv, name=self._conv_name(conv), unread=len(unread[conv]),
+                      oldest_unread_ts=min(unread[conv])) for conv in chunk]
+        return UnreadList(conversations=out, **meta)
+
+    def _unread_stamps(self) -> dict[str, list[str]]:
+        """Conversation id -> the times of its messages you have not read (one pass over the messages)."""
+        me, last_read = self.state["me"], self.state["last_read"]
+        unread: dict[str, list[str]] = {}
+        for m in self.state["messages"].values():
+            seen = last_read.get(m["conversation_id"])
+            if seen is not None and m["ts"] > seen and m["author"] != me and not m["deleted"]:
+                unread.setdefault(m["conversation_id"], []).append(m["ts"])
+        return unread
 
     def _conv_name(self, conv: str) -> str:
         if conv in self.state["channels"]:

@@ -35,7 +35,7 @@ class Reminder(BaseModel):
     status: Literal["pending", "due", "dismissed"] = Field(description="'due' once its time has passed")
 
 
-class ReminderList(BaseModel):
+class ReminderList(Paged):
     reminders: list[Reminder]
     now_utc: str
 

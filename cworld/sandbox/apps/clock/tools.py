@@ -13,6 +13,7 @@ from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, 
 from cworld.sandbox.apps._shared.values import iso, parse_iso, suggest
 from cworld.sandbox.apps.clock.models import Duration, Reading, Reminder, ReminderList, Zone, ZonePage
 from cworld.sandbox.framework import AppError, SandboxApp, kb, tool
+from cworld.sandbox.framework.journal import for_reading
 
 MAX_SLEEP_SECONDS = 24 * 3600
 MAX_PENDING_REMINDERS = 20
@@ -157,7 +158,7 @@ class ClockTools(SandboxApp):
         due = parse_local(at, zone_of(self.state["timezone"]), "at")
         if due <= self.now:
             raise AppError("invalid", f"'{at}' ({self.state['timezone']}) has already passed; pick a later time")
-        pending = [r for r in self.state["reminders"].values() if r["status"] == "pending"]
+        pending = [r for r in for_reading(self.state["reminders"]).values() if r["status"] == "pending"]
         if len(pending) >= MAX_PENDING_REMINDERS:
             raise AppError("limit", f"you already have {MAX_PENDING_REMINDERS} pending reminders; cancel one first")
         rec = {"id": self.new_id("rem"), "text": text, "due_utc": iso(due), "status": "pending"}
@@ -168,11 +169,14 @@ class ClockTools(SandboxApp):
     def list_reminders(
         self,
         status: Annotated[Literal["pending", "due", "dismissed", "all"], Field(description="which reminders")] = "all",
+        page: OpenPage = 1,
+        page_size: OpenPageSize = 20,
     ) -> ReminderList:
-        """Your reminders, soonest first; 'due' ones have come and wait to be dismissed."""
+        """Your reminders, soonest first (20 a page by default); 'due' ones have come and wait to be dismissed."""
         found = [self._reminder(r) for r in self.state["reminders"].values()]
-        found = [r for r in found if status in ("all", r.status)]
-        return ReminderList(reminders=sorted(found, key=lambda r: r.due_utc), now_utc=iso(self.now))
+        found = sorted((r for r in found if status in ("all", r.status)), key=lambda r: r.due_utc)
+        chunk, meta = paginate(found, page, page_size)
+        return ReminderList(reminders=chunk, now_utc=iso(self.now), **meta)
 
     @tool(read_only=False, destructive=True, idempotent=True)
     def cancel_reminder(self, reminder_id: Annotated[str, Field(description="id from schedule_reminder")]) -> Reminder:

@@ -26,7 +26,7 @@ class Folder(BaseModel):
     documents: int = Field(description="documents in it (not counting the trash)")
 
 
-class FolderList(BaseModel):
+class FolderList(Paged):
     folders: list[Folder]
 
 
@@ -59,7 +59,7 @@ class Version(BaseModel):
     preview: str = Field(description="the first line of that version")
 
 
-class VersionList(BaseModel):
+class VersionList(Paged):
     document_id: str
     current: int
     versions: list[Version] = Field(description="oldest first")
@@ -88,5 +88,5 @@ class Comment(BaseModel):
     resolved: bool
 
 
-class CommentList(BaseModel):
+class CommentList(Paged):
     comments: list[Comment]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -25,6 +26,7 @@ from cworld.sandbox.apps.docs.models import (
     VersionList,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.journal import for_reading
 
 MAX_CONTENT = 100_000
 RANK = {"viewer": 1, "editor": 2, "owner": 3}
@@ -102,17 +104,17 @@ class DocsTools(SandboxApp):
         return people_page(self.state["directory"], query, page, page_size, Person, PersonPage)
 
     @tool(read_only=True)
-    def list_folders(self) -> FolderList:
-        """Your folders and how many documents each holds."""
-        docs = [d for d in self._visible() if not d["trashed"]]
-        return FolderList(folders=[Folder(folder_id=f["id"], name=f["name"],
-                                          documents=sum(d["folder_id"] == f["id"] for d in docs))
-                                   for f in self.state["folders"].values()])
+    def list_folders(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> FolderList:
+        """Your folders and how many documents each holds (20 a page by default)."""
+        chunk, meta = paginate(list(self.state["folders"].values()), page, page_size)
+        held = Counter(d["folder_id"] for d in self._visible() if not d["trashed"])
+        return FolderList(folders=[Folder(folder_id=f["id"], name=f["name"], documents=held[f["id"]]) for f in chunk],
+                          **meta)
 
     @tool(read_only=False)
     def create_folder(self, name: Annotated[str, Field(min_length=1, max_length=80, description="folder name")]) -> Folder:
         """Make a new folder. Names are unique."""
-        if any(f["name"].lower() == name.lower() for f in self.state["folders"].values()):
+        if any(f["name"].lower() == name.lower() for f in for_reading(self.state["folders"]).values()):
             raise AppError("conflict", f"a folder named '{name}' exists; list_folders gives its id")
         rec = {"id": self.new_id("fld"), "name": name}
         self.state["folders"][rec["id"]] = rec
@@ -154,13 +156,14 @@ class DocsTools(SandboxApp):
         return self._full(rec)
 
     @tool(read_only=True)
-    def list_versions(self, document_id: DocId) -> VersionList:
-        """The saved versions of a document, oldest first."""
+    def list_versions(self, document_id: DocId, page: OpenPage = 1, page_size: OpenPageSize = 20) -> VersionList:
+        """The saved versions of a document, oldest first (20 a page by default)."""
         rec = self._rec(document_id)
         self._open(rec)
+        chunk, meta = paginate(rec["versions"], page, page_size)
         versions = [Version(version=v["version"], author=v["author"], saved_at=v["saved_at"], length=len(v["content"]),
-                            preview=(v["content"].strip().splitlines() or [""])[0][:80]) for v in rec["versions"]]
-        return VersionList(document_id=rec["id"], current=rec["version"], versions=versions)
+                            preview=(v["content"].strip().splitlines() or [""])[0][:80]) for v in chunk]
+        return VersionList(document_id=rec["id"], current=rec["version"], versions=versions, **meta)
 
     @tool(read_only=True)
     def get_version(self, document_id: DocId, version: Annotated[int, Field(ge=1, description="version number")]) -> VersionContent:
@@ -297,14 +300,17 @@ class DocsTools(SandboxApp):
     # --- comments ------------------------------------------------------------------------
     @tool(read_only=True)
     def list_comments(
-        self, document_id: DocId, include_resolved: Annotated[bool, Field(description="also resolved ones")] = False
+        self, document_id: DocId, include_resolved: Annotated[bool, Field(description="also resolved ones")] = False,
+        page: OpenPage = 1, page_size: OpenPageSize = 20,
     ) -> CommentList:
-        """Comments on a document, oldest first."""
+        """Comments on a document, oldest first (20 a page by default)."""
         self._rec(document_id)
         found = sorted((c for c in self.state["comments"].values() if c["document_id"] == document_id
                         and (include_resolved or not c["resolved"])), key=lambda c: (c["at"], c["id"]))
+        chunk, meta = paginate(found, page, page_size)
         return CommentList(comments=[Comment(comment_id=c["id"], **{k: c[k] for k in ("document_id", "author", "text",
-                                                                                        "at", "resolved")}) for c in found])
+                                                                                        "at", "resolved")}) for c in chunk],
+                           **meta)
 
     @tool(read_only=False)
     def add_comment(self, document_id: DocId, text: Annotated[str, Field(min_length=1, max_length=2000, description="comment")]) -> Comment:

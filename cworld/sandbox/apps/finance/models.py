@@ -35,7 +35,7 @@ class SymbolMatch(BaseModel):
     exchange: str
 
 
-class SymbolList(BaseModel):
+class SymbolList(Paged):
     matches: list[SymbolMatch]
 
 
@@ -80,7 +80,7 @@ class Account(BaseModel):
     available: float = Field(description="balance minus holds (pending transfers, open buy orders)")
 
 
-class AccountList(BaseModel):
+class AccountList(Paged):
     accounts: list[Account]
 
 
@@ -140,7 +140,7 @@ class Payee(BaseModel):
     account: str
 
 
-class PayeeList(BaseModel):
+class PayeeList(Paged):
     payees: list[Payee]
 
 
@@ -157,7 +157,7 @@ class Transfer(BaseModel):
     next_step: str = Field(description="what to do next, if anything")
 
 
-class TransferList(BaseModel):
+class TransferList(Paged):
     transfers: list[Transfer]
 
 
@@ -168,7 +168,7 @@ class AuthenticatorCode(BaseModel):
     expired: bool
 
 
-class Authenticator(BaseModel):
+class Authenticator(Paged):
     codes: list[AuthenticatorCode] = Field(description="one-time codes sent to the account holder's phone")
 
 
@@ -178,5 +178,5 @@ class Watchlist(BaseModel):
     symbols: list[str]
 
 
-class WatchlistList(BaseModel):
+class WatchlistList(Paged):
     watchlists: list[Watchlist]

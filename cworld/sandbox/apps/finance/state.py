@@ -19,6 +19,7 @@ from cworld.sandbox.apps._shared.auth import require_token, secret
 from cworld.sandbox.apps._shared.records import lookup
 from cworld.sandbox.apps._shared.values import iso, later, money
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
+from cworld.sandbox.framework.journal import for_reading
 from cworld.seeding import derive_rng
 
 MARKET_SIZE = 40
@@ -190,15 +191,15 @@ def _stale_items(app: SandboxApp, rng: random.Random, state: dict[str, Any]) -> 
 # --- derived numbers ---------------------------------------------------------------------------
 def holds(state: dict[str, Any], account_id: str) -> float:
     """Money set aside: pending transfers out of the account, open buy orders against it."""
-    pending = sum(t["amount"] for t in state["transfers"].values()
+    pending = sum(t["amount"] for t in for_reading(state["transfers"]).values()
                   if t["status"] == "pending_confirmation" and t["from_account_id"] == account_id)
-    buys = sum(o["quantity"] * o["limit_price"] for o in state["orders"].values()
+    buys = sum(o["quantity"] * o["limit_price"] for o in for_reading(state["orders"]).values()
                if o["status"] == "open" and o["side"] == "buy" and o["account_id"] == account_id)
     return money(pending + buys)
 
 
 def reserved_shares(state: dict[str, Any], symbol: str) -> int:
-    return sum(o["quantity"] for o in state["orders"].values()
+    return sum(o["quantity"] for o in for_reading(state["orders"]).values()
                if o["status"] == "open" and o["side"] == "sell" and o["symbol"] == symbol)
 
 
@@ -222,7 +223,7 @@ def available(state: dict[str, Any], account_id: str) -> float:
 
 
 def brokerage_id(state: dict[str, Any]) -> str:
-    return next(a for a, v in state["accounts"].items() if v["kind"] == "brokerage")
+    return next(a for a, v in for_reading(state["accounts"]).items() if v["kind"] == "brokerage")
 
 
 def listed(app: SandboxApp, symbol: str) -> tuple[str, dict[str, Any]]:

@@ -41,13 +41,17 @@ class FinanceTools(SandboxApp):
     @tool(read_only=True)
     def find_symbol(
         self, query: Annotated[str, Field(description="company name or part of it, or a symbol", min_length=1,
-                                          max_length=100)]
+                                          max_length=100)],
+        page: Page = 1,
+        page_size: PageSize = 20,
     ) -> SymbolList:
-        """Look up ticker symbols by company name (or symbol); other tools take the symbol."""
+        """Look up ticker symbols by company name (or symbol), by symbol (20 a page by default); other tools
+        take the symbol."""
         listed = fin.market(self)["listed"]
-        hits = [SymbolMatch(symbol=s, company=v["company"], sector=v["sector"], exchange=v["exchange"])
-                for s, v in sorted(listed.items()) if matches(query, v["company"], s)]
-        return SymbolList(matches=hits)
+        found = [(s, v) for s, v in sorted(listed.items()) if matches(query, v["company"], s)]
+        chunk, meta = paginate(found, page, page_size)
+        hits = [SymbolMatch(symbol=s, company=v["company"], sector=v["sector"], exchange=v["exchange"]) for s, v in chunk]
+        return SymbolList(matches=hits, **meta)
 
     @tool(read_only=True)
     def get_quote(self, symbol: Symbol) -> Quote:
@@ -91,11 +95,12 @@ class FinanceTools(SandboxApp):
         return log_in(self, "fin", TOKEN_MINUTES, customer["name"], LoginResult)
 
     @tool(read_only=True)
-    def list_accounts(self, token: Token) -> AccountList:
-        """The customer's accounts with balance and available money (balance minus holds)."""
+    def list_accounts(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> AccountList:
+        """The customer's accounts with balance and available money (balance minus holds), 20 a page by default."""
         fin.require_login(self, token)
+        chunk, meta = paginate(list(self.state["accounts"].items()), page, page_size)
         return AccountList(accounts=[Account(account_id=a, available=fin.available(self.state, a), **v)
-                                     for a, v in self.state["accounts"].items()])
+                                     for a, v in chunk], **meta)
 
     @tool(read_only=True)
     def list_transactions(
@@ -118,11 +123,13 @@ class FinanceTools(SandboxApp):
 
     # --- watchlists ---------------------------------------------------------------------
     @tool(read_only=True)
-    def list_watchlists(self, token: Token) -> WatchlistList:
-        """The customer's watchlists and the symbols on them (a symbol may have been delisted since)."""
+    def list_watchlists(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> WatchlistList:
+        """The customer's watchlists and the symbols on them (a symbol may have been delisted since), 20 a page
+        by default."""
         fin.require_login(self, token)
+        chunk, meta = paginate(list(self.state["watchlists"].items()), page, page_size)
         return WatchlistList(watchlists=[Watchlist(watchlist_id=w, name=v["name"], symbols=list(v["symbols"]))
-                                         for w, v in self.state["watchlists"].items()])
+                                         for w, v in chunk], **meta)
 
     @tool(read_only=False, idempotent=True)
     def add_to_watchlist(self, token: Token, watchlist_id: WatchlistId, symbol: Symbol) -> Watchlist:

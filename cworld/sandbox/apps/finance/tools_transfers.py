@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared.records import lookup
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
 from cworld.sandbox.apps._shared.values import iso, money, parse_iso
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
@@ -36,10 +36,12 @@ class TransferTools(SandboxApp):
     """Payees, transfers and the authenticator that confirms them."""
 
     @tool(read_only=True)
-    def list_payees(self, token: Token) -> PayeeList:
-        """People and companies money can be sent to, with the payee ids create_transfer takes."""
+    def list_payees(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> PayeeList:
+        """People and companies money can be sent to, with the payee ids create_transfer takes (20 a page by
+        default)."""
         fin.require_login(self, token)
-        return PayeeList(payees=[Payee(payee_id=p, **v) for p, v in self.state["payees"].items()])
+        chunk, meta = paginate(list(self.state["payees"].items()), page, page_size)
+        return PayeeList(payees=[Payee(payee_id=p, **v) for p, v in chunk], **meta)
 
     @tool(read_only=False)
     def create_transfer(
@@ -70,14 +72,15 @@ class TransferTools(SandboxApp):
         return self._transfer_view(transfer_id)
 
     @tool(read_only=True)
-    def read_authenticator(self) -> Authenticator:
-        """Read the one-time codes the bank sent to the account holder's phone, newest first (each is valid for
-        5 minutes and only for its transfer)."""
+    def read_authenticator(self, page: Page = 1, page_size: PageSize = 20) -> Authenticator:
+        """Read the one-time codes the bank sent to the account holder's phone, newest first, 20 a page by
+        default (each is valid for 5 minutes and only for its transfer)."""
         codes = self.state["codes"]
+        newest = sorted(codes.items(), key=lambda kv: (kv[1]["expires_at"], kv[0]), reverse=True)
+        chunk, meta = paginate(newest, page, page_size)
         return Authenticator(codes=[
             AuthenticatorCode(transfer_id=t, code=c["code"], expires_at=c["expires_at"],
-                              expired=parse_iso(c["expires_at"]) <= self.now)
-            for t, c in sorted(codes.items(), key=lambda kv: (kv[1]["expires_at"], kv[0]), reverse=True)])
+                              expired=parse_iso(c["expires_at"]) <= self.now) for t, c in chunk], **meta)
 
     @tool(read_only=False, destructive=True, idempotent=True)
     def confirm_transfer(
@@ -135,13 +138,17 @@ class TransferTools(SandboxApp):
         token: Token,
         status: Annotated[Literal["pending_confirmation", "completed", "cancelled"] | None,
                           Field(description="only transfers in this status")] = None,
+        page: Page = 1,
+        page_size: PageSize = 20,
     ) -> TransferList:
-        """Transfers, newest first, optionally by status (pending ones hold money until confirmed or cancelled)."""
+        """Transfers, newest first, optionally by status (pending ones hold money until confirmed or cancelled),
+        20 a page by default."""
         fin.require_login(self, token)
         transfers = self.state["transfers"]
         ids = sorted((t for t, v in transfers.items() if status in (None, v["status"])),
                      key=lambda t: (transfers[t]["created_at"], t), reverse=True)
-        return TransferList(transfers=[self._transfer_view(t) for t in ids])
+        chunk, meta = paginate(ids, page, page_size)
+        return TransferList(transfers=[self._transfer_view(t) for t in chunk], **meta)
 
     # --- helpers ------------------------------------------------------------------------
     def _destination(self, to_id: str) -> str:

@@ -22,6 +22,7 @@ from cworld.sandbox.apps.mail.models import (
 )
 from cworld.sandbox.apps.mail.state import no_reply
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.journal import for_reading
 
 MAX_RECIPIENTS = 20
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -118,7 +119,7 @@ class MailTools(SandboxApp):
         """Add someone to the address book (needed before mailing a new address). Emails must be unique."""
         if not EMAIL_RE.match(email):
             raise AppError("invalid", f"'{email}' is not an email address (expected name@domain.tld)")
-        clash = next((c for c in self.state["contacts"].values() if c["email"].lower() == email.lower()), None)
+        clash = next((c for c in for_reading(self.state["contacts"]).values() if c["email"].lower() == email.lower()), None)
         if clash is not None:
             raise AppError("conflict", f"{email} already belongs to contact {clash['id']} ({clash['name']}); use it")
         rec = {"id": self.new_id("contact"), "name": name, "email": email, "company": company, "title": "",

@@ -50,7 +50,7 @@ class CategoryCount(BaseModel):
     products: int
 
 
-class CategoryList(BaseModel):
+class CategoryList(Paged):
     categories: list[CategoryCount]
 
 
@@ -86,7 +86,7 @@ class Coupon(BaseModel):
     status: str = Field(description="active, expired or used")
 
 
-class CouponList(BaseModel):
+class CouponList(Paged):
     coupons: list[Coupon]
 
 
@@ -101,7 +101,7 @@ class Address(BaseModel):
     is_default: bool
 
 
-class AddressList(BaseModel):
+class AddressList(Paged):
     addresses: list[Address]
 
 
@@ -115,7 +115,7 @@ class PaymentMethod(BaseModel):
     expired: bool
 
 
-class PaymentMethodList(BaseModel):
+class PaymentMethodList(Paged):
     payment_methods: list[PaymentMethod]
 
 

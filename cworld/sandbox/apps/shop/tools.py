@@ -55,12 +55,14 @@ class ShopTools(ShopBase):
 
     # --- catalog ------------------------------------------------------------------------
     @tool(read_only=True)
-    def list_categories(self) -> CategoryList:
-        """List the catalog's categories with how many products each holds; search_products filters by these names."""
+    def list_categories(self, page: Page = 1, page_size: PageSize = 20) -> CategoryList:
+        """List the catalog's categories by name with how many products each holds (20 a page by default);
+        search_products filters by these names."""
         counts: dict[str, int] = {}
         for product in self.state["catalog"].values():
             counts[product["category"]] = counts.get(product["category"], 0) + 1
-        return CategoryList(categories=[CategoryCount(category=c, products=n) for c, n in sorted(counts.items())])
+        chunk, meta = paginate(sorted(counts.items()), page, page_size)
+        return CategoryList(categories=[CategoryCount(category=c, products=n) for c, n in chunk], **meta)
 
     @tool(read_only=True)
     def search_products(
@@ -164,18 +166,20 @@ class ShopTools(ShopBase):
 
     # --- wallet, addresses, cards -------------------------------------------------------
     @tool(read_only=True)
-    def list_coupons(self, token: Token) -> CouponList:
-        """The coupon codes in the account's wallet with their conditions and status (active, expired, used)."""
+    def list_coupons(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> CouponList:
+        """The coupon codes in the account's wallet, by code, with their conditions and status (active, expired,
+        used), 20 a page by default."""
         self._auth(token)
+        chunk, meta = paginate(sorted(self.state["coupons"].items()), page, page_size)
         return CouponList(coupons=[Coupon(code=code, status=rules.coupon_status(c, self.now),
-                                          **{k: v for k, v in c.items() if k != "used"})
-                                   for code, c in sorted(self.state["coupons"].items())])
+                                          **{k: v for k, v in c.items() if k != "used"}) for code, c in chunk], **meta)
 
     @tool(read_only=True)
-    def list_addresses(self, token: Token) -> AddressList:
-        """The account's saved shipping addresses with their ids (checkout needs one)."""
+    def list_addresses(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> AddressList:
+        """The account's saved shipping addresses with their ids (checkout needs one), 20 a page by default."""
         self._auth(token)
-        return AddressList(addresses=[Address(address_id=a, **v) for a, v in self.state["addresses"].items()])
+        chunk, meta = paginate(list(self.state["addresses"].items()), page, page_size)
+        return AddressList(addresses=[Address(address_id=a, **v) for a, v in chunk], **meta)
 
     @tool(read_only=False)
     def add_address(
@@ -214,12 +218,13 @@ class ShopTools(ShopBase):
         return Removed(removed_id=address_id, message="address deleted")
 
     @tool(read_only=True)
-    def list_payment_methods(self, token: Token) -> PaymentMethodList:
-        """The account's saved cards with their ids, expiry and whether they have expired."""
+    def list_payment_methods(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> PaymentMethodList:
+        """The account's saved cards with their ids, expiry and whether they have expired (20 a page by default)."""
         self._auth(token)
+        chunk, meta = paginate(list(self.state["payment_methods"].items()), page, page_size)
         return PaymentMethodList(payment_methods=[
-            PaymentMethod(payment_method_id=pm, expired=rules.card_expired(c, self.now), **c)
-            for pm, c in self.state["payment_methods"].items()])
+            PaymentMethod(payment_method_id=pm, expired=rules.card_expired(c, self.now), **c) for pm, c in chunk],
+            **meta)
 
     # --- helpers ------------------------------------------------------------------------
     def _product(self, product_id: str) -> tuple[str, dict[str, Any]]:

@@ -30,7 +30,7 @@ class BoardSummary(BaseModel):
     open_cards: int
 
 
-class BoardList(BaseModel):
+class BoardList(Paged):
     boards: list[BoardSummary]
 
 

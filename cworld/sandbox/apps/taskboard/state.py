@@ -15,6 +15,7 @@ from typing import Any
 from cworld.sandbox.apps._shared.records import lookup
 from cworld.sandbox.apps._shared.values import iso, later, parse_iso
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
+from cworld.sandbox.framework.journal import for_reading
 
 LISTS = ("Backlog", "To do", "In progress", "Review", "Done")
 LABELS = (("urgent", "red"), ("blocked", "orange"), ("quick win", "green"), ("needs review", "purple"))
@@ -120,7 +121,7 @@ def task_list(app: SandboxApp, list_id: str) -> dict[str, Any]:
     found = app.state["lists"].get(list_id)
     if found is not None:
         return found
-    named = [f"{lid} on {app.state['boards'][v['board_id']]['name']}" for lid, v in app.state["lists"].items()
+    named = [f"{lid} on {app.state['boards'][v['board_id']]['name']}" for lid, v in for_reading(app.state["lists"]).items()
              if v["name"].lower() == list_id.strip().lower()]
     if named:
         raise AppError("not_found", f"'{list_id}' is a list name, not an id: lists with that name are "

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections import Counter
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -28,6 +29,7 @@ from cworld.sandbox.apps.taskboard.models import (
     Title,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.journal import for_reading
 
 Due = Annotated[str, Field(description="due time as YYYY-MM-DDTHH:MM (UTC)", min_length=10, max_length=25)]
 
@@ -37,11 +39,13 @@ class TaskboardTools(SandboxApp):
 
     # --- boards and lists ---------------------------------------------------------------
     @tool(read_only=True)
-    def list_boards(self) -> BoardList:
-        """The boards you belong to, with your role on each and how many open cards they hold."""
+    def list_boards(self, page: Page = 1, page_size: PageSize = 20) -> BoardList:
+        """The boards you belong to, with your role on each and how many open cards they hold (20 a page by
+        default)."""
+        chunk, meta = paginate(list(self.state["boards"].items()), page, page_size)
+        open_cards = self._open_counts("board_id")
         return BoardList(boards=[BoardSummary(board_id=b, name=v["name"], your_role=tb.role(self, b),
-                                              open_cards=self._open_cards(board_id=b))
-                                 for b, v in self.state["boards"].items()])
+                                              open_cards=open_cards[b]) for b, v in chunk], **meta)
 
     @tool(read_only=True)
     def get_board(self, board_id: BoardId) -> Board:
@@ -50,10 +54,11 @@ class TaskboardTools(SandboxApp):
         lists = sorted((lid for lid, v in self.state["lists"].items() if v["board_id"] == board_id),
                        key=lambda lid: self.state["lists"][lid]["position"])
         members = self.state["members"]
+        open_cards = self._open_counts("list_id")
         return Board(board_id=board_id, name=board["name"], description=board["description"],
                      your_role=tb.role(self, board_id),
                      lists=[ListInfo(list_id=lid, name=self.state["lists"][lid]["name"],
-                                     open_cards=self._open_cards(list_id=lid),
+                                     open_cards=open_cards[lid],
                                      archived=self.state["lists"][lid]["archived"]) for lid in lists],
                      labels=[Label(label_id=k, **v) for k, v in board["labels"].items()],
                      members=[Member(member_id=m, name=members[m]["name"], username=members[m]["username"], role=r)
@@ -66,7 +71,7 @@ class TaskboardTools(SandboxApp):
         """Add a list at the right end of a board."""
         tb.board(self, board_id)
         tb.require_edit(self, board_id)
-        last = max((v["position"] for v in self.state["lists"].values() if v["board_id"] == board_id), default=0)
+        last = max((v["position"] for v in for_reading(self.state["lists"]).values() if v["board_id"] == board_id), default=0)
         list_id = self.new_id("lst")
         self.state["lists"][list_id] = {"board_id": board_id, "name": name.strip(), "position": last + 1,
                                         "archived": False}
@@ -86,9 +91,9 @@ class TaskboardTools(SandboxApp):
         tb.board(self, board_id)
         if list_id is not None and tb.task_list(self, list_id)["board_id"] != board_id:
             raise AppError("invalid", f"list {list_id} is not on board {board_id}: get_board shows its lists")
-        ids = [c for c in self._ordered() if self.state["cards"][c]["board_id"] == board_id
-               and list_id in (None, self.state["cards"][c]["list_id"])
-               and (include_archived or not self.state["cards"][c]["archived"])]
+        cards = self.state["cards"]
+        ids = [c for c in self._ordered() if cards[c]["board_id"] == board_id
+               and list_id in (None, cards[c]["list_id"]) and (include_archived or not cards[c]["archived"])]
         chunk, meta = paginate(ids, page, page_size)
         return CardPage(cards=[self._summary(c) for c in chunk], **meta)
 
@@ -125,8 +130,8 @@ class TaskboardTools(SandboxApp):
         count."""
         v = tb.card(self, card_id)
         checklists = [Checklist(checklist_id=k, name=c["name"], items=[ChecklistItem(**i) for i in c["items"]])
-                      for k, c in self.state["checklists"].items() if c["card_id"] == card_id]
-        comments = sum(1 for c in self.state["comments"].values() if c["card_id"] == card_id)
+                      for k, c in for_reading(self.state["checklists"]).items() if c["card_id"] == card_id]
+        comments = sum(1 for c in for_reading(self.state["comments"]).values() if c["card_id"] == card_id)
         return Card(**self._summary(card_id).model_dump(), description=v["description"], checklists=checklists,
                     comments=comments, created_at=v["created_at"], updated_at=v["updated_at"])
 
@@ -228,7 +233,7 @@ class TaskboardTools(SandboxApp):
         return found
 
     def _slot(self, list_id: str, position: str) -> float:
-        spots = [v["position"] for v in self.state["cards"].values() if v["list_id"] == list_id]
+        spots = [v["position"] for v in for_reading(self.state["cards"]).values() if v["list_id"] == list_id]
         if not spots:
             return 1.0
         return min(spots) - 1 if position == "top" else max(spots) + 1
@@ -242,9 +247,9 @@ class TaskboardTools(SandboxApp):
     def _overdue(self, v: dict[str, Any]) -> bool:
         return bool(v["due"]) and not v["due_complete"] and not v["archived"] and parse_iso(v["due"]) <= self.now
 
-    def _open_cards(self, board_id: str | None = None, list_id: str | None = None) -> int:
-        return sum(1 for v in self.state["cards"].values() if not v["archived"]
-                   and board_id in (None, v["board_id"]) and list_id in (None, v["list_id"]))
+    def _open_counts(self, by: Literal["board_id", "list_id"]) -> Counter[str]:
+        """Cards not archived, counted per board or per list in one pass over the cards."""
+        return Counter(v[by] for v in for_reading(self.state["cards"]).values() if not v["archived"])
 
     def _summary(self, card_id: str) -> CardSummary:
         v = self.state["cards"][card_id]

@@ -30,7 +30,7 @@ class Airport(BaseModel):
     country: str
 
 
-class AirportList(BaseModel):
+class AirportList(Paged):
     airports: list[Airport]
 
 
@@ -101,7 +101,7 @@ class Traveller(BaseModel):
     is_primary: bool
 
 
-class TravellerList(BaseModel):
+class TravellerList(Paged):
     travellers: list[Traveller]
 
 
@@ -162,6 +162,6 @@ class CancellationQuote(BaseModel):
     expires_at: str = Field(description="the quote must be used before this time")
 
 
-class Itinerary(BaseModel):
+class Itinerary(Paged):
     traveller_id: str | None
     segments: list[Booking] = Field(description="confirmed bookings from now on, in time order")

@@ -22,6 +22,7 @@ from typing import Any
 from cworld.sandbox.apps._shared.records import lookup
 from cworld.sandbox.apps._shared.values import iso, later, money, parse_day
 from cworld.sandbox.framework import AppError, SandboxApp, kb, world
+from cworld.sandbox.framework.journal import for_reading
 from cworld.seeding import derive_rng
 
 SCHEDULE_DAYS = 90
@@ -250,7 +251,7 @@ def occupied_seats(app: SandboxApp, flight: dict[str, Any], cabin: str) -> set[s
     route = network(app)["routes"][flight["route"]]
     taken = set(random.Random(f"{route['seed']}|{flight['flight_id']}|{cabin}|seats").sample(
         layout, seeded_load(route, flight["flight_id"], cabin)))
-    chosen = {seat for b in app.state["bookings"].values()
+    chosen = {seat for b in for_reading(app.state["bookings"]).values()
               if b["status"] == "confirmed" and b["flight_id"] == flight["flight_id"] for seat in b["seats"].values()}
     return taken | chosen
 

@@ -44,14 +44,17 @@ class TravelTools(TravelBase):
     @tool(read_only=True)
     def find_airports(
         self, query: Annotated[str, Field(description="city, airport name, country or code, e.g. 'London'",
-                                          min_length=1, max_length=100)]
+                                          min_length=1, max_length=100)],
+        page: Page = 1,
+        page_size: PageSize = 20,
     ) -> AirportList:
-        """Resolve a city or airport name to IATA codes (a city may have several airports); search_flights needs
-        the codes."""
-        found = [Airport(code=a["iata"], name=a["name"], city=a["city"], country=a["country"])
-                 for a in world.airports().values()
+        """Resolve a city or airport name to IATA codes (a city may have several airports; 20 a page by default);
+        search_flights needs the codes."""
+        found = [a for a in world.airports().values()
                  if matches(query, a["city"], a["name"], a["country"]) or norm(query) == a["iata"].lower()]
-        return AirportList(airports=found)
+        chunk, meta = paginate(found, page, page_size)
+        return AirportList(airports=[Airport(code=a["iata"], name=a["name"], city=a["city"], country=a["country"])
+                                     for a in chunk], **meta)
 
     @tool(read_only=True)
     def search_flights(
@@ -148,9 +151,11 @@ class TravelTools(TravelBase):
 
     # --- travellers ---------------------------------------------------------------------
     @tool(read_only=True)
-    def list_travellers(self) -> TravellerList:
-        """The traveller profiles on the account, with passport details; bookings take their ids."""
-        return TravellerList(travellers=[Traveller(traveller_id=t, **v) for t, v in self.state["travellers"].items()])
+    def list_travellers(self, page: Page = 1, page_size: PageSize = 20) -> TravellerList:
+        """The traveller profiles on the account, with passport details (20 a page by default); bookings take
+        their ids."""
+        chunk, meta = paginate(list(self.state["travellers"].items()), page, page_size)
+        return TravellerList(travellers=[Traveller(traveller_id=t, **v) for t, v in chunk], **meta)
 
     @tool(read_only=False)
     def add_traveller(

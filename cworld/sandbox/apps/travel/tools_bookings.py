@@ -28,6 +28,7 @@ from cworld.sandbox.apps.travel.models import (
 )
 from cworld.sandbox.apps.travel.state import TravelBase
 from cworld.sandbox.framework import AppError, tool
+from cworld.sandbox.framework.journal import for_reading
 
 QUOTE_MINUTES = 15
 CHECK_IN_HOUR = 15
@@ -131,15 +132,19 @@ class BookingTools(TravelBase):
     def get_itinerary(
         self,
         traveller_id: Annotated[str | None, Field(description="only this traveller's trips", max_length=40)] = None,
+        page: Page = 1,
+        page_size: PageSize = 20,
     ) -> Itinerary:
-        """The confirmed flights and hotel stays still ahead, in time order (for one traveller or everyone)."""
+        """The confirmed flights and hotel stays still ahead, in time order (for one traveller or everyone), 20
+        a page by default."""
         if traveller_id is not None:
             self._traveller(traveller_id)
-        bookings = self.state["bookings"]
+        bookings, now = self.state["bookings"], iso(self.now)
         ahead = sorted((b for b, v in bookings.items() if v["status"] == "confirmed"
-                        and self._ends_at(v) >= self.now and traveller_id in (None, *v["travellers"])),
+                        and traveller_id in (None, *v["travellers"]) and self._ends_at_text(v) >= now),
                        key=lambda b: (bookings[b]["starts_at"], b))
-        return Itinerary(traveller_id=traveller_id, segments=[self._view(b) for b in ahead])
+        chunk, meta = paginate(ahead, page, page_size)
+        return Itinerary(traveller_id=traveller_id, segments=[self._view(b) for b in chunk], **meta)
 
     @tool(read_only=False)
     def quote_cancellation(self, booking_id: BookingId) -> CancellationQuote:
@@ -199,7 +204,7 @@ class BookingTools(TravelBase):
 
     def _no_overlap(self, tid: str, who: str, flight: dict[str, Any]) -> None:
         start, end = parse_iso(flight["depart_at"]), parse_iso(flight["arrive_at"])
-        for bid, b in self.state["bookings"].items():
+        for bid, b in for_reading(self.state["bookings"]).items():
             if b["status"] != "confirmed" or b["kind"] != "flight" or tid not in b["travellers"]:
                 continue
             other = world.flight_on(self, b["flight_id"], since=date.min)
@@ -219,11 +224,10 @@ class BookingTools(TravelBase):
             raise AppError("invalid", f"booking {booking_id} is a {booking['kind']} booking, not a {kind} booking")
         return booking
 
-    def _ends_at(self, booking: dict[str, Any]) -> datetime:
-        """A flight is behind us once it departs; a hotel stay once its check-out morning passes."""
-        if booking["kind"] == "hotel":
-            return datetime.fromisoformat(booking["check_out"] + "T11:00:00+00:00")
-        return parse_iso(booking["starts_at"])
+    def _ends_at_text(self, booking: dict[str, Any]) -> str:
+        """When a booking is behind us, as UTC text like `iso` writes (compared as text, nothing parsed): a
+        flight once it departs, a hotel stay once its check-out morning (11:00) passes."""
+        return booking["check_out"] + "T11:00:00Z" if booking["kind"] == "hotel" else booking["starts_at"]
 
     def _cancel_fee(self, booking_id: str, booking: dict[str, Any]) -> float:
         start = parse_iso(booking["starts_at"])
