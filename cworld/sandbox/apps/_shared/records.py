@@ -3,7 +3,8 @@ the compact "produces" edges, so every app pages and fails to find things the sa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from itertools import islice
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -40,6 +41,15 @@ def paginate(items: Sequence[T], page: int, page_size: int) -> tuple[list[T], di
     chunk = list(items[start : start + page_size])
     meta = {"page": page, "page_size": page_size, "total": len(items), "has_more": start + page_size < len(items)}
     return chunk, meta
+
+
+def paginate_in_order(items: Collection[T], page: int, page_size: int) -> tuple[list[T], dict[str, Any]]:
+    """`paginate` over a collection's own order (a map's `items()` or `values()`) without listing all of it:
+    the page is sliced off the iteration and the total is the collection's size."""
+    total = len(items)
+    start = (page - 1) * page_size
+    chunk = list(islice(items, start, start + page_size))
+    return chunk, {"page": page, "page_size": page_size, "total": total, "has_more": start + page_size < total}
 
 
 def lookup(table: Mapping[str, T], key: str, missing: str) -> T:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cworld.sandbox.apps._shared.people import PeopleQuery, people_page
-from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate
+from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate, paginate_in_order
 from cworld.sandbox.apps._shared.values import iso, matches, parse_day, parse_iso, parse_moment
 from cworld.sandbox.apps.calendar.models import (
     Attendee,
@@ -138,7 +138,7 @@ class CalendarTools(SandboxApp):
     @tool(read_only=True)
     def list_calendars(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> CalendarList:
         """Calendars you can see and whether you can add events to them (20 a page by default)."""
-        chunk, meta = paginate(list(self.state["calendars"].values()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["calendars"].values(), page, page_size)
         return CalendarList(calendars=[CalendarInfo(calendar_id=c["id"], name=c["name"], writable=c["writable"])
                                        for c in chunk], **meta)
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cworld.sandbox.apps._shared.people import PeopleQuery, people_page
-from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate
+from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate, paginate_in_order
 from cworld.sandbox.apps._shared.values import iso, matches
 from cworld.sandbox.apps.docs.models import (
     AccessRequest,
@@ -106,7 +106,7 @@ class DocsTools(SandboxApp):
     @tool(read_only=True)
     def list_folders(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> FolderList:
         """Your folders and how many documents each holds (20 a page by default)."""
-        chunk, meta = paginate(list(self.state["folders"].values()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["folders"].values(), page, page_size)
         held = Counter(d["folder_id"] for d in self._visible() if not d["trashed"])
         return FolderList(folders=[Folder(folder_id=f["id"], name=f["name"], documents=held[f["id"]]) for f in chunk],
                           **meta)

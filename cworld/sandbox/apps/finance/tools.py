@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cworld.sandbox.apps._shared.auth import log_in
-from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate, paginate_in_order
 from cworld.sandbox.apps._shared.values import iso, matches
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
@@ -98,7 +98,7 @@ class FinanceTools(SandboxApp):
     def list_accounts(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> AccountList:
         """The customer's accounts with balance and available money (balance minus holds), 20 a page by default."""
         fin.require_login(self, token)
-        chunk, meta = paginate(list(self.state["accounts"].items()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["accounts"].items(), page, page_size)
         return AccountList(accounts=[Account(account_id=a, available=fin.available(self.state, a), **v)
                                      for a, v in chunk], **meta)
 
@@ -127,7 +127,7 @@ class FinanceTools(SandboxApp):
         """The customer's watchlists and the symbols on them (a symbol may have been delisted since), 20 a page
         by default."""
         fin.require_login(self, token)
-        chunk, meta = paginate(list(self.state["watchlists"].items()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["watchlists"].items(), page, page_size)
         return WatchlistList(watchlists=[Watchlist(watchlist_id=w, name=v["name"], symbols=list(v["symbols"]))
                                          for w, v in chunk], **meta)
 

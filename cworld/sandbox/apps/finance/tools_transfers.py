@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate, paginate_in_order
 from cworld.sandbox.apps._shared.values import iso, money, parse_iso
 from cworld.sandbox.apps.finance import state as fin
 from cworld.sandbox.apps.finance.models import (
@@ -40,7 +40,7 @@ class TransferTools(SandboxApp):
         """People and companies money can be sent to, with the payee ids create_transfer takes (20 a page by
         default)."""
         fin.require_login(self, token)
-        chunk, meta = paginate(list(self.state["payees"].items()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["payees"].items(), page, page_size)
         return PayeeList(payees=[Payee(payee_id=p, **v) for p, v in chunk], **meta)
 
     @tool(read_only=False)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cworld.sandbox.apps._shared.auth import log_in
-from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate, paginate_in_order
 from cworld.sandbox.apps._shared.values import iso, matches, money, norm
 from cworld.sandbox.apps.shop import state as rules
 from cworld.sandbox.apps.shop.models import (
@@ -178,7 +178,7 @@ class ShopTools(ShopBase):
     def list_addresses(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> AddressList:
         """The account's saved shipping addresses with their ids (checkout needs one), 20 a page by default."""
         self._auth(token)
-        chunk, meta = paginate(list(self.state["addresses"].items()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["addresses"].items(), page, page_size)
         return AddressList(addresses=[Address(address_id=a, **v) for a, v in chunk], **meta)
 
     @tool(read_only=False)
@@ -221,7 +221,7 @@ class ShopTools(ShopBase):
     def list_payment_methods(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> PaymentMethodList:
         """The account's saved cards with their ids, expiry and whether they have expired (20 a page by default)."""
         self._auth(token)
-        chunk, meta = paginate(list(self.state["payment_methods"].items()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["payment_methods"].items(), page, page_size)
         return PaymentMethodList(payment_methods=[
             PaymentMethod(payment_method_id=pm, expired=rules.card_expired(c, self.now), **c) for pm, c in chunk],
             **meta)

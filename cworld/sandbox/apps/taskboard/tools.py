@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared.records import Page, PageSize, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, paginate, paginate_in_order
 from cworld.sandbox.apps._shared.values import iso, matches, parse_iso, parse_moment
 from cworld.sandbox.apps.taskboard import state as tb
 from cworld.sandbox.apps.taskboard.models import (
@@ -42,7 +42,7 @@ class TaskboardTools(SandboxApp):
     def list_boards(self, page: Page = 1, page_size: PageSize = 20) -> BoardList:
         """The boards you belong to, with your role on each and how many open cards they hold (20 a page by
         default)."""
-        chunk, meta = paginate(list(self.state["boards"].items()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["boards"].items(), page, page_size)
         open_cards = self._open_counts("board_id")
         return BoardList(boards=[BoardSummary(board_id=b, name=v["name"], your_role=tb.role(self, b),
                                               open_cards=open_cards[b]) for b, v in chunk], **meta)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared.records import Page, PageSize, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, paginate, paginate_in_order
 from cworld.sandbox.apps._shared.values import iso, matches, norm, parse_day, suggest
 from cworld.sandbox.apps.travel import state as world
 from cworld.sandbox.apps.travel.models import (
@@ -154,7 +154,7 @@ class TravelTools(TravelBase):
     def list_travellers(self, page: Page = 1, page_size: PageSize = 20) -> TravellerList:
         """The traveller profiles on the account, with passport details (20 a page by default); bookings take
         their ids."""
-        chunk, meta = paginate(list(self.state["travellers"].items()), page, page_size)
+        chunk, meta = paginate_in_order(self.state["travellers"].items(), page, page_size)
         return TravellerList(travellers=[Traveller(traveller_id=t, **v) for t, v in chunk], **meta)
 
     @tool(read_only=False)
