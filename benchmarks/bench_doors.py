@@ -1,12 +1,14 @@
 """Hundreds of episodes at once through the trainer doors (issue 26): OpenEnv and verifiers.
 
-Run: `python benchmarks/bench_doors.py [--levels 64,128,256] [--doors openenv,verifiers] [--turn-s 0.2]`.
+Run: `python benchmarks/bench_doors.py [--levels 64,128,256] [--doors openenv,verifiers] [--turn-s 0.2]
+[--workers 1,2]`.
 
 A scripted client stands in for the model: each episode (synthesized mode, policy `none`, one sandbox task)
 is reset, four tool calls and the final answer, the client "thinking" `--turn-s` before each action. At
 concurrency C, C episodes run at once (C distinct seeds):
 
-- OpenEnv: `cworld openenv serve` in its own process; C `GenericEnvClient`s (openenv-core's client) in this one.
+- OpenEnv: `cworld openenv serve --workers W` (W worker processes sharing the port; W = 1 serves in one
+  process), once per W of `--workers`; C `GenericEnvClient`s (openenv-core's client) in this process.
 - verifiers: `vf-eval cworld-env --max-concurrent C` in this process, against an OpenAI-compatible stand-in
   (this process too) that answers each request after `--turn-s` with the next scripted tool call.
 
@@ -15,17 +17,21 @@ action, from the observation / the trace) p50 and p99; the ratio to ideal, where
 the time one episode takes alone (its turns' thinking plus its steps); and beside it what the CPU allows,
 so a reader sees whether the machine or the door limits the ratio:
 
-- `cpu ms/ep`: the serving process's CPU time per episode (OpenEnv: the server; verifiers: this process,
-  the stand-in model included), and the client's (OpenEnv);
-- `busy`: the cores the serving process used during the level (its CPU time / wall time);
+- `cpu ms/ep`: the serving processes' CPU time per episode (OpenEnv: the server and its workers; verifiers:
+  this process, the stand-in model included), and the client's (OpenEnv);
+- `busy`: the cores the serving processes used during the level (their CPU time / wall time);
 - `share`: the cores one busy process gets on this machine right now (a 1 s busy loop measured just
   before the level; 1.0 on an idle machine, less when other work shares the cores);
-- `bound 1core`: the ratio one full core allows the serving process (its one event loop; the GIL keeps
-  its worker threads on that core too): episode-seconds-alone / (C x CPU-seconds-per-episode), capped at 1;
-- `bound now`: the same with the `share` it could get: the ceiling on this machine at this load.
+- `bound Wcore`: the ratio W full cores allow the server (one event loop per worker; the GIL keeps a
+  worker's threads on its core too): W x episode-seconds-alone / (C x CPU-seconds-per-episode), capped at 1;
+- `bound now`: the same with the `share` one process could get: the ceiling on this machine at this load.
 
 A ratio near `bound now` with `busy` near `share` is the machine's limit; a ratio well below it with
 `busy` below `share` is the door serializing.
+
+With more than one `--workers`, the OpenEnv part ends with a summary of the run: per level, each W's
+episodes/s and ratio to ideal and the episodes/s of the most workers over those of one; the server CPU
+per episode; the p99 environment time per step at C = 64.
 """
 
 from __future__ import annotations
@@ -71,16 +77,31 @@ def cpu_share(seconds: float = 1.0) -> float:
 
 
 def report(door: str, level: int, wall: float, alone: float, env_ms: list[float], cpu_s: float, share: float,
-           client_s: float | None = None) -> None:
+           client_s: float | None = None, workers: int = 1) -> dict[str, float]:
     per_s = level / wall
     ideal = level / alone
     cpu_per_ep = cpu_s / level
-    bound = min(1.0, alone / (level * cpu_per_ep)) if cpu_per_ep > 0 else 1.0
+    bound = min(1.0, workers * alone / (level * cpu_per_ep)) if cpu_per_ep > 0 else 1.0
     client = f" + client {1000 * client_s / level:.0f}" if client_s is not None else ""
-    print(f"{door:>9} C={level:<4} {per_s:7.2f} ep/s  env/step p50 {pct(env_ms, .5):6.1f} ms  "
-          f"p99 {pct(env_ms, .99):7.1f} ms  ratio {per_s / ideal:5.2f}  bound 1core {bound:5.2f}  "
-          f"bound now {min(1.0, bound * share):5.2f}  (cpu ms/ep {cpu_per_ep * 1000:.0f}{client}, busy "
+    print(f"{door:>9} W={workers} C={level:<4} {per_s:7.2f} ep/s  env/step p50 {pct(env_ms, .5):6.1f} ms  "
+          f"p99 {pct(env_ms, .99):7.1f} ms  ratio {per_s / ideal:5.2f}  bound {workers}core {bound:5.2f}  "
+          f"bound now {min(1.0, bound * share):5.2f}  (cpu ms/ep {cpu_per_ep * 1000:.1f}{client}, busy "
           f"{cpu_s / wall:.2f}, share {share:.2f}, load {os.getloadavg()[0]:.1f}, alone {alone:.2f} s)", flush=True)
+    return {"per_s": per_s, "ratio": per_s / ideal, "cpu_ms": cpu_per_ep * 1000, "p99": pct(env_ms, .99)}
+
+
+def summary(results: dict[tuple[int, int], dict[str, float]]) -> None:
+    """The run's OpenEnv figures side by side: how W workers compare with one at each level."""
+    counts = sorted({w for w, _ in results})
+    print(f"openenv summary (load {os.getloadavg()[0]:.1f}, cores {os.cpu_count()}):", flush=True)
+    for level in sorted({c for _, c in results}):
+        row = [(w, results[(w, level)]) for w in counts if (w, level) in results]
+        parts = [f"W={w} {r['per_s']:.1f} ep/s ratio {r['ratio']:.2f} cpu {r['cpu_ms']:.1f} ms/ep "
+                 f"p99 {r['p99']:.1f} ms" for w, r in row]
+        scale = ""
+        if len(row) > 1 and row[0][0] == 1:
+            scale = f"; W={row[-1][0]} / W=1 episodes/s {row[-1][1]['per_s'] / row[0][1]['per_s']:.2f}"
+        print(f"  C={level}: " + "; ".join(parts) + scale, flush=True)
 
 
 # --- OpenEnv ---------------------------------------------------------------------------------------------
@@ -97,43 +118,55 @@ async def openenv_episode(port: int, seed: int, turn_s: float, env_ms: list[floa
         assert result.done
 
 
+def server_cpu(proc: psutil.Process) -> float:
+    """CPU seconds of the server and its worker processes."""
+    total = 0.0
+    for process in [proc, *proc.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += sum(process.cpu_times()[:2])
+    return total
+
+
 async def openenv_level(port: int, proc: psutil.Process, level: int, turn_s: float,
                         base: int) -> tuple[float, list[float], float, float]:
     """(wall, env ms per step, the server's CPU seconds, this client's CPU seconds)."""
     env_ms: list[float] = []
-    cpu0, client0 = sum(proc.cpu_times()[:2]), time.process_time()
+    cpu0, client0 = server_cpu(proc), time.process_time()
     started = time.perf_counter()
     await asyncio.gather(*(openenv_episode(port, base + i, turn_s, env_ms) for i in range(level)))
     wall = time.perf_counter() - started
-    return wall, env_ms, sum(proc.cpu_times()[:2]) - cpu0, time.process_time() - client0
+    return wall, env_ms, server_cpu(proc) - cpu0, time.process_time() - client0
 
 
-def bench_openenv(levels: list[int], turn_s: float, tmp: Path) -> None:
+def bench_openenv(levels: list[int], turn_s: float, tmp: Path, workers: int) -> dict[tuple[int, int], dict[str, float]]:
     tasks = write_tasks(tmp / "tasks.jsonl")
     port = free_port()
-    args = [sys.executable, "-m", "cworld", "--workspace", str(tmp / "ws-openenv"), "openenv", "serve",
-            "--tasks", str(tasks), "--port", str(port), "--policy", "none", "--max-sessions", str(max(levels) + 8)]
+    args = [sys.executable, "-m", "cworld", "--workspace", str(tmp / f"ws-openenv-{workers}"), "openenv", "serve",
+            "--tasks", str(tasks), "--port", str(port), "--policy", "none", "--max-sessions", str(max(levels) + 8),
+            "--workers", str(workers)]
     server = subprocess.Popen(args, env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results: dict[tuple[int, int], dict[str, float]] = {}
     try:
         import httpx
 
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while True:
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
-                assert time.monotonic() < deadline, "cworld openenv serve did not start"
+                assert time.monotonic() < deadline and server.poll() is None, "cworld openenv serve did not start"
                 time.sleep(0.3)
         proc = psutil.Process(server.pid)
-        asyncio.run(openenv_level(port, proc, 4, turn_s, 10_000))  # warm-up: the seed worlds, imports
+        asyncio.run(openenv_level(port, proc, 8 * workers, turn_s, 10_000))  # warm-up of every worker: imports
         alone = asyncio.run(openenv_level(port, proc, 1, turn_s, 20_000))[0]
         for level in levels:
             share = cpu_share()
             wall, env_ms, cpu_s, client_s = asyncio.run(openenv_level(port, proc, level, turn_s, 30_000 + 1000 * level))
-            report("openenv", level, wall, alone, env_ms, cpu_s, share, client_s)
+            results[(workers, level)] = report("openenv", level, wall, alone, env_ms, cpu_s, share, client_s, workers)
     finally:
         stop(server)
+    return results
 
 
 # --- verifiers -------------------------------------------------------------------------------------------
@@ -239,11 +272,16 @@ def main() -> None:
     levels = [int(x) for x in option("--levels", "64,128,256").split(",")]
     doors = option("--doors", "openenv,verifiers").split(",")
     turn_s = float(option("--turn-s", "0.2"))
+    workers = [int(x) for x in option("--workers", "1,2").split(",")]
     print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}; {len(ACTIONS)} actions per episode, "
           f"{turn_s}s per model turn", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if "openenv" in doors:
-            bench_openenv(levels, turn_s, Path(tmp) / "openenv")
+            results: dict[tuple[int, int], dict[str, float]] = {}
+            for count in workers:
+                results.update(bench_openenv(levels, turn_s, Path(tmp) / f"openenv-{count}", count))
+            if len(workers) > 1:
+                summary(results)
         if "verifiers" in doors:
             import logging
 

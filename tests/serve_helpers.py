@@ -82,8 +82,11 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @asynccontextmanager
-async def http_client(port: int, on_message: Callable[[Any], Any] | None = None, token: str = TOKEN) -> Any:
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+async def http_client(port: int, on_message: Callable[[Any], Any] | None = None, token: str = TOKEN,
+                      on_response: Callable[[Any], Any] | None = None) -> Any:
+    """An MCP client of the server on `port`; `on_response` sees every HTTP response (its headers)."""
+    hooks = {"response": [on_response]} if on_response is not None else None
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120, event_hooks=hooks)
     async with http, Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http),
                             message_handler=on_message) as client:
         yield client

@@ -1,15 +1,21 @@
 """`cworld openenv serve` (cworld[openenv]): openenv-core's own client plays whole episodes over the WebSocket,
 two sessions at once each with its own episode; the trajectories land in the run folder; a session that
-leaves mid-episode is stored `abandoned`; bad actions and bad flags are one clear line."""
+leaves mid-episode is stored `abandoned`; bad actions and bad flags are one clear line. The server runs two
+worker processes on one port (`--workers 2`): sessions held at once land on both, and every trajectory is
+stored once."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
+import psutil
 import pytest
 from serve_helpers import TASK, free_port, stop, subprocess_env, write_tasks
 
@@ -65,13 +71,13 @@ async def play(port: int, seed: int, policy: str = "stress") -> tuple[list, obje
 def server(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("openenv")
     port = free_port()
-    proc = start(tmp, port)
-    yield tmp, port
+    proc = start(tmp, port, "--workers", "2")
+    yield tmp, port, proc
     stop(proc)
 
 
 def test_an_openenv_client_plays_whole_episodes_each_session_its_own(server):
-    tmp, port = server
+    tmp, port, _ = server
 
     async def both():
         return await asyncio.gather(play(port, 5), play(port, 6))
@@ -94,7 +100,7 @@ def test_an_openenv_client_plays_whole_episodes_each_session_its_own(server):
 
 
 def test_a_session_that_leaves_mid_episode_is_stored_abandoned(server):
-    tmp, port = server
+    tmp, port, _ = server
 
     async def leave() -> str:
         async with GenericEnvClient(base_url=f"http://127.0.0.1:{port}", message_timeout_s=120) as env:
@@ -113,7 +119,7 @@ def test_a_session_that_leaves_mid_episode_is_stored_abandoned(server):
 
 
 def test_a_bad_action_is_an_error_message_and_the_session_goes_on(server):
-    _, port = server
+    _, port, _ = server
 
     async def bad() -> object:
         async with GenericEnvClient(base_url=f"http://127.0.0.1:{port}", message_timeout_s=120) as env:
@@ -123,6 +129,35 @@ def test_a_bad_action_is_an_error_message_and_the_session_goes_on(server):
             return await env.step({"final": "done"})
 
     assert asyncio.run(bad()).done
+
+
+def test_two_workers_hold_sessions_at_once_and_every_trajectory_is_stored_once(server):
+    tmp, port, proc = server
+
+    async def hold(sessions: int) -> tuple[list[str], list[int]]:
+        async with contextlib.AsyncExitStack() as stack:
+            envs = [await stack.enter_async_context(GenericEnvClient(base_url=f"http://127.0.0.1:{port}",
+                                                                     message_timeout_s=120)) for _ in range(sessions)]
+            await asyncio.gather(*(env.reset(task=TASK, seed=100 + n, policy="none") for n, env in enumerate(envs)))
+            held = _sessions_per_worker(proc.pid, port)  # every session is open now, each on one worker
+            lasts = await asyncio.gather(*(env.step({"final": "Done."}) for env in envs))
+        return [str(last.observation["summary"]["episode_id"]) for last in lasts], held
+
+    ids, held = asyncio.run(hold(12))
+    assert len(held) == 2 and all(held) and sum(held) == 12  # the kernel spread them over both workers
+    lines = [json.loads(line) for line in (tmp / "run" / "trajectories.jsonl").read_text().splitlines()]
+    counts = Counter(line["episode_id"] for line in lines)
+    assert set(ids) <= set(counts) and set(counts.values()) == {1}  # every episode of the module, once
+
+
+def _sessions_per_worker(pid: int, port: int) -> list[int]:
+    """The WebSocket connections each worker (a child listening on `port`) holds."""
+    held = []
+    for child in psutil.Process(pid).children():
+        mine = [c for c in child.net_connections(kind="tcp") if c.laddr and c.laddr.port == port]
+        if any(c.status == psutil.CONN_LISTEN for c in mine):
+            held.append(sum(1 for c in mine if c.status == psutil.CONN_ESTABLISHED))
+    return held
 
 
 def test_a_bad_flag_is_one_line(tmp_path):

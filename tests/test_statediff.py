@@ -599,6 +599,41 @@ def test_leaving_out_untouched_apps_changes_nothing(monkeypatch) -> None:
     assert diff_module._checked({"msg_0007": "msg_0002"}, frozenset({"note_0001"})) == {"msg_0007": "msg_0002"}
 
 
+def test_leaving_out_what_all_three_share_inside_an_app_changes_nothing(monkeypatch) -> None:
+    import cworld.sandbox.statediff.diff as diff_module
+
+    messages = {f"msg_{n:04d}": {"id": f"msg_{n:04d}", "subject": f"Note {n}", "read": False, "tags": ["a"]}
+                for n in range(1, 30)}
+    initial = {"mail": {"account": {"me": "ana"}, "messages": messages, "drafts": {}},
+               "notes": {"pages": {"p1": {"id": "p1", "text": "Same everywhere"}}}}
+    gold = {"id": "msg_0040", "subject": "Re: Note 3", "read": False, "tags": ["a"]}
+
+    def state(**changes: dict) -> dict:
+        out = copy.deepcopy(initial)
+        for key, record in changes.items():
+            out["mail"]["messages"][key] = record
+        return out
+
+    expected = state(msg_0040=gold, msg_0003={**messages["msg_0003"], "read": True})
+    cases = [
+        state(msg_0040=gold, msg_0003={**messages["msg_0003"], "read": True}),  # the gold plan's end state
+        state(msg_0043={**gold, "id": "msg_0043"}, msg_0003={**messages["msg_0003"], "read": True}),  # renamed
+        state(msg_0040=gold, msg_0003={**messages["msg_0003"], "read": 1}),  # 1 is not True to the diff
+        state(msg_0040=gold, msg_0007={**messages["msg_0007"], "tags": ["a", "b"]}),  # missed one, broke one
+        {**state(msg_0040=gold), "mail": {**state(msg_0040=gold)["mail"], "drafts": {"d1": {"id": "d1"}}}},
+    ]
+    cuts: list[Any] = []
+    real = diff_module._diff
+    monkeypatch.setattr(diff_module, "_diff", lambda *a: cuts.append(a[7] if len(a) > 7 else None) or real(*a))
+    for actual in cases:
+        full = _full(initial, expected, actual)
+        cuts.clear()
+        assert diff_states(initial, expected, actual) == full
+        assert cuts == [frozenset({"mail"})]  # the 27 messages no one touched never reached the diff
+    assert [diff_states(initial, expected, a).success for a in cases] == [True, True, False, False, False]
+    assert diff_states(initial, expected, cases[1]).renamed_ids == {"msg_0043": "msg_0040"}
+
+
 def test_a_cached_baseline_is_never_modified() -> None:
     from cworld.sandbox.statediff import sandbox_baseline, sandbox_initial_state, sandbox_state_diff
 

@@ -1,9 +1,13 @@
-"""`cworld serve`: cworld episodes over MCP (stdio, or streamable HTTP on 127.0.0.1)."""
+"""`cworld serve`: cworld episodes over MCP (stdio, or streamable HTTP on 127.0.0.1, in one process or in
+worker processes behind one front)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,9 +17,33 @@ from cworld.cli.common import environment, workspace
 from cworld.errors import UsageError
 
 if TYPE_CHECKING:
-    from cworld.environment import Workspace
+    from cworld.data_model import Task
+    from cworld.environment import Environment, Workspace
+    from cworld.llm import Gateway
+    from cworld.serve import EpisodeService
+    from cworld.serve.workers import WorkerLink
 
 MODES = ("live", "synthesized", "hybrid")
+
+
+@dataclass(frozen=True)
+class ServeSpec:
+    """What builds the episode server, in this process or in each worker (spawned workers get a copy)."""
+
+    env: Environment
+    ws: Workspace
+    tasks_file: str | None
+    mode: str
+    policy: str
+    access: str
+    max_turns: int | None
+    run: Path
+    offline: bool
+    max_body_bytes: int
+    sockets: list[str] = field(default_factory=list)
+    """Worker i listens on `sockets[i]` (a Unix socket the front reaches)."""
+    caps: list[int] = field(default_factory=list)
+    """Worker i holds at most `caps[i]` sessions (its share of --max-sessions)."""
 
 
 @click.command("serve")
@@ -31,59 +59,142 @@ MODES = ("live", "synthesized", "hybrid")
 @click.option("--out", type=click.Path(file_okay=False), help="Run folder for the trajectories (default: a new one).")
 @click.option("--offline", is_flag=True, help="Rewards without the LLM judges, even when judges are configured.")
 @click.option("--max-sessions", type=click.IntRange(min=1), default=64, show_default=True,
-              help="HTTP sessions open at once; past it a new one is answered 503 with Retry-After.")
+              help="HTTP sessions open at once, over all workers; past it a new one is answered 503 with Retry-After.")
 @click.option("--max-body-bytes", type=click.IntRange(min=1024), default=1024 * 1024, show_default=True,
               help="The largest HTTP request body; a larger one is answered 413.")
+@click.option("--workers", type=int, default=None,
+              help="HTTP: worker processes behind one front, each session kept on its worker (default: the cores "
+                   "this process may use); 1 serves in this process. stdio always serves in one.")
 @click.pass_context
 def command(ctx: click.Context, transport: str, port: int, token_env: str | None, tasks_file: str | None, mode: str,
             policy: str, access: str, max_turns: int | None, out: str | None, offline: bool, max_sessions: int,
-            max_body_bytes: int) -> None:
+            max_body_bytes: int, workers: int | None) -> None:
     """Serve episodes over MCP: list_tasks, start_episode, the task's tools, submit -> reward.
     Trajectories go to a run folder of the workspace, for `cworld judge`, `report` and `export-sft`."""
     from cworld.agents.toolbox import AccessMode
+    from cworld.cli.common import read_tasks
+
+    count = _workers(transport, workers, max_sessions)
+    token = _token(transport, token_env)
+    env, ws = environment(ctx), workspace(ctx)
+    AccessMode.parse(access)
+    if max_turns is not None and max_turns < 1:
+        raise UsageError(f"--max-turns must be at least 1, got {max_turns}")
+    tasks = read_tasks(ws, tasks_file)
+    spec = ServeSpec(env, ws, tasks_file, mode, policy, access, max_turns, _run_folder(ws, out), offline,
+                     max_body_bytes)
+    click.echo(f"serving {len(tasks)} task(s); trajectories in {spec.run / 'trajectories.jsonl'}", err=True)
+    if count > 1:
+        _serve_workers(spec, count, port, token, max_sessions)
+        return
+    service, gateway = _service(spec, tasks)
+    try:
+        _serve_here(service, spec, transport, port, token, max_sessions)
+    finally:
+        if gateway is not None:
+            gateway.close()
+
+
+def _workers(transport: str, workers: int | None, max_sessions: int) -> int:
+    """How many processes serve: stdio one; HTTP --workers (default: the cores), at most one per session."""
+    from cworld.serve.workers import check_workers, default_workers
+
+    if transport == "stdio":
+        if workers is not None and workers != 1:
+            raise UsageError("--workers applies to --transport http; stdio serves its one client in one process")
+        return 1
+    count = check_workers(default_workers() if workers is None else workers)
+    if count > max_sessions:
+        click.echo(f"{count} workers for --max-sessions {max_sessions}: serving with {max_sessions}", err=True)
+    return min(count, max_sessions)
+
+
+def _service(spec: ServeSpec, tasks: list[Task] | None = None) -> tuple[EpisodeService, Gateway | None]:
+    """The episode service `spec` describes (over `tasks` when read already), and the judges' gateway (None
+    offline or without judges)."""
     from cworld.cli.judge import _gateway
     from cworld.config import serving_failure_policy
     from cworld.data_model import Task, read_jsonl
     from cworld.judges import JudgeContent, JudgeSetup
     from cworld.registry.tools import environment_tools
     from cworld.rollout import RolloutContext
-    from cworld.serve import (
-        EpisodeDefaults,
-        EpisodeService,
-        RegistryBrowse,
-        build_server,
-        serve_http,
-        serve_stdio,
-    )
+    from cworld.serve import EpisodeDefaults, EpisodeService
 
-    token = _token(transport, token_env)
-    env, ws = environment(ctx), workspace(ctx)
-    AccessMode.parse(access)
-    if max_turns is not None and max_turns < 1:
-        raise UsageError(f"--max-turns must be at least 1, got {max_turns}")
-    tasks = read_jsonl(Path(tasks_file) if tasks_file else ws.latest("tasks"), Task)
-    if not tasks:
-        raise UsageError("the tasks file holds no tasks; create some with `cworld synth` or pass --tasks FILE")
-    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=max_turns,
+    env, ws = spec.env, spec.ws
+    if tasks is None:
+        tasks = read_jsonl(Path(spec.tasks_file) if spec.tasks_file else ws.latest("tasks"), Task)
+    rollout = RolloutContext(env, ws, environment_tools(env, ws).tasks_tools(tasks), max_turns=spec.max_turns,
                              on_model_failure=serving_failure_policy(ws.root))
-    rollout.policy(policy)
+    rollout.policy(spec.policy)
     judges = JudgeSetup(JudgeContent.from_environment(env), tools=rollout.tools)
-    gateway = None if offline else _gateway(ws, [], judges)
-    if offline:
+    gateway = None if spec.offline else _gateway(ws, [], judges)
+    if spec.offline:
         judges.offline_reason = "judges turned off with `cworld serve --offline`"
-    run = _run_folder(ws, out)
-    service = EpisodeService(rollout, tasks, run, judges=judges,
-                             defaults=EpisodeDefaults(mode=mode, policy=policy, access=access))
-    server = build_server(service, RegistryBrowse.of(ws))
-    click.echo(f"serving {len(tasks)} task(s); trajectories in {run / 'trajectories.jsonl'}", err=True)
+    service = EpisodeService(rollout, tasks, spec.run, judges=judges,
+                             defaults=EpisodeDefaults(mode=spec.mode, policy=spec.policy, access=spec.access))
+    return service, gateway
+
+
+def _serve_here(service: EpisodeService, spec: ServeSpec, transport: str, port: int, token: str | None,
+                max_sessions: int) -> None:
+    """Today's one process: stdio, or HTTP with every session on this event loop."""
+    from cworld.serve import RegistryBrowse, build_server, serve_http, serve_stdio
+
+    server = build_server(service, RegistryBrowse.of(spec.ws))
     if transport == "http":
         click.echo(f"listening on http://127.0.0.1:{port}/mcp" + (" (bearer token required)" if token else ""),
                    err=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve_stdio(server) if transport == "stdio" else
-                    serve_http(server, port, token, max_sessions=max_sessions, max_body_bytes=max_body_bytes))
-    except KeyboardInterrupt:
-        pass
+                    serve_http(server, port, token, max_sessions=max_sessions, max_body_bytes=spec.max_body_bytes))
+
+
+def _serve_workers(spec: ServeSpec, count: int, port: int, token: str | None, max_sessions: int) -> None:
+    """`count` worker processes on private Unix sockets, the front on 127.0.0.1:port routing each session
+    to its worker; back when a signal stops the front (or a worker ended: one line, non-zero exit)."""
+    from cworld.serve.transport import HOST, serve_front
+    from cworld.serve.workers import WorkerEnded, Workers, port_is_free, sigterm_as_interrupt, split_sessions
+
+    port_is_free(HOST, port)
+    with tempfile.TemporaryDirectory(prefix="cworld-serve-") as folder:  # mode 0700: only this user reaches it
+        sockets = [os.path.join(folder, f"w{i}.sock") for i in range(count)]
+        workers = Workers(count, _http_worker, replace(spec, sockets=sockets,
+                                                       caps=split_sessions(max_sessions, count)))
+        try:
+            with sigterm_as_interrupt():
+                workers.start()
+                workers.release()
+                click.echo(f"listening on http://{HOST}:{port}/mcp with {count} workers"
+                           + (" (bearer token required)" if token else ""), err=True)
+                asyncio.run(serve_front(workers, sockets, port, token, max_sessions=max_sessions,
+                                        max_body_bytes=spec.max_body_bytes))
+        except KeyboardInterrupt:
+            pass
+        finally:
+            failed = workers.failed()  # before stopping them: a worker killed past the grace period did not fail
+            workers.stop()
+        if failed:
+            raise WorkerEnded(failed)
+
+
+def _http_worker(link: WorkerLink, spec: ServeSpec) -> None:
+    """One worker process: the service as one process builds it, its MCP app on its Unix socket (no token:
+    the front checked it; the socket's folder is this user's alone)."""
+    import uvicorn
+
+    from cworld.serve import RegistryBrowse, build_server, http_app
+    from cworld.serve.workers import GRACEFUL_S, unix_socket
+
+    service, gateway = _service(spec)
+    try:
+        app = http_app(build_server(service, RegistryBrowse.of(spec.ws)), None, max_sessions=spec.caps[link.index],
+                       max_body_bytes=spec.max_body_bytes)
+        link.built()
+        link.released()
+        sock = unix_socket(spec.sockets[link.index])
+        link.serving()
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACEFUL_S)
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         if gateway is not None:
             gateway.close()

@@ -109,10 +109,50 @@ def _put_end_state(record: dict[str, Any], end_state: dict[str, Any] | None,
         return
     if base is not None and needs_base(end_state):
         patch = state_patch(base[1], end_state)
-        if len(json.dumps(patch)) < len(json.dumps(end_state)):
+        if _shorter_than_state(len(json.dumps(patch)), patch, base, end_state):
             record["end_state_diff"] = {"base": base[0], "patch": patch}
             return
     record["end_state"] = end_state
+
+
+_BASE_LENGTHS: dict[str, int] = {}
+"""The JSON length of each base state seen (by its sha256): a base serves a whole run's episodes."""
+
+
+def _shorter_than_state(patch_length: int, patch: list[dict[str, Any]], base: tuple[str, dict[str, Any]],
+                        end_state: dict[str, Any]) -> bool:
+    """Is the patch's JSON shorter than the end state's? Told without writing the whole end state (a
+    120 KB state per episode, most of a line's cost) when the end state's length is bounded from below
+    well above the patch's: the base's length less everything the patch removes or replaces in it. The
+    margin (half) covers values the patch leaves alone that are equal but written differently (1 and
+    1.0); below it the end state is written and measured."""
+    base_length = _BASE_LENGTHS.get(base[0])
+    if base_length is None:
+        if len(_BASE_LENGTHS) >= 64:
+            _BASE_LENGTHS.clear()
+        base_length = _BASE_LENGTHS[base[0]] = len(json.dumps(base[1]))
+    replaced = _replaced_length(base[1], patch)
+    if replaced is not None and 2 * patch_length < base_length - replaced:
+        return True
+    return patch_length < len(json.dumps(end_state))
+
+
+def _replaced_length(base: dict[str, Any], patch: list[dict[str, Any]]) -> int | None:
+    """How much of the base's JSON the patch's removals and replacements take away, at most: each old
+    value with its key and separators; None when a path does not read back (a key that is no string)."""
+    total = 0
+    for op in patch:
+        if op["op"] == "add":
+            continue
+        *parents, key = [_unescape(seg) for seg in op["path"].split("/")[1:]]
+        try:
+            node: Any = base
+            for seg in parents:
+                node = node[seg]
+            total += len(json.dumps(node[key])) + len(json.dumps(key)) + 4
+        except (KeyError, TypeError):
+            return None
+    return total
 
 
 # --- steps and constraints ---------------------------------------------------------------------------
@@ -260,3 +300,7 @@ def apply_state_patch(base: dict[str, Any], patch: list[dict[str, Any]]) -> dict
 
 def _escape(key: str) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")

@@ -11,6 +11,15 @@ last line per file. Opening the store for a resume cuts those fragments off (so 
 a fresh line) and collects the ids of every episode on record, which are then skipped: a resumed run loses
 nothing and duplicates nothing.
 
+Several processes may append to one run folder at once (`cworld serve --workers N`, a trainer's workers
+behind the verifiers door). They take turns under the folder's lock (`.trajectories.lock`, an advisory
+`flock`): each appends its batch of lines with one `write` to the end of the file, so no line is ever
+interleaved with another's, and a record another process wrote is read back from the file's tail rather
+than written twice. One file, not one per process merged on read, because every reader (`cworld judge`,
+`report`, `export-sft`, resume) reads `trajectories.jsonl` as it is. The lock covers the writes and the
+fsync of the task and state records (a line must never be on disk before the record it names); the
+trajectory lines are fsynced after it is released, so processes do not queue behind each other's fsync.
+
 `read_trajectories` is the one reader: it resolves the references and returns full `Trajectory` objects
 (task and end state included), streaming, for runs of this format and of the old one (version 1 lines:
 the full task and end state in every line).
@@ -23,6 +32,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -38,9 +48,15 @@ from cworld.data_model.compact import (
 )
 from cworld.errors import UsageError
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - no flock (Windows): one process per run folder
+    fcntl = None  # type: ignore[assignment]
+
 TRAJECTORIES_FILE = "trajectories.jsonl"
 TASKS_FILE = "tasks.jsonl"
 STATES_FILE = "states.jsonl"
+LOCK_FILE = ".trajectories.lock"
 
 
 class TrajectoryStore:
@@ -49,8 +65,9 @@ class TrajectoryStore:
         self.path = folder / TRAJECTORIES_FILE
         self._pending: list[tuple[Trajectory, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
-        self._tasks_on_disk: set[str] | None = None
-        self._states_on_disk: set[str] | None = None
+        self._on_disk: dict[str, set[str]] = {TASKS_FILE: set(), STATES_FILE: set()}
+        """The hashes in the task and state files, as far as they were read (`_read_to`)."""
+        self._read_to: dict[str, int] = {TASKS_FILE: 0, STATES_FILE: 0}
         self._task_hashes: dict[str, tuple[Task, str]] = {}
         """task id -> (the task object, its hash): a run hashes each task once, not once per episode."""
         self.infra_on_record: set[str] = set()
@@ -67,9 +84,10 @@ class TrajectoryStore:
         if not resume:
             raise UsageError(f"{self.path} already holds episodes; pass --resume to continue that run "
                              "or --out to start a new one")
-        for name in (TASKS_FILE, STATES_FILE, TRAJECTORIES_FILE):
-            if (self.folder / name).is_file():
-                cut_torn_tail(self.folder / name)
+        with run_lock(self.folder):  # another process appending now is never mistaken for a torn line
+            for name in (TASKS_FILE, STATES_FILE, TRAJECTORIES_FILE):
+                if (self.folder / name).is_file():
+                    cut_torn_tail(self.folder / name)
         latest = self.latest_records()
         if not retry_infra:
             return set(latest)
@@ -112,29 +130,39 @@ class TrajectoryStore:
                     done.set_result(None)
 
     def _write(self, batch: list[Trajectory]) -> None:
-        """Encode off the event loop; the records the lines refer to first, then the lines (one batch at a
-        time: `_drain` never runs two). A record counts as on disk once its write is fsynced."""
-        tasks: dict[str, str] = {}
-        states: dict[str, str] = {}
-        lines = [self._encode(t, tasks, states) for t in batch]
-        for name, new in ((TASKS_FILE, tasks), (STATES_FILE, states)):
-            if new:
-                _append_lines(self.folder / name, list(new.values()))
-                self._known(name).update(new)
-        _append_lines(self.path, lines)
+        """Encode off the event loop and outside the lock; then, under the run folder's lock, the records
+        the lines refer to that are not on disk yet (fsynced), then the lines; their fsync once the lock is
+        released. One batch at a time in this process (`_drain` never runs two), in the order they ended."""
+        records: dict[str, dict[str, str]] = {TASKS_FILE: {}, STATES_FILE: {}}
+        lines = [self._encode(t, records) for t in batch]
+        with run_lock(self.folder):
+            for name, new in records.items():
+                known = self._known(name) if new else set()  # what other processes appended meanwhile, too
+                missing = [line for sha, line in new.items() if sha not in known]
+                if missing:
+                    self._read_to[name] = _append_lines(self.folder / name, missing)
+                    known.update(new)
+            fd = _append_unsynced(self.path, lines)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
-    def _encode(self, trajectory: Trajectory, tasks: dict[str, str], states: dict[str, str]) -> str:
+    def _encode(self, trajectory: Trajectory, records: dict[str, dict[str, str]]) -> str:
+        """The trajectory's line; the task and state records it refers to that this process has not seen on
+        disk go to `records` (file -> sha256 -> line; the lock's check in `_write` decides)."""
         task = trajectory.task
         if task is None:
             return encode_line(trajectory, None)
         sha = self._task_hash(task)
-        if sha not in self._known(TASKS_FILE) and sha not in tasks:
-            tasks[sha] = json.dumps({"sha256": sha, "task": task.model_dump(mode="json")}, ensure_ascii=False)
+        if sha not in self._on_disk[TASKS_FILE] and sha not in records[TASKS_FILE]:
+            records[TASKS_FILE][sha] = json.dumps({"sha256": sha, "task": task.model_dump(mode="json")},
+                                                  ensure_ascii=False)
         base = None
         if needs_base(trajectory.end_state):
             base = _initial_state(task.initial_state_seed)
-            if base[0] not in self._known(STATES_FILE) and base[0] not in states:
-                states[base[0]] = json.dumps({"sha256": base[0], "state": base[1]}, ensure_ascii=False)
+            if base[0] not in self._on_disk[STATES_FILE] and base[0] not in records[STATES_FILE]:
+                records[STATES_FILE][base[0]] = json.dumps({"sha256": base[0], "state": base[1]}, ensure_ascii=False)
         return encode_line(trajectory, sha, base)
 
     def _task_hash(self, task: Task) -> str:
@@ -144,13 +172,18 @@ class TrajectoryStore:
         return cached[1]
 
     def _known(self, name: str) -> set[str]:
-        """The hashes already in the task (or state) file, read once."""
-        attr = "_tasks_on_disk" if name == TASKS_FILE else "_states_on_disk"
-        known: set[str] | None = getattr(self, attr)
-        if known is None:
-            path = self.folder / name
-            known = {_head_sha(line) for line in _lines(path)} if path.is_file() else set()
-            setattr(self, attr, known)
+        """The hashes in the task (or state) file: what was read before, and the whole lines appended since
+        (by this process or another one serving into the same folder)."""
+        known, offset = self._on_disk[name], self._read_to[name]
+        path = self.folder / name
+        if not path.is_file() or path.stat().st_size <= offset:
+            return known
+        with path.open("rb") as fh:
+            fh.seek(offset)
+            tail = fh.read()
+        whole = tail.rfind(b"\n") + 1  # a line still being written is read next time
+        known.update(_head_sha(line) for line in tail[:whole].decode("utf-8").splitlines() if line.strip())
+        self._read_to[name] = offset + whole
         return known
 
     def __iter__(self) -> Iterator[Trajectory]:
@@ -249,17 +282,44 @@ def _numbered(path: Path) -> Iterator[tuple[int, str, bool]]:
             yield previous[0], previous[1], True
 
 
-def _lines(path: Path) -> Iterator[str]:
-    with path.open(encoding="utf-8") as fh:
-        yield from (line for line in fh if line.strip())
+@contextmanager
+def run_lock(folder: Path) -> Iterator[None]:
+    """The run folder's write lock: the processes appending to one run folder take turns (an advisory
+    `flock` on `.trajectories.lock`; readers need none)."""
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    with (folder / LOCK_FILE).open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _append_lines(path: Path, lines: list[str]) -> None:
-    """Append and fsync, so a killed process loses at most the line being written."""
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in lines))
-        fh.flush()
-        os.fsync(fh.fileno())
+def _append_lines(path: Path, lines: list[str]) -> int:
+    """Append and fsync, so a killed process loses at most the lines being written; the file's new size."""
+    fd = _append_unsynced(path, lines)
+    try:
+        os.fsync(fd)
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def _append_unsynced(path: Path, lines: list[str]) -> int:
+    """The lines appended to the end of the file in one `write` (O_APPEND; a short write goes on from where
+    it stopped); the open descriptor, for the caller to fsync and close."""
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 @lru_cache(maxsize=32)

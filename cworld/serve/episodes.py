@@ -155,11 +155,13 @@ class EpisodeService:
 
     async def _ended(self, trajectory: Trajectory, reward: float, known: bool, *, score: bool = True,
                      state: StateDiffResult | None = None) -> Ended:
-        await self.store.append(trajectory)
-        self.stored += 1
+        """Stored and scored at once: the store mostly waits for its fsync, the score is CPU."""
         ended = Ended(trajectory, reward, known)
         if score:
-            ended.score = await self._score(trajectory, state)
+            _, ended.score = await asyncio.gather(self.store.append(trajectory), self._score(trajectory, state))
+        else:
+            await self.store.append(trajectory)
+        self.stored += 1
         return ended
 
     async def _score(self, trajectory: Trajectory, state: StateDiffResult | None) -> Score:

@@ -1,5 +1,6 @@
 """Running the episode server: stdio (one client, the process that started it) or streamable HTTP on
-loopback (many sessions at once, each isolated), with an optional bearer token.
+loopback (many sessions at once, each isolated), with an optional bearer token; over HTTP in one process
+or in worker processes behind one front (`serve_front`, `front.py`).
 
 Under abuse HTTP stays up for the sessions it has: at most `max_sessions` are open at once (the MCP SDK's
 session manager counts them; a request that would open one more is answered 503 with `Retry-After` and a
@@ -11,12 +12,18 @@ from __future__ import annotations
 
 import hmac
 import json
+import multiprocessing.connection
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import RequestBodyLimitMiddleware
 
+from cworld.serve.front import SessionFront
 from cworld.serve.server import EpisodeServer
+from cworld.serve.workers import GRACEFUL_S, Workers
 
 HOST = "127.0.0.1"
 IDLE_TIMEOUT_S = 30 * 60
@@ -99,6 +106,33 @@ async def serve_http(server: EpisodeServer, port: int, token: str | None, *, hos
     app = http_app(server, token, max_sessions=max_sessions, max_body_bytes=max_body_bytes)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve()
+
+
+def front_app(sockets: Sequence[str], token: str | None, *, max_sessions: int = MAX_SESSIONS,
+              max_body_bytes: int = MAX_BODY_BYTES) -> Any:
+    """The front's ASGI app: the token check (outermost), the session cap's answer for the whole server,
+    the body limit, then the workers (`front.py`)."""
+    app: Any = RequestBodyLimitMiddleware(SessionFront(sockets), max_body_bytes)
+    app = SessionCapAnswer(app, max_sessions)
+    return BearerAuth(app, token) if token else app
+
+
+async def serve_front(workers: Workers, sockets: Sequence[str], port: int, token: str | None, *, host: str = HOST,
+                      max_sessions: int = MAX_SESSIONS, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+    """The front on host:port until a signal, or until a worker ends (its sessions are gone: the front
+    stops, and the caller stops the rest)."""
+    import uvicorn
+
+    app = front_app(sockets, token, max_sessions=max_sessions, max_body_bytes=max_body_bytes)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                                           timeout_graceful_shutdown=GRACEFUL_S))
+
+    def stop_when_a_worker_ends() -> None:
+        multiprocessing.connection.wait(workers.sentinels())
+        server.should_exit = True
+
+    threading.Thread(target=stop_when_a_worker_ends, name="cworld-front-watch", daemon=True).start()
+    await server.serve()
 
 
 async def serve_stdio(server: EpisodeServer) -> None:

@@ -33,7 +33,7 @@ from cworld.sandbox.statediff.models import (
     StateDiffResult,
 )
 from cworld.sandbox.statediff.overlay import actual_state
-from cworld.sandbox.statediff.parts import SHARED, PartView, part_text, same_part
+from cworld.sandbox.statediff.parts import SHARED, PartView, part_text, same_part, same_value, shared_left_out
 from cworld.sandbox.statediff.tree import ABSENT, Flat, Path, Rules, flatten, normalize, render, to_plain
 from cworld.sandbox.statediff.world import world_parts
 
@@ -119,7 +119,25 @@ class _PartTexts:
         told = same_part(a, None, b, None)
         if told is None:
             told = same_part(a, self.text("initial", key), b, self.text(which, key))
-        return _same(a, b) if told is None else told
+        return same_value(a, b) if told is None else told
+
+
+class _LeftOut:
+    """The strings of the parts left out of a diff (in whole or in part), gathered only when a rename asks:
+    most diffs rename nothing."""
+
+    def __init__(self, baseline: Baseline, keys: set[str]) -> None:
+        self.baseline, self.keys = baseline, keys
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def __contains__(self, text: object) -> bool:
+        return text in self.strings
+
+    @cached_property
+    def strings(self) -> frozenset[str]:
+        return frozenset().union(*(self.baseline.strings[k] for k in self.keys))
 
 
 class _LeftOutRenamed(Exception):
@@ -140,31 +158,52 @@ def diff_from(
 
     Top-level parts (apps) that are the same in all three states add nothing to T or M_b, so they are
     left out of the diff, which is then a fraction of the work: typically one or two of the sandbox's
-    apps change. The one way a left-out part could still matter is id renaming reaching into it; the
-    ids renamed are new ones, never strings of the initial state, so it cannot, except for a duplicate
-    record's `id#2` key, which is no raw string: a rename that involves a left-out part's string or a
-    `#` redoes the diff over everything."""
+    apps change. Inside the apps that do, what the three states share is left out too, down through dicts
+    (`parts.shared_left_out`): typically one record of one collection is left to diff. The one way a
+    left-out value could still matter is id renaming reaching into it; the ids renamed are new ones, never
+    strings of the initial state, so it cannot, except for a duplicate record's `id#2` key, which is no
+    raw string: a rename that involves a string of a part left out (in whole or in part) or a `#` redoes
+    the diff over everything."""
     initial, rules, strings = baseline.state, _rules(config), baseline.all_strings
     if not (isinstance(initial, dict) and isinstance(expected, dict) and isinstance(actual, dict)):
         return _diff(initial, expected, actual, rules, strings, frozenset())
     texts = _PartTexts(baseline, expected, actual)
     untouched = {k for k in initial if k in expected and k in actual and texts.same(k, "actual")
                  and texts.same(k, "expected")}
-    if untouched:
-        keep = lambda state: {k: v for k, v in state.items() if k not in untouched}  # noqa: E731
-        left_out = frozenset().union(*(baseline.strings[k] for k in untouched))
+    cut = {k: parts for k in initial if k not in untouched and k in expected and k in actual
+           and (parts := _worth_cutting(shared_left_out(initial[k], expected[k], actual[k]), texts, k)) is not None}
+    if untouched or cut:
+        kept_i, kept_e, kept_a = ({k: v for k, v in state.items() if k not in untouched}
+                                  for state in (initial, expected, actual))
+        for key, (part_i, part_e, part_a) in cut.items():
+            kept_i[key], kept_e[key], kept_a[key] = part_i, part_e, part_a
         try:
-            return _diff(keep(initial), keep(expected), keep(actual), rules, strings, left_out, texts)
+            return _diff(kept_i, kept_e, kept_a, rules, strings, _LeftOut(baseline, untouched | cut.keys()), texts,
+                         frozenset(cut))
         except _LeftOutRenamed:
             pass
     return _diff(initial, expected, actual, rules, strings, frozenset(), texts)
 
 
+def _worth_cutting(parts: tuple[Any, Any, Any] | None, texts: _PartTexts, key: str) -> tuple[Any, Any, Any] | None:
+    """The part without what the three states share, when that is less to normalize than the whole part
+    once (the whole initial and expected parts come from the memo; the cut ones never do): when the task's
+    changes reach most of the part, the part is diffed whole."""
+    whole = texts.text("actual", key)
+    if parts is None or whole is None:
+        return parts
+    kept = sum(len(part_text(part) or b"") for part in parts)
+    return parts if kept < len(whole) else None
+
+
 def _diff(initial: Any, expected: Any, actual: Any, rules: Rules, initial_strings: frozenset[str],
-          left_out: frozenset[str], texts: _PartTexts | None = None) -> StateDiffResult:
+          left_out: frozenset[str] | _LeftOut, texts: _PartTexts | None = None, cut: frozenset[str] = frozenset()
+          ) -> StateDiffResult:
+    """The diff of the three states as given; `cut` names the top-level parts given without what the three
+    share (`shared_left_out`), whose content is not the part's memo key."""
     (i_tree, i_flat), (e_tree, e_flat), (a_tree, a_flat) = (
-        _view(state, rules, texts, which) for state, which in ((initial, "initial"), (expected, "expected"),
-                                                             (actual, "actual")))
+        _view(state, rules, texts, which, cut) for state, which in ((initial, "initial"), (expected, "expected"),
+                                                                  (actual, "actual")))
     ctx = IdContext(rules, initial_strings)
     a_flat, renamed = _align_generated_ids(i_tree, e_tree, a_tree, e_flat, a_flat, ctx, left_out)
     views = _Views(i_flat, e_flat, a_flat)
@@ -178,21 +217,8 @@ def _rules(config: StateDiffConfig) -> Rules:
     return Rules.from_config(config)
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal with the same types all the way down (`==` alone takes True for 1 and 1 for 1.0; the diff
-    does not). A false "not the same" only costs time, never changes a result."""
-    if a is b:
-        return True
-    if type(a) is not type(b) or a != b:
-        return False
-    if isinstance(a, dict):
-        return all(_same(v, b[k]) for k, v in a.items())
-    if isinstance(a, list | tuple):
-        return all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return True
-
-
-def _view(state: Any, rules: Rules, texts: _PartTexts | None, which: str) -> tuple[Any, Flat]:
+def _view(state: Any, rules: Rules, texts: _PartTexts | None, which: str,
+          cut: frozenset[str] = frozenset()) -> tuple[Any, Flat]:
     """A state normalized and flattened; with `texts`, part by part through the memo (`parts.py`): the
     initial and expected parts repeat across episodes, so they are normalized once. The same tree and
     paths as `normalize` and `flatten` of the whole state."""
@@ -205,7 +231,8 @@ def _view(state: Any, rules: Rules, texts: _PartTexts | None, which: str) -> tup
         seg = ("k", key)
         if rules.is_volatile_key(key) or rules.is_volatile_path((seg,)):
             continue
-        part: PartView = SHARED.view(key, value, texts.text(which, key), rules, remember=which != "actual")
+        text = None if key in cut else texts.text(which, key)
+        part: PartView = SHARED.view(key, value, text, rules, remember=which != "actual")
         tree[seg] = part.tree
         flat.nodes.update(part.flat.nodes)
         flat.leaves.update(part.flat.leaves)
@@ -213,7 +240,7 @@ def _view(state: Any, rules: Rules, texts: _PartTexts | None, which: str) -> tup
 
 
 def _align_generated_ids(
-    i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, a_flat: Flat, ctx: IdContext, left_out: frozenset[str]
+    i_tree: Any, e_tree: Any, a_tree: Any, e_flat: Flat, a_flat: Flat, ctx: IdContext, left_out: frozenset[str] | _LeftOut
 ) -> tuple[Flat, dict[str, str]]:
     """Rename the actual state's generated ids to the expected ones they stand for (`ids.py`):
     first new records paired by content, then new id values left at the same paths."""
@@ -229,7 +256,7 @@ def _align_generated_ids(
     return a_flat, compose(records, values)
 
 
-def _checked(id_map: dict[str, str], left_out: frozenset[str]) -> dict[str, str]:
+def _checked(id_map: dict[str, str], left_out: frozenset[str] | _LeftOut) -> dict[str, str]:
     """The rename map, unless it involves a string of a left-out part (a duplicate record's `id#2` key
     is not among the raw strings, so any `#` counts as involved)."""
     if left_out and any(s in left_out or "#" in s for pair in id_map.items() for s in pair):

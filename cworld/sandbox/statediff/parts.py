@@ -1,4 +1,5 @@
-"""The top-level parts of a state (the sandbox's apps) as the diff sees them, computed once for many diffs.
+"""The top-level parts of a state (the sandbox's apps) as the diff sees them, computed once for many diffs,
+and what the three states share below the top level, left out of the diff (`shared_left_out`).
 
 Every episode of a task is diffed against the same initial and expected state; only the actual state is
 new. So each part's normalized tree and flat view are kept in a small memo and reused. Entries are keyed by
@@ -31,6 +32,20 @@ def part_text(value: Any) -> bytes | None:
         return marshal.dumps(value, 2)
     except (ValueError, RecursionError):
         return None
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal with the same types all the way down (`==` alone takes True for 1 and 1 for 1.0; the diff
+    does not). A false "not the same" only costs time, never changes a result."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or a != b:
+        return False
+    if isinstance(a, dict):
+        return all(same_value(v, b[k]) for k, v in a.items())
+    if isinstance(a, list | tuple):
+        return all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return True
 
 
 def same_part(a: Any, text_a: bytes | None, b: Any, text_b: bytes | None) -> bool | None:
@@ -87,3 +102,49 @@ class PartMemo:
 
 SHARED = PartMemo()
 """The process's memo: what `diff_from` uses for every diff."""
+
+
+def shared_left_out(initial: Any, expected: Any, actual: Any) -> tuple[dict[str, Any], dict[str, Any],
+                                                                      dict[str, Any]] | None:
+    """The three states without the keys whose values are the same in all three, types included, from the
+    top down through dicts (never into lists); None when none could be left out.
+
+    A value the same in all three adds nothing to T or M_b wherever it sits, as an untouched app does
+    (`diff_from`): what is left is the agent's change and the task's, typically one record of one
+    collection, so the diff normalizes that and not the app's every record. Paths stay as they were, and
+    a dict that is not the same in all three keeps at least one key. The results share the inputs' values:
+    read them only."""
+    if not (type(initial) is dict and type(expected) is dict and type(actual) is dict):
+        return None
+    out = dict(initial), dict(expected), dict(actual)
+    left_out = False
+    for key in initial:
+        if key not in expected or key not in actual:
+            continue
+        values = initial[key], expected[key], actual[key]
+        if _same_in_all(*values):
+            for state in out:
+                del state[key]
+            left_out = True
+        elif (inner := shared_left_out(*values)) is not None:
+            for state, value in zip(out, inner, strict=True):
+                state[key] = value
+            left_out = True
+    return out if left_out else None
+
+
+def _same_in_all(initial: Any, expected: Any, actual: Any) -> bool:
+    """The same value in all three states, types included: identity or inequality first, then marshal
+    bytes (written once for the initial value), then a walk for equal values written differently."""
+    told = [same_part(initial, None, other, None) for other in (expected, actual)]
+    if False in told:
+        return False
+    if None not in told:
+        return True
+    text = part_text(initial)
+    for other, known in zip((expected, actual), told, strict=True):
+        if known is None:
+            same = same_part(initial, text, other, part_text(other))
+            if not (same_value(initial, other) if same is None else same):
+                return False
+    return True
