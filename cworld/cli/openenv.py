@@ -93,11 +93,13 @@ def _serve_workers(spec: OpenEnvSpec, count: int) -> None:
     from dataclasses import replace
 
     from cworld.cli.common import read_tasks
+    from cworld.controller import load_policy
     from cworld.harness.doors import with_run_folder
     from cworld.serve.workers import WorkerEnded, Workers, port_is_free, sigterm_as_interrupt
 
     spec.door.check()
     tasks = read_tasks(spec.ws, spec.door.tasks)
+    load_policy(spec.env, spec.door.policy)  # bad input is one line before a run folder or a worker is made
     port_is_free(spec.host, spec.port)
     spec = replace(spec, door=with_run_folder(spec.door, spec.ws))  # one run folder for every worker
     workers = Workers(count, _worker, spec)

@@ -73,6 +73,9 @@ def command(ctx: click.Context, transport: str, port: int, token_env: str | None
     Trajectories go to a run folder of the workspace, for `cworld judge`, `report` and `export-sft`."""
     from cworld.agents.toolbox import AccessMode
     from cworld.cli.common import read_tasks
+    from cworld.controller import load_policy
+    from cworld.serve.transport import HOST
+    from cworld.serve.workers import port_is_free
 
     count = _workers(transport, workers, max_sessions)
     token = _token(transport, token_env)
@@ -81,6 +84,9 @@ def command(ctx: click.Context, transport: str, port: int, token_env: str | None
     if max_turns is not None and max_turns < 1:
         raise UsageError(f"--max-turns must be at least 1, got {max_turns}")
     tasks = read_tasks(ws, tasks_file)
+    load_policy(env, policy)  # bad input is one line before a run folder or a worker is made
+    if count > 1:
+        port_is_free(HOST, port)
     spec = ServeSpec(env, ws, tasks_file, mode, policy, access, max_turns, _run_folder(ws, out), offline,
                      max_body_bytes)
     click.echo(f"serving {len(tasks)} task(s); trajectories in {spec.run / 'trajectories.jsonl'}", err=True)
@@ -153,9 +159,8 @@ def _serve_workers(spec: ServeSpec, count: int, port: int, token: str | None, ma
     """`count` worker processes on private Unix sockets, the front on 127.0.0.1:port routing each session
     to its worker; back when a signal stops the front (or a worker ended: one line, non-zero exit)."""
     from cworld.serve.transport import HOST, serve_front
-    from cworld.serve.workers import WorkerEnded, Workers, port_is_free, sigterm_as_interrupt, split_sessions
+    from cworld.serve.workers import WorkerEnded, Workers, sigterm_as_interrupt, split_sessions
 
-    port_is_free(HOST, port)
     with tempfile.TemporaryDirectory(prefix="cworld-serve-") as folder:  # mode 0700: only this user reaches it
         sockets = [os.path.join(folder, f"w{i}.sock") for i in range(count)]
         workers = Workers(count, _http_worker, replace(spec, sockets=sockets,

@@ -66,16 +66,17 @@ class SessionFront:
                 return _session_not_found()
             order, session = [int(match.group(1))], match.group(2)
         body = await request.body()
-        for n, worker in enumerate(order):
-            try:
+        worker = order[0]
+        try:
+            for worker in order[:-1]:  # a new session: a worker at its share answers 503, the next is asked
                 upstream = await self._send(worker, request, body, session)
-            except httpx.TransportError as exc:
-                return _error(502, f"cworld serve worker {worker} is not answering ({type(exc).__name__})")
-            if upstream.status_code == 503 and session is None and n < len(order) - 1:
-                await upstream.aclose()  # this worker holds its share of the sessions: ask the next one
-                continue
-            return _relayed(worker, upstream)
-        raise AssertionError("unreachable: the last worker's answer is always relayed")
+                if upstream.status_code != 503:
+                    return _relayed(worker, upstream)
+                await upstream.aclose()
+            worker = order[-1]
+            return _relayed(worker, await self._send(worker, request, body, session))
+        except httpx.TransportError as exc:
+            return _error(502, f"cworld serve worker {worker} is not answering ({type(exc).__name__})")
 
     async def _send(self, worker: int, request: Request, body: bytes, session: str | None) -> httpx.Response:
         url = httpx.URL(path=request.url.path, query=request.url.query.encode("ascii"))
