@@ -1,8 +1,8 @@
 """`cworld serve` under load (issue 15, "Done when"): concurrent HTTP sessions over loopback.
 
-Run: `python benchmarks/bench_serve.py [--sessions 50] [--quick]`. Starts `cworld serve --transport http` (a
-subprocess, bearer token on) and opens N MCP sessions at once with the official client (`mcp.Client` over
-`streamable_http_client`). Each session plays one synthesized episode (policy `none`) of the sandbox forward
+Run: `python benchmarks/bench_serve.py [--sessions 50] [--quick] [--workers N]`. Starts `cworld serve
+--transport http [--workers N]` (a subprocess, bearer token on; its CPU counts its worker processes) and
+opens N MCP sessions at once with the official client (`mcp.Client` over `streamable_http_client`). Each session plays one synthesized episode (policy `none`) of the sandbox forward
 task: start_episode, two mailbox searches, the forward with the session's own marker as its note, a search
 for the marker, submit. Then it checks that
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
@@ -37,6 +38,7 @@ from cworld.data_model import Task, read_jsonl  # noqa: E402
 from cworld.environment import Workspace  # noqa: E402
 from cworld.gym import make  # noqa: E402
 from cworld.rollout import read_trajectories  # noqa: E402
+from cworld.serve.workers import default_workers  # noqa: E402
 
 
 @dataclass
@@ -109,22 +111,26 @@ class Cpu:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process and its waited-for children (Linux `/proc`; 0 elsewhere)."""
-    stat = Path(f"/proc/{pid}/stat")
-    if not stat.is_file():
-        return 0.0
-    fields = stat.read_text().rsplit(")", 1)[1].split()
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU of the server and its worker processes (`--workers`: they run while measured)."""
+    import psutil
+
+    total = 0.0
+    server = psutil.Process(pid)
+    for process in [server, *server.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += sum(process.cpu_times()[:2])
+    return total
 
 
-async def served(n: int, root: Path) -> tuple[float, list[Session], list[str], Cpu]:
+async def served(n: int, root: Path, workers: int | None) -> tuple[float, list[Session], list[str], Cpu]:
     tasks, run, port = write_tasks(root / "tasks.jsonl"), root / "ws" / "runs" / "load", free_port()
-    proc = start_http(root / "ws", tasks, run, port)
+    proc = start_http(root / "ws", tasks, run, port, *(["--workers", str(workers)] if workers else []))
     cpu = Cpu()
     try:
         sessions = [Session(i) for i in range(n)]
-        warm = Session(n)
-        await one_session(port, warm)  # warm-up: the World Engine and the tool search load once
+        warm = [Session(n + i) for i in range(workers or default_workers())]
+        for session in warm:  # warm-up, one session per worker (the front takes turns): each loads its engine
+            await one_session(port, session)
         server_before, local_before = cpu_seconds(proc.pid), time.process_time()
         started = time.perf_counter()
         await asyncio.gather(*(one_session(port, s) for s in sessions))
@@ -132,7 +138,7 @@ async def served(n: int, root: Path) -> tuple[float, list[Session], list[str], C
         cpu = Cpu(cpu_seconds(proc.pid) - server_before, time.process_time() - local_before)
     finally:
         stop(proc)
-    return wall, sessions, check([*sessions, warm], run), cpu
+    return wall, sessions, check([*sessions, *warm], run), cpu
 
 
 async def in_process(n: int, root: Path) -> tuple[float, list[float], Cpu]:
@@ -169,14 +175,14 @@ def row(name: str, n: int, wall: float, latencies: list[float], cpu: Cpu, submit
     return out
 
 
-async def main(n: int) -> int:
+async def main(n: int, workers: int | None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
-        wall, sessions, problems, cpu = await served(n, Path(tmp) / "serve")
+        wall, sessions, problems, cpu = await served(n, Path(tmp) / "serve", workers)
         gym_wall, gym_latencies, gym_cpu = await in_process(n, Path(tmp) / "gym")
     latencies = [x for s in sessions for x in s.latencies]
     submits = [x for s in sessions for x in s.submits]
     print(f"cworld serve under load: {n} concurrent sessions, one synthesized episode each "
-          "(start_episode, 4 tool calls, submit)")
+          f"(start_episode, 4 tool calls, submit); --workers {workers or 'default (the cores)'}")
     print(f"{'door':<26} {'sessions':>8} {'sessions/s':>11} {'call p50 ms':>11} {'call p99 ms':>11} "
           f"{'server cpu':>11} {'local cpu':>11} {'submit p50':>11} {'submit p99':>11}")
     print(row("serve (HTTP, MCP client)", n, wall, latencies, cpu, submits))
@@ -196,5 +202,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=50)
     parser.add_argument("--quick", action="store_true", help="10 sessions")
+    parser.add_argument("--workers", type=int, default=None, help="cworld serve --workers (default: its own)")
     args = parser.parse_args()
-    sys.exit(asyncio.run(main(10 if args.quick else args.sessions)))
+    sys.exit(asyncio.run(main(10 if args.quick else args.sessions, args.workers)))

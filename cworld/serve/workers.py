@@ -195,6 +195,19 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextmanager
+def sigterm_after_uvicorn() -> Iterator[None]:
+    """While uvicorn serves in this process: SIGTERM left to it (it stops its server gracefully) and, when
+    it raises the signal again once the server is down, taken as done, so the process goes on to stop its
+    workers (by default the signal would end it there; raising KeyboardInterrupt from the loop's shutdown
+    leaves it half done)."""
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _run_worker(link: WorkerLink, target: Target, spec: Any) -> None:
     """A worker process's life: stop with the parent, run the door's target, report a failure to build as
     one line (the parent prints it)."""
