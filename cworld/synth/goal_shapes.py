@@ -32,8 +32,6 @@ NEEDS = frozenset({"text", "label", "carries", "dates", "finder", "plays", "cont
 _LOOK = 8
 """Fitting units looked at per slot; the least drawn of them is taken."""
 CAP_SHARE = 0.03
-FAILS = 3
-"""Rejected draws of a tool, with no accepted one, before it is not drawn again."""
 
 
 @dataclass(frozen=True)
@@ -103,23 +101,22 @@ class ShapeSampler:
         copied into a spreadsheet, not into a cloud console; none: any pair."""
         self.space, self.shapes, self.nouns, self.affinity = space, shapes, nouns or {}, affinity
         self.drawn: Counter[str] = Counter()
-        self.failed: Counter[str] = Counter()
         self.kept: Counter[str] = Counter()
+        self.tried: Counter[str] = Counter()
+        """Draws of each tool, accepted or not: the sampler prefers the least tried (a tool whose draws keep
+        failing drifts to the back), and caps by `drawn` (accepted draws)."""
         self.cap = max(2, int(CAP_SHARE * n_tasks))
         self._by_use = {use: sorted(space.by_use(use), key=lambda u: u.id) for use in USES}
 
     def settle(self, drawn: Drawn, accepted: bool) -> None:
-        """An attempt's outcome: a rejected draw gives its tools' share back (the cap counts tasks, not
-        tries), and a tool in `FAILS` rejected draws without an accepted one is not drawn again."""
+        """An attempt's outcome: a rejected draw gives its tools' share back, so the cap counts tasks, not
+        tries. (A failure is not held against every tool of the draw: most share it with the one the probe
+        refused, which the drafter's `refused` set keeps out.)"""
         tools = drawn.tools()
         if accepted:
             self.kept.update(tools)
-            return
-        self.drawn.subtract(tools)
-        self.failed.update(tools)
-
-    def _spent(self, tool: str) -> bool:
-        return self.failed[tool] >= FAILS and not self.kept[tool]
+        else:
+            self.drawn.subtract(tools)
 
     def sample(self, rng: random.Random, avoid: set[str] | None = None) -> tuple[Candidates, Drawn]:
         names = sorted(self.shapes)
@@ -129,6 +126,7 @@ class ShapeSampler:
             drawn = self._draw(shape, rng, avoid or set())
             if drawn is not None:
                 self.drawn.update(drawn.tools())
+                self.tried.update(drawn.tools())
                 tools = drawn.tools()
                 return Candidates(seeds=tools[:1], query=f"shape: {shape.name}", tools=tools), drawn
         raise UsageError("no goal shape found fitting tools in the harvested pool; see task_synth/templates/shapes.yaml")
@@ -155,7 +153,7 @@ class ShapeSampler:
             pool = [u for u in pool if u.server == server]
         fitting: list[tuple[Unit, ToolSpec | None]] = []
         for unit in rng.sample(pool, len(pool)):
-            if unit.id in avoid or self._spent(unit.id) or (server is None and unit.server in used) or not self._fits(unit, slot, drawn) \
+            if unit.id in avoid or (server is None and unit.server in used) or not self._fits(unit, slot, drawn) \
                     or not self._means(unit, slot) or not self._goes_with(unit, drawn):
                 continue
             finder = self._finder(unit) if unit.use != "find" else None
@@ -169,7 +167,7 @@ class ShapeSampler:
         open_ = [f for f in fitting if self._open(f)]
         if not open_:  # every fitting tool has its share: the shape gives way to another
             return None
-        return min(open_[:_LOOK], key=lambda f: self.drawn[f[0].id] + (self.drawn[f[1].id] if f[1] else 0))
+        return min(open_[:_LOOK], key=lambda f: self.tried[f[0].id] + (self.tried[f[1].id] if f[1] else 0))
 
     def _open(self, pick: tuple[Unit, ToolSpec | None]) -> bool:
         return all(self.drawn[t.id] < self.cap for t in (pick[0].tool, pick[1]) if t is not None)
@@ -178,7 +176,7 @@ class ShapeSampler:
         if not unit.kind:
             return None
         found = self.space.finders.get((unit.server, unit.kind)) or []
-        return min(found, key=lambda t: (self.drawn[t.id], t.id)) if found else None
+        return min(found, key=lambda t: (self.tried[t.id], t.id)) if found else None
 
     def _goes_with(self, unit: Unit, drawn: Drawn) -> bool:
         """The unit's service is one a person uses with the first slot's (same theme)."""
