@@ -81,7 +81,8 @@ def test_requests_are_not_the_tools_descriptions(batch) -> None:
                             final_answer_hints=task.final_answer_hints), universe, report)
         assert report.passed, (task.query, report.feedback())
         # the quoted names are the world's records: the plan finds them by name
-        plan = " ".join(str(s.arguments) for s in task.gold_plan)
+        # (or, named by the world with no finder, the scenario holds them and the plan their key)
+        plan = " ".join(str(s.arguments) for s in task.gold_plan) + task.scenario.model_dump_json()
         quoted = QUOTED.findall(task.query)
         assert not quoted or any(q in plan for q in quoted), task.query
 
