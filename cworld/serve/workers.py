@@ -44,6 +44,8 @@ from cworld.errors import CworldError, UsageError
 
 BUILD_TIMEOUT_S = 600.0
 """A worker that has not built its service in this long is taken to hang."""
+LISTEN_TIMEOUT_S = 60.0
+"""A released worker that does not listen in this long is taken to hang."""
 STOP_TIMEOUT_S = 30.0
 """How long a stopping worker gets to end its sessions (uvicorn's graceful shutdown) before it is killed."""
 GRACEFUL_S = 10
@@ -74,7 +76,7 @@ def split_sessions(total: int, workers: int) -> list[int]:
 
 
 class WorkerEnded(CworldError):
-    """A worker process ended while the others served."""
+    """A worker could not build its server, or died while the others served: its one line."""
 
 
 @dataclass
@@ -82,7 +84,6 @@ class WorkerLink:
     """What a worker is given to talk to the parent: its index, and the start-up handshake."""
 
     index: int
-    count: int
     _events: Any
     _release: Any
 
@@ -106,6 +107,8 @@ Target = Callable[[WorkerLink, Any], None]
 
 
 class Workers:
+    """`count` spawned processes, each running `target(link, spec)`: the door's whole server."""
+
     def __init__(self, count: int, target: Target, spec: Any) -> None:
         self.count, self.target, self.spec = count, target, spec
         self._mp = multiprocessing.get_context("spawn")
@@ -117,7 +120,7 @@ class Workers:
         """Spawn the workers and wait until each has built its service; the first failure stops them all
         and is raised as that worker's one line."""
         for index in range(self.count):
-            link = WorkerLink(index, self.count, self._events, self._release)
+            link = WorkerLink(index, self._events, self._release)
             process = self._mp.Process(target=_run_worker, args=(link, self.target, self.spec),
                                        name=f"cworld-worker-{index}", daemon=True)
             process.start()
@@ -127,7 +130,7 @@ class Workers:
     def release(self) -> None:
         """Let every worker open its socket; back once all of them take connections."""
         self._release.set()
-        self._await_all("serving", 60.0)
+        self._await_all("serving", LISTEN_TIMEOUT_S)
 
     def sentinels(self) -> list[Any]:
         return [p.sentinel for p in self.processes]
