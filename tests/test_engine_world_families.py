@@ -48,6 +48,8 @@ TOOLS = {t.name: t for t in [
     tool("manageBookings", {"action": {"type": "string", "enum": ["list", "get", "cancel"]}, "bookingId": STR},
          ["action"]),
     tool("getHotel", {"name": STR}, ["name"]),
+    tool("setBookingTotal", {"total": {"type": "number"}, "bookingId": STR}),
+    tool("removeBooking", {"bookingId": STR}),
 ]}
 
 
@@ -162,3 +164,13 @@ def test_card_families_comment_on_a_parent_and_transfer_within_the_balance() -> 
     changes = {c.kind: c for c in engine.world_changes(log)}
     assert changes["account"].updated["acc_0001"]["balance"] == 60.0
     assert changes["account"].updated["acc_0002"]["balance"] == 45.0
+
+
+def test_a_write_whose_only_id_is_optional_and_not_given_changes_nothing(call: Any) -> None:
+    """The record a write names by an optional id argument: found when given, nothing touched (no crash) when not."""
+    assert not call("setBookingTotal", total=5.0).is_error
+    assert not call("removeBooking").is_error
+    assert call("setBookingTotal", bookingId="bk_9999", total=5.0).error_class == "not_found"
+    assert not call("setBookingTotal", bookingId="bk_0004", total=5.0).is_error
+    assert call("getBooking", bookingId="bk_0004").structured_content["total"] == 5.0
+    assert call("getBooking", bookingId="bk_0005").structured_content["total"] == 600.0

@@ -79,10 +79,11 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     if op == "get":
         return Rule(op=op, read_only=True, check=[*checks, find], origin="inferred")
     if op == "delete":
-        return Rule(op=op, check=[*checks, find], do=[Effect(delete=coll, key="target_key")],
+        return Rule(op=op, check=[*checks, find], do=[Effect(delete=coll, key="target_key", if_="target is not None")],
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
     fields = _field_args(entity, props, exclude={own})
-    effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"args[{f!r}] is not None") for f in fields]
+    effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"target is not None and args[{f!r}] is not None")
+               for f in fields]  # an optional id argument not given finds no target: nothing to set
     valid = value_checks(entity, props) if effects or op == "action" else []
     return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity)], do=effects,
                 origin="inferred")
@@ -98,7 +99,7 @@ def _closed_guard(entity: EntityType) -> list[Check]:
     field = next((f for f in ("status", "state") if f in entity.fields), None)
     if field is None:
         return []
-    return [Check(fail=f"norm(target.get({field!r})) in {CLOSED_STATUSES!r}", error="conflict",
+    return [Check(fail=f"target is not None and norm(target.get({field!r})) in {CLOSED_STATUSES!r}", error="conflict",
                   message=f"{entity.name.replace('_', ' ')} {{target_key}} is {{target.get({field!r})}}")]
 
 
