@@ -232,15 +232,7 @@ VOCABULARY_FILE = "_vocabulary.yaml"
 def shared_vocabulary(path: Path) -> dict[str, list[str]]:
     """`category_cards/_vocabulary.yaml`'s `vocabulary:` (kind -> templates; none is fine), each validated as
     an entity's own; a bad file is one line naming it."""
-    if not path.is_file():
-        return {}
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ContentError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    words = raw.get("vocabulary") if isinstance(raw, dict) else None
-    if not isinstance(words, dict) or not all(isinstance(v, list) for v in words.values()):
-        raise ContentError(f"{path}: expected `vocabulary:` mapping entity kinds to lists of names")
+    words = _shared_section(path, "vocabulary", list, "entity kinds to lists of names")
     for kind, templates in words.items():
         try:
             check_vocabulary([str(t) for t in templates])
@@ -261,13 +253,19 @@ FAMILIES_FILE = "_families.yaml"
 
 def shared_families(path: Path) -> dict[str, dict[str, Any]]:
     """`category_cards/_families.yaml`'s `rules:` (none is fine); a bad file is one line naming it."""
+    return _shared_section(path, "rules", dict, "family names to operation rules")
+
+
+def _shared_section(path: Path, section: str, kind: type, what: str) -> dict[str, Any]:
+    """The `section:` mapping of a file every card shares (`_families.yaml`, `_vocabulary.yaml`), each value a
+    `kind`; {} when the file is absent, one line naming the file when it is not that."""
     if not path.is_file():
         return {}
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ContentError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    rules = raw.get("rules") if isinstance(raw, dict) else None
-    if not isinstance(rules, dict) or not all(isinstance(r, dict) for r in rules.values()):
-        raise ContentError(f"{path}: expected `rules:` mapping family names to operation rules")
-    return rules
+    found = raw.get(section) if isinstance(raw, dict) else None
+    if not isinstance(found, dict) or not all(isinstance(v, kind) for v in found.values()):
+        raise ContentError(f"{path}: expected `{section}:` mapping {what}")
+    return found
