@@ -115,11 +115,14 @@ def _head_mention(entity: EntityType, words: list[str]) -> int:
 
 
 def _produced_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
-    """What a create makes: the kind its answer's first `<kind>_id` names, of the ids it was not given (a
-    booking answers the `client_id` it was given beside its own)."""
+    """What a create makes: the kind its answer's first `<kind>_id` names, passing over ids it was given of kinds
+    its name does not mention (`bookAppointment` answers the `client_id` it was given beside its own;
+    `reply_to_message` answers the new message's `message_id`)."""
     props = (tool.output_schema or {}).get("properties") or {}
     given = {"_".join(name_tokens(p)) for p in tool.input_schema.get("properties") or {}}
-    first = next((p for p in props if re.fullmatch(r"[a-z][a-z0-9_]*_id", p) and p not in given), None)
+    named = {singular_word(t) for t in name_tokens(tool.name)}
+    first = next((p for p in props if re.fullmatch(r"[a-z][a-z0-9_]*_id", p)
+                  and (p not in given or singular_word(p[:-3]) in named)), None)
     return card.entity(first[:-3]) if first else None
 
 
