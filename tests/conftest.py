@@ -1,8 +1,14 @@
-"""Test defaults: offline, no network, a private workspace per test, back-off zeroed."""
+"""Test defaults: offline, no network, a private workspace per test, back-off zeroed; and how the suite is
+spread over pytest-xdist workers (docs/testing.md): a file (or a named group of files) runs whole on one
+worker, the heaviest files first."""
 
 from __future__ import annotations
 
+import gc
 import os
+import signal
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -20,13 +26,103 @@ from cworld.llm import RetryPolicy, set_default_retry  # noqa: E402  (after the 
 set_default_retry(RetryPolicy.immediate())
 
 
+#: The heaviest files, heaviest first (measured with `--durations`, issue 35). They are handed out first so
+#: that no worker starts a long file when the others are nearly done; every other file keeps its place.
+#: A rough order is enough: update it when `--durations` shows a new heavy file.
+HEAVY_FIRST = (
+    "tests/test_local_model.py",  # the real model: most of it llama.cpp reading prompts on one thread
+    "tests/test_fidelity_episodes.py",
+    "tests/test_rollout_ray.py",  # a two-node Ray cluster: long, but much of it waiting
+    "tests/test_agents_heuristic.py",
+    "tests/test_registry_multilingual.py",
+    "tests/test_registry_harvest.py",
+    "tests/test_registry_index_scale.py",
+    "tests/test_synth_harvested.py",
+    "tests/test_harness_inspect.py",
+    "tests/test_engine_harvested.py",
+    "tests/test_serve_episodes.py",
+    "tests/test_world_build.py",
+    "tests/test_world_user_service.py",
+    "tests/test_harness_openenv.py",
+    "tests/test_synth_goals.py",
+    "tests/test_sandbox_conformance.py",
+    "tests/test_rollout_resume.py",
+    "tests/test_fidelity_cli.py",
+)
+
+#: Files that must share one worker (they run one after another there), by group name.
+GROUPS = {
+    # Each starts its own llama.cpp server on a free port; on one worker, two never compete for the cores.
+    "tests/test_local_model.py": "local-model",
+    "tests/test_engine_local_llm.py": "local-model",
+    "tests/test_judges_local_llm.py": "local-model",
+    "tests/test_synth_local_llm.py": "local-model",
+    "tests/test_agents_llm.py": "local-model",
+    # Harvests: as root, a harvested server runs as uid 61000 + its slot, and the harvest then kills every
+    # process of that uid (registry/harvest/jail.py). Two harvests at once (two workers, or two test runs on
+    # one machine) share those uids and can kill each other's servers.
+    "tests/test_registry_harvest.py": "harvest-jail",
+    "tests/test_harvest_offline.py": "harvest-jail",
+}
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that need a remote API or the local LLM server are skipped unless asked for."""
+    """Tests that need a remote API or the local LLM server are skipped unless asked for; the heaviest files
+    go first (a stable sort: the tests of a file keep their order)."""
     gates = {"remote": "CWORLD_REMOTE_TESTS", "local_llm": "CWORLD_LOCAL_LLM"}
     for item in items:
         for marker, env in gates.items():
             if marker in item.keywords and os.environ.get(env, "").strip().lower() in ("", "0", "false", "no"):
                 item.add_marker(pytest.mark.skip(reason=f"set {env}=1 to run {marker} tests"))
+    rank = {path: i for i, path in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(rank)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's `loadscope` with a file as the unit (module fixtures such as a started server or a built
+    world are made once), files of a `GROUPS` group as one unit, units handed out in collection order."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileScheduling(LoadScopeScheduling):
+        def __init__(self, config: pytest.Config, log: Any = None) -> None:
+            super().__init__(config, log)
+            config.option.loadscopereorder = False  # keep HEAVY_FIRST's order, not the test count's
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = _file_of(nodeid)
+            return GROUPS.get(path, path)
+
+    return FileScheduling(config, log)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker, once its tests and fixtures are done: collect the garbage now (a finalizer's
+    error is still reported), then freeze what is left. A worker then leaves within the 5 s execnet gives it
+    after its last report; past that, execnet sends it SIGINT. pytest's own collection at exit walked the
+    ~2 M live objects again: 3-4 s on this 2-core machine under load, and the SIGINT landed in a gc callback
+    as an "Exception ignored ... KeyboardInterrupt" traceback at the end of the run."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        gc.collect()
+        gc.freeze()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _signal_handlers() -> Iterator[None]:
+    """A module's signal handlers do not outlive it: `vf-eval` (test_harness_verifiers.py), run in-process,
+    installs SIGINT/SIGTERM handlers that raise KeyboardInterrupt ("interrupted — cleaning up"); left in
+    place, a later Ctrl-C or SIGTERM reached them instead of pytest."""
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for sig, handler in saved.items():
+        if signal.getsignal(sig) is not handler and handler is not None:
+            signal.signal(sig, handler)
 
 
 @pytest.fixture

@@ -184,7 +184,7 @@ def test_the_summary_names_each_status_and_the_agent_latency(workspace: Path, tm
     out = tmp_path / "run"
     with mock.script("quick", busy_actor(calls=1)):
         result = CliRunner().invoke(cli, run_args(out, "mock/quick", "--json"))
-    row = json.loads(result.output)["rows"][0]
+    row = json.loads(result.stdout)["rows"][0]  # stdout: a logged warning goes to stderr
     assert row["agent_latency_s"]["max"] >= row["agent_latency_s"]["p50"] >= 0
     (trajectory,) = read_trajectories(out)
     limited = trajectory.model_copy(update={"status": "turn_limit"})

@@ -38,8 +38,9 @@ def test_the_server_command_serves_the_packaged_gguf_on_localhost() -> None:
     command = llm_local.server_command(8765)
     assert path.suffix == ".gguf" and str(path) in command
     joined = " ".join(command)
-    assert "-m llama_cpp.server" in joined and "--n_threads 2" in joined and "--host 127.0.0.1" in joined
+    assert "-m cworld.llm.llama_server" in joined and "--n_threads 2" in joined and "--host 127.0.0.1" in joined
     assert "--chat_format chatml-function-calling" in joined and f"--model_alias {llm_local.MODEL_ALIAS}" in joined
+    assert "--flash_attn true" in joined
 
 
 def _calls() -> list[tuple[ToolSpec, dict]]:

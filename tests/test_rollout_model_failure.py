@@ -80,12 +80,12 @@ def test_infra_records_infra_error_and_resume_reruns_it_once_the_model_is_back(m
     out, runner = tmp_path / "run", CliRunner()
     first = runner.invoke(cli, [*run_args(out), "--json"], catch_exceptions=False)
     assert first.exit_code == 0, first.output
-    statuses = json.loads(first.output)["statuses"]
+    statuses = json.loads(first.stdout)["statuses"]  # stdout: a logged warning goes to stderr
     assert statuses.pop("infra_error") == 2 and sum(statuses.values()) == 3  # the three before the model died
     assert [r.get("status", "completed") == "infra_error" for r in lines(out)] == [False] * 3 + [True] * 2
 
     kept = runner.invoke(cli, [*run_args(out), "--resume", "--no-retry-infra", "--json"], catch_exceptions=False)
-    assert json.loads(kept.output)["ran"] == 0 and len(lines(out)) == 5  # today's behaviour, on request
+    assert json.loads(kept.stdout)["ran"] == 0 and len(lines(out)) == 5  # today's behaviour, on request
 
     model.revive()
     again = runner.invoke(cli, [*run_args(out), "--resume"], catch_exceptions=False)
@@ -113,7 +113,7 @@ def test_stop_ends_the_run_in_one_line_and_keeps_the_finished_episodes(model: Dy
     capsys.readouterr()
     main_ok = CliRunner().invoke(cli, [*run_args(out, "--on-model-failure", "stop"), "--resume", "--json"],
                                  catch_exceptions=False)
-    assert json.loads(main_ok.output)["ran"] == 2 and len(list(read_trajectories(out))) == 5
+    assert json.loads(main_ok.stdout)["ran"] == 2 and len(list(read_trajectories(out))) == 5
 
 
 def test_fallback_goes_on_and_counts_every_fallback(model: DyingModel, workspace: Path, tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_fallback_goes_on_and_counts_every_fallback(model: DyingModel, workspace
     out = tmp_path / "run"
     done = CliRunner().invoke(cli, [*run_args(out), "--json"], catch_exceptions=False)
     assert done.exit_code == 0, done.output
-    report = json.loads(done.output)
+    report = json.loads(done.stdout)
     assert sum(report["statuses"].values()) == 5 and "infra_error" not in report["statuses"]
     per_episode = [engine_fallbacks(t) for t in read_trajectories(out)]
     tool_calls = [sum(s.kind == "tool" for s in t.steps) for t in read_trajectories(out)]
