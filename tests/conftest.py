@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -31,23 +31,22 @@ set_default_retry(RetryPolicy.immediate())
 #: A rough order is enough: update it when `--durations` shows a new heavy file.
 HEAVY_FIRST = (
     "tests/test_local_model.py",  # the real model: most of it llama.cpp reading prompts on one thread
-    "tests/test_fidelity_episodes.py",
     "tests/test_rollout_ray.py",  # a two-node Ray cluster: long, but much of it waiting
+    "tests/test_synth_harvested.py",
     "tests/test_agents_heuristic.py",
-    "tests/test_registry_multilingual.py",
+    "tests/test_fidelity_episodes.py",
     "tests/test_registry_harvest.py",
     "tests/test_registry_index_scale.py",
-    "tests/test_synth_harvested.py",
     "tests/test_harness_inspect.py",
-    "tests/test_engine_harvested.py",
     "tests/test_serve_episodes.py",
-    "tests/test_world_build.py",
-    "tests/test_world_user_service.py",
     "tests/test_harness_openenv.py",
-    "tests/test_synth_goals.py",
+    "tests/test_engine_harvested.py",
+    "tests/test_world_user_service.py",
     "tests/test_sandbox_conformance.py",
-    "tests/test_rollout_resume.py",
-    "tests/test_fidelity_cli.py",
+    "tests/test_registry_build.py",
+    "tests/test_world_build.py",
+    "tests/test_serve_limits.py",
+    "tests/test_mcp_connection.py",
 )
 
 #: Files that must share one worker (they run one after another there), by group name.
@@ -63,6 +62,15 @@ GROUPS = {
     # one machine) share those uids and can kill each other's servers.
     "tests/test_registry_harvest.py": "harvest-jail",
     "tests/test_harvest_offline.py": "harvest-jail",
+    # Synthesis over the harvested pool: the worker's `shared_worlds` serves the three (seed 0's world of
+    # ~300 harvested servers is built once, not once per file).
+    "tests/test_synth_harvested.py": "harvested-synth",
+    "tests/test_synth_goals.py": "harvested-synth",
+    "tests/test_synth_shapes.py": "harvested-synth",
+    # The packaged MiniLM: loading it (torch, transformers) takes ~5 s the first time in a process, ~0.1 s after.
+    "tests/test_agents_heuristic.py": "minilm",
+    "tests/test_registry_multilingual.py": "minilm",
+    "tests/test_registry_index.py": "minilm",
 }
 
 
@@ -130,6 +138,25 @@ def workspace_dir(tmp_path, monkeypatch):
     ws = tmp_path / "ws"
     monkeypatch.setenv("CWORLD_WORKSPACE", str(ws))
     return ws
+
+
+@pytest.fixture(scope="session")
+def shared_worlds(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Any], Any]:
+    """`shared_worlds(workspace)` links the workspace's saved worlds (`worlds/`) to one folder per worker, and
+    returns the workspace. For the tests that synthesize over the harvested pool: each such run builds seed
+    0's world of ~300 harvested servers (prepare: 13 s, 5 s with the worlds saved). A server's world depends
+    only on its seed, server and card (`engine.world.build.load_or_build`, which alone saves them), so a
+    later run loads what the first one saved, as a second `cworld synth` in one workspace does."""
+    from cworld.engine.world.build import WORLDS_FOLDER
+
+    folder = tmp_path_factory.mktemp("worlds")
+
+    def link(workspace: Any) -> Any:
+        workspace.root.mkdir(parents=True, exist_ok=True)
+        (workspace.root / WORLDS_FOLDER).symlink_to(folder, target_is_directory=True)
+        return workspace
+
+    return link
 
 
 @pytest.fixture

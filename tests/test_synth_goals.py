@@ -28,10 +28,10 @@ QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)")
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Task], object]:
+def batch(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> tuple[list[Task], object]:
     mp = pytest.MonkeyPatch()
     mp.setenv("CWORLD_EMBED_MODEL", "hash")
-    ws = Workspace.resolve(tmp_path_factory.mktemp("goals") / "ws")
+    ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("goals") / "ws"))
     prepared = prepare(ENV, ws, SynthOptions(n=6, seed=13, pool="harvested", concurrency=1), out=ws.root / "t.jsonl")
     asyncio.run(run_prepared(prepared))
     yield read_jsonl(ws.root / "t.jsonl", Task), prepared

@@ -20,10 +20,10 @@ ENV = Environment.resolve()
 
 
 @pytest.fixture(scope="module")
-def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, list[Task], object]:
+def synthesized(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> tuple[Workspace, list[Task], object]:
     mp = pytest.MonkeyPatch()
     mp.setenv("CWORLD_EMBED_MODEL", "hash")
-    ws = Workspace.resolve(tmp_path_factory.mktemp("harvested") / "ws")
+    ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("harvested") / "ws"))
     options = SynthOptions(n=3, seed=7, pool="harvested", concurrency=1)
     prepared = prepare(ENV, ws, options, out=ws.root / "tasks.jsonl")
     _, summary = asyncio.run(run_prepared(prepared))
@@ -81,7 +81,8 @@ def test_a_synthesized_mode_episode_over_a_harvested_task_completes(synthesized,
         assert sum(r.state_checked for r in report.rows) == 1  # its end state is graded, not set aside
 
 
-def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, synthesized) -> None:
+def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, synthesized,
+                                                    shared_worlds) -> None:
     """The mock model returns a task the offline composer wrote for the same candidates: it is checked,
     verified in synthesized mode and accepted over >=2 harvested servers, its shape recorded."""
     monkeypatch.setenv("CWORLD_EMBED_MODEL", "hash")
@@ -94,7 +95,7 @@ def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch
     ok = json.dumps({"passed": True, "issues": []})
     index = int(good.id.rsplit("-", 1)[1])  # the attempt whose world it was drawn over: run up to that one
     mock.script("harvested", [reply, ok] * (index + 1))
-    ws = Workspace.resolve(tmp_path / "ws")
+    ws = shared_worlds(Workspace.resolve(tmp_path / "ws"))
     options = SynthOptions(n=1, seed=7, pool="harvested", min_candidate_share=0.0, max_attempts=index + 1,
                            max_rounds=1, concurrency=1)
     try:

@@ -85,10 +85,10 @@ def test_a_sample_is_the_same_for_a_seed() -> None:
 
 
 @pytest.fixture(scope="module")
-def tasks(tmp_path_factory: pytest.TempPathFactory) -> list[Task]:
+def tasks(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> list[Task]:
     mp = pytest.MonkeyPatch()
     mp.setenv("CWORLD_EMBED_MODEL", "hash")
-    ws = Workspace.resolve(tmp_path_factory.mktemp("shapes") / "ws")
+    ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("shapes") / "ws"))
     prepared = prepare(ENV, ws, SynthOptions(n=8, seed=21, pool="harvested", concurrency=1), out=ws.root / "t.jsonl")
     asyncio.run(run_prepared(prepared))
     mp.undo()
