@@ -577,17 +577,22 @@ class Tally:
         }
 
 
+def count_verdicts(counts: Any, pairs: Iterable[tuple[ToolResult, ToolResult]]) -> None:
+    """Add (live, engine) answers to `counts`' live_errors, verdict (same is_error), both_erred, same_class (the
+    same error class where both erred) and agree (same verdict and, for errors, the same class)."""
+    for live, sim in pairs:
+        counts.live_errors += live.is_error
+        counts.verdict += live.is_error == sim.is_error
+        both = live.is_error and sim.is_error
+        counts.both_erred += both
+        counts.same_class += both and live.error_class == sim.error_class
+        counts.agree += live.is_error == sim.is_error and (not live.is_error or live.error_class == sim.error_class)
+
+
 def score(episode: Episode, rep: Replay) -> Tally:
     """One episode's counts: verdicts call by call, end states leaf by leaf (live's translated to the engine's ids)."""
     tally = Tally(calls=len(episode.calls), episodes=1, live_s=episode.live_s, engine_s=rep.engine_s)
-    for call, sim in zip(episode.calls, rep.results, strict=True):
-        live = call.result
-        tally.live_errors += live.is_error
-        tally.verdict += live.is_error == sim.is_error
-        both = live.is_error and sim.is_error
-        tally.both_erred += both
-        tally.same_class += both and live.error_class == sim.error_class
-        tally.agree += live.is_error == sim.is_error and (not live.is_error or live.error_class == sim.error_class)
+    count_verdicts(tally, [(call.result, sim) for call, sim in zip(episode.calls, rep.results, strict=True)])
     skip = volatile_pattern(episode.app)
     wanted = changed_leaves(episode.initial, translated(episode.end, rep.created), skip)
     made = changed_leaves(episode.initial, rep.end, skip)

@@ -309,18 +309,13 @@ def _share(part: int, whole: int) -> float | None:
 
 
 def verdicts(calls: list[Call], rep: Replay) -> Figures:
+    from world_fidelity import count_verdicts
+
     from cworld.engine.origin import answer_origin
 
     out = Figures(calls=len(calls))
-    for call, sim in zip(calls, rep.results, strict=True):
-        live = call.result
-        out.live_errors += live.is_error
-        out.verdict += live.is_error == sim.is_error
-        both = live.is_error and sim.is_error
-        out.both_erred += both
-        out.same_class += both and live.error_class == sim.error_class
-        out.agree += live.is_error == sim.is_error and (not live.is_error or live.error_class == sim.error_class)
-        out.origins[answer_origin(sim) or "none"] += 1
+    count_verdicts(out, [(call.result, sim) for call, sim in zip(calls, rep.results, strict=True)])
+    out.origins.update(answer_origin(sim) or "none" for sim in rep.results)
     return out
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,18 @@ def test_a_bad_last_line_with_its_newline_is_an_error_naming_the_field(tmp_path)
 def test_missing_file_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="no such file"):
         read_jsonl(tmp_path / "nope.jsonl", Task)
+
+
+def test_writers_racing_on_one_file_each_replace_it_whole(tmp_path: Path) -> None:
+    """serve's workers build the same seed's world at once: no writer may lose its temp file to another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cworld.data_model.jsonl import write_text_atomic
+
+    target = tmp_path / "worlds" / "seed-0" / "chat.json"
+    texts = [str(n) * 2000 for n in range(8)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda text: [write_text_atomic(target, text) for _ in range(20)], texts))
+    assert target.read_text(encoding="utf-8") in texts
+    assert [p.name for p in target.parent.iterdir()] == ["chat.json"]
+    assert oct(target.stat().st_mode & 0o777) == "0o644"

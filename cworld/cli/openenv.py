@@ -95,28 +95,17 @@ def _serve_workers(spec: OpenEnvSpec, count: int) -> None:
     from cworld.cli.common import read_tasks
     from cworld.controller import load_policy
     from cworld.harness.doors import with_run_folder
-    from cworld.serve.workers import WorkerEnded, Workers, port_is_free, sigterm_as_interrupt
+    from cworld.serve.workers import Workers, port_is_free, running, sigterm_as_interrupt
 
     spec.door.check()
     tasks = read_tasks(spec.ws, spec.door.tasks)
     load_policy(spec.env, spec.door.policy)  # bad input is one line before a run folder or a worker is made
     port_is_free(spec.host, spec.port)
     spec = replace(spec, door=with_run_folder(spec.door, spec.ws))  # one run folder for every worker
-    workers = Workers(count, _worker, spec)
-    try:
-        with sigterm_as_interrupt():
-            workers.start()
-            workers.release()
-            click.echo(f"serving {len(tasks)} task(s) at ws://{spec.host}:{spec.port}/ws with {count} workers; "
-                       f"trajectories in {spec.door.out}/trajectories.jsonl", err=True)
-            workers.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        failed = workers.failed()  # before stopping them: a worker killed past the grace period did not fail
-        workers.stop()
-    if failed:
-        raise WorkerEnded(failed)
+    with running(Workers(count, _worker, spec)) as workers, sigterm_as_interrupt():
+        click.echo(f"serving {len(tasks)} task(s) at ws://{spec.host}:{spec.port}/ws with {count} workers; "
+                   f"trajectories in {spec.door.out}/trajectories.jsonl", err=True)
+        workers.wait()
 
 
 def _worker(link: WorkerLink, spec: OpenEnvSpec) -> None:

@@ -159,34 +159,18 @@ def _serve_workers(spec: ServeSpec, count: int, port: int, token: str | None, ma
     """`count` worker processes on private Unix sockets, the front on 127.0.0.1:port routing each session
     to its worker; back when a signal stops the front (or a worker ended: one line, non-zero exit)."""
     from cworld.serve.transport import HOST, serve_front
-    from cworld.serve.workers import (
-        WorkerEnded,
-        Workers,
-        sigterm_after_uvicorn,
-        sigterm_as_interrupt,
-        split_sessions,
-    )
+    from cworld.serve.workers import Workers, running, sigterm_after_uvicorn, split_sessions
 
     with tempfile.TemporaryDirectory(prefix="cworld-serve-") as folder:  # mode 0700: only this user reaches it
         sockets = [os.path.join(folder, f"w{i}.sock") for i in range(count)]
         workers = Workers(count, _http_worker, replace(spec, sockets=sockets,
                                                        caps=split_sessions(max_sessions, count)))
-        try:
-            with sigterm_as_interrupt():
-                workers.start()
-                workers.release()
+        with running(workers):
             click.echo(f"listening on http://{HOST}:{port}/mcp with {count} workers"
                        + (" (bearer token required)" if token else ""), err=True)
             with sigterm_after_uvicorn():
                 asyncio.run(serve_front(workers, sockets, port, token, max_sessions=max_sessions,
                                         max_body_bytes=spec.max_body_bytes))
-        except KeyboardInterrupt:
-            pass
-        finally:
-            failed = workers.failed()  # before stopping them: a worker killed past the grace period did not fail
-            workers.stop()
-        if failed:
-            raise WorkerEnded(failed)
 
 
 def _http_worker(link: WorkerLink, spec: ServeSpec) -> None:

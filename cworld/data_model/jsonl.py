@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -69,22 +70,18 @@ def read_jsonl(path: Path, model: type[M]) -> list[M]:
 
 def write_jsonl_atomic(path: Path, records: Iterable[BaseModel]) -> None:
     """Write a whole file via a temp file and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(rec.model_dump_json() + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    write_text_atomic(path, "".join(rec.model_dump_json() + "\n" for rec in records))
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """A whole text file via a temp file beside it and a rename: readers never see half a file."""
+    """A whole text file via a temp file beside it and a rename: readers never see half a file, and
+    writers in other processes or threads (serve's workers share a workspace) never share a temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(name)
     try:
-        with tmp.open("w", encoding="utf-8") as fh:
+        os.fchmod(fd, 0o644)  # as a plain open() would leave it, not mkstemp's owner-only 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from cworld.data_model.jsonl import write_text_atomic
 from cworld.environment import Workspace
 from cworld.llm.failures import ModelUnavailable
 
@@ -51,10 +52,7 @@ def write_record(record: ServerRecord, workspace: Path | None = None) -> Path:
     """Record a server just started (its start time read now, while it surely runs)."""
     record.started = record.started if record.started is not None else _start_time(record.pid)
     path = record_path(record.port, workspace)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(record)))
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(asdict(record)))
     return path
 
 

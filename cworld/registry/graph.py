@@ -40,6 +40,7 @@ from typing import Any
 import networkx as nx
 from pydantic import BaseModel
 
+from cworld.data_model.jsonl import write_text_atomic
 from cworld.data_model.tools import ToolSpec
 from cworld.registry.index.documents import split_identifier
 
@@ -302,9 +303,7 @@ def declared_prerequisites() -> list[Any]:
 
 def save_graph(graph: nx.DiGraph, path: Path) -> None:
     data = nx.node_link_data(graph, edges="edges")
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(data, indent=1, ensure_ascii=False))
 
 
 def load_graph(path: Path) -> nx.DiGraph:

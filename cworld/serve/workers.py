@@ -199,6 +199,24 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
 
 @contextmanager
+def running(workers: Workers) -> Iterator[Workers]:
+    """The workers started and released together; on leaving the block (its end, Ctrl-C or SIGTERM raised as
+    KeyboardInterrupt inside it) they are stopped, and a worker that died is one line (`WorkerEnded`)."""
+    try:
+        with sigterm_as_interrupt():
+            workers.start()
+            workers.release()
+        yield workers
+    except KeyboardInterrupt:
+        pass
+    finally:
+        failed = workers.failed()  # before stopping them: a worker killed past the grace period did not fail
+        workers.stop()
+    if failed:
+        raise WorkerEnded(failed)
+
+
+@contextmanager
 def sigterm_after_uvicorn() -> Iterator[None]:
     """While uvicorn serves in this process: SIGTERM left to it (it stops its server gracefully) and, when
     it raises the signal again once the server is down, taken as done, so the process goes on to stop its

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from cworld.data_model.jsonl import write_text_atomic
 from cworld.engine.learn.learner import ServerLearning, ToolLearning
 from cworld.engine.rules.spec import LEARNED_SUFFIX
 from cworld.errors import ContentError
@@ -107,9 +108,6 @@ def write(doc: dict[str, Any], path: Path) -> Written:
 
 def _atomic(path: Path, text: str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        write_text_atomic(path, text)
     except OSError as exc:
         raise ContentError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -67,17 +68,17 @@ class Traffic:
         return [o for o in self.calls if o.tool.name == tool]
 
 
-class Driver:
+class Driver(ABC):
     """A live service to explore: call a tool, read the state (None when it cannot), read the clock."""
 
-    def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
-        raise NotImplementedError
+    @abstractmethod
+    def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult: ...
 
     def state(self) -> dict[str, Any] | None:
         return None
 
-    def now(self) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def now(self) -> str: ...
 
     def ids(self) -> dict[str, int]:
         return {}

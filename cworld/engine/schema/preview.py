@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
+from cworld.data_model.jsonl import write_text_atomic
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import entity_for, operation_kind
@@ -59,6 +60,4 @@ async def preview(engine: WorldEngine, tool: ToolSpec, arguments: dict[str, Any]
 
 
 def save_session(session: SessionLog, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(session.model_dump_json(indent=1), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, session.model_dump_json(indent=1))

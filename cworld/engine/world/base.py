@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cworld.data_model.jsonl import write_text_atomic
 from cworld.errors import UsageError
 
 #: Bumped whenever what a world holds changes: a saved world of another format is rebuilt (loaded
@@ -129,9 +130,7 @@ def _file_name(server: str) -> str:
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write beside `path`, then rename: a crash leaves the old file whole. Keys keep their order (it is
     deterministic), so a loaded world lists its records as the built one did (`2` before `10`)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False))
 
 
 #: Fields that hold a secret a login checks (a record holding one is an account someone logs in to).

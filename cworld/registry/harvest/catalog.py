@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cworld.data_model import ServerSpec
+from cworld.data_model.jsonl import write_text_atomic
 from cworld.environment import Environment
 from cworld.errors import ContentError
 from cworld.registry.harvest.cards import differing_cards, server_card
@@ -24,10 +25,7 @@ def harvested_dir(env: Environment) -> Path:
 
 
 def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n")
 
 
 def server_files(folder: Path) -> list[Path]:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from cworld.data_model.jsonl import write_text_atomic
 from cworld.data_model.tools import ToolSpec
 from cworld.errors import ConfigError, UsageError
 from cworld.registry.index.bm25 import BM25Index, BM25Params
@@ -290,9 +291,7 @@ def _doc_from_json(data: dict[str, Any]) -> ToolDocument:
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, "".join(line + "\n" for line in lines))
 
 
 def _read_lines(path: Path) -> list[str]:
