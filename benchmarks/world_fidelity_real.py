@@ -56,6 +56,7 @@ from cworld.engine.world.real import (  # noqa: E402
     read_state,
     real_server_world,
 )
+from cworld.sandbox.statediff.world import WORLD_KEY  # noqa: E402
 from cworld.seeding import derive_rng  # noqa: E402
 
 #: Leaves that are not the servers' behaviour: times, the machine's git identity, an in-memory memo.
@@ -564,9 +565,23 @@ async def replay(setup: Setup, episode: Episode, overrides: bool) -> Replay:
                 ids.setdefault(live_sha, sha)
         results.append(result)
         arguments.append(args)
-    changed = engine.end_state(session).get("_unmirrored", {}).get(episode.server, {})
-    end = {**initial, **changed}
+    end = applied(initial, engine.end_state(session).get(WORLD_KEY, {}).get(episode.server, {}))
     return Replay(results, arguments, initial, end, ids, list(engine.stats.rule_errors), spent)
+
+
+def applied(initial: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """The server's end state: its initial state with the session's `world_delta` (per changed collection,
+    the records before and after; a record only before was deleted) laid over it."""
+    end = copy.deepcopy(initial)
+    for name, change in delta.items():
+        if not change["records"]:
+            end[name] = change["after"]
+            continue
+        records = end.setdefault(name, {})
+        for key in change["before"].keys() - change["after"].keys():
+            records.pop(key, None)
+        records.update(change["after"])
+    return end
 
 
 # --- 3. scoring ------------------------------------------------------------------------------------------------
