@@ -104,6 +104,62 @@ def test_a_page_size_is_learned_from_list_answers() -> None:
     assert rule.list_.desc is True
 
 
+REMIND = _tool("remind", {"text": {"type": "string"}, "at": {"type": "string"}}, ["text", "at"])
+
+
+def test_a_time_argument_in_a_form_never_accepted_is_refused() -> None:
+    state: dict[str, Any] = {"reminders": {}}
+    calls = [_obs(REMIND, {"text": "t", "at": f"2026-09-0{d}T10:00"}, state) for d in range(1, 7)]
+    calls += [_obs(REMIND, {"text": "t", "at": at}, state, error=("invalid_args", f"at '{at}' is not a time"))
+              for at in ("soon", "later", "2026-09-01T10:00:00+02:00", "2026-09-02T08:00:00+00:00")]
+    rule, _ = induce(REMIND, calls)
+    assert [run_on(rule, o)[0] for o in calls] == [o.verdict for o in calls], rule.check
+    assert run_on(rule, _obs(REMIND, {"text": "t", "at": "2026-12-24T18:30"}, state))[0] == "ok"
+    assert run_on(rule, _obs(REMIND, {"text": "t", "at": "2026-12-24T18:30+01:00"}, state))[0] == "invalid_args"
+
+
+def test_a_created_record_holds_its_own_key_and_a_time_read_from_an_argument() -> None:
+    calls = []
+    for n in range(1, 6):
+        before = {"reminders": {f"rem_{i:04d}": {"id": f"rem_{i:04d}"} for i in range(1, n)}}
+        after = copy.deepcopy(before)
+        key = f"rem_{n:04d}"
+        after["reminders"][key] = {"id": key, "due": f"2026-09-0{n}T08:00:00Z", "status": "pending"}
+        calls.append(Observation(REMIND, {"text": "t", "at": f"2026-09-0{n}T10:00"}, ToolResult.ok({"ok": True}), NOW,
+                                 before, after, {"rem": n - 1}))
+    rule, _ = induce(REMIND, calls)
+    state = {"reminders": {"rem_0007": {"id": "rem_0007"}}}
+    fresh = Observation(REMIND, {"text": "t", "at": "2026-12-24T18:30"}, ToolResult.ok({}), NOW, state, None, {"rem": 7})
+    verdict, after = run_on(rule, fresh)
+    assert verdict == "ok" and after["reminders"]["rem_0008"] == {"id": "rem_0008", "due": "2026-12-24T16:30:00Z",
+                                                                  "status": "pending"}, rule.do
+
+
+LEAVE = _tool("leave", {"channel_id": {"type": "string"}}, ["channel_id"])
+CANCEL = _tool("cancel", {"channel_id": {"type": "string"}}, ["channel_id"])
+
+
+def test_a_member_leaving_is_learned_as_a_removal_and_a_refused_tool_still_finds_its_records() -> None:
+    from cworld.engine.learn.atoms import server_hints
+
+    def state() -> dict[str, Any]:
+        return {"me": "U_1", "channels": {f"C_{i}": {"members": ["U_7", "U_1", f"U_{i}"]} for i in range(2, 8)}}
+
+    calls = []
+    for i in range(2, 8):
+        after = state()
+        after["channels"][f"C_{i}"]["members"].remove("U_1")
+        calls.append(_obs(LEAVE, {"channel_id": f"C_{i}"}, state(), after))
+    refused = [_obs(CANCEL, {"channel_id": c}, state(), error=("not_found", f"no channel {c}")) for c in ("C_90", "C_91")]
+    refused += [_obs(CANCEL, {"channel_id": f"C_{i}"}, state(), error=("business", "general cannot go"))
+                for i in range(2, 6)]
+    rule, _ = induce(LEAVE, calls)
+    other = {"me": "U_1", "channels": {"C_50": {"members": ["U_1", "U_3", "U_4"]}}}
+    assert run_on(rule, _obs(LEAVE, {"channel_id": "C_50"}, other))[1]["channels"]["C_50"]["members"] == ["U_3", "U_4"]
+    never, _ = induce(CANCEL, refused, server_hints(calls + refused))  # no call accepted: the name's collection
+    assert [s.find for s in never.check if s.find] and run_on(never, refused[0])[0] == "not_found", never.check
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

@@ -14,9 +14,11 @@ from cworld.data_model import ToolSpec
 from cworld.engine.learn.diff import collections, records
 from cworld.engine.learn.scope import MISSING, Scope, arg, field_of
 from cworld.engine.learn.traffic import Observation
+from cworld.values import parse_time
 
 _TIME = re.compile(r"^\d{4}-\d{2}(-\d{2})?")
 _MAX_CATEGORIES = 8
+_MAX_SHAPES = 3
 
 
 @dataclass(frozen=True)
@@ -93,13 +95,14 @@ def server_hints(calls: list[Observation]) -> Hints:
 
 
 def bindings(tool: ToolSpec, oks: list[Observation], scopes: dict[int, Scope],
-             hints: Hints | None = None) -> list[Binding]:
+             hints: Hints | None = None, pool: list[Observation] | None = None) -> list[Binding]:
     """For each argument that always named an existing record in the calls the service accepted: the
     collection holding them (the one that held most), as a find; and the signed-in user's record (`me`).
-    An argument no accepted call gave takes the collection the server's other tools showed for its name."""
+    An argument no accepted call gave takes the collection the server's other tools showed for its name
+    (a tool the service refused every time still names its records)."""
     props = (tool.input_schema or {}).get("properties") or {}
     required = set((tool.input_schema or {}).get("required") or [])
-    states = [o.before for o in oks if o.before is not None]
+    states = [o.before for o in (oks or pool or []) if o.before is not None]
     if not states:
         return []
     colls = sorted({c for s in states for c in collections(s)})
@@ -123,7 +126,7 @@ def bindings(tool: ToolSpec, oks: list[Observation], scopes: dict[int, Scope],
             expr = f"{best}.get(str({arg(name)}))"
             out.append(Binding(record, name, best, expr, optional=name not in required))
     me = states[0].get("me")
-    if isinstance(me, str):
+    if isinstance(me, str) and oks:
         for coll in colls:
             if all(_has(scopes[id(o)], coll, o.before.get("me") if o.before else None) for o in oks if o.before):
                 out.append(Binding("me_record", None, coll, f"{coll}.get(me)"))
@@ -308,10 +311,33 @@ def _argument_atoms(props: dict[str, Any], calls: list[Observation]) -> list[str
             out.append(f"{arg(a)} == me")
         if kind == "string":
             out.append(f"{arg(a)} is not None and {arg(a)} and {arg(a)} < now[:len({arg(a)})]")
+            out += _format_atoms(a, [o.args[a] for o in oks if isinstance(o.args.get(a), str)])
         for b, other in props.items():
             if b > a and isinstance(other, dict) and other.get("type") == kind and kind in ("string", "integer"):
                 out.append(f"{arg(a)} is not None and {arg(a)} == {arg(b)}")
     return out
+
+
+def _format_atoms(a: str, accepted: list[str]) -> list[str]:
+    """A string argument written in a form no accepted call used: not a time where every accepted one was,
+    or not of the few shapes (digit runs, letter runs, punctuation) the accepted values had."""
+    out: list[str] = []
+    if len(accepted) < 2:
+        return out
+    if all(parse_time(v) is not None for v in accepted):
+        out.append(f"{arg(a)} is not None and parse_time({arg(a)}) is None")
+    shapes = sorted({shape(v) for v in accepted})
+    if len(shapes) <= _MAX_SHAPES and all(r"\d" in s for s in shapes):
+        pattern = "(?:" + "|".join(shapes) + r")\Z"
+        out.append(f"{arg(a)} is not None and not re_match({pattern!r}, str({arg(a)}))")
+    return out
+
+
+def shape(text: str) -> str:
+    """A value's form as a regular expression: `2026-03-24T16:51` -> `\\d+\\-\\d+\\-\\d+T\\d+:\\d+`."""
+    parts = re.findall(r"\d+|[A-Za-z]+|.", text, flags=re.S)
+    return "".join(r"\d+" if p[0].isdigit() else "[A-Za-z]+" if p.isalpha() and len(p) > 1 else re.escape(p)
+                   for p in parts)
 
 
 def _has_me(calls: list[Observation]) -> bool:

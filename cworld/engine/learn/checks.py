@@ -36,7 +36,7 @@ def learn_checks(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Sco
     """The decision list over the calls whose arguments pass the schema and whose state was seen."""
     pool = [o for o in calls if o.valid and o.before is not None]
     oks = [o for o in pool if o.verdict == "ok"]
-    found = bindings(tool, oks, scopes, hints)
+    found = bindings(tool, oks, scopes, hints, pool)
     bind_all(found, (scopes[id(o)] for o in pool))
     candidates = atoms(tool, pool, scopes, found, hints)
     out = Learned(found=[], candidates=found)

@@ -5,17 +5,18 @@ that explains the most calls; a change only some calls made gets the guard that 
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from cworld.engine.learn.diff import Change, changes, is_map
 from cworld.engine.learn.scope import MISSING, Scope, arg
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.spec import Effect
+from cworld.values import parse_time
 
 _COUNTER_ID = re.compile(r"^([A-Za-z]+)_(\d+)$")
 _FRESH = re.compile(r"^([A-Za-z]+[_-])?[0-9a-f]{8,40}$")
@@ -88,7 +89,9 @@ def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slo
         for f in change.new or {}:
             slot.fields.setdefault(str(f), [])
         for f in slot.fields:
-            slot.fields[f].append(explain((change.new or {}).get(f, MISSING), None, scope, names))
+            value = (change.new or {}).get(f, MISSING)
+            made = ["made_key"] if value == change.key else []  # a record holding its own key
+            slot.fields[f].append(made + explain(value, None, scope, names))
         return
     if change.kind == "delete":
         key_expr = _first(_element(change.key, scope))
@@ -164,9 +167,7 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
     if isinstance(value, str) and value == scope.obs.now:
         out.append("now")
     elif isinstance(value, str) and _TIME.match(value):
-        seconds = _seconds_after(value, scope.obs.now)
-        if seconds is not None and seconds % 60 == 0 and 0 < abs(seconds) <= 400 * 86400:
-            out.append(f"later(now, seconds={seconds})")
+        out += _times(value, scope)
     if scope.bound("me") == value and isinstance(value, str):
         out.append("me")
     for name in names:
@@ -175,6 +176,11 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
             out += [f"{name}.get({f!r})" for f, v in record.items() if v == value and isinstance(f, str) and v not in (None, "", [], {})]
     if isinstance(old, bool) and isinstance(value, bool) and old != value:
         out.append("not_old")
+    out += _removed(value, old, scope, names)
+    if isinstance(value, list) and value and not out and len(value) <= 12:
+        items = [explain(v, None, scope, names) for v in value]
+        if all(items) and not all(_literal(i[0]) for i in items):
+            out.append("[" + ", ".join(i[0] for i in items) + "]")
     if isinstance(value, dict) and value and not out and len(value) <= 12:
         parts = []
         for key, sub in value.items():
@@ -192,6 +198,29 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
     return out
 
 
+def _times(value: str, scope: Scope) -> list[str]:
+    """A time written as an argument's time (normalized, or moved by a fixed amount), or as `now` moved."""
+    out = []
+    for name, given in scope.obs.args.items():
+        seconds = _seconds_after(value, given) if isinstance(given, str) and given != value else None
+        if seconds is not None and abs(seconds) <= 400 * 86400:
+            out.append(f"later({arg(name)}, seconds={seconds})")
+    seconds = _seconds_after(value, scope.obs.now)
+    if seconds is not None and seconds % 60 == 0 and 0 < abs(seconds) <= 400 * 86400:
+        out.append(f"later(now, seconds={seconds})")
+    return out
+
+
+def _removed(value: Any, old: Any, scope: Scope, names: list[str]) -> list[str]:
+    """A list that lost one item the call names (`members` less the user): `drop:EXPR`."""
+    if not (isinstance(old, list) and isinstance(value, list) and len(value) == len(old) - 1):
+        return []
+    gone = [v for v in old if v not in value]
+    if len(gone) != 1 or [v for v in old if v != gone[0]] != value:
+        return []
+    return [f"drop:{e}" for e in explain(gone[0], None, scope, names) if not _literal(e)]
+
+
 def json_literal(value: Any) -> str:
     """A JSON value as an expression (true/false/null as Python's)."""
     return repr(json.loads(json.dumps(value)))
@@ -202,12 +231,9 @@ def _literal_ok(value: Any) -> bool:
 
 
 def _seconds_after(value: str, now: str) -> int | None:
-    try:
-        a = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        b = datetime.fromisoformat(now.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return int((a - b).total_seconds())
+    """Seconds from `now` to `value`, read as the rules' `later` reads times (no zone: UTC)."""
+    a, b = parse_time(value), parse_time(now)
+    return None if a is None or b is None else int((a - b).total_seconds())
 
 
 def _choose(options: list[list[str]]) -> tuple[str | None, int]:
@@ -215,15 +241,24 @@ def _choose(options: list[list[str]]) -> tuple[str | None, int]:
     counts: Counter[str] = Counter(e for opts in options for e in dict.fromkeys(opts))
     if not counts:
         return None, 0
-    literal = lambda e: e.startswith(("'", '"', "{", "[", "(")) or e[:1].isdigit() or e in ("True", "False", "None") \
-        or e.startswith("-") and e[1:2].isdigit()  # noqa: E731
-    best = max(counts, key=lambda e: (counts[e], not literal(e), -len(e)))
+    best = max(counts, key=lambda e: (counts[e], not _literal(e), -len(e)))
     return best, counts[best]
+
+
+def _literal(expr: str) -> bool:
+    """An expression that is a constant (a list or record of constants too)."""
+    try:
+        ast.literal_eval(expr)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _value_expr(expr: str, target: str, name: str) -> str:
     if expr == "not_old":
         return f"not {target}.get({name!r})"
+    if expr.startswith("drop:"):
+        return f"[v for v in ({target}.get({name!r}) or []) if v != {expr[5:]}]"
     if expr.startswith("fresh:"):
         _, prefix, length = expr.split(":")
         return f"{prefix!r} + secret(seed, now, server_ids, length={length})"

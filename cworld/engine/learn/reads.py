@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from cworld.engine.learn.diff import collections
+from cworld.engine.learn.diff import collections, is_map
 from cworld.engine.learn.scope import MISSING, Scope, arg
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.spec import ListRead
@@ -143,7 +143,7 @@ def _located(state: dict[str, Any], value: Any, depth: int = 3) -> list[str]:
     """Where a value sits among the state's single records (not inside maps of records)."""
     out: list[str] = []
     for name, sub in state.items():
-        if isinstance(sub, dict) and name.isidentifier() and len(sub) <= 12:
+        if isinstance(sub, dict) and name.isidentifier() and len(sub) <= 12 and not is_map(sub):
             out += _inside(sub, value, name, depth - 1)
     return out
 
@@ -154,6 +154,6 @@ def _inside(record: dict[str, Any], value: Any, expr: str, depth: int) -> list[s
         here = f"{expr}[{key!r}]"
         if sub == value:
             out.append(here)
-        elif isinstance(sub, dict) and depth > 0 and len(sub) <= 12:
+        elif isinstance(sub, dict) and depth > 0 and len(sub) <= 12 and not is_map(sub):
             out += _inside(sub, value, here, depth - 1)
     return out
