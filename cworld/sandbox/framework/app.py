@@ -19,15 +19,19 @@ app, `tools_<topic>.py`; what several apps share is in `cworld/sandbox/apps/_sha
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from cworld.sandbox.framework.tools import ToolMeta, tool_meta
+from cworld.values import norm
 
 if TYPE_CHECKING:
     from cworld.sandbox.framework.session import SandboxSession
+
+
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,41 @@ class SandboxApp:
         if journal is None:
             return self.session.state[self.name]
         return cast("dict[str, Any]", journal.view)
+
+    def where(self, name: str, /, **equal: Any) -> list[Any]:
+        """The records of the map `name` whose fields equal `equal` (`record.get(field) == value`), in the
+        map's order, from the session's indexes: a look-up costs what it finds, not the collection."""
+        found = self._selected(name, equal, None, ())
+        return [r for r in found if type(r) is dict and all(r.get(f, _MISSING) == v for f, v in equal.items())]
+
+    def matching(self, name: str, query: Any, fields: tuple[str, ...], /, **equal: Any) -> list[Any]:
+        """`where(name, **equal)` narrowed to the records that may hold every word of `query` in `fields` (as
+        `matches` reads them): a superset, in the map's order, that the tool's own `matches` decides."""
+        words = norm(query).split()
+        found = self._selected(name, equal, words, fields)
+        return [r for r in found if type(r) is not dict or all(r.get(f, _MISSING) == v for f, v in equal.items())]
+
+    def count(self, name: str, /, **equal: Any) -> int:
+        """`len(where(name, **equal))`, from the index's bucket when it can say exactly."""
+        found = self.session.indexes.count(self.name, name, self.state[name], self.session.journals.get(self.name),
+                                           equal)
+        return len(self.where(name, **equal)) if found is None else found
+
+    def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, **equal: Any) -> Sequence[Any]:
+        """`where(name, **equal)` sorted by the values of the fields `by` (ending in a field no two records
+        share: an id), as a sequence whose pages (`paginate`) cost a page, not the collection."""
+        found = self.session.indexes.ordered(self.name, name, self.state[name], self.session.journals.get(self.name),
+                                             by, reverse, equal)
+        if found is not None:
+            return found
+        return sorted(self.where(name, **equal), key=lambda r: tuple(r.get(f) for f in by), reverse=reverse)
+
+    def _selected(self, name: str, equal: dict[str, Any], words: list[str] | None,
+                  fields: tuple[str, ...]) -> list[Any]:
+        collection = self.state[name]
+        keys = self.session.indexes.select(self.name, name, collection, self.session.journals.get(self.name),
+                                           equal=equal, words=words, fields=fields)
+        return [collection[k] for k in keys]
 
     @property
     def now(self) -> datetime:

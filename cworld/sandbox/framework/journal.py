@@ -38,13 +38,15 @@ def copied(value: Any) -> Any:
 
 
 class _Kept:
-    """What one call kept of one collection: values by key (or `_ABSENT`), or a copy of all of it."""
+    """What one call kept of one collection: values by key (or `_ABSENT`), or a copy of all of it, and the
+    keys it deleted (a key deleted and put back moves to the end of the map's order: `index.py` reads it)."""
 
-    __slots__ = ("keys", "whole")
+    __slots__ = ("keys", "whole", "deleted")
 
     def __init__(self) -> None:
         self.keys: dict[Any, Any] = {}
         self.whole: Any = None
+        self.deleted: set[Any] = set()
 
     def undo(self, raw: dict[Any, Any]) -> None:
         if self.whole is not None:
@@ -86,6 +88,15 @@ class CallJournal:
         kept = self._of(raw)
         if kept.whole is None:
             kept.whole = copied(raw)
+
+    def kept_of(self, raw: dict[Any, Any]) -> _Kept | None:
+        """What this call kept of the map `raw`, if it touched it."""
+        found = self._kept.get(id(raw))
+        return found[1] if found is not None and found[0] is raw else None
+
+    def keep_deleted(self, raw: dict[Any, Any], key: Any) -> None:
+        self.keep_key(raw, key)
+        self._of(raw).deleted.add(key)
 
     def _of(self, raw: dict[Any, Any]) -> _Kept:
         found = self._kept.get(id(raw))
@@ -129,7 +140,7 @@ class CollectionView(MutableMapping[Any, Any]):
         self._raw[key] = value
 
     def __delitem__(self, key: Any) -> None:
-        self._journal.keep_key(self._raw, key)
+        self._journal.keep_deleted(self._raw, key)
         del self._raw[key]
 
     def __contains__(self, key: object) -> bool:

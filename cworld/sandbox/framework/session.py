@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cworld.sandbox.framework.app import SandboxApp
+from cworld.sandbox.framework.index import Indexes
 from cworld.sandbox.framework.journal import CallJournal
 from cworld.seeding import derive_rng
 
@@ -84,6 +85,8 @@ class SandboxSession:
         self.journals: dict[str, CallJournal] = {}
         """app -> the journal of the write call running on it (its tools then see the state through it)"""
         self.calls = 0
+        self.indexes = Indexes()
+        """look-ups over the apps' collections (`index.py`), kept true by the write calls' journals"""
         self.reset()
 
     def reset(self) -> None:
@@ -92,6 +95,7 @@ class SandboxSession:
         self._id_counters = {}
         self.calls = 0
         self.state = {}
+        self.indexes = Indexes()
         for name, app in self.apps.items():
             self.state[name] = app.initial_state(derive_rng(self.seed, f"sandbox:state:{name}"))
 
@@ -142,6 +146,7 @@ class SandboxSession:
     def end_write(self, cp: CallCheckpoint) -> None:
         if self.journals.get(cp.app) is cp.journal:
             del self.journals[cp.app]
+        self.indexes.after_write(cp.app, cp.journal)
 
     def restore(self, cp: tuple[dict[str, Any], dict[str, int], datetime, int]) -> None:
         """Undo a failed call: business errors change nothing, not even the id counters."""

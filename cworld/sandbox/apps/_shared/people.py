@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, Field
 
 from cworld.sandbox.apps._shared.records import Paged, name_search
+from cworld.sandbox.framework import SandboxApp
 
 
 class PersonBase(BaseModel):
@@ -27,10 +28,14 @@ PageT = TypeVar("PageT", bound=Paged)
 PeopleQuery = Annotated[str, Field(description="words from a name, email or company")]
 
 
-def people_page(directory: dict[str, dict[str, Any]], query: str, page: int, page_size: int,
+#: The fields a directory search reads.
+PERSON_TEXT = ("name", "email", "company")
+
+
+def people_page(app: SandboxApp, directory: str, query: str, page: int, page_size: int,
                 person: type[P], page_model: Callable[..., PageT]) -> PageT:
-    """A page of the people whose name, email or company match `query`, by name: the look-up that
-    calendar invitations and document sharing both need before they take a person id."""
-    chunk, meta = name_search(directory.values(), query, ("name", "email", "company"), page, page_size)
+    """A page of the people of the app's map `directory` whose name, email or company match `query`, by
+    name: the look-up that calendar invitations and document sharing both need before they take a person id."""
+    chunk, meta = name_search(app, directory, query, PERSON_TEXT, page, page_size)
     people = [person(person_id=p["id"], **{k: p[k] for k in person.model_fields if k != "person_id"}) for p in chunk]
     return page_model(people=people, **meta)

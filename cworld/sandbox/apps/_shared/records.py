@@ -3,14 +3,14 @@ the compact "produces" edges, so every app pages and fails to find things the sa
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import islice
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared.values import matches
-from cworld.sandbox.framework import AppError, Prerequisite
+from cworld.sandbox.apps._shared.values import matches, norm
+from cworld.sandbox.framework import AppError, Prerequisite, SandboxApp
 
 T = TypeVar("T")
 
@@ -65,9 +65,12 @@ def produces(flows: Sequence[tuple[str, str, str]]) -> list[Prerequisite]:
     return [Prerequisite(before, after, "produces", via) for before, after, via in flows]
 
 
-def name_search(records: Iterable[dict[str, Any]], query: str, fields: Sequence[str], page: int,
+def name_search(app: SandboxApp, name: str, query: str, fields: tuple[str, ...], page: int,
                 page_size: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """A page of the records whose `fields` match every word of `query`, by name then id: how the
-    directory, contact and user searches of the apps behave."""
-    found = [r for r in records if matches(query, *(r[f] for f in fields))]
+    """A page of the records of the app's map `name` whose `fields` match every word of `query`, by name
+    then id: how the directory, contact and user searches of the apps behave. An empty query pages the
+    map's sorted order; a query reads only the records its text index says may match."""
+    if not norm(query).split():
+        return paginate(app.ordered(name, ("name", "id")), page, page_size)
+    found = [r for r in app.matching(name, query, fields) if matches(query, *(r[f] for f in fields))]
     return paginate(sorted(found, key=lambda r: (r["name"], r["id"])), page, page_size)

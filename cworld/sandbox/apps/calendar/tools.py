@@ -145,7 +145,7 @@ class CalendarTools(SandboxApp):
     @tool(read_only=True)
     def find_people(self, query: PeopleQuery = "", page: OpenPage = 1, page_size: OpenPageSize = 10) -> PersonPage:
         """Look people up in the directory to get their person ids (needed to invite them)."""
-        return people_page(self.state["directory"], query, page, page_size, Person, PersonPage)
+        return people_page(self, "directory", query, page, page_size, Person, PersonPage)
 
     @tool(read_only=True)
     def list_events(

@@ -38,6 +38,10 @@ MessageId = Annotated[str, Field(description="message id, e.g. chat_0012")]
 Text = Annotated[str, Field(min_length=1, max_length=4000, description="message text")]
 
 
+#: The fields a user search reads.
+_USER_TEXT = ("name", "handle", "title")
+
+
 class ChatTools(SandboxApp):
     """Tools of the chat app (a mixin of `ChatApp`)."""
 
@@ -134,7 +138,7 @@ class ChatTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> UserPage:
         """Find people to get their user ids (several people may share a first name: check titles)."""
-        chunk, meta = name_search(self.state["users"].values(), query, ("name", "handle", "title"), page, page_size)
+        chunk, meta = name_search(self, "users", query, _USER_TEXT, page, page_size)
         return UserPage(users=[User(user_id=u["id"], **self._user_fields(u)) for u in chunk], **meta)
 
     @tool(read_only=False, idempotent=True)

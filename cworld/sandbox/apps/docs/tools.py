@@ -101,7 +101,7 @@ class DocsTools(SandboxApp):
     @tool(read_only=True)
     def find_people(self, query: PeopleQuery = "", page: OpenPage = 1, page_size: OpenPageSize = 10) -> PersonPage:
         """Look people up to get the person ids that sharing needs."""
-        return people_page(self.state["directory"], query, page, page_size, Person, PersonPage)
+        return people_page(self, "directory", query, page, page_size, Person, PersonPage)
 
     @tool(read_only=True)
     def list_folders(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> FolderList:

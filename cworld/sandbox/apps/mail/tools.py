@@ -50,6 +50,10 @@ def _full(rec: dict[str, Any]) -> Message:
                    cc=[Address(**a) for a in rec["cc"]], body=rec["body"])
 
 
+#: The fields a contact search reads.
+_CONTACT_TEXT = ("name", "email", "company")
+
+
 def _newest_first(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(recs, key=lambda m: (m["date"], m["id"]), reverse=True)
 
@@ -100,7 +104,7 @@ class MailTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> ContactPage:
         """Find contacts by name, email or company (all words must match), alphabetically. Gives contact ids."""
-        chunk, meta = name_search(self.state["contacts"].values(), query, ("name", "email", "company"), page,
+        chunk, meta = name_search(self, "contacts", query, _CONTACT_TEXT, page,
                                   page_size)
         return ContactPage(contacts=[_contact(c) for c in chunk], **meta)
 
@@ -144,13 +148,15 @@ class MailTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> MessagePage:
         """Messages in a folder, newest first, with snippets (get_message shows the full text)."""
-        in_folder = [m for m in self.state["messages"].values() if m["folder"] == folder]
-        return self._page(in_folder, unread_only, page, page_size)
+        only_unread: dict[str, Any] = {"read": False} if unread_only else {}
+        shown = self.ordered("messages", ("date", "id"), reverse=True, folder=folder, **only_unread)
+        chunk, meta = paginate(shown, page, page_size)
+        unread = self.count("messages", folder=folder, read=False)
+        return MessagePage(messages=[_summary(m) for m in chunk], unread_in_folder=unread, **meta)
 
-    def _page(self, recs: list[dict[str, Any]], unread_only: bool, page: int, page_size: int) -> MessagePage:
+    def _page(self, recs: list[dict[str, Any]], page: int, page_size: int) -> MessagePage:
         unread = sum(not m["read"] for m in recs)
-        shown = [m for m in recs if not (unread_only and m["read"])]
-        chunk, meta = paginate(_newest_first(shown), page, page_size)
+        chunk, meta = paginate(_newest_first(recs), page, page_size)
         return MessagePage(messages=[_summary(m) for m in chunk], unread_in_folder=unread, **meta)
 
     @tool(read_only=True)
@@ -162,9 +168,10 @@ class MailTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> MessagePage:
         """Full-text search over messages (all words must match), newest first."""
-        pool = [m for m in self.state["messages"].values() if (m["folder"] == folder if folder else m["folder"] != "trash")]
-        found = [m for m in pool if matches(query, m["subject"], m["body"], m["from"]["name"], m["from"]["email"])]
-        return self._page(found, False, page, page_size)
+        found = [m for m in self.matching("messages", query, ("subject", "body", "from"))
+                 if (m["folder"] == folder if folder else m["folder"] != "trash")
+                 and matches(query, m["subject"], m["body"], m["from"]["name"], m["from"]["email"])]
+        return self._page(found, page, page_size)
 
     @tool(read_only=True)
     def get_message(self, message_id: MessageId) -> Message:
@@ -174,7 +181,7 @@ class MailTools(SandboxApp):
     @tool(read_only=True)
     def get_thread(self, thread_id: Annotated[str, Field(description="thread id from a message")]) -> Thread:
         """Every message of a conversation, oldest first (including your replies and drafts)."""
-        recs = [m for m in self.state["messages"].values() if m["thread_id"] == thread_id]
+        recs = self.where("messages", thread_id=thread_id)
         if not recs:
             raise AppError("not_found", f"no thread '{thread_id}'; thread ids come with each message")
         return Thread(thread_id=thread_id, messages=[_full(m) for m in reversed(_newest_first(recs))])

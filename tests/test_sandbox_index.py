@@ -1,0 +1,116 @@
+"""The apps' indexes (`framework/index.py`): every look-up answers what walking the collection answers,
+through writes, deletes, undone calls and pages, in worlds large enough that the indexes decide."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+
+from cworld.controller.backends.sandbox import to_tool_result
+from cworld.engine.learn.explorer import Explorer, briefing
+from cworld.sandbox.catalog import all_apps, stateful_apps
+from cworld.sandbox.framework import SandboxApp, SandboxSession
+from cworld.sandbox.framework.index import FieldIndex, Indexes, SortedIndex, TextIndex
+from cworld.sandbox.framework.server import build_server, tool_specs
+
+
+def grown(session: SandboxSession, app: str, copies: int) -> None:
+    """Every `{key: record}` map of the app holds `copies` clones of each record beside it (keys and a
+    field naming the key changed, the rest shared), so searches and lists find many."""
+    for records in list(session.state[app].values()):
+        if not (isinstance(records, dict) and records and all(isinstance(r, dict) for r in records.values())):
+            continue
+        for key, record in list(records.items()):
+            for n in range(copies):
+                new = f"{key}-c{n}"
+                records[new] = {f: new if v == key else copy.deepcopy(v) for f, v in record.items()}
+
+
+@pytest.mark.parametrize("app", [a.name for a in stateful_apps()])
+def test_indexed_answers_equal_the_walks(app: str) -> None:
+    """The seeded explorer's calls on two sessions of one grown world, one with indexes and one walking
+    every map: the same answer to every call, the same state after each."""
+    app_type = next(a for a in stateful_apps() if a.name == app)
+    indexed, walked = SandboxSession(5, all_apps()), SandboxSession(5, all_apps())
+    walked.indexes = Indexes(enabled=False)
+    for session in (indexed, walked):
+        grown(session, app, 4)
+    servers = [build_server(s, app) for s in (indexed, walked)]
+    explorer = Explorer(tool_specs(app_type), random.Random(11), indexed.clock.now(),
+                        briefing=briefing(indexed.state[app]))
+    built: set[tuple[str, str]] = set()
+    for _ in range(200):
+        tool, arguments = explorer.next_call()
+        one, two = (to_tool_result(s.call_tool_sync(tool.name, copy.deepcopy(arguments)), 0.0) for s in servers)
+        assert (one.is_error, one.content) == (two.is_error, two.content), f"{tool.name}({arguments})"
+        assert indexed.state[app] == walked.state[app], f"{tool.name}({arguments}) left other states"
+        assert_fresh(indexed.indexes)
+        explorer.observe(tool, one)
+        built |= set(indexed.indexes._of)
+    assert built or app in NO_LOOKUPS, "no call used an index: the test compared nothing"
+
+
+#: Apps whose tools ask no index yet.
+NO_LOOKUPS = {"clock", "finance", "shop", "travel", "taskboard"}
+
+
+def assert_fresh(indexes: Indexes) -> None:
+    """Every index the session keeps equals one built afresh from its map now, and so does the order."""
+    for index in indexes._of.values():
+        raw = index.raw
+        assert index.in_order(set(raw)) == list(raw)
+        for names, field in index.fields.items():
+            assert field.postings.by_value == FieldIndex(names, raw).postings.by_value
+        for names, text in index.texts.items():
+            assert text.postings.by_value == TextIndex(names, raw).postings.by_value
+        for (names, by), sort in index.sorts.items():
+            assert {g: list(s) for g, s in sort.groups.items() if s} == {
+                g: list(s) for g, s in SortedIndex(names, by, raw).groups.items() if s}
+
+
+class Rows(SandboxApp):
+    name = "rows"
+    description = "rows for the index tests"
+    category = "test"
+
+
+def _walk(rows: dict[str, Any], kind: str) -> list[str]:
+    return [k for k, r in rows.items() if r.get("kind") == kind]
+
+
+def test_lookups_follow_writes_deletes_readds_and_undo() -> None:
+    session = SandboxSession(0, [Rows])
+    rows = session.state["rows"] = {"rows": {f"r{i}": {"id": f"r{i}", "kind": "ab"[i % 2], "text": f"word{i % 7}"}
+                                             for i in range(40)}}["rows"]
+    session.state["rows"] = {"rows": rows}
+    app = session.app("rows")
+    rng = random.Random(3)
+    for step in range(300):
+        cp = session.begin_write("rows")
+        view = app.state["rows"]
+        key = f"r{rng.randrange(50)}"
+        action = rng.choice(["set", "del", "readd", "new"])
+        if action == "set" and key in view:
+            view[key]["kind"] = rng.choice("abc")
+        elif action == "del" and key in view:
+            del view[key]
+        elif action == "readd" and key in view:
+            record = view.pop(key)
+            view[key] = record
+        elif action == "new":
+            view[key] = {"id": key, "kind": rng.choice("abc"), "text": f"word{step}"}
+        during = [r["id"] for r in app.where("rows", kind="a")]
+        assert during == _walk(rows, "a")
+        if rng.random() < 0.3:
+            session.undo_write(cp)
+        session.end_write(cp)
+        assert [r["id"] for r in app.where("rows", kind="b")] == _walk(rows, "b")
+        assert app.count("rows", kind="c") == len(_walk(rows, "c"))
+        wanted = sorted((r for r in rows.values() if r["kind"] == "a"), key=lambda r: r["id"], reverse=True)
+        ordered = app.ordered("rows", ("id",), reverse=True, kind="a")
+        assert list(ordered[2:7]) == wanted[2:7] and len(ordered) == len(wanted)
+        found = {r["id"] for r in app.matching("rows", "ord1", ("text",))}
+        assert found >= {k for k, r in rows.items() if "ord1" in r["text"]}
