@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
+from cworld.sandbox.framework.journal import for_reading
 from cworld.sandbox.framework.tools import ToolMeta, tool_meta
 from cworld.values import norm
 
@@ -109,7 +110,10 @@ class SandboxApp:
         """`len(where(name, **equal))`, from the index's bucket when it can say exactly."""
         found = self.session.indexes.count(self.name, name, self.state[name], self.session.journals.get(self.name),
                                            equal)
-        return len(self.where(name, **equal)) if found is None else found
+        if found is not None:
+            return found
+        return sum(type(r) is dict and all(r.get(f, _MISSING) == v for f, v in equal.items())
+                   for r in self._selected(name, equal, None, (), reading=True))
 
     def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, **equal: Any) -> Sequence[Any]:
         """`where(name, **equal)` sorted by the values of the fields `by` (ending in a field no two records
@@ -120,12 +124,15 @@ class SandboxApp:
             return found
         return sorted(self.where(name, **equal), key=lambda r: tuple(r.get(f) for f in by), reverse=reverse)
 
-    def _selected(self, name: str, equal: dict[str, Any], words: list[str] | None,
-                  fields: tuple[str, ...]) -> list[Any]:
+    def _selected(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...],
+                  reading: bool = False) -> list[Any]:
+        """The records the indexes name, read through the write call's view (which keeps them for its undo)
+        unless the caller only `reading` them."""
         collection = self.state[name]
         keys = self.session.indexes.select(self.name, name, collection, self.session.journals.get(self.name),
                                            equal=equal, words=words, fields=fields)
-        return [collection[k] for k in keys]
+        source = for_reading(collection) if reading else collection
+        return [source[k] for k in keys]
 
     @property
     def now(self) -> datetime:

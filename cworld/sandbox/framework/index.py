@@ -16,7 +16,7 @@ the indexes rest on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, overload
 
@@ -28,17 +28,6 @@ from cworld.values import match_text
 _MISSING = object()
 #: The bucket of records a field index cannot file (not a dict, an unhashable value): always candidates.
 _ODD = object()
-
-
-def _field_value(record: Any, field: str) -> Any:
-    if type(record) is not dict:
-        return _ODD
-    value = record.get(field, _MISSING)
-    try:
-        hash(value)
-    except TypeError:
-        return _ODD
-    return value
 
 
 def _tokens(record: Any, fields: tuple[str, ...]) -> frozenset[str]:
@@ -85,8 +74,15 @@ class _Postings:
 
 
 def _group(record: Any, fields: tuple[str, ...]) -> Any:
-    values = tuple(_field_value(record, f) for f in fields)
-    return _ODD if _ODD in values else values
+    """The record's values of `fields` (a missing one as `_MISSING`), or `_ODD` when they cannot be filed."""
+    if type(record) is not dict:
+        return _ODD
+    values = tuple([record.get(f, _MISSING) for f in fields])
+    try:
+        hash(values)
+    except TypeError:
+        return _ODD
+    return values
 
 
 class FieldIndex:
@@ -119,8 +115,22 @@ class SortedIndex:
         self.groups: dict[Any, SortedList] = {}
         self.filed: dict[Any, tuple[Any, Any]] = {}
         self.unordered: set[Any] = set()
-        for key, record in raw.items():
-            self.refile(key, record)
+        grouped: dict[Any, list[tuple[Any, Any]]] = {}
+        for key, record in raw.items():  # one sort per group, not one insertion per record
+            group = _group(record, fields)
+            if group is _ODD:
+                self.unordered.add(key)
+                continue
+            entry = (tuple([record.get(f) for f in by]), key)
+            grouped.setdefault(group, []).append(entry)
+            self.filed[key] = (group, entry)
+        for group, entries in grouped.items():
+            try:
+                self.groups[group] = SortedList(entries)
+            except TypeError:  # values that do not compare: this group is sorted by the caller
+                self.unordered.update(key for _, key in entries)
+                for _, key in entries:
+                    del self.filed[key]
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         old = self.filed.pop(key, None)
@@ -321,6 +331,10 @@ class Ordered(Sequence[Any]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def __iter__(self) -> Iterator[Any]:
+        entries = reversed(self._entries) if self._reverse else iter(self._entries)
+        return (self._collection[key] for _, key in entries)
 
     @overload
     def __getitem__(self, at: int) -> Any: ...

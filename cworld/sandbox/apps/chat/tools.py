@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -81,7 +82,7 @@ class ChatTools(SandboxApp):
         return rec
 
     def _message(self, rec: dict[str, Any]) -> ChatMessage:
-        replies = sum(1 for m in for_reading(self.state["messages"]).values() if m["thread_parent"] == rec["id"] and not m["deleted"])
+        replies = self.count("messages", thread_parent=rec["id"], deleted=False)
         return ChatMessage(message_id=rec["id"], conversation_id=rec["conversation_id"], author_id=rec["author"],
                            author_name=self.state["users"][rec["author"]]["name"], text=rec["text"], ts=rec["ts"],
                            edited=rec["edited"], thread_parent=rec["thread_parent"], reply_count=replies,
@@ -94,8 +95,15 @@ class ChatTools(SandboxApp):
 
     def _page(self, recs: list[dict[str, Any]], page: int, page_size: int) -> MessagePage:
         live = sorted((m for m in recs if not m["deleted"]), key=lambda m: (m["ts"], m["id"]), reverse=True)
-        chunk, meta = paginate(live, page, page_size)
+        return self._page_of(live, page, page_size)
+
+    def _page_of(self, newest_first: Sequence[dict[str, Any]], page: int, page_size: int) -> MessagePage:
+        chunk, meta = paginate(newest_first, page, page_size)
         return MessagePage(messages=[self._message(m) for m in chunk], **meta)
+
+    def _conversation(self, conversation_id: str) -> Sequence[dict[str, Any]]:
+        """A conversation's messages that are not deleted, newest first (from the sorted index)."""
+        return self.ordered("messages", ("ts", "id"), reverse=True, conversation_id=conversation_id, deleted=False)
 
     def _post(self, conv: str, text: str, parent: str | None = None) -> dict[str, Any]:
         rec = {"id": self.new_id("chat"), "conversation_id": conv, "author": self.state["me"], "text": text,
@@ -223,8 +231,7 @@ class ChatTools(SandboxApp):
     def read_channel(self, channel_id: ChannelId, page: OpenPage = 1, page_size: OpenPageSize = 20) -> MessagePage:
         """Messages of a channel, newest first (thread replies included; see thread_parent)."""
         self._readable(channel_id)
-        recs = [m for m in self.state["messages"].values() if m["conversation_id"] == channel_id]
-        return self._page(recs, page, page_size)
+        return self._page_of(self._conversation(channel_id), page, page_size)
 
     @tool(read_only=True)
     def get_thread(self, message_id: MessageId) -> Thread:
@@ -233,8 +240,7 @@ class ChatTools(SandboxApp):
         root = self._message_rec(rec["thread_parent"]) if rec["thread_parent"] else rec
         if not self._can_read(root["conversation_id"]):
             raise AppError("permission_denied", "that message is in a conversation you cannot read")
-        replies = sorted((m for m in self.state["messages"].values() if m["thread_parent"] == root["id"] and not m["deleted"]),
-                         key=lambda m: (m["ts"], m["id"]))
+        replies = self.ordered("messages", ("ts", "id"), thread_parent=root["id"], deleted=False)
         return Thread(root=self._message(root), replies=[self._message(m) for m in replies])
 
     @tool(read_only=True)
@@ -248,7 +254,7 @@ class ChatTools(SandboxApp):
         """Search messages you can read (all words must match), newest first."""
         if channel_id is not None:
             self._readable(channel_id)
-        recs = [m for m in self.state["messages"].values() if self._can_read(m["conversation_id"])
+        recs = [m for m in self.matching("messages", query, ("text",)) if self._can_read(m["conversation_id"])
                 and (channel_id is None or m["conversation_id"] == channel_id) and matches(query, m["text"])]
         return self._page(recs, page, page_size)
 
@@ -335,8 +341,7 @@ class ChatTools(SandboxApp):
         self._user_rec(user_id)
         pair = sorted({self.state["me"], user_id})
         dm = next((d for d in self.state["dms"].values() if d["members"] == pair), None)
-        recs = [m for m in self.state["messages"].values() if dm and m["conversation_id"] == dm["id"]]
-        return self._page(recs, page, page_size)
+        return self._page_of(self._conversation(dm["id"]) if dm else [], page, page_size)
 
     @tool(read_only=False, idempotent=True)
     def edit_message(self, token: Token, message_id: MessageId, text: Text) -> Posted:
