@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 _MISSING = object()
 
 
+def _holds(record: Any, equal: dict[str, Any]) -> bool:
+    return type(record) is dict and all(record.get(f, _MISSING) == v for f, v in equal.items())
+
+
 @dataclass(frozen=True)
 class Prerequisite:
     """`before` must run before `after` ("requires"), or `before` produces what `after` consumes ("produces").
@@ -93,27 +97,34 @@ class SandboxApp:
             return self.session.state[self.name]
         return cast("dict[str, Any]", journal.view)
 
+    def keys_where(self, name: str, /, **equal: Any) -> list[Any]:
+        """The keys of the map `name` whose records' fields equal `equal` (`record.get(field) == value`), in
+        the map's order, from the session's indexes: a look-up costs what it finds, not the collection."""
+        raw = for_reading(self.state[name])
+        return [k for k in self._keys(name, equal, None, ()) if _holds(raw[k], equal)]
+
     def where(self, name: str, /, **equal: Any) -> list[Any]:
-        """The records of the map `name` whose fields equal `equal` (`record.get(field) == value`), in the
-        map's order, from the session's indexes: a look-up costs what it finds, not the collection."""
-        found = self._selected(name, equal, None, ())
-        return [r for r in found if type(r) is dict and all(r.get(f, _MISSING) == v for f, v in equal.items())]
+        """The records of `keys_where` (through a write call's view, which keeps them for its undo)."""
+        collection = self.state[name]
+        return [collection[k] for k in self.keys_where(name, **equal)]
+
+    def keys_matching(self, name: str, query: Any, fields: tuple[str, ...], /, **equal: Any) -> list[Any]:
+        """`keys_where(name, **equal)` narrowed to the records that may hold every word of `query` in `fields`
+        (as `matches` reads them): a superset, in the map's order, that the tool's own `matches` decides."""
+        raw = for_reading(self.state[name])
+        return [k for k in self._keys(name, equal, norm(query).split(), fields)
+                if type(raw[k]) is not dict or _holds(raw[k], equal)]
 
     def matching(self, name: str, query: Any, fields: tuple[str, ...], /, **equal: Any) -> list[Any]:
-        """`where(name, **equal)` narrowed to the records that may hold every word of `query` in `fields` (as
-        `matches` reads them): a superset, in the map's order, that the tool's own `matches` decides."""
-        words = norm(query).split()
-        found = self._selected(name, equal, words, fields)
-        return [r for r in found if type(r) is not dict or all(r.get(f, _MISSING) == v for f, v in equal.items())]
+        """The records of `keys_matching` (through a write call's view)."""
+        collection = self.state[name]
+        return [collection[k] for k in self.keys_matching(name, query, fields, **equal)]
 
     def count(self, name: str, /, **equal: Any) -> int:
-        """`len(where(name, **equal))`, from the index's bucket when it can say exactly."""
+        """`len(keys_where(name, **equal))`, from the index's bucket when it can say exactly."""
         found = self.session.indexes.count(self.name, name, self.state[name], self.session.journals.get(self.name),
                                            equal)
-        if found is not None:
-            return found
-        return sum(type(r) is dict and all(r.get(f, _MISSING) == v for f, v in equal.items())
-                   for r in self._selected(name, equal, None, (), reading=True))
+        return len(self.keys_where(name, **equal)) if found is None else found
 
     def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, **equal: Any) -> Sequence[Any]:
         """`where(name, **equal)` sorted by the values of the fields `by` (ending in a field no two records
@@ -124,15 +135,9 @@ class SandboxApp:
             return found
         return sorted(self.where(name, **equal), key=lambda r: tuple(r.get(f) for f in by), reverse=reverse)
 
-    def _selected(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...],
-                  reading: bool = False) -> list[Any]:
-        """The records the indexes name, read through the write call's view (which keeps them for its undo)
-        unless the caller only `reading` them."""
-        collection = self.state[name]
-        keys = self.session.indexes.select(self.name, name, collection, self.session.journals.get(self.name),
+    def _keys(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...]) -> list[Any]:
+        return self.session.indexes.select(self.name, name, self.state[name], self.session.journals.get(self.name),
                                            equal=equal, words=words, fields=fields)
-        source = for_reading(collection) if reading else collection
-        return [source[k] for k in keys]
 
     @property
     def now(self) -> datetime:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from itertools import islice
 from typing import Any, overload
 
 from sortedcontainers import SortedList
@@ -216,22 +217,30 @@ class CollectionIndex:
             found = self.texts[fields] = TextIndex(fields, self.raw)
         return found
 
-    def refile(self, keys: Iterable[Any], moved: set[Any]) -> None:
-        """File `keys` again as the map holds them now; a key deleted on the way (`moved`) and back now
-        stands at the end of the map's order, as a dict puts it."""
-        for key in keys:
-            record = self.raw.get(key, _MISSING)
-            if record is _MISSING:
-                self.place.pop(key, None)
-            elif key not in self.place or key in moved:
+    def refile(self, keys: set[Any], moved: set[Any]) -> bool:
+        """File `keys` again as the map holds them now. A key added, or deleted on the way (`moved`) and
+        back, stands at the end of the map's order, as a dict puts it: those keys are the map's last ones,
+        placed in that order. False when they are not (the index must be built afresh)."""
+        raw = self.raw
+        tail = [k for k in keys if k in raw and (k not in self.place or k in moved)]
+        if tail:
+            last = list(islice(reversed(raw), len(tail)))[::-1]
+            if set(last) != set(tail):
+                return False
+            for key in last:
                 self.place[key] = self._next
                 self._next += 1
+        for key in keys:
+            record = raw.get(key, _MISSING)
+            if record is _MISSING:
+                self.place.pop(key, None)
             for field in self.fields.values():
                 field.refile(key, record)
             for text in self.texts.values():
                 text.refile(key, record)
             for sort in self.sorts.values():
                 sort.refile(key, record)
+        return True
 
     def in_order(self, keys: set[Any]) -> list[Any]:
         place = self.place
@@ -260,10 +269,8 @@ class Indexes:
             kept = journal.kept_of(index.raw)
             if kept is None:
                 continue
-            if kept.whole is not None:
+            if kept.walked or not index.refile(kept.touched, kept.deleted):
                 del self._of[(owner, _)]
-            else:
-                index.refile(kept.keys, kept.deleted)
 
     def select(self, app: str, name: str, collection: Any, journal: CallJournal | None, *,
                equal: Mapping[str, Any], words: list[str] | None, fields: tuple[str, ...]) -> list[Any]:
@@ -272,7 +279,7 @@ class Indexes:
         write call touched."""
         raw = collection._raw if type(collection) is CollectionView else collection
         kept = journal.kept_of(raw) if journal is not None else None
-        if not self.enabled or (kept is not None and kept.whole is not None):
+        if not self.enabled or (kept is not None and kept.walked):
             return list(raw)
         index = self.of(app, name, raw)
         found: set[Any] | None = None
@@ -283,9 +290,9 @@ class Indexes:
             hits = index.text(fields).candidates(words)
             found = hits if found is None else found & hits
         keys = set(raw) if found is None else found
-        if kept is None or not kept.keys:
+        if kept is None or not kept.touched:
             return index.in_order(keys)
-        keys = {k for k in keys | set(kept.keys) if k in raw}
+        keys = {k for k in keys | kept.touched if k in raw}
         if any(k not in index.place or k in kept.deleted for k in keys):
             return [k for k in raw if k in keys]
         return index.in_order(keys)

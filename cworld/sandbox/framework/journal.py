@@ -38,18 +38,22 @@ def copied(value: Any) -> Any:
 
 
 class _Kept:
-    """What one call kept of one collection: values by key (or `_ABSENT`), or a copy of all of it, and the
-    keys it deleted (a key deleted and put back moves to the end of the map's order: `index.py` reads it)."""
+    """What one call kept of one collection: values by key (or `_ABSENT`), or a copy of all of it. For the
+    indexes (`index.py`): every key the call touched by key, the keys it deleted (a key deleted and put back
+    moves to the end of the map's order), and whether it `walked` the records (any may have changed)."""
 
-    __slots__ = ("keys", "whole", "deleted")
+    __slots__ = ("keys", "whole", "touched", "deleted", "walked")
 
     def __init__(self) -> None:
         self.keys: dict[Any, Any] = {}
         self.whole: Any = None
+        self.touched: set[Any] = set()
         self.deleted: set[Any] = set()
+        self.walked = False
 
     def undo(self, raw: dict[Any, Any]) -> None:
         if self.whole is not None:
+            self.walked = True  # the whole map is put back, in its old order
             raw.clear()
             raw.update(self.whole)
         for key, old in self.keys.items():
@@ -77,15 +81,18 @@ class CallJournal:
 
     def keep_key(self, raw: dict[Any, Any], key: Any) -> None:
         kept = self._of(raw)
+        kept.touched.add(key)
         if kept.whole is not None or key in kept.keys:
             return
         if len(kept.keys) >= KEYS_BEFORE_WHOLE:
-            self.keep_whole(raw)
+            kept.whole = copied(raw)
             return
         kept.keys[key] = copied(raw[key]) if key in raw else _ABSENT
 
     def keep_whole(self, raw: dict[Any, Any]) -> None:
+        """Keep the whole map, which the call walks (so it may change any record)."""
         kept = self._of(raw)
+        kept.walked = True
         if kept.whole is None:
             kept.whole = copied(raw)
 

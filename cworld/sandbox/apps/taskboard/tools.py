@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -43,22 +42,19 @@ class TaskboardTools(SandboxApp):
         """The boards you belong to, with your role on each and how many open cards they hold (20 a page by
         default)."""
         chunk, meta = paginate_in_order(self.state["boards"].items(), page, page_size)
-        open_cards = self._open_counts("board_id")
         return BoardList(boards=[BoardSummary(board_id=b, name=v["name"], your_role=tb.role(self, b),
-                                              open_cards=open_cards[b]) for b, v in chunk], **meta)
+                                              open_cards=self._open_in("board_id", b)) for b, v in chunk], **meta)
 
     @tool(read_only=True)
     def get_board(self, board_id: BoardId) -> Board:
         """A board's lists (with list ids), labels (with label ids) and members (with member ids and roles)."""
         board = tb.board(self, board_id)
-        lists = sorted((lid for lid, v in self.state["lists"].items() if v["board_id"] == board_id),
-                       key=lambda lid: self.state["lists"][lid]["position"])
+        lists = sorted(self.keys_where("lists", board_id=board_id), key=lambda lid: self.state["lists"][lid]["position"])
         members = self.state["members"]
-        open_cards = self._open_counts("list_id")
         return Board(board_id=board_id, name=board["name"], description=board["description"],
                      your_role=tb.role(self, board_id),
                      lists=[ListInfo(list_id=lid, name=self.state["lists"][lid]["name"],
-                                     open_cards=open_cards[lid],
+                                     open_cards=self._open_in("list_id", lid),
                                      archived=self.state["lists"][lid]["archived"]) for lid in lists],
                      labels=[Label(label_id=k, **v) for k, v in board["labels"].items()],
                      members=[Member(member_id=m, name=members[m]["name"], username=members[m]["username"], role=r)
@@ -71,7 +67,8 @@ class TaskboardTools(SandboxApp):
         """Add a list at the right end of a board."""
         tb.board(self, board_id)
         tb.require_edit(self, board_id)
-        last = max((v["position"] for v in for_reading(self.state["lists"]).values() if v["board_id"] == board_id), default=0)
+        lists = for_reading(self.state["lists"])
+        last = max((lists[k]["position"] for k in self.keys_where("lists", board_id=board_id)), default=0)
         list_id = self.new_id("lst")
         self.state["lists"][list_id] = {"board_id": board_id, "name": name.strip(), "position": last + 1,
                                         "archived": False}
@@ -92,8 +89,8 @@ class TaskboardTools(SandboxApp):
         if list_id is not None and tb.task_list(self, list_id)["board_id"] != board_id:
             raise AppError("invalid", f"list {list_id} is not on board {board_id}: get_board shows its lists")
         cards = self.state["cards"]
-        ids = [c for c in self._ordered() if cards[c]["board_id"] == board_id
-               and list_id in (None, cards[c]["list_id"]) and (include_archived or not cards[c]["archived"])]
+        ids = [c for c in self._ordered(self.keys_where("cards", board_id=board_id))
+               if list_id in (None, cards[c]["list_id"]) and (include_archived or not cards[c]["archived"])]
         chunk, meta = paginate(ids, page, page_size)
         return CardPage(cards=[self._summary(c) for c in chunk], **meta)
 
@@ -115,7 +112,8 @@ class TaskboardTools(SandboxApp):
         if board_id is not None:
             tb.board(self, board_id)
         hits = []
-        for c in self._ordered():
+        on_board = {"board_id": board_id} if board_id is not None else {}
+        for c in self._ordered(self.keys_matching("cards", query, ("title", "description"), **on_board)):
             v = self.state["cards"][c]
             if (matches(query, v["title"], v["description"]) and board_id in (None, v["board_id"])
                     and member_id in (None, *v["members"]) and (include_archived or not v["archived"])
@@ -129,9 +127,10 @@ class TaskboardTools(SandboxApp):
         """Everything on a card: description, due date, labels, members, checklists (with item ids), comments
         count."""
         v = tb.card(self, card_id)
-        checklists = [Checklist(checklist_id=k, name=c["name"], items=[ChecklistItem(**i) for i in c["items"]])
-                      for k, c in for_reading(self.state["checklists"]).items() if c["card_id"] == card_id]
-        comments = sum(1 for c in for_reading(self.state["comments"]).values() if c["card_id"] == card_id)
+        lists = for_reading(self.state["checklists"])
+        checklists = [Checklist(checklist_id=k, name=lists[k]["name"], items=[ChecklistItem(**i) for i in lists[k]["items"]])
+                      for k in self.keys_where("checklists", card_id=card_id)]
+        comments = self.count("comments", card_id=card_id)
         return Card(**self._summary(card_id).model_dump(), description=v["description"], checklists=checklists,
                     comments=comments, created_at=v["created_at"], updated_at=v["updated_at"])
 
@@ -184,7 +183,7 @@ class TaskboardTools(SandboxApp):
         if target["board_id"] != card["board_id"]:
             raise AppError("invalid", f"list {list_id} is on another board: cards move within their board "
                                       f"({card['board_id']}); get_board shows its lists")
-        ordered = [c for c in self._ordered() if self.state["cards"][c]["list_id"] == list_id]
+        ordered = self._ordered(self.keys_where("cards", list_id=list_id))
         already = ordered and ordered[0 if position == "top" else -1] == card_id
         if not already:
             card["list_id"] = list_id
@@ -220,11 +219,12 @@ class TaskboardTools(SandboxApp):
         return self.get_card(card_id)
 
     # --- helpers ------------------------------------------------------------------------
-    def _ordered(self) -> list[str]:
-        lists = self.state["lists"]
-        cards = self.state["cards"]
-        return sorted(cards, key=lambda c: (cards[c]["board_id"], lists[cards[c]["list_id"]]["position"],
-                                            cards[c]["position"], c))
+    def _ordered(self, keys: list[str]) -> list[str]:
+        """Cards (`keys`, which the indexes found) in board order."""
+        lists = for_reading(self.state["lists"])
+        cards = for_reading(self.state["cards"])
+        return sorted(keys, key=lambda c: (cards[c]["board_id"], lists[cards[c]["list_id"]]["position"],
+                                           cards[c]["position"], c))
 
     def _open_list(self, list_id: str) -> dict[str, Any]:
         found = tb.task_list(self, list_id)
@@ -233,7 +233,8 @@ class TaskboardTools(SandboxApp):
         return found
 
     def _slot(self, list_id: str, position: str) -> float:
-        spots = [v["position"] for v in for_reading(self.state["cards"]).values() if v["list_id"] == list_id]
+        cards = for_reading(self.state["cards"])
+        spots = [cards[k]["position"] for k in self.keys_where("cards", list_id=list_id)]
         if not spots:
             return 1.0
         return min(spots) - 1 if position == "top" else max(spots) + 1
@@ -247,9 +248,9 @@ class TaskboardTools(SandboxApp):
     def _overdue(self, v: dict[str, Any]) -> bool:
         return bool(v["due"]) and not v["due_complete"] and not v["archived"] and parse_iso(v["due"]) <= self.now
 
-    def _open_counts(self, by: Literal["board_id", "list_id"]) -> Counter[str]:
-        """Cards not archived, counted per board or per list in one pass over the cards."""
-        return Counter(v[by] for v in for_reading(self.state["cards"]).values() if not v["archived"])
+    def _open_in(self, by: Literal["board_id", "list_id"], value: str) -> int:
+        """Cards not archived on one board or list (from the index's bucket)."""
+        return self.count("cards", **{by: value, "archived": False})
 
     def _summary(self, card_id: str) -> CardSummary:
         v = self.state["cards"][card_id]

@@ -126,8 +126,7 @@ class ExtraTools(SandboxApp):
         """A card's comments, newest first, paginated (author is a member id)."""
         tb.card(self, card_id)
         comments = self.state["comments"]
-        ids = sorted((c for c, v in comments.items() if v["card_id"] == card_id),
-                     key=lambda c: (comments[c]["at"], c), reverse=True)
+        ids = sorted(self.keys_where("comments", card_id=card_id), key=lambda c: (comments[c]["at"], c), reverse=True)
         chunk, meta = paginate(ids, page, page_size)
         return CommentPage(comments=[Comment(comment_id=c, **comments[c]) for c in chunk], **meta)
 
@@ -158,8 +157,8 @@ class ExtraTools(SandboxApp):
         tb.require_admin(self, found["board_id"], "archiving a list")
         found["archived"] = True
         count = 0
-        for card in self.state["cards"].values():
-            if card["list_id"] == list_id and not card["archived"]:
+        for card in self.where("cards", list_id=list_id):
+            if not card["archived"]:
                 card["archived"], count = True, count + 1
                 tb.touch(self, card)
         return Archived(archived_id=list_id, kind="list", cards_archived=count)
