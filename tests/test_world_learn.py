@@ -160,6 +160,63 @@ def test_a_member_leaving_is_learned_as_a_removal_and_a_refused_tool_still_finds
     assert [s.find for s in never.check if s.find] and run_on(never, refused[0])[0] == "not_found", never.check
 
 
+ADD_LIST = _tool("add_list", {"card_id": {"type": "string"}, "name": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                              "title": {"type": "string"}}, ["card_id"])
+SET_ROLE = _tool("set_role", {"board_id": {"type": "string"}, "member_id": {"type": "string"},
+                              "role": {"type": "string"}}, ["board_id", "member_id", "role"])
+
+
+def _boards() -> dict[str, Any]:
+    """Cards on boards; the user (`p_1`) is an observer on brd_2, a member elsewhere."""
+    roles = {"brd_1": {"p_1": "normal", "p_2": "admin"}, "brd_2": {"p_1": "observer", "p_2": "admin"},
+             "brd_3": {"p_1": "admin", "p_3": "normal"}}
+    return {"me": "p_1", "boards": {b: {"name": f"Board {b[-1]}", "roles": r} for b, r in roles.items()},
+            "cards": {f"crd_{i}": {"board_id": f"brd_{i % 3 + 1}"} for i in range(1, 10)},
+            "lists": {f"lst_{i}": {"board_id": f"brd_{i % 3 + 1}", "position": i // 3 + 1} for i in range(1, 7)}}
+
+
+def test_a_condition_on_a_record_another_names_and_a_position_counted_from_its_siblings() -> None:
+    """A card's board (named by the card) refuses an observer; a new list's position counts its board's lists;
+    a name or a title must be given."""
+    calls = []
+    for i in range(1, 10):
+        named = {"name": "x"} if i % 2 else {"title": "x"}
+        before = _boards()
+        board = before["cards"][f"crd_{i}"]["board_id"]
+        if before["boards"][board]["roles"]["p_1"] == "observer":
+            calls.append(_obs(ADD_LIST, {"card_id": f"crd_{i}", **named}, before,
+                              error=("business", "permission_denied: you are an observer")))
+            continue
+        after = copy.deepcopy(before)
+        n = sum(1 for x in before["lists"].values() if x["board_id"] == board)
+        after["lists"]["lst_7"] = {"board_id": board, "position": n + 1}
+        calls.append(Observation(ADD_LIST, {"card_id": f"crd_{i}", **named}, ToolResult.ok({}), NOW, before,
+                                 after, {"lst": 6}))
+    calls += [_obs(ADD_LIST, {"card_id": f"crd_{i}"}, _boards(), error=("invalid_args", "give a name or a title"))
+              for i in (1, 3, 4)]
+    rule, _ = induce(ADD_LIST, calls)
+    assert [run_on(rule, o)[0] for o in calls] == [o.verdict for o in calls], rule.check
+    state = _boards()
+    state["boards"]["brd_3"]["roles"]["p_1"] = "observer"  # a world the rule never saw: brd_3 is now read-only
+    state["cards"]["crd_50"] = {"board_id": "brd_1"}
+    assert run_on(rule, _obs(ADD_LIST, {"card_id": "crd_2", "name": "y"}, state))[0] == "business"
+    fresh = Observation(ADD_LIST, {"card_id": "crd_50", "name": "y"}, ToolResult.ok({}), NOW, state, None, {"lst": 6})
+    verdict, after = run_on(rule, fresh)
+    assert verdict == "ok" and after["lists"]["lst_0007"]["position"] == 3, rule.do
+
+
+def test_an_entry_of_a_map_keyed_by_ids_is_set_alone() -> None:
+    calls = []
+    for member, role in (("p_2", "normal"), ("p_3", "admin"), ("p_4", "observer"), ("p_2", "observer")):
+        before = _boards()
+        after = copy.deepcopy(before)
+        after["boards"]["brd_3"]["roles"][member] = role
+        calls.append(_obs(SET_ROLE, {"board_id": "brd_3", "member_id": member, "role": role}, before, after))
+    rule, _ = induce(SET_ROLE, calls)
+    verdict, after = run_on(rule, _obs(SET_ROLE, {"board_id": "brd_1", "member_id": "p_9", "role": "admin"}, _boards()))
+    assert verdict == "ok" and after["boards"]["brd_1"]["roles"] == {"p_1": "normal", "p_2": "admin", "p_9": "admin"}
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

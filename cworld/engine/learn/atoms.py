@@ -19,6 +19,7 @@ from cworld.values import parse_time
 _TIME = re.compile(r"^\d{4}-\d{2}(-\d{2})?")
 _MAX_CATEGORIES = 8
 _MAX_SHAPES = 3
+_WORD = re.compile(r"^[a-z][a-z_\- ]{0,23}$")
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Binding:
     collection: str
     expr: str
     optional: bool = False
+    parent: str | None = None
+    """the binding whose record names this one (a card's board: `boards.get(str(card.get('board_id')))`)"""
 
     @property
     def resolve(self) -> str:
@@ -47,10 +50,13 @@ class Atom:
     binding: Binding | None = None
     store: str | None = None
     token_arg: str | None = None
+    on_args: bool = False
 
     @property
     def cost(self) -> tuple[int, int]:
-        order = {"auth": 0, "find": 1, "fail": 2}[self.kind]
+        """Of two conditions that explain the same calls, the simpler: one on the arguments alone before one
+        that reads a record."""
+        order = {"auth": 0, "find": 1, "fail": 2}[self.kind] + (self.kind == "fail" and not self.on_args)
         return order, len(self.expr)
 
 
@@ -125,12 +131,34 @@ def bindings(tool: ToolSpec, oks: list[Observation], scopes: dict[int, Scope],
             record = _record_name(name, names | set(props))
             expr = f"{best}.get(str({arg(name)}))"
             out.append(Binding(record, name, best, expr, optional=name not in required))
+    out += _referenced(out, oks, scopes, colls)
     me = states[0].get("me")
     if isinstance(me, str) and oks:
         for coll in colls:
             if all(_has(scopes[id(o)], coll, o.before.get("me") if o.before else None) for o in oks if o.before):
                 out.append(Binding("me_record", None, coll, f"{coll}.get(me)"))
                 break
+    return out
+
+
+def _referenced(found: list[Binding], oks: list[Observation], scopes: dict[int, Scope],
+                colls: list[str]) -> list[Binding]:
+    """The records a found record names in a field (a card's `board_id`): a condition may rest on them."""
+    out: list[Binding] = []
+    for b in [b for b in found if b.arg is not None]:
+        fields: dict[str, list[tuple[Observation, Any]]] = {}
+        for o in oks:
+            record = scopes[id(o)].value(b.expr)
+            if isinstance(record, dict):
+                for f, v in record.items():
+                    if isinstance(f, str) and f.endswith("_id") and isinstance(v, str):
+                        fields.setdefault(f, []).append((o, v))
+        for f, seen in fields.items():
+            coll = next((c for c in colls if c != b.collection and len(seen) >= 2 and
+                         all(_has(scopes[id(o)], c, v) for o, v in seen)), None)
+            if coll is not None:
+                out.append(Binding(f"{b.name}_{f[:-3]}", None, coll, f"{coll}.get(str(({b.name} or {{}}).get({f!r})))",
+                                   parent=b.name))
     return out
 
 
@@ -168,7 +196,7 @@ def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], fo
     records_in += [(r, None) for r in _singletons(calls)]
     for name, binding in records_in:
         out += [Atom("fail", e, binding) for e in _record_atoms(name, props, calls, scopes)]
-    out += [Atom("fail", e) for e in _argument_atoms(props, calls)]
+    out += [Atom("fail", e, on_args=True) for e in _argument_atoms(props, calls)]
     return out
 
 
@@ -261,7 +289,8 @@ def _record_atoms(name: str, props: dict[str, Any], calls: list[Observation], sc
         ok_values = {_hashable(v) for o, v in seen if o.verdict == "ok"}
         distinct = {_hashable(v) for v in scalars}
         timely = any(isinstance(v, str) and _TIME.match(v) for v in scalars)
-        if len(distinct) <= _MAX_CATEGORIES and ok_values and len(scalars) == len(values) and not timely:
+        if len(distinct) <= _MAX_CATEGORIES and ok_values and len(scalars) == len(values) and not timely and \
+                all(_category(v) for v in distinct):
             out.append(guard + f"{get} not in {tuple(sorted(ok_values, key=repr))!r}")  # a status never accepted
         if timely:  # a time is compared with the clock, never read as a status
             text = f"str({get} or '')"
@@ -270,13 +299,29 @@ def _record_atoms(name: str, props: dict[str, Any], calls: list[Observation], sc
             out += _field_vs_argument(guard, get, a, spec, values)
         if any(isinstance(v, list | dict) for v in values):
             out += [guard + f"me not in ({get} or [])", guard + f"me in ({get} or [])"] if _has_me(calls) else []
+            out += _mine(guard, get, seen) if _has_me(calls) else []
         if any(isinstance(v, str) for v in values) and _has_me(calls):
             out += [guard + f"{get} != me", guard + f"{get} == me"]
     return out
 
 
+def _category(value: Any) -> bool:
+    """A value that can be a status (`open`, `in review`, a flag, a small number), not a name or an id: a
+    condition on names or ids holds only for the world it was learned in."""
+    return value is None or isinstance(value, bool) or isinstance(value, str) and bool(_WORD.match(value))
+
+
+def _mine(guard: str, get: str, seen: list[tuple[Observation, Any]]) -> list[str]:
+    """The user's entry in a map keyed by users (a board's `roles[me]`), in a category no accepted call had."""
+    mine = [(o, v.get((o.before or {}).get("me"))) for o, v in seen if isinstance(v, dict)]
+    accepted = {_hashable(v) for o, v in mine if o.verdict == "ok"}
+    if not accepted or not all(_category(v) for _, v in mine) or len({_hashable(v) for _, v in mine}) > _MAX_CATEGORIES:
+        return []
+    return [guard + f"({get} or {{}}).get(me) not in {tuple(sorted(accepted, key=repr))!r}"]
+
+
 def _field_vs_argument(guard: str, get: str, a: str, spec: dict[str, Any], values: list[Any]) -> list[str]:
-    kind = spec.get("type") if isinstance(spec, dict) else None
+    kind = kind_of(spec)
     out: list[str] = []
     if kind in ("integer", "number") and any(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
         for op in (">", ">=", "<"):
@@ -298,8 +343,9 @@ def _argument_atoms(props: dict[str, Any], calls: list[Observation]) -> list[str
     argument missing, an empty one, the user's own id."""
     out: list[str] = []
     oks = [o for o in calls if o.verdict == "ok"]
+    required = set((calls[0].tool.input_schema or {}).get("required") or []) if calls else set()
     for a, spec in props.items():
-        kind = spec.get("type") if isinstance(spec, dict) else None
+        kind = kind_of(spec)
         out.append(f"{arg(a)} is None")
         out.append(f"{arg(a)} is not None and not {arg(a)}")
         if kind in ("integer", "number"):
@@ -313,8 +359,10 @@ def _argument_atoms(props: dict[str, Any], calls: list[Observation]) -> list[str
             out.append(f"{arg(a)} is not None and {arg(a)} and {arg(a)} < now[:len({arg(a)})]")
             out += _format_atoms(a, [o.args[a] for o in oks if isinstance(o.args.get(a), str)])
         for b, other in props.items():
-            if b > a and isinstance(other, dict) and other.get("type") == kind and kind in ("string", "integer"):
+            if b > a and kind_of(other) == kind and kind in ("string", "integer"):
                 out.append(f"{arg(a)} is not None and {arg(a)} == {arg(b)}")
+            if b > a and a not in required and b not in required:  # give one of them, or both
+                out.append(f"{arg(a)} is None and {arg(b)} is None")
     return out
 
 
@@ -338,6 +386,15 @@ def shape(text: str) -> str:
     parts = re.findall(r"\d+|[A-Za-z]+|.", text, flags=re.S)
     return "".join(r"\d+" if p[0].isdigit() else "[A-Za-z]+" if p.isalpha() and len(p) > 1 else re.escape(p)
                    for p in parts)
+
+
+def kind_of(spec: Any) -> str | None:
+    """A property's JSON type, its non-null one where it may be null (`anyOf: [string, null]`)."""
+    if not isinstance(spec, dict):
+        return None
+    kinds = spec.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds] if kinds else [kind_of(s) for s in spec.get("anyOf") or []]
+    return next((k for k in kinds if k not in (None, "null")), None)
 
 
 def _has_me(calls: list[Observation]) -> bool:

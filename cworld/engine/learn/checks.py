@@ -47,8 +47,10 @@ def learn_checks(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Sco
             break
         atom, error, covered = best
         if atom.kind == "fail" and atom.binding is not None and atom.binding.name not in placed:
-            pool = _place(out, atom.binding, pool, scopes)
-            placed.add(atom.binding.name)
+            for b in _lineage(atom.binding, found):
+                if b.name not in placed:
+                    pool = _place(out, b, pool, scopes)
+                    placed.add(b.name)
         out.steps.append(_step(atom, error, covered))
         out.support.append(len(covered))
         if atom.kind == "find" and atom.binding is not None:
@@ -73,11 +75,24 @@ def _place(out: Learned, b: Binding, pool: list[Observation], scopes: dict[int, 
     return [o for o in pool if id(o) not in gone]
 
 
+def _lineage(b: Binding, found: list[Binding]) -> list[Binding]:
+    """The binding after the ones it is read from (a card before the card's board)."""
+    parent = next((p for p in found if p.name == b.parent), None)
+    return [*(_lineage(parent, found) if parent is not None else []), b]
+
+
 def needed_steps(learned: Learned, names: set[str]) -> list[Check]:
     """Finds for records the effects or answer name that no check found yet (they held in every accepted
     call, so they refuse none of them)."""
     placed = {b.name for b in learned.found}
-    return [_binding_step(b, "not_found", None) for b in learned.candidates if b.name in names and b.name not in placed]
+    out = []
+    for b in learned.candidates:
+        if b.name in names:
+            for one in _lineage(b, learned.candidates):
+                if one.name not in placed:
+                    out.append(_binding_step(one, "not_found", None))
+                    placed.add(one.name)
+    return out
 
 
 def _best(candidates: list[Atom], pool: list[Observation],

@@ -11,7 +11,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Change:
-    """`create`/`delete` of `key` in the map at `path`, or `set` of field `key` of the record at `path`."""
+    """`create`/`delete` of `key` in the map at `path`, or `set` of field `key` of the record (or entry `key`
+    of the keyed map) at `path`."""
 
     kind: str
     path: tuple[str, ...]
@@ -38,7 +39,8 @@ def _walk(before: dict[str, Any], after: dict[str, Any], path: tuple[str, ...], 
         old = before[key]
         if old == new:
             continue
-        if isinstance(old, dict) and isinstance(new, dict) and (not path or is_map(before) or is_map(new)):
+        if isinstance(old, dict) and isinstance(new, dict) and (not path or is_map(before) or is_map(new) or
+                                                                keyed(old) and keyed(new)):
             _walk(old, new, (*path, str(key)), out)
         else:
             out.append(Change("set", path, str(key), old, new))
@@ -97,6 +99,12 @@ def is_map(value: Any) -> bool:
     """A map of records keyed by id (`{ord_0001: {...}}`), not a record with a nested record (`auth.token`)."""
     return isinstance(value, dict) and bool(value) and all(
         isinstance(v, dict) and any(c.isdigit() for c in str(k)) for k, v in value.items())
+
+
+def keyed(value: Any) -> bool:
+    """A map keyed by ids whatever its values (a board's `roles`: person id -> role): its entries change
+    one by one."""
+    return isinstance(value, dict) and bool(value) and all(any(c.isdigit() for c in str(k)) for k in value)
 
 
 def _is_records(value: dict[str, Any]) -> bool:

@@ -91,7 +91,8 @@ def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slo
         for f in slot.fields:
             value = (change.new or {}).get(f, MISSING)
             made = ["made_key"] if value == change.key else []  # a record holding its own key
-            slot.fields[f].append(made + explain(value, None, scope, names))
+            counted = _counts(value, target, change.new or {}, scope)
+            slot.fields[f].append(made + explain(value, None, scope, names) + counted)
         return
     if change.kind == "delete":
         key_expr = _first(_element(change.key, scope))
@@ -208,6 +209,26 @@ def _times(value: str, scope: Scope) -> list[str]:
     seconds = _seconds_after(value, scope.obs.now)
     if seconds is not None and seconds % 60 == 0 and 0 < abs(seconds) <= 400 * 86400:
         out.append(f"later(now, seconds={seconds})")
+    return out
+
+
+def _counts(value: Any, target: str, record: dict[str, Any], scope: Scope) -> list[str]:
+    """A number that counts the collection's records before the call (all, or those sharing a field the
+    call gave with the new one), or one more: a new list's position on its board."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return []
+    records = scope.value(target)
+    if not isinstance(records, dict):
+        return []
+    out = []
+    groups = [(f"len({target})", len(records))]
+    for f, v in record.items():
+        for name, given in scope.obs.args.items():
+            if isinstance(given, str) and given == v and isinstance(f, str):
+                n = sum(1 for r in records.values() if isinstance(r, dict) and r.get(f) == v)
+                groups.append((f"len([r for r in {target}.values() if r.get({f!r}) == {arg(name)}])", n))
+    for expr, n in groups:
+        out += [f"{expr} + {value - n}"] if value - n in (0, 1) else []
     return out
 
 

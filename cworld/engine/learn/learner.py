@@ -159,6 +159,11 @@ def learn_tool(tool: ToolSpec, calls: list[Observation], base: Rule | None, *, e
     out.final = agreement(rule, calls)
     out.base = agreement(base, calls, **context)
     out.rule = rule
+    for merged in with_card_checks(rule, base):
+        tried = agreement(merged, calls, **context)
+        if tried.score > out.final.score:
+            out.rule, out.final = merged, tried
+            out.support["checks from the card's rule"] = len(base.check) if base is not None else 0
     if drafter is not None:
         drafted = drafter(tool, rule, calls)
         if drafted is not None:
@@ -168,6 +173,15 @@ def learn_tool(tool: ToolSpec, calls: list[Observation], base: Rule | None, *, e
     if out.base.score >= out.final.score and base is not None:
         out.source = "base"
     return out
+
+
+def with_card_checks(rule: Rule, base: Rule | None) -> list[Rule]:
+    """The learned rule with the engine's own rule's checks before or after its own: a card may state a
+    refusal the traffic showed too rarely to learn (a duplicate email), while its effects are the card's guess."""
+    if base is None or not base.check:
+        return []
+    return [rule.model_copy(update={"check": [*base.check, *rule.check]}),
+            rule.model_copy(update={"check": [*rule.check, *base.check]})]
 
 
 def learn_server(traffic: Traffic, base: Callable[[ToolSpec], Rule | None], *, every: int = 3,
