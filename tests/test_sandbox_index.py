@@ -13,7 +13,7 @@ from cworld.controller.backends.sandbox import to_tool_result
 from cworld.engine.learn.explorer import Explorer, briefing
 from cworld.sandbox.catalog import all_apps, stateful_apps
 from cworld.sandbox.framework import SandboxApp, SandboxSession
-from cworld.sandbox.framework.index import FieldIndex, Indexes, SortedIndex, TextIndex
+from cworld.sandbox.framework.index import DerivedIndex, FieldIndex, Indexes, SortedIndex, TextIndex
 from cworld.sandbox.framework.server import build_server, tool_specs
 
 
@@ -65,10 +65,13 @@ def assert_fresh(indexes: Indexes) -> None:
         for names, field in index.fields.items():
             assert field.postings.by_value == FieldIndex(names, raw).postings.by_value
         for names, text in index.texts.items():
-            assert text.postings.by_value == TextIndex(names, raw).postings.by_value
-        for (names, by), sort in index.sorts.items():
-            assert {g: list(s) for g, s in sort.groups.items() if s} == {
-                g: list(s) for g, s in SortedIndex(names, by, raw).groups.items() if s}
+            assert text.texts == TextIndex(names, raw).texts
+        for of, derived in index.derived.items():
+            assert derived.postings.by_value == DerivedIndex(of, raw).postings.by_value
+        place = {key: n for n, key in enumerate(raw)}
+        for (names, by, reverse), sort in index.sorts.items():
+            assert {g: [e[-1] for e in s] for g, s in sort.groups.items() if s} == {
+                g: [e[-1] for e in s] for g, s in SortedIndex(names, by, reverse, raw, place).groups.items() if s}
 
 
 class Rows(SandboxApp):
@@ -114,8 +117,10 @@ def test_lookups_follow_writes_deletes_readds_and_undo() -> None:
         session.end_write(cp)
         assert [r["id"] for r in app.where("rows", kind="b")] == _walk(rows, "b")
         assert app.count("rows", kind="c") == len(_walk(rows, "c"))
-        wanted = sorted((r for r in rows.values() if r["kind"] == "a"), key=lambda r: r["id"], reverse=True)
-        ordered = app.ordered("rows", ("id",), reverse=True, kind="a")
-        assert list(ordered[2:7]) == wanted[2:7] and len(ordered) == len(wanted)
+        for reverse in (False, True):  # ties (the same text) keep the map's order, as `sorted` keeps them
+            wanted = sorted((r for r in rows.values() if r["kind"] == "a" and "word1" <= r["text"] < "word5"),
+                            key=lambda r: r["text"], reverse=reverse)
+            ordered = app.ordered("rows", ("text",), reverse=reverse, within=("word1", "word5"), kind="a")
+            assert list(ordered[2:7]) == wanted[2:7] and list(ordered) == wanted
         found = {r["id"] for r in app.matching("rows", "ord1", ("text",))}
         assert found >= {k for k, r in rows.items() if "ord1" in r["text"]}

@@ -19,7 +19,7 @@ app, `tools_<topic>.py`; what several apps share is in `cworld/sandbox/apps/_sha
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
@@ -103,6 +103,12 @@ class SandboxApp:
         raw = for_reading(self.state[name])
         return [k for k in self._keys(name, equal, None, ()) if _holds(raw[k], equal)]
 
+    def keys_having(self, name: str, of: Callable[[Any], Iterable[Any]], value: Any, /) -> list[Any]:
+        """The keys of the map `name` whose records hold `value` among the values `of(record)` reads (`of` a
+        module-level function, the index's name: an event's people), in the map's order."""
+        raw = for_reading(self.state[name])
+        return [k for k in self._keys(name, {}, None, (), (of, value)) if value in of(raw[k])]
+
     def where(self, name: str, /, **equal: Any) -> list[Any]:
         """The records of `keys_where` (through a write call's view, which keeps them for its undo)."""
         collection = self.state[name]
@@ -110,7 +116,8 @@ class SandboxApp:
 
     def keys_matching(self, name: str, query: Any, fields: tuple[str, ...], /, **equal: Any) -> list[Any]:
         """`keys_where(name, **equal)` narrowed to the records that may hold every word of `query` in `fields`
-        (as `matches` reads them): a superset, in the map's order, that the tool's own `matches` decides."""
+        (as `matches` reads them; a field may be dotted, `from.name`): a superset, in the map's order, that
+        the tool's own `matches` decides."""
         raw = for_reading(self.state[name])
         return [k for k in self._keys(name, equal, norm(query).split(), fields)
                 if type(raw[k]) is not dict or _holds(raw[k], equal)]
@@ -126,18 +133,23 @@ class SandboxApp:
                                            equal)
         return len(self.keys_where(name, **equal)) if found is None else found
 
-    def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, **equal: Any) -> Sequence[Any]:
-        """`where(name, **equal)` sorted by the values of the fields `by` (ending in a field no two records
-        share: an id), as a sequence whose pages (`paginate`) cost a page, not the collection."""
+    def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, within: tuple[Any, Any] = (None, None),
+                **equal: Any) -> Sequence[Any]:
+        """`where(name, **equal)` with the first value of `by` in `within` (`lo <= v < hi`, None open), as
+        `sorted` orders them by the values of the fields `by`: a sequence whose pages (`paginate`) cost a page."""
         found = self.session.indexes.ordered(self.name, name, self.state[name], self.session.journals.get(self.name),
-                                             by, reverse, equal)
+                                             by, reverse, equal, within)
         if found is not None:
             return found
-        return sorted(self.where(name, **equal), key=lambda r: tuple(r.get(f) for f in by), reverse=reverse)
+        lo, hi = within
+        inside = [r for r in self.where(name, **equal)
+                  if (lo is None or lo <= r.get(by[0])) and (hi is None or r.get(by[0]) < hi)]
+        return sorted(inside, key=lambda r: tuple(r.get(f) for f in by), reverse=reverse)
 
-    def _keys(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...]) -> list[Any]:
+    def _keys(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...],
+              having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> list[Any]:
         return self.session.indexes.select(self.name, name, self.state[name], self.session.journals.get(self.name),
-                                           equal=equal, words=words, fields=fields)
+                                           equal=equal, words=words, fields=fields, having=having)
 
     @property
     def now(self) -> datetime:

@@ -16,7 +16,7 @@ the indexes rest on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import islice
 from typing import Any, overload
@@ -31,24 +31,23 @@ _MISSING = object()
 _ODD = object()
 
 
-def _tokens(record: Any, fields: tuple[str, ...]) -> frozenset[str]:
-    if type(record) is not dict:
-        return frozenset((_ODD_TOKEN,))
-    values = tuple(record.get(f) for f in fields)
-    if all(type(v) is str for v in values):
-        return _text_tokens(values)
-    return frozenset(match_text(*values).split())
+def text_of(values: tuple[Any, ...]) -> str:
+    """The text `matches` searches in `values` (`match_text`), cached for plain texts: records share texts
+    (a sender, a status) and a search asks for the same ones call after call."""
+    return haystack(values) if all(type(v) is str for v in values) else match_text(*values)
+
+
+def _read(record: dict[str, Any], field: str) -> Any:
+    """`record[field]`, a dotted field read inside (`from.name`); None when it is not there."""
+    value: Any = record
+    for part in field.split("."):
+        value = value.get(part) if type(value) is dict else None
+    return value
 
 
 @lru_cache(maxsize=1 << 16)
-def _text_tokens(texts: tuple[str, ...]) -> frozenset[str]:
-    """The tokens of plain texts, cached as the apps' `matches` caches its haystacks: records share texts
-    (a sender's name, a status), and normalizing is most of an index's build."""
-    return frozenset(match_text(*texts).split())
-
-
-#: The token of a record a text index cannot read: every query finds it as a candidate.
-_ODD_TOKEN = "\x00"
+def haystack(texts: tuple[str, ...]) -> str:
+    return match_text(*texts)
 
 
 class _Postings:
@@ -107,31 +106,63 @@ class FieldIndex:
         return self.postings.by_value.get(_ODD, {})
 
 
-class SortedIndex:
-    """Per group of `FieldIndex` values, the keys ordered by the values of `by` (which end in a field no two
-    records share, an id, so nothing ties). A group whose values cannot be ordered is left to the caller."""
+class DerivedIndex:
+    """Keys by the values a function reads off each record (`of(record)`, an iterable: the people of an
+    event, its attendees' answers); a record it cannot read is always a candidate."""
 
-    def __init__(self, fields: tuple[str, ...], by: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
-        self.fields, self.by = fields, by
+    def __init__(self, of: Callable[[Any], Iterable[Any]], raw: Mapping[Any, Any]) -> None:
+        self.of = of
+        self.postings = _Postings()
+        for key, record in raw.items():
+            self.refile(key, record)
+
+    def refile(self, key: Any, record: Any = _MISSING) -> None:
+        self.postings.remove(key)
+        if record is _MISSING:
+            return
+        try:
+            values = set(self.of(record))
+        except Exception:  # noqa: BLE001 - a record the function cannot read: the caller's own test decides
+            values = {_ODD}
+        self.postings.add(key, values)
+
+    def candidates(self, value: Any) -> set[Any]:
+        by_value = self.postings.by_value
+        return set(by_value.get(value, ())) | set(by_value.get(_ODD, ()))
+
+
+class SortedIndex:
+    """Per group of `FieldIndex` values, the keys ordered as Python's stable `sorted` orders their records by
+    the values of `by` (`reverse` too): ties keep the map's order. A group whose values cannot be ordered is
+    left to the caller."""
+
+    def __init__(self, fields: tuple[str, ...], by: tuple[str, ...], reverse: bool, raw: Mapping[Any, Any],
+                 place: dict[Any, int]) -> None:
+        self.fields, self.by, self._sign, self._place = fields, by, -1 if reverse else 1, place
         self.groups: dict[Any, SortedList] = {}
         self.filed: dict[Any, tuple[Any, Any]] = {}
         self.unordered: set[Any] = set()
-        grouped: dict[Any, list[tuple[Any, Any]]] = {}
+        grouped: dict[Any, list[tuple[Any, ...]]] = {}
         for key, record in raw.items():  # one sort per group, not one insertion per record
             group = _group(record, fields)
             if group is _ODD:
                 self.unordered.add(key)
                 continue
-            entry = (tuple([record.get(f) for f in by]), key)
+            entry = self._entry(key, record)
             grouped.setdefault(group, []).append(entry)
             self.filed[key] = (group, entry)
         for group, entries in grouped.items():
             try:
                 self.groups[group] = SortedList(entries)
             except TypeError:  # values that do not compare: this group is sorted by the caller
-                self.unordered.update(key for _, key in entries)
-                for _, key in entries:
-                    del self.filed[key]
+                self.unordered.update(entry[-1] for entry in entries)
+                for entry in entries:
+                    del self.filed[entry[-1]]
+
+    def _entry(self, key: Any, record: dict[str, Any]) -> tuple[Any, ...]:
+        """(the values of `by`, the tie-break: the place in the map, negated when sorting in reverse, so a
+        reversed read keeps ties in the map's order, the key)."""
+        return (tuple([record.get(f) for f in self.by]), self._sign * self._place[key], key)
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         old = self.filed.pop(key, None)
@@ -141,10 +172,10 @@ class SortedIndex:
         if record is _MISSING:
             return
         group = _group(record, self.fields)
-        entry = (tuple(record.get(f) for f in self.by), key) if type(record) is dict else None
         try:
-            if group is _ODD or entry is None:
+            if group is _ODD:
                 raise TypeError("unfiled")
+            entry = self._entry(key, record)
             self.groups.setdefault(group, SortedList()).add(entry)
         except TypeError:  # values that do not compare with the others: this map is sorted by the caller
             self.unordered.add(key)
@@ -153,39 +184,32 @@ class SortedIndex:
 
 
 class TextIndex:
-    """Keys by the tokens of `match_text` over some fields: a query word lies inside one token of the text
-    `matches` reads, so the records holding a token that contains every word are a superset of the matches."""
+    """Each record's text over some fields, as `matches` reads it: a query's candidates are the records whose
+    text holds every word, found by one substring test per record (no per-record call, no match object).
+    Building it is one cached look-up per record; a token index cost 50 times more to build than the
+    searches of an episode saved (issue 35)."""
 
     def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
         self.fields = fields
-        self.postings = _Postings()
-        self._containing: dict[str, list[str]] = {}
+        self.texts: dict[Any, str | None] = {}
         for key, record in raw.items():
             self.refile(key, record)
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
-        self.postings.remove(key)
-        if record is not _MISSING:
-            tokens = _tokens(record, self.fields)
-            if any(t not in self.postings.by_value for t in tokens):
-                self._containing.clear()
-            self.postings.add(key, tokens)
+        if record is _MISSING:
+            self.texts.pop(key, None)
+        elif type(record) is not dict:
+            self.texts[key] = None  # unreadable: always a candidate
+        else:
+            self.texts[key] = text_of(tuple([_read(record, f) for f in self.fields]))
 
     def candidates(self, words: list[str]) -> set[Any]:
-        found: set[Any] | None = None
-        for word in sorted(words, key=len, reverse=True):
-            keys = self._with(word)
-            found = keys if found is None else found & keys
-            if not found:
-                break
-        return (found or set()) | set(self.postings.by_value.get(_ODD_TOKEN, ()))
-
-    def _with(self, word: str) -> set[Any]:
-        tokens = self._containing.get(word)
-        if tokens is None:
-            tokens = self._containing[word] = [t for t in self.postings.by_value if word in t]
-        by_value = self.postings.by_value
-        return {key for t in tokens for key in by_value.get(t, ())}
+        first, *rest = sorted(words, key=len, reverse=True)
+        found = {k for k, text in self.texts.items() if text is None or first in text}
+        for word in rest:
+            texts = self.texts
+            found = {k for k in found if texts[k] is None or word in texts[k]}  # type: ignore[operator]
+        return found
 
 
 class CollectionIndex:
@@ -197,7 +221,8 @@ class CollectionIndex:
         self._next = len(raw)
         self.fields: dict[tuple[str, ...], FieldIndex] = {}
         self.texts: dict[tuple[str, ...], TextIndex] = {}
-        self.sorts: dict[tuple[tuple[str, ...], tuple[str, ...]], SortedIndex] = {}
+        self.derived: dict[Callable[[Any], Iterable[Any]], DerivedIndex] = {}
+        self.sorts: dict[tuple[tuple[str, ...], tuple[str, ...], bool], SortedIndex] = {}
 
     def field(self, names: tuple[str, ...]) -> FieldIndex:
         found = self.fields.get(names)
@@ -205,10 +230,16 @@ class CollectionIndex:
             found = self.fields[names] = FieldIndex(names, self.raw)
         return found
 
-    def sort(self, names: tuple[str, ...], by: tuple[str, ...]) -> SortedIndex:
-        found = self.sorts.get((names, by))
+    def sort(self, names: tuple[str, ...], by: tuple[str, ...], reverse: bool) -> SortedIndex:
+        found = self.sorts.get((names, by, reverse))
         if found is None:
-            found = self.sorts[(names, by)] = SortedIndex(names, by, self.raw)
+            found = self.sorts[(names, by, reverse)] = SortedIndex(names, by, reverse, self.raw, self.place)
+        return found
+
+    def deriving(self, of: Callable[[Any], Iterable[Any]]) -> DerivedIndex:
+        found = self.derived.get(of)
+        if found is None:
+            found = self.derived[of] = DerivedIndex(of, self.raw)
         return found
 
     def text(self, fields: tuple[str, ...]) -> TextIndex:
@@ -238,6 +269,8 @@ class CollectionIndex:
                 field.refile(key, record)
             for text in self.texts.values():
                 text.refile(key, record)
+            for derived in self.derived.values():
+                derived.refile(key, record)
             for sort in self.sorts.values():
                 sort.refile(key, record)
         return True
@@ -273,10 +306,11 @@ class Indexes:
                 del self._of[(owner, _)]
 
     def select(self, app: str, name: str, collection: Any, journal: CallJournal | None, *,
-               equal: Mapping[str, Any], words: list[str] | None, fields: tuple[str, ...]) -> list[Any]:
+               equal: Mapping[str, Any], words: list[str] | None, fields: tuple[str, ...],
+               having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> list[Any]:
         """Keys of `collection` (the app's map `name`, or a write call's view of it), in the map's order, that
-        may hold `equal`'s values and every one of `words` in `fields`: index hits, and what the running
-        write call touched."""
+        may hold `equal`'s values, every one of `words` in `fields` and (`having`) a value among those a
+        function reads off the record: index hits, and what the running write call touched."""
         raw = collection._raw if type(collection) is CollectionView else collection
         kept = journal.kept_of(raw) if journal is not None else None
         if not self.enabled or (kept is not None and kept.walked):
@@ -288,6 +322,9 @@ class Indexes:
             found = set(fields_of.hits(tuple(equal[f] for f in sorted(equal)))) | set(fields_of.odd())
         if words:
             hits = index.text(fields).candidates(words)
+            found = hits if found is None else found & hits
+        if having is not None:
+            hits = index.deriving(having[0]).candidates(having[1])
             found = hits if found is None else found & hits
         keys = set(raw) if found is None else found
         if kept is None or not kept.touched:
@@ -317,31 +354,38 @@ class Indexes:
         return len(fields.hits(tuple(equal[f] for f in sorted(equal))))
 
     def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: tuple[str, ...],
-                reverse: bool, equal: Mapping[str, Any]) -> Ordered | None:
-        """The records holding `equal`'s values sorted by `by` as a sequence whose pages cost a page, or None
-        when the index cannot give it (the caller sorts)."""
+                reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any]) -> Ordered | None:
+        """The records holding `equal`'s values whose first `by` value lies in `within` (`lo <= v < hi`, None
+        open), sorted by `by`, as a sequence whose pages cost a page; None when the index cannot give it."""
         index = self.fresh(app, name, collection, journal)
         if index is None:
             return None
-        sort = index.sort(tuple(sorted(equal)), by)
+        sort = index.sort(tuple(sorted(equal)), by, reverse)
         if sort.unordered:
             return None
         group = sort.groups.get(tuple(equal[f] for f in sorted(equal)))
-        return Ordered(collection, group if group is not None else SortedList(), reverse)
+        if group is None:
+            return Ordered(collection, SortedList(), reverse, 0, 0)
+        lo, hi = within
+        start = 0 if lo is None else group.bisect_left(((lo,),))
+        stop = len(group) if hi is None else group.bisect_left(((hi,),))
+        return Ordered(collection, group, reverse, start, max(start, stop))
 
 
 class Ordered(Sequence[Any]):
-    """A sorted group of records read by position: `len` and slices cost what they return (`paginate`)."""
+    """A window `[start, stop)` of a sorted group, read by position: `len` and slices cost what they return
+    (`paginate`)."""
 
-    def __init__(self, collection: Any, entries: SortedList, reverse: bool) -> None:
+    def __init__(self, collection: Any, entries: SortedList, reverse: bool, start: int, stop: int) -> None:
         self._collection, self._entries, self._reverse = collection, entries, reverse
+        self._start, self._stop = start, stop
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._stop - self._start
 
     def __iter__(self) -> Iterator[Any]:
-        entries = reversed(self._entries) if self._reverse else iter(self._entries)
-        return (self._collection[key] for _, key in entries)
+        window = self._entries.islice(self._start, self._stop, reverse=self._reverse)
+        return (self._collection[entry[-1]] for entry in window)
 
     @overload
     def __getitem__(self, at: int) -> Any: ...
@@ -354,6 +398,9 @@ class Ordered(Sequence[Any]):
         start, stop, step = at.indices(len(self))
         if step != 1:
             return list(self)[at]
-        n = len(self._entries)
-        entries = self._entries[n - stop:n - start][::-1] if self._reverse else self._entries[start:stop]
-        return [self._collection[key] for _, key in entries]
+        if self._reverse:
+            start, stop = self._stop - stop, self._stop - start
+        else:
+            start, stop = self._start + start, self._start + stop
+        window = self._entries.islice(start, stop, reverse=self._reverse) if start < stop else ()
+        return [self._collection[entry[-1]] for entry in window]

@@ -12,7 +12,8 @@ from functools import lru_cache
 from typing import Any
 
 from cworld.sandbox.framework import AppError
-from cworld.values import iso, later, match_text, money, norm
+from cworld.sandbox.framework.index import text_of
+from cworld.values import iso, later, money, norm
 
 __all__ = ["iso", "later", "matches", "money", "norm", "parse_day", "parse_iso", "parse_moment", "suggest"]
 
@@ -22,18 +23,13 @@ def _query_words(query: str) -> tuple[str, ...]:
     return tuple(norm(query).split())
 
 
-@lru_cache(maxsize=1 << 16)
-def _haystack(texts: tuple[str, ...]) -> str:
-    return match_text(*texts)
-
-
 def matches(query: Any, *values: Any) -> bool:
     """`cworld.values.matches` (every word of `query` in one of `values`, accent- and case-blind), with the
     query's words and plain texts' normalized form cached."""
     wanted = _query_words(query) if type(query) is str else tuple(norm(query).split())
     if not wanted:
         return True
-    hay = _haystack(values) if all(type(v) is str for v in values) else match_text(*values)
+    hay = text_of(values)
     return all(w in hay for w in wanted)
 
 

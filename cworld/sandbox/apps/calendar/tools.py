@@ -43,6 +43,16 @@ def _overlaps(a: tuple[datetime, datetime], b: tuple[datetime, datetime]) -> boo
     return a[0] < b[1] and b[0] < a[1]
 
 
+
+def _people(event: dict[str, Any]) -> tuple[str, ...]:
+    """Who an event concerns (its organizer and attendees): the index busy times and clashes read."""
+    return (event["organizer"], *event["attendees"])
+
+
+def _answers(event: dict[str, Any]) -> Any:
+    """(attendee, answer) pairs: the index the pending invitations read."""
+    return event["attendees"].items()
+
 class CalendarTools(SandboxApp):
     """Tools of the calendar app (a mixin of `CalendarApp`)."""
 
@@ -77,7 +87,8 @@ class CalendarTools(SandboxApp):
         `within`, only those touching it (times are uniform UTC text, so text order is time order)."""
         lo, hi = (iso(within[0]), iso(within[1])) if within else ("", "~")
         spans = [(parse_iso(a), parse_iso(b)) for a, b in self.state["busy"].get(person_id, []) if b >= lo and a <= hi]
-        for ev in for_reading(self.state["events"]).values():
+        events = for_reading(self.state["events"])
+        for ev in (events[k] for k in self.keys_having("events", _people, person_id)):
             if ev["end"] < lo or ev["start"] > hi:
                 continue
             going = ev["organizer"] == person_id or ev["attendees"].get(person_id) in ("accepted", "tentative")
@@ -88,7 +99,8 @@ class CalendarTools(SandboxApp):
     def _my_clash(self, span: tuple[datetime, datetime], skip: str | None = None) -> dict[str, Any] | None:
         """The earliest of my confirmed events overlapping `span` (compared as UTC text before parsing)."""
         me, lo, hi = self.state["me"], iso(span[0]), iso(span[1])
-        clashes = [ev for ev in for_reading(self.state["events"]).values()
+        events = for_reading(self.state["events"])
+        clashes = [ev for ev in (events[k] for k in self.keys_having("events", _people, me))
                    if ev["start"] < hi and lo < ev["end"] and ev["status"] == "confirmed" and ev["id"] != skip
                    and (ev["organizer"] == me or ev["attendees"].get(me) in ("accepted", "tentative"))
                    and ev["calendar_id"] != "cal_holidays"]
@@ -96,8 +108,9 @@ class CalendarTools(SandboxApp):
 
     def _room_clash(self, room_id: str, span: tuple[datetime, datetime], skip: str | None = None) -> dict[str, Any] | None:
         lo, hi = iso(span[0]), iso(span[1])
-        for ev in for_reading(self.state["events"]).values():
-            if ev["room_id"] == room_id and ev["start"] < hi and lo < ev["end"] and ev["status"] == "confirmed" \
+        events = for_reading(self.state["events"])
+        for ev in (events[k] for k in self.keys_where("events", room_id=room_id)):
+            if ev["start"] < hi and lo < ev["end"] and ev["status"] == "confirmed" \
                     and ev["id"] != skip:
                 return ev
         return None
@@ -163,11 +176,11 @@ class CalendarTools(SandboxApp):
             raise AppError("invalid", f"end_date must be on or after start_date and within {MAX_WINDOW_DAYS} days")
         if calendar_id is not None and calendar_id not in self.state["calendars"]:
             raise AppError("not_found", f"no calendar '{calendar_id}'; list_calendars gives ids")
-        found = [e for e in self.state["events"].values()
-                 if first.isoformat() <= e["start"][:10] <= last.isoformat()
-                 and (calendar_id is None or e["calendar_id"] == calendar_id)
-                 and (include_cancelled or e["status"] == "confirmed")]
-        chunk, meta = paginate(sorted(found, key=lambda e: (e["start"], e["id"])), page, page_size)
+        narrowed: dict[str, Any] = ({} if calendar_id is None else {"calendar_id": calendar_id}) | (
+            {} if include_cancelled else {"status": "confirmed"})
+        # starts on the days first..last (uniform UTC text: a day's times sort below the day + "~")
+        found = self.ordered("events", ("start", "id"), within=(first.isoformat(), last.isoformat() + "~"), **narrowed)
+        chunk, meta = paginate(found, page, page_size)
         return EventPage(events=[self._event(e) for e in chunk], **meta)
 
     @tool(read_only=True)
@@ -178,7 +191,8 @@ class CalendarTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> EventPage:
         """Find events (any date, cancelled ones included) by words in their title or description."""
-        found = [e for e in self.state["events"].values() if matches(query, e["title"], e["description"])]
+        found = [e for e in self.matching("events", query, ("title", "description"))
+                 if matches(query, e["title"], e["description"])]
         chunk, meta = paginate(sorted(found, key=lambda e: (e["start"], e["id"])), page, page_size)
         return EventPage(events=[self._event(e) for e in chunk], **meta)
 
@@ -192,7 +206,8 @@ class CalendarTools(SandboxApp):
         """Upcoming meetings others invited you to that still wait for your answer, soonest first (20 a page
         by default)."""
         me, now = self.state["me"], iso(self.now)
-        found = [e for e in self.state["events"].values()
+        events = self.state["events"]
+        found = [e for e in (events[k] for k in self.keys_having("events", _answers, (me, "needs_action")))
                  if e["attendees"].get(me) == "needs_action" and e["status"] == "confirmed" and e["end"] > now]
         found.sort(key=lambda e: e["start"])
         chunk, meta = paginate(found, page, page_size)
@@ -243,8 +258,7 @@ class CalendarTools(SandboxApp):
         """Meeting rooms with at least `min_capacity` seats, smallest first (20 a page by default); with start
         and end, whether each is free then."""
         span = self._span(start, end) if start and end else None
-        fitting = sorted((r for r in self.state["rooms"].values() if r["capacity"] >= min_capacity),
-                         key=lambda r: (r["capacity"], r["name"]))
+        fitting = self.ordered("rooms", ("capacity", "name"), within=(min_capacity, None))
         chunk, meta = paginate(fitting, page, page_size)
         rooms = [Room(room_id=r["id"], name=r["name"], capacity=r["capacity"], floor=r["floor"], video=r["video"],
                       available=None if span is None else self._room_clash(r["id"], span) is None)

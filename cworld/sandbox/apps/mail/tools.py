@@ -168,7 +168,7 @@ class MailTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> MessagePage:
         """Full-text search over messages (all words must match), newest first."""
-        found = [m for m in self.matching("messages", query, ("subject", "body", "from"))
+        found = [m for m in self.matching("messages", query, ("subject", "body", "from.name", "from.email"))
                  if (m["folder"] == folder if folder else m["folder"] != "trash")
                  and matches(query, m["subject"], m["body"], m["from"]["name"], m["from"]["email"])]
         return self._page(found, page, page_size)
