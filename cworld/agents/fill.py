@@ -4,6 +4,10 @@
   earlier results: every item holding a field of that name (or the `X_id` its description names), the one
   whose other fields best match the intent's names and quoted strings winning, results of the same server
   and later results first.
+- What the person dictates wins over anything composed: a title argument takes the record's dictated
+  name (`titled "..."`), a text argument its dictated text (`saying "..."`), an argument named like a
+  stated value takes it (`rate '92'` -> `rate`, `due date 2026-07-18` -> `due_date`); such values are sent
+  even when optional, as the person asked for them.
 - Anything else comes from the request: credentials by label, e-mail addresses, search words from the
   intent's names, amounts and counts by unit, dates (the year from dates seen in results), currency codes,
   enum values by word overlap, titles from quoted strings, message bodies composed by the agent.
@@ -18,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from cworld.agents.intents import Facts, Intent, words_of
+from cworld.agents.intents import Facts, Intent, Rule, words_of
 from cworld.data_model import ToolSpec
 
 _ID_WORDS = re.compile(r"\b([a-z]+) ids?\b")
@@ -26,6 +30,9 @@ _ISO_YEAR = re.compile(r"\b(20\d\d)-\d\d-\d\d")
 _SEARCH_ARGS = {"query", "q", "search", "keyword", "keywords", "term", "company", "name", "text_query", "symbol_or_name"}
 _TEXT_ARGS = {"text", "body", "message", "content", "comment", "memo", "note", "notes", "summary", "description"}
 _TITLE_ARGS = {"title", "subject", "name", "label", "heading"}
+_TITLE_WORDS = _TITLE_ARGS | {"summary", "headline", "caption"}
+"""The last word of an argument that takes a dictated title (`display_name`, `FileName`, an event's summary)."""
+_TEXT_WORDS = (_TEXT_ARGS - {"summary"}) | {"description", "markdown", "prompt"}
 _DATE_WORDS = {"date", "due", "start", "deadline", "when", "day", "departure", "depart", "at", "remind"}
 _ORIGIN_WORDS = {"from", "origin", "source", "departure"}
 _DESTINATION_WORDS = {"to", "destination", "arrival", "dest"}
@@ -58,6 +65,8 @@ class FillContext:
     pick: Pick = "matched"
     optional: bool = True
     """Whether optional arguments it can fill confidently are sent too (else only the required ones)."""
+    rules: list[Rule] = field(default_factory=list)
+    """The request's rules for picking one record (`the one with the earliest created at`), any clause's."""
 
 
 def properties(spec: ToolSpec) -> dict[str, dict[str, Any]]:
@@ -72,17 +81,50 @@ def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, An
     """The arguments the agent can fill, and the required ones it could not."""
     args: dict[str, Any] = {}
     needed = required(spec)
-    for name, prop in properties(spec).items():
-        value = fill_one(spec, name, prop, intent, ctx)
-        if value is not None and (name in needed or (ctx.optional and _confident(name, prop))):
+    props = properties(spec)
+    said = dictation(spec, intent.facts)
+    for name, prop in props.items():
+        value = fill_one(spec, name, prop, intent, ctx, said.get(name))
+        if value is not None and (name in needed or name in said or (ctx.optional and _confident(name, prop))):
             args[name] = value
     return args, [n for n in needed if n not in args]
 
 
-def fill_one(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext) -> Any:
+def dictation(spec: ToolSpec, facts: Facts) -> dict[str, Any]:
+    """The tool's arguments the person dictated: the title (required title arguments, else the first one),
+    the text likewise, and arguments whose words end a stated value's name (`due date` -> `due_date`)."""
+    props = properties(spec)
+    needed = set(required(spec))
+    out: dict[str, Any] = {}
+    for values, kinds in ((facts.titled, _TITLE_WORDS), (facts.saying, _TEXT_WORDS)):
+        names = [n for n in props if _arg_words(n)[-1:] and _arg_words(n)[-1] in kinds and n not in out
+                 and not id_like(n, props[n])]
+        chosen = [n for n in names if n in needed] or names[:1]
+        if values:
+            out.update(dict.fromkeys(chosen, values[0]))
+    for name, prop in props.items():
+        words = _arg_words(name)
+        if name in out or not words or id_like(name, prop) and not name.endswith(("date", "time")):
+            continue
+        for phrase, value in facts.fields.items():
+            if phrase.split()[-len(words):] == words:
+                out[name] = value
+                break
+    return out
+
+
+def _arg_words(name: str) -> list[str]:
+    """An argument's name as lower-case words: `dueDate`, `due_date` -> [due, date]."""
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").replace("-", " ").lower().split()
+
+
+def fill_one(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext,
+             said: Any = None) -> Any:
     kind = _type(prop)
     is_id = id_like(name, prop)
-    value = from_results(spec, name, prop, intent, ctx) if ctx.reads_results and is_id else None
+    value = said
+    if value is None and ctx.reads_results and is_id:
+        value = from_results(spec, name, prop, intent, ctx)
     if value is None:
         value = from_request(name, prop, intent, ctx, is_id)
     ruled_out = ctx.excluded.get(name, set())
@@ -109,19 +151,44 @@ def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent
     ruled_out = ctx.excluded.get(name, set())
     best: tuple[int, float, int, int] | None = None
     value: Any = None
+    rules = [r for r in (intent.rule, *ctx.rules) if r is not None]
     for index, record in enumerate(ctx.memory):
-        for position, (item, key) in enumerate(_holders(record.payload, keys)):
+        holders = list(_holders(record.payload, keys))
+        picked = next((i for r in rules if (i := ruled([item for item, _ in holders], r)) is not None), None)
+        for position, (item, key) in enumerate(holders):
             candidate = item[key]
             if str(candidate) in ruled_out or isinstance(candidate, dict | list) or candidate in (None, ""):
                 continue
             same = record.server == spec.server
             if name == "token" and not same:
                 continue
-            fit = _match(item, intent) if ctx.pick == "matched" else 0.0
+            fit = match_score(item, intent) if ctx.pick == "matched" else 0.0
+            fit += 10.0 if position == picked else 0.0
             rank = (int(same), fit, index, -position)
             if best is None or rank > best:
                 best, value = rank, candidate
     return value
+
+
+def ruled(items: list[dict[str, Any]], rule: Rule) -> int | None:
+    """The position of the item a stated rule picks (the earliest `created at`, the highest priority, the
+    cheapest within a limit), or None when the items do not hold the field it names."""
+    wanted = rule.field.split()
+    field_name = next((k for k in (items[0] if items else {}) if _arg_words(k) == wanted
+                       or k.lower() == "".join(wanted)), None)
+    if field_name is None:
+        return None
+    values = [(item.get(field_name), i) for i, item in enumerate(items)]
+    numbers = [(v, i) for v, i in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    texts = [(v, i) for v, i in values if isinstance(v, str) and v]
+    if rule.limit is not None:
+        numbers = [(v, i) for v, i in numbers if v <= rule.limit]
+        return max(numbers)[1] if numbers else None
+    pool: list[tuple[Any, int]] = list(numbers) if numbers else list(texts)
+    if len(pool) < 2:
+        return None
+    ordered = sorted(pool, key=lambda p: (p[0], -p[1]))
+    return ordered[-1][1] if rule.highest else ordered[0][1]
 
 
 def _holders(value: Any, keys: list[str]) -> Iterator[tuple[dict[str, Any], str]]:
@@ -137,7 +204,7 @@ def _holders(value: Any, keys: list[str]) -> Iterator[tuple[dict[str, Any], str]
             yield from _holders(v, keys)
 
 
-def _match(item: dict[str, Any], intent: Intent) -> float:
+def match_score(item: dict[str, Any], intent: Intent) -> float:
     """How well an item fits the intent: an exact name 3, a contained one 2, else the share of shared words."""
     texts = [str(v).lower() for v in item.values() if isinstance(v, str)]
     score = 0.0

@@ -37,8 +37,19 @@ from typing import Any, Literal
 
 from cworld.agents.answer import trim_to_words
 from cworld.agents.base import Action, Observation
-from cworld.agents.fill import FillContext, Pick, Record, fill, id_like, properties, required, result_keys
-from cworld.agents.intents import Intent, facts_of, intents_of, words_of
+from cworld.agents.fill import (
+    FillContext,
+    Pick,
+    Record,
+    dictation,
+    fill,
+    id_like,
+    match_score,
+    properties,
+    required,
+    result_keys,
+)
+from cworld.agents.intents import Condition, Intent, facts_of, intents_of, words_of
 from cworld.agents.observe import payload, retry_after_turns, salvage, verdict
 from cworld.agents.rank import Ranker, rank_tools
 from cworld.agents.toolbox import Toolbox
@@ -140,7 +151,8 @@ class HeuristicAgent:
         self.answer_rules: list[str] = list(self.public.constraints)
         self.memory: list[Record] = []
         self.ctx = FillContext(self.memory, self.facts, self.abilities.reads_results, self._compose,
-                               pick=self.abilities.pick, optional=self.abilities.optional_args)
+                               pick=self.abilities.pick, optional=self.abilities.optional_args,
+                               rules=[i.rule for i in self.intents if i.rule is not None])
         self.position, self.calls, self.wait = -1, 0, 0
         self.agenda: list[Job] = []
         self.candidates: list[str] = []
@@ -155,6 +167,7 @@ class HeuristicAgent:
         self.reads: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []
         self.explored: set[str] = set()
+        self.decided: dict[tuple[str, str], bool | None] = {}
 
     async def act(self, observation: Observation) -> Action:
         if observation.user_messages and self.abilities.listens:
@@ -192,12 +205,41 @@ class HeuristicAgent:
         return self._finish()
 
     def _next_intent(self) -> bool:
-        self.position += 1
-        if self.position >= len(self.intents):
-            return False
-        self.intent = self.intents[self.position]
-        self.candidates = []
-        return True
+        while True:
+            self.position += 1
+            if self.position >= len(self.intents):
+                return False
+            self.intent = self.intents[self.position]
+            self.candidates = []
+            if self._wanted(self.intent):
+                return True
+
+    def _wanted(self, intent: Intent) -> bool:
+        """A conditional clause is done when its condition holds on the record read before (`otherwise`:
+        when it does not); unread or not shown, the first branch is taken."""
+        if intent.condition is None:
+            return True
+        key = (intent.condition.field, intent.condition.value)
+        if key not in self.decided:  # decided once: the branch taken may add records of its own
+            self.decided[key] = self._holds(intent.condition) if self.abilities.reads_results else None
+        holds = self.decided[key]
+        return (holds is False) if intent.condition.otherwise else holds is not False
+
+    def _holds(self, condition: Condition) -> bool | None:
+        """Whether the record the request named last holds the condition's value in the field it names."""
+        wanted = condition.field.lower().split()
+        before = next((i for i in reversed(self.intents[:self.position]) if i.condition is None), self.intent)
+        best: tuple[float, bool] | None = None
+        for record in self.memory:
+            for item in _dicts(record.payload):
+                key = next((k for k in item if words_of(k.replace("_", " ")) == set(wanted)
+                            or k.lower() == "".join(wanted)), None)
+                if key is None or not isinstance(item[key], str | int | float):
+                    continue
+                fit = match_score(item, before)
+                if best is None or fit > best[0]:
+                    best = (fit, str(item[key]).lower() == condition.value.lower())
+        return best[1] if best is not None and best[0] > 0 else None
 
     def _plan_intent(self) -> None:
         """Rank the visible tools for the intent; the best one becomes the goal."""
@@ -287,13 +329,26 @@ class HeuristicAgent:
                 continue
             scored.append((int(tool.name in named), int(tool.server == spec.server), tool.id, tool))
         if not scored:
-            return None
+            return self._lister(spec, argument, pool)
         best = max(scored, key=lambda s: (s[0], s[1], -len(required(s[3])), s[2]))
-        return best[3] if best[1] or best[0] else None
+        return best[3] if best[1] or best[0] else self._lister(spec, argument, pool)
+
+    @staticmethod
+    def _lister(spec: ToolSpec, argument: str, pool: list[ToolSpec]) -> ToolSpec | None:
+        """A read of the same server that needs nothing and lists what the id names by its name
+        (`thread_id` -> `list_threads`; a bare `id` -> what the tool's own name acts on)."""
+        stem = re.sub(r"(_?ids?|Ids?)$", "", argument).lower().replace("_", "")
+        words = [stem] if stem else [w for w in re.findall(r"[a-z]+", spec.name.lower().replace("_", " "))[1:]]
+        fits = [t for t in pool if t.server == spec.server and t.is_read_only and not required(t)
+                and any(w and len(w) > 2 and w in t.name.lower().replace("_", "") for w in words)]
+        listing = [t for t in fits if re.search(r"(^|_)(list|get|search|find)", t.name.lower())]
+        return min(listing or fits, key=lambda t: (len(t.name), t.id)) if (listing or fits) else None
 
     def _rank(self, intent: Intent) -> list[ToolSpec]:
         """The ranker's order over the visible tools, plus a bonus for each argument the intent's facts fill."""
         tools = sorted((t for t in self.toolbox.visible() if t.id not in self.gone), key=lambda t: t.id)
+        if intent.facts.titled or intent.facts.saying:  # the write must carry what the person dictated
+            tools = [t for t in tools if not t.is_read_only and dictation(t, intent.facts)] or tools
         hits = rank_tools(self.abilities.ranker, intent.ask, tools)
         if not hits:
             return []
@@ -493,6 +548,15 @@ def _fed(spec: ToolSpec, intent: Intent, bare: FillContext) -> int:
         if from_request(name, prop, intent, bare) is not None:
             count += 1
     return count
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """Every dict inside an answer, depth first."""
+    if isinstance(value, dict):
+        return [value, *(d for v in value.values() for d in _dicts(v))]
+    if isinstance(value, list):
+        return [d for v in value for d in _dicts(v)]
+    return []
 
 
 def _has_key(value: Any, keys: list[str]) -> bool:

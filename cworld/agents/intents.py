@@ -4,7 +4,9 @@ Text only: the query, the constraints as stated and the user's later messages, n
 An intent is a clause that asks for something ("add it to my 'Ideas' watchlist"); its facts are what a
 tool argument can be filled from: quoted strings, names, e-mail addresses, labelled values
 ("PIN 8910", "password juniper58!"), amounts, counts with their unit ("5 trading days", "45-minute"),
-dates ("Friday 20 March, 12:00 UTC") and currency codes.
+dates ("Friday 20 March, 12:00 UTC") and currency codes. What the person dictates is kept apart: a
+record `titled "..."`, a text `saying "..."`, and named values (`rate '92'`, `due date 2026-07-18`), so a write
+can be filled with the very words asked for.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z'\"])")
-_CLAUSE = re.compile(r",\s+and\s+|;\s+|:\s+(?=[a-z])")
+_CLAUSE = re.compile(r",\s+(?:and|then)\s+|;\s+|:\s+(?=[a-z])")
 _QUOTED = re.compile(r"(?<![A-Za-z0-9])'([^']{2,80}?)'(?![A-Za-z])|\"([^\"]{2,80}?)\"")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LABELLED = re.compile(r"\b(password|pin|customer id|customer|passcode|username|user name|handle|account)"
@@ -28,12 +30,23 @@ _DATE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(m.title() for m
 _TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 _PROPER = re.compile(r"(?<=[a-z,] )([A-Z][a-z]{2,})\b")
 _TAG = re.compile(r"(?<![\w#])#([\w-]{2,40})")
+_DICTATED = re.compile(r"\b(titled|saying)\s+\"([^\"]*)\"")
+_FIELD = re.compile(r"\b([a-z][a-z]*(?: [a-z]+){0,2}) (?:'([^']{1,80})'|(\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d\d:\d\d)?)?))")
 _CURRENCIES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF", "cad": "CAD", "aud": "AUD",
                "dollars": "USD", "euros": "EUR", "pounds": "GBP", "yen": "JPY", "francs": "CHF"}
 _NOT_NAMES = {"Please", "Could", "Can", "Also", "Next", "After", "Then", "When", "Let", "Report", "Make", "Give",
               "I", "My", "The", "Once", "Finally", "First", "Look", "Send", "Set", "Put", "Track", "Find"}
-_CHATTER = re.compile(r"^(please|could you|can you|i'm|i am|let me know|report back|tell me when|thanks|thank you|"
+_CHATTER = re.compile(r"^(please|could you|can you|i'm|i am|let me know|report back|tell me|give me|thanks|thank you|"
                       r"take care|do all of this|help me)\b", re.IGNORECASE)
+_SUBJECT = re.compile(r"^(i|i'm|i've|i'd|we|we're|we've|our|my|there|there's|here's|it|this|that|the|two|time|money|"
+                      r"what|something)\b", re.IGNORECASE)
+"""How a sentence about the person's situation opens ("We're moving records between tools.")."""
+_CONDITION = re.compile(r"^(?:when|if)\s+(?:its|the|their)\s+([a-z][a-z ]{0,40}?)\s+is\s+'([^']{1,60})',\s*", re.I)
+_OTHERWISE = re.compile(r"^(?:if not|otherwise|else)\b,?\s*", re.IGNORECASE)
+_PICK = re.compile(r"\bwith the (earliest|oldest|latest|newest|highest|lowest|largest|smallest) ([a-z]+(?: [a-z]+){0,2}?)"
+                   r"(?=[:,.;]|\s+(?:among|in|of|from|on|and|then|-)\b|$)", re.IGNORECASE)
+_AT_MOST = re.compile(r"\b(?:whose|with)\s+([a-z][a-z ]{1,30}?)\s+is\s+at most\s+([\d,]+(?:\.\d+)?)|"
+                      r"at most\s+([\d,]+(?:\.\d+)?)\s+\(([a-z][a-z ]{1,30})\)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,12 @@ class Facts:
     """Single capitalised words inside a sentence: places, folders ("from Chicago", "under Team")."""
     tags: list[str] = field(default_factory=list)
     """Channel-like names written with '#'."""
+    titled: list[str] = field(default_factory=list)
+    """What a record is to be called, as dictated: `titled "Q3 budget review"`."""
+    saying: list[str] = field(default_factory=list)
+    """What a record or message is to say, as dictated: `saying "Moved to Friday."`."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """Values named by what they are: `rate '92'` -> {"rate": "92"}, `due date 2026-07-18` -> {"due date": ...}."""
 
     @property
     def empty(self) -> bool:
@@ -80,22 +99,49 @@ _SYNONYMS = {"meeting": "event", "email": "mail draft", "buy": "cart checkout or
 _PARENS = re.compile(r"\([^)]*\)")
 
 
+@dataclass(frozen=True)
+class Condition:
+    """`when its status is 'open', ...`: the clause is done only if the record's field holds the value;
+    `otherwise` marks the clause done only if it does not."""
+
+    field: str
+    value: str
+    otherwise: bool = False
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How the clause picks one record among those listed: the extreme of a field (`the one with the
+    earliest created at`), or the one within a limit (`whose price is at most 26.99`)."""
+
+    field: str
+    highest: bool
+    limit: float | None = None
+
+
 @dataclass
 class Intent:
     text: str
     facts: Facts
     words: set[str]
+    condition: Condition | None = None
+    rule: Rule | None = None
 
     @property
     def ask(self) -> str:
         """What to rank tools with: the clause without its parentheses, plus common synonyms of its words."""
-        core = _PARENS.sub(" ", self.text)
+        core = _PARENS.sub(" ", _DICTATED.sub(" ", self.text))
         extra = [_SYNONYMS[w] for w in re.findall(r"[a-z-]+", core.lower()) if w in _SYNONYMS]
         return " ".join([core, *extra])
 
 
 def facts_of(text: str) -> Facts:
     facts = Facts()
+    for how, value in _DICTATED.findall(text):
+        (facts.titled if how == "titled" else facts.saying).append(value)
+    text = _DICTATED.sub(" ", text)
+    for words, quoted, day in _FIELD.findall(text):
+        facts.fields.setdefault(words, quoted or day)
     facts.quoted = [a or b for a, b in _QUOTED.findall(text)]
     facts.emails = _EMAIL.findall(text)
     for label, value in _LABELLED.findall(text):
@@ -119,20 +165,88 @@ def facts_of(text: str) -> Facts:
 
 def intents_of(text: str) -> list[Intent]:
     """The clauses of `text` that ask for something; chatter without a fact ("Let me know ...") is dropped.
-    A clause that names nothing ("give it a new due date") refers to what the clause before named."""
+    A clause that names nothing ("give it a new due date") refers to what the clause before named. A
+    dictated text is never split: it may hold full stops and semicolons of its own."""
     out: list[Intent] = []
-    for sentence in _SENTENCE.split(text.strip()):
-        for clause in _CLAUSE.split(sentence):
-            clause = clause.strip()
+    dictated: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        dictated.append(match.group(0))
+        return f"\x00{len(dictated) - 1}\x00"
+
+    masked = _DICTATED.sub(hold, text.strip())
+    first = True
+    for sentence in _SENTENCE.split(masked):
+        for piece in _clauses(sentence):
+            clause = re.sub("\x00(\\d+)\x00", lambda m: dictated[int(m.group(1))], piece).strip()
             if len(clause.split()) < 3:
                 continue
             facts = facts_of(clause)
-            if _CHATTER.match(clause) and facts.empty:
+            background = first and _SUBJECT.match(clause) is not None
+            if (_CHATTER.match(clause) or background) and facts.empty:
+                if out:  # what a dropped clause dictates is for the write the clause before asks for
+                    _hand_over(facts, out[-1].facts)
                 continue
             if out and not facts.entities():
                 facts.quoted, facts.names = list(out[-1].facts.quoted), list(out[-1].facts.names)
-            out.append(Intent(clause, facts, words_of(clause)))
+            out.append(Intent(clause, facts, words_of(clause), _condition(clause, out), _rule(clause)))
+        first = False
+    _share_branches(out)
     return out
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The sentence's clauses; a heading that states no fact stays with what follows its colon ("Go
+    through the queue and take the oldest: close it")."""
+    pieces = _CLAUSE.split(sentence)
+    colons = [m.group(0).startswith(":") for m in _CLAUSE.finditer(sentence)]
+    out: list[str] = []
+    for i, piece in enumerate(pieces):
+        if out and colons[i - 1] and facts_of(out[-1]).empty:
+            out[-1] = f"{out[-1]}: {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _hand_over(source: Facts, target: Facts) -> None:
+    target.titled += source.titled
+    target.saying += source.saying
+    for key, value in source.fields.items():
+        target.fields.setdefault(key, value)
+
+
+def _condition(clause: str, before: list[Intent]) -> Condition | None:
+    match = _CONDITION.match(clause)
+    if match:
+        return Condition(match.group(1).strip(), match.group(2))
+    if _OTHERWISE.match(clause) and before and before[-1].condition is not None:
+        return Condition(before[-1].condition.field, before[-1].condition.value, otherwise=True)
+    return None
+
+
+def _share_branches(intents: list[Intent]) -> None:
+    """The two branches of a condition make the same follow-up: what one is dictated, the other is too."""
+    for a, b in zip(intents, intents[1:], strict=False):
+        if a.condition and b.condition and b.condition.otherwise and not a.condition.otherwise:
+            shared = Facts()
+            _hand_over(a.facts, shared)
+            _hand_over(b.facts, shared)
+            for branch in (a, b):
+                branch.facts.titled, branch.facts.saying = list(shared.titled), list(shared.saying)
+                for key, value in shared.fields.items():
+                    branch.facts.fields.setdefault(key, value)
+
+
+def _rule(clause: str) -> Rule | None:
+    match = _PICK.search(clause)
+    if match:
+        return Rule(match.group(2).strip().lower(), match.group(1).lower() in ("latest", "newest", "highest", "largest"))
+    match = _AT_MOST.search(clause)
+    if match:
+        field_name = (match.group(1) or match.group(4)).strip().lower()
+        return Rule(field_name, False, float((match.group(2) or match.group(3)).replace(",", "")))
+    return None
 
 
 def words_of(text: str) -> set[str]:
