@@ -69,9 +69,9 @@ def assert_fresh(indexes: Indexes) -> None:
         for of, derived in index.derived.items():
             assert derived.postings.by_value == DerivedIndex(of, raw).postings.by_value
         place = {key: n for n, key in enumerate(raw)}
-        for (names, by, reverse), sort in index.sorts.items():
+        for (grouping, by, reverse), sort in index.sorts.items():
             assert {g: [e[-1] for e in s] for g, s in sort.groups.items() if s} == {
-                g: [e[-1] for e in s] for g, s in SortedIndex(names, by, reverse, raw, place).groups.items() if s}
+                g: [e[-1] for e in s] for g, s in SortedIndex(grouping, by, reverse, raw, place).groups.items() if s}
 
 
 class Rows(SandboxApp):

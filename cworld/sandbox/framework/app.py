@@ -133,17 +133,25 @@ class SandboxApp:
                                            equal)
         return len(self.keys_where(name, **equal)) if found is None else found
 
+    def count_having(self, name: str, of: Callable[[Any], Iterable[Any]], value: Any, /) -> int:
+        """`len(keys_having(name, of, value))`, from the index's bucket when it can say exactly."""
+        found = self.session.indexes.count(self.name, name, self.state[name], self.session.journals.get(self.name),
+                                           {}, (of, value))
+        return len(self.keys_having(name, of, value)) if found is None else found
+
     def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, within: tuple[Any, Any] = (None, None),
-                **equal: Any) -> Sequence[Any]:
-        """`where(name, **equal)` with the first value of `by` in `within` (`lo <= v < hi`, None open), as
-        `sorted` orders them by the values of the fields `by`: a sequence whose pages (`paginate`) cost a page."""
+                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, **equal: Any) -> Sequence[Any]:
+        """`where(name, **equal)` (or, `having` = (of, value), the records of `keys_having(name, of, value)`)
+        with the first value of `by` in `within` (`lo <= v < hi`, None open), as `sorted` orders them by the
+        values of the fields `by`: a sequence whose pages (`paginate`) cost a page."""
         found = self.session.indexes.ordered(self.name, name, self.state[name], self.session.journals.get(self.name),
-                                             by, reverse, equal, within)
+                                             by, reverse, equal, within, having)
         if found is not None:
             return found
         lo, hi = within
-        inside = [r for r in self.where(name, **equal)
-                  if (lo is None or lo <= r.get(by[0])) and (hi is None or r.get(by[0]) < hi)]
+        collection = self.state[name]
+        chosen = self.where(name, **equal) if having is None else [collection[k] for k in self.keys_having(name, *having)]
+        inside = [r for r in chosen if (lo is None or lo <= r.get(by[0])) and (hi is None or r.get(by[0]) < hi)]
         return sorted(inside, key=lambda r: tuple(r.get(f) for f in by), reverse=reverse)
 
     def _keys(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...],

@@ -131,33 +131,48 @@ class DerivedIndex:
         return set(by_value.get(value, ())) | set(by_value.get(_ODD, ()))
 
 
+#: What a sorted index groups records by: field names (a group per tuple of their values, as `FieldIndex`
+#: files them) or a function of the record (a group per value it reads, as `DerivedIndex` files them).
+Grouping = tuple[str, ...] | Callable[[Any], Iterable[Any]]
+
+
+def _groups(record: Any, grouping: Grouping) -> tuple[Any, ...] | None:
+    """The groups a record is filed under, or None when it cannot be filed."""
+    if isinstance(grouping, tuple):
+        group = _group(record, grouping)
+        return None if group is _ODD else (group,)
+    try:
+        return tuple(set(grouping(record)))
+    except Exception:  # noqa: BLE001 - a record the function cannot read: the caller sorts
+        return None
+
+
 class SortedIndex:
-    """Per group of `FieldIndex` values, the keys ordered as Python's stable `sorted` orders their records by
-    the values of `by` (`reverse` too): ties keep the map's order. A group whose values cannot be ordered is
+    """Per group (`Grouping`), the keys ordered as Python's stable `sorted` orders their records by the values
+    of `by` (`reverse` too): ties keep the map's order. A map with a record that cannot be filed or ordered is
     left to the caller."""
 
-    def __init__(self, fields: tuple[str, ...], by: tuple[str, ...], reverse: bool, raw: Mapping[Any, Any],
+    def __init__(self, grouping: Grouping, by: tuple[str, ...], reverse: bool, raw: Mapping[Any, Any],
                  place: dict[Any, int]) -> None:
-        self.fields, self.by, self._sign, self._place = fields, by, -1 if reverse else 1, place
+        self.grouping, self.by, self._sign, self._place = grouping, by, -1 if reverse else 1, place
         self.groups: dict[Any, SortedList] = {}
-        self.filed: dict[Any, tuple[Any, Any]] = {}
+        self.filed: dict[Any, tuple[tuple[Any, ...], Any]] = {}
         self.unordered: set[Any] = set()
         grouped: dict[Any, list[tuple[Any, ...]]] = {}
         for key, record in raw.items():  # one sort per group, not one insertion per record
-            group = _group(record, fields)
-            if group is _ODD:
+            groups = _groups(record, grouping)
+            if groups is None:
                 self.unordered.add(key)
                 continue
             entry = self._entry(key, record)
-            grouped.setdefault(group, []).append(entry)
-            self.filed[key] = (group, entry)
+            for group in groups:
+                grouped.setdefault(group, []).append(entry)
+            self.filed[key] = (groups, entry)
         for group, entries in grouped.items():
             try:
                 self.groups[group] = SortedList(entries)
-            except TypeError:  # values that do not compare: this group is sorted by the caller
+            except TypeError:  # values that do not compare: this map is sorted by the caller
                 self.unordered.update(entry[-1] for entry in entries)
-                for entry in entries:
-                    del self.filed[entry[-1]]
 
     def _entry(self, key: Any, record: dict[str, Any]) -> tuple[Any, ...]:
         """(the values of `by`, the tie-break: the place in the map, negated when sorting in reverse, so a
@@ -166,21 +181,24 @@ class SortedIndex:
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         old = self.filed.pop(key, None)
-        if old is not None:
-            self.groups[old[0]].remove(old[1])
+        for group in old[0] if old is not None else ():
+            found = self.groups.get(group)
+            if found is not None:
+                found.discard(old[1])  # type: ignore[index]
         self.unordered.discard(key)
         if record is _MISSING:
             return
-        group = _group(record, self.fields)
+        groups = _groups(record, self.grouping)
         try:
-            if group is _ODD:
+            if groups is None:
                 raise TypeError("unfiled")
             entry = self._entry(key, record)
-            self.groups.setdefault(group, SortedList()).add(entry)
+            for group in groups:
+                self.groups.setdefault(group, SortedList()).add(entry)
         except TypeError:  # values that do not compare with the others: this map is sorted by the caller
             self.unordered.add(key)
             return
-        self.filed[key] = (group, entry)
+        self.filed[key] = (groups, entry)
 
 
 class TextIndex:
@@ -222,7 +240,7 @@ class CollectionIndex:
         self.fields: dict[tuple[str, ...], FieldIndex] = {}
         self.texts: dict[tuple[str, ...], TextIndex] = {}
         self.derived: dict[Callable[[Any], Iterable[Any]], DerivedIndex] = {}
-        self.sorts: dict[tuple[tuple[str, ...], tuple[str, ...], bool], SortedIndex] = {}
+        self.sorts: dict[tuple[Grouping, tuple[str, ...], bool], SortedIndex] = {}
 
     def field(self, names: tuple[str, ...]) -> FieldIndex:
         found = self.fields.get(names)
@@ -230,10 +248,10 @@ class CollectionIndex:
             found = self.fields[names] = FieldIndex(names, self.raw)
         return found
 
-    def sort(self, names: tuple[str, ...], by: tuple[str, ...], reverse: bool) -> SortedIndex:
-        found = self.sorts.get((names, by, reverse))
+    def sort(self, grouping: Grouping, by: tuple[str, ...], reverse: bool) -> SortedIndex:
+        found = self.sorts.get((grouping, by, reverse))
         if found is None:
-            found = self.sorts[(names, by, reverse)] = SortedIndex(names, by, reverse, self.raw, self.place)
+            found = self.sorts[(grouping, by, reverse)] = SortedIndex(grouping, by, reverse, self.raw, self.place)
         return found
 
     def deriving(self, of: Callable[[Any], Iterable[Any]]) -> DerivedIndex:
@@ -343,27 +361,36 @@ class Indexes:
         return self.of(app, name, raw)
 
     def count(self, app: str, name: str, collection: Any, journal: CallJournal | None,
-              equal: Mapping[str, Any]) -> int | None:
-        """How many records hold `equal`'s values, or None when the index cannot say exactly."""
+              equal: Mapping[str, Any], having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> int | None:
+        """How many records hold `equal`'s values (or, `having`, a value a function reads off them), or None
+        when the index cannot say exactly."""
         index = self.fresh(app, name, collection, journal)
         if index is None:
             return None
+        if having is not None:
+            derived = index.deriving(having[0]).postings.by_value
+            return None if _ODD in derived else len(derived.get(having[1], ()))
         fields = index.field(tuple(sorted(equal)))
         if fields.odd():
             return None
         return len(fields.hits(tuple(equal[f] for f in sorted(equal))))
 
     def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: tuple[str, ...],
-                reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any]) -> Ordered | None:
-        """The records holding `equal`'s values whose first `by` value lies in `within` (`lo <= v < hi`, None
-        open), sorted by `by`, as a sequence whose pages cost a page; None when the index cannot give it."""
+                reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any],
+                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> Ordered | None:
+        """The records holding `equal`'s values (or, `having`, a value a function reads off them) whose first
+        `by` value lies in `within` (`lo <= v < hi`, None open), sorted by `by`, as a sequence whose pages
+        cost a page; None when the index cannot give it."""
         index = self.fresh(app, name, collection, journal)
         if index is None:
             return None
-        sort = index.sort(tuple(sorted(equal)), by, reverse)
+        if having is not None:
+            sort, wanted = index.sort(having[0], by, reverse), having[1]
+        else:
+            sort, wanted = index.sort(tuple(sorted(equal)), by, reverse), tuple(equal[f] for f in sorted(equal))
         if sort.unordered:
             return None
-        group = sort.groups.get(tuple(equal[f] for f in sorted(equal)))
+        group = sort.groups.get(wanted)
         if group is None:
             return Ordered(collection, SortedList(), reverse, 0, 0)
         lo, hi = within

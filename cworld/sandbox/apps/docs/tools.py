@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -34,6 +34,13 @@ RANK = {"viewer": 1, "editor": 2, "owner": 3}
 DocId = Annotated[str, Field(description="document id, e.g. doc_0002 (from list_documents or search_documents)")]
 Content = Annotated[str, Field(max_length=MAX_CONTENT, description="document text (Markdown)")]
 
+
+
+def _shelves(doc: dict[str, Any]) -> list[tuple[str, str | None, bool | None]]:
+    """Where a document shows, per person who can open it: (person, its folder or None for any folder, its
+    trashed flag or None for either): the index the document lists and folder counts read."""
+    return [(person, folder, trashed) for person, role in doc["access"].items() if role is not None
+            for folder in (doc["folder_id"], None) for trashed in (doc["trashed"], None)]
 
 class DocsTools(SandboxApp):
     """Tools of the docs app (a mixin of `DocsApp`)."""
@@ -89,13 +96,10 @@ class DocsTools(SandboxApp):
         return lookup(self.state["folders"], folder_id,
                       f"no folder '{folder_id}'; list_folders gives folder ids")
 
-    def _page(self, recs: list[dict[str, Any]], page: int, page_size: int) -> DocumentPage:
-        recs = sorted(recs, key=lambda d: (d["updated_at"], d["id"]), reverse=True)
+    def _page(self, recs: Sequence[dict[str, Any]], page: int, page_size: int) -> DocumentPage:
+        """A page of documents already in their order: most recently updated first."""
         chunk, meta = paginate(recs, page, page_size)
         return DocumentPage(documents=[self._info(d) for d in chunk], **meta)
-
-    def _visible(self) -> list[dict[str, Any]]:
-        return [d for d in self.state["documents"].values() if self._role(d) is not None]
 
     # --- people and folders --------------------------------------------------------------
     @tool(read_only=True)
@@ -107,9 +111,10 @@ class DocsTools(SandboxApp):
     def list_folders(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> FolderList:
         """Your folders and how many documents each holds (20 a page by default)."""
         chunk, meta = paginate_in_order(self.state["folders"].values(), page, page_size)
-        held = Counter(d["folder_id"] for d in self._visible() if not d["trashed"])
-        return FolderList(folders=[Folder(folder_id=f["id"], name=f["name"], documents=held[f["id"]]) for f in chunk],
-                          **meta)
+        me = self.state["me"]
+        return FolderList(folders=[Folder(folder_id=f["id"], name=f["name"],
+                                          documents=self.count_having("documents", _shelves, (me, f["id"], False)))
+                                   for f in chunk], **meta)
 
     @tool(read_only=False)
     def create_folder(self, name: Annotated[str, Field(min_length=1, max_length=80, description="folder name")]) -> Folder:
@@ -132,9 +137,9 @@ class DocsTools(SandboxApp):
         """Documents you can see, most recently updated first (titles can repeat: check folder and version)."""
         if folder_id is not None:
             self._folder(folder_id)
-        docs = [d for d in self._visible() if (folder_id is None or d["folder_id"] == folder_id)
-                and (include_trashed or not d["trashed"])]
-        return self._page(docs, page, page_size)
+        shelf = (self.state["me"], folder_id, None if include_trashed else False)
+        return self._page(self.ordered("documents", ("updated_at", "id"), reverse=True, having=(_shelves, shelf)),
+                          page, page_size)
 
     @tool(read_only=True)
     def search_documents(
@@ -144,9 +149,10 @@ class DocsTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> DocumentPage:
         """Find documents by words in the title or text (locked ones match by title only)."""
-        docs = [d for d in self._visible() if not d["trashed"] and matches(
-            query, d["title"], "" if d["locked"] and not d["unlocked"] else d["content"])]
-        return self._page(docs, page, page_size)
+        docs = [d for d in self.matching("documents", query, ("title", "content"))
+                if self._role(d) is not None and not d["trashed"]
+                and matches(query, d["title"], "" if d["locked"] and not d["unlocked"] else d["content"])]
+        return self._page(sorted(docs, key=lambda d: (d["updated_at"], d["id"]), reverse=True), page, page_size)
 
     @tool(read_only=True)
     def get_document(self, document_id: DocId) -> Document:
