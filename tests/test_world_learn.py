@@ -217,6 +217,35 @@ def test_an_entry_of_a_map_keyed_by_ids_is_set_alone() -> None:
     assert verdict == "ok" and after["boards"]["brd_1"]["roles"] == {"p_1": "normal", "p_2": "admin", "p_9": "admin"}
 
 
+ADD = _tool("add_to_cart", {"product_id": {"type": "string"}, "quantity": {"type": "integer"}}, ["product_id"])
+
+
+def test_a_field_takes_the_argument_or_the_services_default() -> None:
+    calls = []
+    for n, qty in enumerate((3, None, 2, None, None, 5), start=1):
+        before: dict[str, Any] = {"cart": {"items": {f"ci_{i:04d}": {"quantity": 1} for i in range(1, n)}}}
+        after = copy.deepcopy(before)
+        after["cart"]["items"][f"ci_{n:04d}"] = {"quantity": qty or 1}
+        calls.append(Observation(ADD, {"product_id": "SKU-1", **({"quantity": qty} if qty else {})},
+                                 ToolResult.ok({}), NOW, before, after, {"ci": n - 1}))
+    rule, _ = induce(ADD, calls)
+    assert [run_on(rule, o)[1] for o in calls] == [o.after for o in calls], rule.do
+
+
+PASSPORT = _tool("add_traveller", {"name": {"type": "string"}, "number": {"type": "string"},
+                                   "expires": {"type": "string"}}, ["name"])
+
+
+def test_two_arguments_given_together_or_not_at_all() -> None:
+    given = [{}, {"number": "X1", "expires": "2030-01-01"}, {}, {"number": "X2", "expires": "2031-05-01"},
+             {"number": "X3"}, {"expires": "2030-01-01"}, {"number": "X4"}]
+    calls = [_obs(PASSPORT, {"name": "a", **g}, {"travellers": {}},
+                  error=("invalid_args", "give number and expires together") if len(g) == 1 else None) for g in given]
+    rule, _ = induce(PASSPORT, calls)
+    assert [run_on(rule, o)[0] for o in calls] == [o.verdict for o in calls], rule.check
+    assert run_on(rule, _obs(PASSPORT, {"name": "b", "expires": "2029-02-02"}, {"travellers": {}}))[0] == "invalid_args"
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

@@ -361,8 +361,8 @@ def _argument_atoms(props: dict[str, Any], calls: list[Observation]) -> list[str
         for b, other in props.items():
             if b > a and kind_of(other) == kind and kind in ("string", "integer"):
                 out.append(f"{arg(a)} is not None and {arg(a)} == {arg(b)}")
-            if b > a and a not in required and b not in required:  # give one of them, or both
-                out.append(f"{arg(a)} is None and {arg(b)} is None")
+            if b > a and a not in required and b not in required:  # one of them, or both; both or neither
+                out += [f"{arg(a)} is None and {arg(b)} is None", f"({arg(a)} is None) != ({arg(b)} is None)"]
     return out
 
 

@@ -87,7 +87,7 @@ def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slo
                                 Slot("create", target, "", key_expr=key_expr, id_prefix=prefix))
         slot.calls.append(o)
         for f in change.new or {}:
-            slot.fields.setdefault(str(f), [])
+            slot.fields.setdefault(str(f), [[] for _ in slot.calls[1:]])  # one list per call, in order
         for f in slot.fields:
             value = (change.new or {}).get(f, MISSING)
             made = ["made_key"] if value == change.key else []  # a record holding its own key
@@ -257,13 +257,26 @@ def _seconds_after(value: str, now: str) -> int | None:
     return None if a is None or b is None else int((a - b).total_seconds())
 
 
-def _choose(options: list[list[str]]) -> tuple[str | None, int]:
-    """The expression that explains the most calls (a non-literal wins a tie), and how many."""
+def _choose(options: list[list[str]], calls: list[Observation]) -> tuple[str | None, int]:
+    """The expression that explains the most calls (a non-literal wins a tie), and how many; an argument
+    with the value the service took when it was not given (`args['quantity'] if ... else 1`) where that
+    explains more."""
     counts: Counter[str] = Counter(e for opts in options for e in dict.fromkeys(opts))
     if not counts:
         return None, 0
-    best = max(counts, key=lambda e: (counts[e], not _literal(e), -len(e)))
-    return best, counts[best]
+    best: str | None = max(counts, key=lambda e: (counts[e], not _literal(e), -len(e)))
+    most = counts[best]
+    for name in calls[0].args if calls else []:
+        given = arg(name)
+        if not counts.get(given):
+            continue
+        rest = Counter(e for opts, o in zip(options, calls, strict=False) if given not in opts and o.args.get(name) is None
+                       for e in dict.fromkeys(opts) if _literal(e))
+        if rest:
+            literal, n = rest.most_common(1)[0]
+            if counts[given] + n > most:
+                best, most = f"({given} if {given} is not None else {literal})", counts[given] + n
+    return best, most
 
 
 def _literal(expr: str) -> bool:
@@ -291,7 +304,7 @@ def _effect(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> Lea
     if slot.kind == "create":
         record = {}
         for f, options in slot.fields.items():
-            expr, _ = _choose(options)
+            expr, _ = _choose(options, slot.calls)
             if expr is not None:
                 record[f] = _value_expr(expr, "{}", f)
         body = "{" + ", ".join(f"{f!r}: {e}" for f, e in record.items()) + "}"
@@ -301,7 +314,7 @@ def _effect(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> Lea
     elif slot.kind == "delete":
         effect = Effect.model_validate({"delete": slot.target, "key": slot.key_expr})
     else:
-        expr, count = _choose(slot.options)
+        expr, count = _choose(slot.options, slot.calls)
         if expr is None or count < max(1, n // 2):
             return None
         value = _value_expr(expr, slot.target, slot.name)
