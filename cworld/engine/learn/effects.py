@@ -264,8 +264,8 @@ def _choose(options: list[list[str]], calls: list[Observation]) -> tuple[str | N
     counts: Counter[str] = Counter(e for opts in options for e in dict.fromkeys(opts))
     if not counts:
         return None, 0
-    best: str | None = max(counts, key=lambda e: (counts[e], not _literal(e), -len(e)))
-    most = counts[best]
+    top = max(counts, key=lambda e: (counts[e], not _literal(e), -len(e)))
+    best, most = top, counts[top]
     for name in calls[0].args if calls else []:
         given = arg(name)
         if not counts.get(given):
