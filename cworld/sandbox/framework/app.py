@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
+from cworld.sandbox.framework.index import BY_KEY
 from cworld.sandbox.framework.journal import for_reading
 from cworld.sandbox.framework.tools import ToolMeta, tool_meta
 from cworld.values import norm
@@ -140,19 +141,27 @@ class SandboxApp:
         return len(self.keys_having(name, of, value)) if found is None else found
 
     def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, within: tuple[Any, Any] = (None, None),
-                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, **equal: Any) -> Sequence[Any]:
+                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, keys: bool = False,
+                **equal: Any) -> Sequence[Any]:
         """`where(name, **equal)` (or, `having` = (of, value), the records of `keys_having(name, of, value)`)
         with the first value of `by` in `within` (`lo <= v < hi`, None open), as `sorted` orders them by the
-        values of the fields `by`: a sequence whose pages (`paginate`) cost a page."""
+        values of the fields `by` (`BY_KEY`: the record's key), or their `keys`: a sequence whose pages
+        (`paginate`) cost a page."""
         found = self.session.indexes.ordered(self.name, name, self.state[name], self.session.journals.get(self.name),
-                                             by, reverse, equal, within, having)
+                                             by, reverse, equal, within, having, keys)
         if found is not None:
             return found
         lo, hi = within
+        raw = for_reading(self.state[name])
+
+        def value(key: Any, field: str) -> Any:
+            return key if field == BY_KEY else raw[key].get(field)
+
+        chosen = self.keys_where(name, **equal) if having is None else self.keys_having(name, *having)
+        inside = [k for k in chosen if (lo is None or lo <= value(k, by[0])) and (hi is None or value(k, by[0]) < hi)]
+        ordered = sorted(inside, key=lambda k: tuple(value(k, f) for f in by), reverse=reverse)
         collection = self.state[name]
-        chosen = self.where(name, **equal) if having is None else [collection[k] for k in self.keys_having(name, *having)]
-        inside = [r for r in chosen if (lo is None or lo <= r.get(by[0])) and (hi is None or r.get(by[0]) < hi)]
-        return sorted(inside, key=lambda r: tuple(r.get(f) for f in by), reverse=reverse)
+        return ordered if keys else [collection[k] for k in ordered]
 
     def _keys(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...],
               having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> list[Any]:

@@ -26,6 +26,9 @@ from sortedcontainers import SortedList
 from cworld.sandbox.framework.journal import CallJournal, CollectionView
 from cworld.values import match_text
 
+#: A name in a sort's `by` that stands for the record's key in its map (orders keyed by their id only).
+BY_KEY = "@key"
+
 _MISSING = object()
 #: The bucket of records a field index cannot file (not a dict, an unhashable value): always candidates.
 _ODD = object()
@@ -177,7 +180,7 @@ class SortedIndex:
     def _entry(self, key: Any, record: dict[str, Any]) -> tuple[Any, ...]:
         """(the values of `by`, the tie-break: the place in the map, negated when sorting in reverse, so a
         reversed read keeps ties in the map's order, the key)."""
-        return (tuple([record.get(f) for f in self.by]), self._sign * self._place[key], key)
+        return (tuple([key if f == BY_KEY else record.get(f) for f in self.by]), self._sign * self._place[key], key)
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         old = self.filed.pop(key, None)
@@ -377,7 +380,7 @@ class Indexes:
 
     def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: tuple[str, ...],
                 reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any],
-                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> Ordered | None:
+                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, keys: bool = False) -> Ordered | None:
         """The records holding `equal`'s values (or, `having`, a value a function reads off them) whose first
         `by` value lies in `within` (`lo <= v < hi`, None open), sorted by `by`, as a sequence whose pages
         cost a page; None when the index cannot give it."""
@@ -392,27 +395,29 @@ class Indexes:
             return None
         group = sort.groups.get(wanted)
         if group is None:
-            return Ordered(collection, SortedList(), reverse, 0, 0)
+            return Ordered(collection, SortedList(), reverse, 0, 0, keys)
         lo, hi = within
         start = 0 if lo is None else group.bisect_left(((lo,),))
         stop = len(group) if hi is None else group.bisect_left(((hi,),))
-        return Ordered(collection, group, reverse, start, max(start, stop))
+        return Ordered(collection, group, reverse, start, max(start, stop), keys)
 
 
 class Ordered(Sequence[Any]):
     """A window `[start, stop)` of a sorted group, read by position: `len` and slices cost what they return
     (`paginate`)."""
 
-    def __init__(self, collection: Any, entries: SortedList, reverse: bool, start: int, stop: int) -> None:
-        self._collection, self._entries, self._reverse = collection, entries, reverse
+    def __init__(self, collection: Any, entries: SortedList, reverse: bool, start: int, stop: int,
+                 keys: bool = False) -> None:
+        self._entries, self._reverse = entries, reverse
         self._start, self._stop = start, stop
+        self._read: Callable[[Any], Any] = (lambda key: key) if keys else collection.__getitem__
 
     def __len__(self) -> int:
         return self._stop - self._start
 
     def __iter__(self) -> Iterator[Any]:
         window = self._entries.islice(self._start, self._stop, reverse=self._reverse)
-        return (self._collection[entry[-1]] for entry in window)
+        return (self._read(entry[-1]) for entry in window)
 
     @overload
     def __getitem__(self, at: int) -> Any: ...
@@ -430,4 +435,4 @@ class Ordered(Sequence[Any]):
         else:
             start, stop = self._start + start, self._start + stop
         window = self._entries.islice(start, stop, reverse=self._reverse) if start < stop else ()
-        return [self._collection[entry[-1]] for entry in window]
+        return [self._read(entry[-1]) for entry in window]

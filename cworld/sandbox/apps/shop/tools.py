@@ -80,10 +80,11 @@ class ShopTools(ShopBase):
     ) -> ProductPage:
         """Search the catalog by words, category, price range and stock, sorted and paginated; gives product ids."""
         catalog = self.state["catalog"]
-        if category is not None and category not in {p["category"] for p in catalog.values()}:
+        if category is not None and not self.count("catalog", category=category):
             raise AppError("not_found", f"no category '{category}': list_categories shows the exact names")
-        hits = [pid for pid, p in catalog.items()
-                if matches(query, p["name"], p["brand"], p["description"])
+        in_category = {} if category is None else {"category": category}
+        hits = [pid for pid in self.keys_matching("catalog", query, ("name", "brand", "description"), **in_category)
+                if matches(query, (p := catalog[pid])["name"], p["brand"], p["description"])
                 and category in (None, p["category"])
                 and (min_price is None or p["price"] >= min_price)
                 and (max_price is None or p["price"] <= max_price)

@@ -26,6 +26,7 @@ from cworld.sandbox.apps.shop.models import (
 )
 from cworld.sandbox.apps.shop.state import ShopBase
 from cworld.sandbox.framework import AppError, tool
+from cworld.sandbox.framework.index import BY_KEY
 
 AddressId = Annotated[str, Field(description="address id from list_addresses or add_address", max_length=64)]
 PaymentId = Annotated[str, Field(description="card id from list_payment_methods", max_length=64)]
@@ -65,9 +66,8 @@ class OrderTools(ShopBase):
     ) -> OrderPage:
         """The account's orders, newest first, optionally by status, paginated."""
         self._auth(token)
-        orders = self.state["orders"]
-        ids = sorted((o for o in orders if status in (None, orders[o]["status"])),
-                     key=lambda o: (orders[o]["placed_at"], o), reverse=True)
+        in_status: dict[str, Any] = {} if status is None else {"status": status}
+        ids = self.ordered("orders", ("placed_at", BY_KEY), reverse=True, keys=True, **in_status)
         chunk, meta = paginate(ids, page, page_size)
         return OrderPage(orders=[self._order_summary(o) for o in chunk], **meta)
 
