@@ -246,6 +246,27 @@ def test_two_arguments_given_together_or_not_at_all() -> None:
     assert run_on(rule, _obs(PASSPORT, {"name": "b", "expires": "2029-02-02"}, {"travellers": {}}))[0] == "invalid_args"
 
 
+TRANSFER = _tool("create_transfer", {"amount": {"type": "number"}}, ["amount"])
+
+
+def test_two_records_made_from_one_counter_share_its_key_and_the_answer_names_the_first() -> None:
+    calls = []
+    for n in range(1, 6):
+        before: dict[str, Any] = {"transfers": {f"trf_{i:04d}": {"amount": 1.0} for i in range(1, n)},
+                                  "codes": {f"trf_{i:04d}": {"sent": 1} for i in range(1, n)}}
+        after = copy.deepcopy(before)
+        key = f"trf_{n:04d}"
+        after["transfers"][key], after["codes"][key] = {"amount": float(n)}, {"sent": 1}
+        calls.append(Observation(TRANSFER, {"amount": float(n)}, ToolResult.ok({"transfer_id": key, "amount": float(n)}),
+                                 NOW, before, after, {"trf": n - 1}))
+    rule, _ = induce(TRANSFER, calls)
+    state = {"transfers": {"trf_0009": {"amount": 2.0}}, "codes": {"trf_0009": {"sent": 1}}}
+    fresh = Observation(TRANSFER, {"amount": 7.0}, ToolResult.ok({}), NOW, state, None, {"trf": 9})
+    verdict, after = run_on(rule, fresh)
+    assert verdict == "ok" and set(after["transfers"]) == set(after["codes"]) == {"trf_0009", "trf_0010"}, rule.do
+    assert rule.answer and "transfer_id" in rule.answer and "made_key" in rule.answer
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

@@ -60,7 +60,28 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
         if made is not None:
             out.append(made)
     out.sort(key=lambda e: -e.support)
-    return _ordered(out)
+    return _shared_keys(_ordered(out))
+
+
+def _shared_keys(effects: list[LearnedEffect]) -> list[LearnedEffect]:
+    """Each create binds its own record (`made`, `made_2`, ...); a second create from the same id counter
+    files its record under the first one's key (a transfer's code under the transfer's id), as the
+    service did: one counter step, not two."""
+    first: dict[str, str] = {}
+    for i, e in enumerate(effects):
+        made = e.effect
+        if made.create is None:
+            continue
+        name = "made" if not first else f"made_{len(first) + 1}"
+        update: dict[str, Any] = {"as_": name}
+        if made.id is not None and made.id in first:
+            update.update(id=None, key=f"{first[made.id]}_key")
+        elif made.id is not None:
+            first[made.id] = name
+        else:
+            first[f"key:{i}"] = name
+        e.effect = made.model_copy(update=update)
+    return effects
 
 
 def _ordered(effects: list[LearnedEffect]) -> list[LearnedEffect]:

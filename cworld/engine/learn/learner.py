@@ -13,7 +13,7 @@ from cworld.data_model import ToolSpec
 from cworld.engine.learn.atoms import Hints, server_hints
 from cworld.engine.learn.checks import learn_checks, needed_steps
 from cworld.engine.learn.effects import learn_effects
-from cworld.engine.learn.reads import learn_answer, learn_list
+from cworld.engine.learn.reads import learn_answer, learn_list, made_answer
 from cworld.engine.learn.replay import Agreement, agreement, run_on
 from cworld.engine.learn.scope import Scope
 from cworld.engine.learn.traffic import Observation, Traffic, split
@@ -76,6 +76,8 @@ def induce(tool: ToolSpec, calls: list[Observation], hints: Hints | None = None)
     elif rule.do:
         after = {id(o): Scope(o, state=_after_rule(rule, o)) for o in oks}
         answer, n = learn_answer(oks, after)
+        if answer is None and sum(1 for e in rule.do if e.create is not None) > 1:
+            answer, n = made_answer(oks), len(oks)
         if answer is not None:
             rule.answer = answer
             support["answer"] = n

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from cworld.engine.learn.diff import collections, is_map
+from cworld.engine.learn.diff import changes, collections, is_map
 from cworld.engine.learn.scope import MISSING, Scope, arg
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.spec import ListRead
@@ -157,3 +157,19 @@ def _inside(record: dict[str, Any], value: Any, expr: str, depth: int) -> list[s
         elif isinstance(sub, dict) and depth > 0 and len(sub) <= 12 and not is_map(sub):
             out += _inside(sub, value, here, depth - 1)
     return out
+
+
+def made_answer(oks: list[Observation]) -> str | None:
+    """Where a write makes two records (a transfer and its code), the answer shows the first, as the
+    service's did: its key under the answer key that named the new record in (nearly) every answer."""
+    named: Counter[str] = Counter()
+    for o in oks:
+        body = answer_value(o)
+        if body is None or o.before is None or o.after is None:
+            continue
+        made = {c.key for c in changes(o.before, o.after) if c.kind == "create"}
+        named.update(k for k, v in body.items() if isinstance(v, str) and v in made)
+    if not named:
+        return None
+    key, n = named.most_common(1)[0]
+    return f"{{{key!r}: made_key, **made}}" if n >= len(oks) * 3 // 4 else None
