@@ -123,6 +123,20 @@ def test_response_format_takes_each_providers_form(workspace_dir):
     assert response_format_for(compatible, schema) == {"type": "json_object", "schema": schema}
 
 
+def test_tools_sent_to_a_local_llama_cpp_server_say_tool_choice_auto(workspace_dir):
+    """llama-cpp-python's chatml-function-calling renders no tool into the prompt without `tool_choice`:
+    SmolLM2 never saw the agent's tools. A caller's own choice is kept; other providers get none added."""
+    tools = [{"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}]
+    local = ModelConfig(model="openai/smollm2", api_base="http://127.0.0.1:8932/v1")
+    assert "tool_choice" not in prepare(local, {"messages": [USER], "tools": tools}).request
+    local_server.write_record(local_server.ServerRecord(pid=1, port=8932, model="smol"))
+    assert prepare(local, {"messages": [USER], "tools": tools}).request["tool_choice"] == "auto"
+    named = {"type": "function", "function": {"name": "add"}}
+    assert prepare(local, {"messages": [USER], "tools": tools, "tool_choice": named}).request["tool_choice"] == named
+    assert "tool_choice" not in prepare(local, {"messages": [USER]}).request
+    assert "tool_choice" not in prepare(ModelConfig(model="openai/gpt-4o"), {"messages": [USER], "tools": tools}).request
+
+
 async def test_the_gateway_sends_what_the_stand_in_accepts_and_keys_the_cache_on_it(strict_provider, tmp_path):
     cfg = strict_provider.model_config()
     gateway = Gateway(ModelsConfig(agent=cfg), cache_path=tmp_path / "llm.sqlite")

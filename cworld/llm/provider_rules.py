@@ -7,7 +7,9 @@ cache key is computed on what it returns, so a cached answer is the answer to wh
   kept within the family's pattern (a renamed function is renamed back in the model's tool calls, and in
   earlier assistant turns of the conversation, so callers never see the provider's name), its description
   within the family's limit (OpenAI: 1024 characters);
-- `tool_choice` only with tools, naming the sent name;
+- `tool_choice` only with tools, naming the sent name; for a local model server cworld started, `"auto"`
+  when the caller gave none (OpenAI's default with tools; llama-cpp-python's `chatml-function-calling`
+  renders the prompt without any tool unless `tool_choice` is given, so the model never saw them);
 - `response_format` in the provider's documented form (`response_format_for`): OpenAI's `json_schema`
   where litellm says the model takes a response schema, else `json_object` where it takes JSON mode,
   else nothing; llama.cpp's `{"type": "json_object", "schema": ...}` only for a local model server
@@ -87,6 +89,8 @@ def prepare(cfg: ModelConfig, request: dict[str, Any]) -> Prepared:
         if renamed:
             out["messages"] = _renamed_history(out["messages"], renamed)
             out["tool_choice"] = _renamed_choice(out.get("tool_choice"), renamed)
+        if out.get("tool_choice") is None and serves_llama_cpp(cfg):
+            out["tool_choice"] = "auto"
     else:
         out.pop("tools", None)
         out.pop("tool_choice", None)
