@@ -124,14 +124,30 @@ def id_problems(step: PlanStep, spec: ToolSpec, steps: dict[str, PlanStep], univ
     for arg, value in step.arguments.items():
         if not isinstance(value, str) or not REFERENCE.search(value):
             continue
-        stem = id_entity(arg) or (_noun(spec) if snake(arg) in ("id", "ids") else None)
-        if stem is None:
-            continue
         source = _source_noun(value, steps, universe)
-        if source and not _same_kind(stem, source):
+        if not takes_kind(arg, spec, source):
+            stem = str(id_stem(arg, spec))
             found.append(f"{step.id}: {arg} takes a {stem.replace('_', ' ')} id, but {value} is a "
-                         f"{source.replace('_', ' ')}'s")
+                         f"{str(source).replace('_', ' ')}'s")
     return found
+
+
+def id_stem(arg: str, spec: ToolSpec) -> str | None:
+    """The kind an id argument names: its own stem (`card_id`), or for a bare `id` what the tool acts on."""
+    return id_entity(arg) or (_noun(spec) if snake(arg) in ("id", "ids") else None)
+
+
+def takes_kind(arg: str, spec: ToolSpec, source: str | None) -> bool:
+    """The id_kind rule: `spec`'s argument `arg` may take an id of a `source` record (the list it was picked
+    from, or what the tool that answered it lists). The sampler chooses finders by it too, so a draw whose
+    finder lists another kind (`list_time_cards` for a `card_id`) is not composed only to be refused."""
+    stem = id_stem(arg, spec)
+    return stem is None or not source or _same_kind(stem, source)
+
+
+def listed_kind(spec: ToolSpec) -> str | None:
+    """What a list read's answer holds by its name (`list_time_cards` -> time_card), as the rule reads it."""
+    return _noun(spec)
 
 
 def _noun(spec: ToolSpec) -> str | None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.errors import ContentError, UsageError
+from cworld.synth.argument_checks import listed_kind, takes_kind
 from cworld.synth.offline.action_space import USES, ActionSpace, Unit, noun_of, verb_of, when_args
 from cworld.synth.offline.templates import Phrasebook
 from cworld.synth.sampling import Candidates
@@ -173,9 +174,13 @@ class ShapeSampler:
         return all(self.drawn[t.id] < self.cap for t in (pick[0].tool, pick[1]) if t is not None)
 
     def _finder(self, unit: Unit) -> ToolSpec | None:
+        """The least tried list read of the unit's kind whose ids the unit's arguments may take (the id_kind
+        rule of `argument_checks`: a time card listing finds no task-board card)."""
         if not unit.kind:
             return None
-        found = self.space.finders.get((unit.server, unit.kind)) or []
+        fed = ([unit.target] if unit.target else []) + [a for a, k in unit.refs.items() if k == unit.kind]
+        found = [t for t in self.space.finders.get((unit.server, unit.kind)) or []
+                 if all(takes_kind(a, unit.tool, listed_kind(t)) for a in fed)]
         return min(found, key=lambda t: (self.tried[t.id], t.id)) if found else None
 
     def _goes_with(self, unit: Unit, drawn: Drawn) -> bool:
