@@ -225,3 +225,23 @@ def test_a_comprehension_over_10000_records_reads_few() -> None:
     shadowed, _ = _call(_answer_rule("[k for k, v in items.items() if str(v['n']) == '3']"), dict(base), {}, {},
                         store, indexes, SHADOWING)
     assert len(shadowed[2]) == 10_000  # `str` is the def here: every record passes, none left out
+
+
+def test_text_candidates_are_the_same_before_and_after_the_token_index() -> None:
+    """A text search's candidates are exactly the records whose text holds every word, whether the texts are
+    scanned (the first searches) or a token index answers (after `TOKENS_AFTER` of them)."""
+    from cworld.engine.rules.index import TOKENS_AFTER, CollectionIndexes
+    from cworld.values import match_text
+
+    rng = random.Random(4)
+    words = ["meeting", "notes", "plan", "Budget", "café", "review", "q3"]
+    records = {f"d{i}": {"title": " ".join(rng.sample(words, 2)), "body": rng.choice(words) + "s"} for i in range(300)}
+    ix = CollectionIndexes(records)
+    fields = ("it.title", "it.body")
+    for n in range(TOKENS_AFTER + 20):
+        query = [w for w in (rng.choice(["eet", "note", "budg", "cafe", "revi", "plans"]),
+                             rng.choice(["", "meet", "ans"])) if w]
+        hits, residual = ix.text(fields, query)
+        texts = {k: match_text(r["title"], r["body"]) for k, r in records.items()}
+        assert hits == {k for k, t in texts.items() if all(w in t for w in query)}, (n, query)
+        assert not residual

@@ -3,7 +3,7 @@
 A tool that wants the messages of one thread, or the people whose name holds a word, walked every record:
 10 ms at 10,000 records where 100 took 0.1 ms. `Indexes` (one per session) keeps, per top-level `{key:
 record}` map of an app's state and on first use: a hash index per field asked (`value -> keys`), a token
-index per tuple of text fields (each token of `match_text` over the fields -> keys), and every key's place
+index per tuple of text fields (each record's text as `matches` reads it), and every key's place
 in the map's order, so answers come back in the order a walk gives.
 
 They stay true through the write calls' journals (`journal.py`): a write call keeps every record it reads
@@ -17,14 +17,13 @@ the indexes rest on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from itertools import islice
 from typing import Any, overload
 
 from sortedcontainers import SortedList
 
 from cworld.sandbox.framework.journal import CallJournal, CollectionView
-from cworld.values import match_text
+from cworld.values import text_of
 
 #: A name in a sort's `by` that stands for the record's key in its map (orders keyed by their id only).
 BY_KEY = "@key"
@@ -34,23 +33,12 @@ _MISSING = object()
 _ODD = object()
 
 
-def text_of(values: tuple[Any, ...]) -> str:
-    """The text `matches` searches in `values` (`match_text`), cached for plain texts: records share texts
-    (a sender, a status) and a search asks for the same ones call after call."""
-    return haystack(values) if all(type(v) is str for v in values) else match_text(*values)
-
-
 def _read(record: dict[str, Any], field: str) -> Any:
     """`record[field]`, a dotted field read inside (`from.name`); None when it is not there."""
     value: Any = record
     for part in field.split("."):
         value = value.get(part) if type(value) is dict else None
     return value
-
-
-@lru_cache(maxsize=1 << 16)
-def haystack(texts: tuple[str, ...]) -> str:
-    return match_text(*texts)
 
 
 class _Postings:

@@ -12,8 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from cworld.sandbox.framework import AppError
-from cworld.sandbox.framework.index import text_of
-from cworld.values import iso, later, money, norm
+from cworld.values import iso, later, money, norm, text_of
 
 __all__ = ["iso", "later", "matches", "money", "norm", "parse_day", "parse_iso", "parse_moment", "suggest"]
 
