@@ -16,7 +16,7 @@ the wrong reason); an instance whose arguments do not validate against the input
 
 Heuristics (what a check needs to find in a tool):
 - Operation kind and entity are the engine's own (`cards.operations.operation_kind`, `entity_for` under
-  `engine.index.card_for(tool)`); the record collection is `ServerWorld.kinds[entity]`. Tools are grouped
+  `engine.card_of(tool)`: the server's card, with the kinds its tools' id arguments name); the record collection is `ServerWorld.kinds[entity]`. Tools are grouped
   by (entity, name noun): the noun is the last word of the tool's name that is not a verb, a stop word or
   the server's common name prefix (`get_booking_details` -> booking, `list_customers` -> customer,
   `sb_book` -> book). Create, get, list, update and delete tools pair only within a group, so
@@ -168,7 +168,7 @@ def collection(world: ServerWorld, kind: str) -> dict[str, Any] | None:
 
 def kind_of_ref(world: ServerWorld, arg: str) -> str | None:
     """The world's kind an `<kind>_id(s)` / `kindId(s)` argument names, when the world holds it."""
-    m = re.fullmatch(r"(.+?)(?:_ids?|Ids?|IDs?)", arg)
+    m = re.fullmatch(r"(.+?)(?:_ids?|Ids?|IDs?|_uuids?|Uuids?|_gids?|Gids?|_iids?|Iids?)", arg)
     if not m:
         return None
     stem = "_".join(singular_word(t) for t in name_tokens(m.group(1)))
@@ -257,12 +257,22 @@ def size_value(tool: ToolSpec, name: str, wanted: int) -> Any:
 
 # --- answers ----------------------------------------------------------------------------------------------
 def content(result: ToolResult) -> Any:
-    if result.structured_content is not None:
-        return result.structured_content
-    try:
-        return json.loads(result.text)
-    except (ValueError, TypeError):
-        return None
+    """The answer's data; a FastMCP answer of one string property holding JSON (`{"result": "{...}"}`) is read
+    as that JSON, as its client reads it."""
+    data = result.structured_content
+    if data is None:
+        try:
+            data = json.loads(result.text)
+        except (ValueError, TypeError):
+            return None
+    if isinstance(data, dict) and len(data) == 1:
+        (inner,) = data.values()
+        if isinstance(inner, str) and inner[:1] in ("{", "["):
+            try:
+                return json.loads(inner)
+            except ValueError:
+                return data
+    return data
 
 
 def items_of(result: ToolResult) -> list[Any] | None:
@@ -487,7 +497,7 @@ class ServerChecks:
             self.groups.setdefault(info.group, {}).setdefault(info.op, []).append(info)
 
     def _info(self, tool: ToolSpec, prefix: str | None) -> ToolInfo:
-        card = self.engine.index.card_for(tool)
+        card = self.engine.card_of(tool)  # the card the tool's rules read: its server's, with the kinds it names
         entity = entity_for(tool, card)
         return ToolInfo(tool, operation_kind(tool), entity, name_noun(tool, prefix, entity.name))
 

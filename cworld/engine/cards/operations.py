@@ -76,6 +76,24 @@ def _agree_with_annotations(kind: str, tool: ToolSpec) -> str:
     return kind
 
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+ID_ARG = re.compile(r"^(.+?)_(?:id|gid|iid|uid|uuid)(s?)$")
+"""An id argument in snake case: `order_id`, `tag_gid` (Asana), `issue_iid` (GitLab), `user_uuid`; `_ids` for several."""
+
+
+def snake(name: str) -> str:
+    """An argument name as snake case, whatever its style: `cardId`, `vault-id`, `page.size` -> `card_id`,
+    `vault_id`, `page_size`. Rules match on it; the argument is still read under its own name."""
+    return re.sub(r"[-.\s]+", "_", _CAMEL.sub("_", name)).lower()
+
+
+def id_stem(arg: str) -> tuple[str, bool] | None:
+    """(the kind an id argument names, in the singular, whether it holds several ids): `orderIds` -> ('order',
+    True); None for an argument that is no id."""
+    match = ID_ARG.match(snake(arg))
+    return (singular_word(match.group(1)), bool(match.group(2))) if match else None
+
+
 def singular(word: str) -> str:
     if word.endswith(("ss", "us", "is")):
         return word

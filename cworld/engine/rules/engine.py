@@ -22,7 +22,7 @@ from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
-from cworld.engine.cards.card import CategoryCard
+from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.rules.cow import SeedMaps, SessionStore
@@ -36,6 +36,7 @@ from cworld.engine.schema.patterns import ResponsePattern, render_text, response
 from cworld.engine.schema.shaping import Shaper, schema_types
 from cworld.engine.world.base import ServerWorld, World
 from cworld.engine.world.changes import EntityChanges
+from cworld.engine.world.named import with_named_kinds
 from cworld.engine.world.state import Outcome
 from cworld.sandbox.framework.session import SECONDS_PER_CALL
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
@@ -130,6 +131,7 @@ class RulesEngine:
         self._names: dict[int, set[str]] = {}
         self._patterns: dict[str, ResponsePattern] = {}
         self._world_cache: dict[int, World] = {}
+        self._server_cards: dict[str, tuple[CategoryCard, CategoryCard]] = {}
         self.indexes = Indexes()
         """the seed worlds' collections' indexes, built on first use, shared by every session"""
         self.seed_maps = SeedMaps()
@@ -194,12 +196,24 @@ class RulesEngine:
         inferred = infer_rule(tool, card, world) if world is not None else None
         return (inferred, "inferred") if inferred is not None else (None, "simulated")
 
+    def card_of(self, tool: ToolSpec) -> CategoryCard:
+        """The card the tool's rules read: its server's, with the kinds the server's tools name beside it."""
+        return self._card_of(tool, self._server_world(tool.server))
+
     def _card_of(self, tool: ToolSpec, world: ServerWorld | None) -> CategoryCard:
         """One card per server: the one its world was generated for (the card most of its tools get), so a
-        tool reads the kinds its server's world holds; the tool's own card for a world in its own layout."""
-        if world is not None and world.card in self.cards:
-            return self.cards[world.card]  # type: ignore[index]
-        return self.index.card_for(tool)
+        tool reads the kinds its server's world holds, with the kinds its tools name that the card lacks
+        (`world/named.py`); the tool's own card for a world in its own layout."""
+        if world is None or world.card not in self.cards:
+            return self.index.card_for(tool)
+        card = self.cards[world.card]  # type: ignore[index]
+        if not world.named_kinds:
+            return card
+        found = self._server_cards.get(world.server)
+        if found is None or found[0] is not card:
+            named = [EntityType.model_validate(k) for k in world.named_kinds]
+            found = self._server_cards[world.server] = (card, with_named_kinds(card, named))
+        return found[1]
 
     def _server_world(self, server: str) -> ServerWorld | None:
         """The server's world, from any seed's world (rules depend on its layout, never on its records)."""

@@ -85,7 +85,7 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
     fields = _had(rule.has, entity) if entity is not None else None
     if entity is None or coll is None or fields is None or own is None:
         return None
-    front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity),
+    front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity, own_arg=own),
              Check(find="target", in_=coll, key=f"args[{own!r}]", message=not_found_message(entity, card)),
              Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
     return rule.model_copy(update={"check": [*front, *rule.check], "do": [_placed(e, coll) for e in rule.do]})

@@ -7,35 +7,37 @@ writes it out for a person to review and correct.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
+from cworld.engine.cards.operations import (
+    ID_ARG,
+    entity_for,
+    id_stem,
+    name_tokens,
+    operation_kind,
+    singular_word,
+    snake,
+)
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 
-_REF = re.compile(r"^(.+?)_(?:id|gid|iid|uid|uuid)(s?)$")
-"""An id argument in snake case: `order_id`, `tag_gid` (Asana), `issue_iid` (GitLab), `user_uuid`; `_ids` for several."""
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
 QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains")
 PAGE_ARGS = ("page", "page_number", "page_no", "page_index")
-OFFSET_ARGS = ("offset", "start", "skip", "start_index")
+OFFSET_ARGS = ("offset", "start", "skip", "start_index", "from")
+"""Item offsets (`from` as Elasticsearch and Vercel take it; only an integer argument is read as one)."""
 CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "next_token", "starting_after", "after",
                "continuation_token", "marker")
-SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n", "first")
+SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n", "first", "top",
+             "max_items", "page_limit", "num_results", "max_count")
+"""Page sizes (`top` as OData services take it, with `skip`)."""
 PAGING_ARGS = (*PAGE_ARGS, *OFFSET_ARGS, *CURSOR_ARGS, *SIZE_ARGS)
 DEFAULT_PAGE_SIZE = 20
 UNPAGED_CAP = 1000
 """A list that takes no paging argument answers everything it holds, as such services do, up to a server's cap."""
-
-
-def snake(name: str) -> str:
-    """An argument name as snake case, whatever its style: `cardId`, `vault-id`, `page.size` -> `card_id`,
-    `vault_id`, `page_size`. Rules match on it; the argument is still read under its own name."""
-    return re.sub(r"[-.\s]+", "_", _CAMEL.sub("_", name)).lower()
 
 
 def _named(props: dict[str, Any], names: tuple[str, ...], kind: str | None = None) -> str | None:
@@ -63,9 +65,11 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     if coll is None:
         return None
     required = set(tool.input_schema.get("required") or [])
-    checks = auth_checks(props, world) + reference_checks(props, required, card, world, own=entity)
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
-    if op in ("list", "search") or (op == "get" and own is None and _names_many(tool)):
+    listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
+    checks = auth_checks(props, world) + reference_checks(props, required, card, world, own=entity,
+                                                          own_arg=None if listing else own)
+    if listing:
         return Rule(op=op, check=checks, list_=_list_read(tool, coll, entity, props), origin="inferred")
     if op == "create":
         return _create(op, checks, coll, entity, props)
@@ -303,14 +307,16 @@ def auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
 
 
 def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
-                     own: EntityType) -> list[Check]:
+                     own: EntityType, own_arg: str | None = None) -> list[Check]:
     """Every `<kind>_id` argument of another kind the world holds must name an existing record (a list filtered
-    by an unknown one too: services differ there, and most of those measured refuse it)."""
+    by an unknown one too: services differ there, and most of those measured refuse it); of the tool's own kind
+    too, but for `own_arg`, the one naming the record the tool is about (`link(workItemId, relatedWorkItemId)`:
+    the related item must exist). Without `own_arg` every argument of the own kind is passed over."""
     checks = []
     for name in props:
         named = id_kind(name, card)
         other = named[0] if named else None
-        if other is None or other is own:
+        if other is None or (other is own and (own_arg is None or name == own_arg)):
             continue
         coll = collection_of(other, world)
         if coll is None:
@@ -327,11 +333,8 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
 def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | None:
     """For an id argument (`order_id`, `orderIds`): the card kind it names (None: no kind of the card) and
     whether it holds several ids; None for an argument that is not an id."""
-    plain = snake(arg)
-    match = _REF.match(plain)
-    if match is None:
-        return None
-    return _entity_named(card, singular_word(match.group(1))), bool(match.group(2))
+    stem = id_stem(arg)
+    return None if stem is None else (_entity_named(card, stem[0]), stem[1])
 
 
 def _entity_named(card: CategoryCard, stem: str) -> EntityType | None:

@@ -198,7 +198,7 @@ class RuleRun:
             raise RuleFailed(step.error or "not_found", self.ev.text(template.replace("{key}", str(key))))
         self.ev.bind(name, record)
         self.ev.bind(f"{name}_key", str(key))
-        if self.first_found is None:
+        if self.first_found is None or name == "target":  # the record the tool is about, not one it refers to
             self.first_found = (step.in_ or "", str(key), record)
 
     # --- effects ----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from cworld.errors import UsageError
 
 #: Bumped whenever what a world holds changes: a saved world of another format is rebuilt (loaded
 #: records, a user's own data, are kept).
-WORLD_FORMAT = 2
+WORLD_FORMAT = 3
 #: The file of a seed's folder that says which seed and clock its server files belong to.
 META_FILE = "_world.json"
 
@@ -45,6 +45,8 @@ class ServerWorld:
     source: str = "generated"
     #: what the service knows beyond its records, from the seed alone (finance's market): rules' constants
     reference: dict[str, Any] = field(default_factory=dict)
+    #: kinds the server's tools name that its card lacks (`world/named.py`), as card entity definitions
+    named_kinds: list[dict[str, Any]] = field(default_factory=list)
 
     def collection(self, kind_or_name: str) -> dict[str, Any] | None:
         """The `{key: record}` map of a card entity kind or a state collection name; None if absent."""
@@ -60,7 +62,8 @@ class ServerWorld:
     def to_json(self) -> dict[str, Any]:
         return {"format": WORLD_FORMAT, "server": self.server, "card": self.card, "source": self.source,
                 "kinds": self.kinds, "ids": self.ids, "state": self.state,
-                **({"reference": self.reference} if self.reference else {})}
+                **({"reference": self.reference} if self.reference else {}),
+                **({"named_kinds": self.named_kinds} if self.named_kinds else {})}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], where: str = "world file") -> ServerWorld:
@@ -69,7 +72,8 @@ class ServerWorld:
                              "write it with `cworld world build` or `cworld world load`")
         return cls(server=str(data["server"]), state=data["state"], kinds=dict(data.get("kinds") or {}),
                    card=data.get("card"), ids={k: int(v) for k, v in (data.get("ids") or {}).items()},
-                   source=str(data.get("source") or "generated"), reference=dict(data.get("reference") or {}))
+                   source=str(data.get("source") or "generated"), reference=dict(data.get("reference") or {}),
+                   named_kinds=list(data.get("named_kinds") or []))
 
 
 @dataclass

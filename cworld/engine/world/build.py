@@ -31,6 +31,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import singular_word
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld, World
 from cworld.engine.world.idformat import card_format
+from cworld.engine.world.named import named_kinds, with_named_kinds
 from cworld.engine.world.names import name_records
 from cworld.engine.world.state import Collection, new_record
 from cworld.environment import Workspace
@@ -152,14 +153,18 @@ def build_order(card: CategoryCard) -> list[EntityType]:
     return order
 
 
-def generated_world(server: str, card: CategoryCard, seed: int, size: int | None = None) -> ServerWorld:
-    """A server's world of its card's kinds; `size` records per kind, else 20-200 drawn per kind. Dates
-    fall near the seed's clock, the one the sandbox apps start at."""
+def generated_world(server: str, card: CategoryCard, seed: int, size: int | None = None,
+                    tools: Iterable[ToolSpec] = ()) -> ServerWorld:
+    """A server's world of its card's kinds and of the kinds its `tools`' id arguments name that the card
+    lacks (`named.py`); `size` records per kind, else 20-200 drawn per kind. Dates fall near the seed's
+    clock, the one the sandbox apps start at."""
+    named = named_kinds(card, tools)
     with session_clock(seeded_start(seed)):
-        collections = _generate(server, card, seed, size)
+        collections = _generate(server, with_named_kinds(card, named), seed, size)
     kinds = {kind: collection_name(kind) for kind in collections}
     return ServerWorld(server=server, state={kinds[k]: c.records for k, c in collections.items()}, kinds=kinds,
-                       card=card.name, ids=_last_numbers(collections.values()), source="generated")
+                       card=card.name, ids=_last_numbers(collections.values()), source="generated",
+                       named_kinds=[k.model_dump(exclude_defaults=True) for k in named])
 
 
 def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> dict[str, Collection]:
@@ -313,11 +318,15 @@ def build_world(seed: int, tools: Iterable[ToolSpec], cards: dict[str, CategoryC
     of `tools` (`servers`: only those). `size` is records per generated kind (the apps keep their own)."""
     wanted = set(servers) if servers is not None else None
     world = World(seed=seed, now=world_now(seed))
+    tools = list(tools)
     if wanted is None or wanted & set(stateful_apps()):
         world.servers.update({k: v for k, v in sandbox_world(seed).items() if wanted is None or k in wanted})
+    by_server: dict[str, list[ToolSpec]] = {}
+    for tool in tools:
+        by_server.setdefault(tool.server, []).append(tool)
     for server, card in sorted(server_cards(tools, cards).items()):
         if server not in _apps() and (wanted is None or server in wanted):
-            world.servers[server] = generated_world(server, card, seed, size)
+            world.servers[server] = generated_world(server, card, seed, size, by_server[server])
     return world
 
 

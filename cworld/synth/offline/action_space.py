@@ -26,6 +26,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.operations import name_tokens, operation_kind, singular_word
+from cworld.engine.world.named import thin_kinds
 from cworld.synth.offline.goal_roles import (
     CREDENTIAL,
     DATE,
@@ -105,18 +106,20 @@ class ActionSpace:
     def _server(self, server: str, tools: list[ToolSpec]) -> None:
         kinds = self.roles.kinds(server)
         collections = {c: k for k, c in kinds.items()}
+        world = self.engine.world(0).server(server)
+        thin = thin_kinds(world) if world is not None else set()  # only names: nothing for a goal to be about
         for tool in sorted(tools, key=lambda t: t.id):
             rule, origin = self.engine.rule_for(tool)
             if rule is None or origin == "simulated" or _NEVER.search(tool.name):
                 continue
             if rule.list_ is not None:
                 kind = collections.get(rule.list_.from_, rule.list_.from_ if rule.list_.from_ in kinds else None)
-                if kind and not _required_beyond_plain(tool) and self.roles.named(server, kind):
+                if kind and kind not in thin and not _required_beyond_plain(tool) and self.roles.named(server, kind):
                     self.finders[(server, kind)].append(tool)
                 unit = self._reader(tool, kind) if kind else None
             else:
                 unit = self._unit(tool, rule, kinds, collections)
-            if unit is not None:
+            if unit is not None and unit.kind not in thin:
                 self.units[tool.id] = unit
 
     def _unit(self, tool: ToolSpec, rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> Unit | None:

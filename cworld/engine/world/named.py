@@ -1,0 +1,109 @@
+"""Kinds a server's tools name that its card lacks: `get_branch(organizationId, repositoryId)` on a card
+without organizations. A service that takes an organization's id holds organizations, and refuses one it
+does not hold; so the server's world holds records of every kind its tools' id arguments name, with the
+ids those arguments take (numbers, uuids or `organization_0001`) and a name, the one thing every such
+record has (`Acme organization`, `Organization 4821`). The rules then check these references as they check the card's own (`not_found`). A card kind
+every one of the server's id arguments takes as a number (`contact_id: integer`) is numbered in its world
+(`1`, `2`), so the ids it shows are ids its tools accept."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.operations import id_stem, snake
+from cworld.engine.world.base import ServerWorld
+from cworld.schemas.validation import validation_error
+
+#: Stems that name no kind of their own: the record's parent or target (of the tool's own kind or any kind),
+#: and values a client makes up for one call (an idempotency or request id).
+GENERIC_STEMS = frozenset({"parent", "object", "entity", "resource", "target", "source", "external", "request",
+                           "trace", "correlation", "idempotency", "reference", "ref", "related", "child", "root",
+                           "client_request", "custom", "unique", "local", "global", "remote", "new", "old"})
+#: Id formats tried in order; the first every argument naming the kind accepts is the kind's.
+_FORMATS = ("{prefix}_{n:04d}", "{n}", "{uuid}")
+_SAMPLE = {"{n}": "7", "{uuid}": "7f3c1a52-0b8e-4c1d-9a6e-2d4b5c6e7f80"}
+_KIND_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityType]:
+    """The kinds the tools' id arguments name that `card` lacks (in order of first mention), and the card's
+    kinds they all take as numbers, renumbered."""
+    found: list[tuple[str, bool, Any]] = []
+    for tool in tools:
+        props = tool.input_schema.get("properties") or {}
+        typed = {snake(p) for p in props}
+        for arg, schema in props.items():
+            named = id_stem(arg)
+            # `against_id` beside `against_type` names a record of any kind: no kind of its own
+            if named is not None and _KIND_NAME.match(named[0]) and not _generic(named[0]) \
+                    and f"{named[0]}_type" not in typed:
+                found.append((named[0], named[1], schema if isinstance(schema, dict) else {}))
+    stems = sorted({stem for stem, _, _ in found}, key=len)
+    schemas: dict[str, list[Any]] = {}
+    for stem, many, schema in found:
+        # as the rules read an id argument: `testRepoId` names a repo, `relatedWorkItemId` a work item
+        kind = _card_kind(card, stem) or next((s for s in stems if stem.endswith(f"_{s}")), stem)
+        schemas.setdefault(kind, []).append(schema.get("items", {}) if many else schema)
+    out = []
+    for kind, taken in schemas.items():
+        own = card.entity(kind)
+        if own is None:
+            out.append(_entity(kind, taken))
+        elif own.key_field == "id" and own.id_format != "{n}" and all(_numeric(s) for s in taken):
+            out.append(own.model_copy(update={"id_format": "{n}", "fields": {"id": "int", **own.fields}}))
+    return out
+
+
+def thin_kinds(world: ServerWorld) -> set[str]:
+    """The kinds a world holds only the names of (those its tools name that its card lacks): a goal can find
+    such a record, but nothing about it to decide on."""
+    return {k["name"] for k in world.named_kinds if set(k.get("fields") or {}) <= {"id", "name"}}
+
+
+def with_named_kinds(card: CategoryCard, kinds: Iterable[EntityType]) -> CategoryCard:
+    """The card with the server's kinds: its own renumbered ones in their place, the ones it lacks after."""
+    named = {k.name: k for k in kinds}
+    if not named:
+        return card
+    own = [named.pop(e.name, e) for e in card.entities]
+    return card.model_copy(update={"entities": [*own, *named.values()]})
+
+
+def _generic(stem: str) -> bool:
+    return stem in GENERIC_STEMS or stem.split("_")[-1] in GENERIC_STEMS or len(stem) < 2
+
+
+def _card_kind(card: CategoryCard, stem: str) -> str | None:
+    """The card kind the stem names as the rules read it (`from_account` -> account)."""
+    return next((e.name for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+
+
+def _numeric(schema: dict[str, Any]) -> bool:
+    return schema.get("type") in ("integer", "number")
+
+
+def _entity(stem: str, schemas: list[Any]) -> EntityType:
+    template = next((t for t in _FORMATS if all(_accepts(s, _sample(t, stem, s)) for s in schemas)), _FORMATS[0])
+    numeric = template == "{n}" and any(_numeric(s) for s in schemas)
+    label = stem.replace("_", " ")
+    return EntityType(name=stem, id_prefix=stem, id_format=template, seed_count=4,
+                      fields={**({"id": "int"} if numeric else {}), "name": "string"},
+                      vocabulary=[f"{{company}} {label}", f"{{city}} {label}", f"{label.capitalize()} {{n}}"])
+
+
+def _sample(template: str, stem: str, schema: dict[str, Any]) -> Any:
+    text = _SAMPLE.get(template, f"{stem}_0001")
+    return int(text) if template == "{n}" and schema.get("type") in ("integer", "number") else text
+
+
+def _accepts(schema: dict[str, Any], value: Any) -> bool:
+    if "$ref" in schema:  # a schema of the tool's own definitions: only its type is read here
+        return True
+    try:
+        return validation_error(schema, value) is None
+    except Exception:  # noqa: BLE001 - an unreadable schema constrains nothing we can check
+        return True

@@ -1,0 +1,104 @@
+"""Kinds a server's tools name that its card lacks (issue 33, `engine/world/named.py`): the world holds them, so
+an unknown organization is `not_found` as the service says, a card kind the tools take as numbers is numbered,
+and a get that checks a reference answers its own record. The service is written for the test: a small
+build server on the devops card, which has no organizations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.cards.card import CategoryCard, load_cards
+from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
+from cworld.engine.world.base import ServerWorld, World
+from cworld.engine.world.build import generated_world
+from cworld.engine.world.named import named_kinds
+from cworld.environment import Environment
+
+SERVER = "build-hub"
+
+
+def tool(name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
+    return ToolSpec(server=SERVER, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props, "required": required or list(props)})
+
+
+TOOLS = [
+    tool("get_pipeline", {"organizationId": {"type": "string"}, "pipelineId": {"type": "string"}}),
+    tool("get_organization", {"organizationId": {"type": "string"}}),
+    tool("list_builds", {"top": {"type": "integer"}, "skip": {"type": "integer"}}, []),
+    tool("list_build_logs", {"limit": {"type": "integer"}, "from": {"type": "integer"}}, []),
+    tool("create_activity", {"against_type": {"type": "string"}, "against_id": {"type": "string"},
+                             "subject": {"type": "string"}}),
+    tool("link_work_items", {"workItemId": {"type": "integer"}, "relatedWorkItemId": {"type": "integer"}}),
+]
+
+
+@pytest.fixture(scope="module")
+def cards() -> dict[str, CategoryCard]:
+    return load_cards(Environment.resolve().category_cards)
+
+
+@pytest.fixture(scope="module")
+def engine(cards: dict[str, CategoryCard]) -> RulesEngine:
+    built = generated_world(SERVER, cards["devops"], 0, size=30, tools=TOOLS)
+    return RulesEngine(cards, TOOLS, world=World(seed=0, now="2026-08-01T09:00:00Z", servers={SERVER: built}))
+
+
+def call(engine: RulesEngine, name: str, **args: Any) -> ToolResult:
+    spec = next(t for t in TOOLS if t.name == name)
+    return engine.respond_sync(spec, args, SessionLog(seed=0))
+
+
+def test_the_world_holds_the_kinds_the_tools_name_and_no_generic_or_polymorphic_ones(cards: dict[str, Any]) -> None:
+    kinds = {k.name: k for k in named_kinds(cards["devops"], TOOLS)}
+    assert "organization" in kinds and "pipeline" in kinds
+    assert "against" not in kinds  # `against_id` beside `against_type` names a record of any kind
+    assert "related_work_item" not in kinds and kinds["work_item"].id_format == "{n}"  # integers, one kind
+
+
+def test_an_unknown_organization_is_not_found_and_a_held_one_is_answered(engine: RulesEngine) -> None:
+    world = engine.world(0).server(SERVER)
+    assert world is not None and world.named_kinds
+    org = next(iter(world.state["organizations"]))
+    assert call(engine, "get_organization", organizationId="zzqxv-nonexistent").error_class == "not_found"
+    found = call(engine, "get_organization", organizationId=org)
+    assert not found.is_error and found.structured_content["organization_id"] == org  # type: ignore[index]
+    assert engine.rule_for(TOOLS[1])[0].check  # type: ignore[union-attr]
+
+
+def test_a_get_that_checks_a_reference_answers_its_own_record(engine: RulesEngine) -> None:
+    world = engine.world(0).server(SERVER)
+    assert world is not None
+    org, pipeline = next(iter(world.state["organizations"])), next(iter(world.state["pipelines"]))
+    assert call(engine, "get_pipeline", organizationId="zzqxv", pipelineId=pipeline).error_class == "not_found"
+    found = call(engine, "get_pipeline", organizationId=org, pipelineId=pipeline).structured_content
+    assert found is not None and found["pipeline_id"] == pipeline
+
+
+def test_integer_ids_name_numbered_records(engine: RulesEngine) -> None:
+    world = engine.world(0).server(SERVER)
+    assert world is not None
+    keys = list(world.state["work_items"])
+    assert all(str(k).isdigit() for k in keys)
+    assert not call(engine, "link_work_items", workItemId=int(keys[0]), relatedWorkItemId=int(keys[1])).is_error
+    assert call(engine, "link_work_items", workItemId=int(keys[0]), relatedWorkItemId=987654).error_class == "not_found"
+
+
+@pytest.mark.parametrize(("name", "size", "offset"), [("list_builds", "top", "skip"), ("list_build_logs", "limit", "from")])
+def test_top_and_from_page_as_a_size_and_an_offset(engine: RulesEngine, name: str, size: str, offset: str) -> None:
+    first = call(engine, name, **{size: 5, offset: 0}).structured_content
+    second = call(engine, name, **{size: 5, offset: 5}).structured_content
+    assert first is not None and second is not None
+    one, two = (next(v for v in page.values() if isinstance(v, list)) for page in (first, second))
+    assert len(one) == 5 and len(two) == 5 and not {str(i) for i in one} & {str(i) for i in two}
+
+
+def test_a_world_without_named_kinds_reads_the_card_alone(cards: dict[str, CategoryCard]) -> None:
+    world = World(seed=0, now="2026-08-01T09:00:00Z",
+                  servers={SERVER: ServerWorld(SERVER, {"pipelines": {}}, kinds={"pipeline": "pipelines"}, card="devops")})
+    engine = RulesEngine(cards, TOOLS, world=world)
+    assert engine.card_of(TOOLS[0]) is cards["devops"]
