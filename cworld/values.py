@@ -47,8 +47,11 @@ def money(value: Any) -> float:
 
 
 def norm(text: Any) -> str:
-    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'."""
-    plain = unicodedata.normalize("NFKD", str(text or "")).encode("ascii", "ignore").decode()
+    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'. (ASCII text is its own
+    NFKD form: it skips the normalizing, most of the cost.)"""
+    plain = str(text or "")
+    if not plain.isascii():
+        plain = unicodedata.normalize("NFKD", plain).encode("ascii", "ignore").decode()
     return " ".join(plain.lower().split())
 
 
@@ -68,19 +71,22 @@ def match_text(*values: Any) -> str:
 
 
 def text_of(values: tuple[Any, ...]) -> str:
-    """`match_text(*values)`, cached for plain texts: records share texts (a sender, a status), and a search
-    index built over 10,000 records or a search asked call after call reads the same ones again."""
-    return _plain_text(values) if all(type(v) is str for v in values) else match_text(*values)
+    """`match_text(*values)`, cached for plain texts (and None): records share texts (a sender, a status),
+    and a search index built over 10,000 records or a search asked call after call reads the same ones
+    again. Numbers are not cached: 1, 1.0 and True are one key to a cache, three texts to `match_text`."""
+    return _plain_text(values) if all(v is None or type(v) is str for v in values) else match_text(*values)
 
 
 @lru_cache(maxsize=1 << 16)
-def _plain_text(texts: tuple[str, ...]) -> str:
+def _plain_text(texts: tuple[str | None, ...]) -> str:
     return match_text(*texts)
 
 
 def _flat_text(value: Any) -> str:
+    if type(value) is str:  # the common case first
+        return value
     if isinstance(value, dict):
-        return " ".join(_flat_text(v) for v in value.values())
+        return " ".join([_flat_text(v) for v in value.values()])
     if isinstance(value, list):
-        return " ".join(_flat_text(v) for v in value)
+        return " ".join([_flat_text(v) for v in value])
     return "" if value is None or isinstance(value, bool) else str(value)

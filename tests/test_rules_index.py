@@ -245,3 +245,20 @@ def test_text_candidates_are_the_same_before_and_after_the_token_index() -> None
         texts = {k: match_text(r["title"], r["body"]) for k, r in records.items()}
         assert hits == {k for k, t in texts.items() if all(w in t for w in query)}, (n, query)
         assert not residual
+
+
+def test_norm_and_match_text_read_every_text_as_the_nfkd_form_does() -> None:
+    """`norm` skips NFKD for ASCII text and `text_of` caches plain texts: both give what the full form gives."""
+    import unicodedata
+
+    from cworld.values import match_text, norm, text_of
+
+    rng = random.Random(9)
+    alphabet = "abcXYZ  \t09-.é\u00dfﬁ\u2163Ωç"
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+        full = " ".join(unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower().split())
+        assert norm(text) == full
+        values = (text, None, rng.choice(["Zoë", "x"]))
+        assert text_of(values) == match_text(*values) == text_of(values)
+    assert text_of((1, True, None, {"a": [2.5, False]})) == "1 2.5"
