@@ -189,12 +189,14 @@ def _stale_items(app: SandboxApp, rng: random.Random, state: dict[str, Any]) -> 
 
 
 # --- derived numbers ---------------------------------------------------------------------------
-def holds(state: dict[str, Any], account_id: str) -> float:
-    """Money set aside: pending transfers out of the account, open buy orders against it."""
-    pending = sum(t["amount"] for t in for_reading(state["transfers"]).values()
-                  if t["status"] == "pending_confirmation" and t["from_account_id"] == account_id)
-    buys = sum(o["quantity"] * o["limit_price"] for o in for_reading(state["orders"]).values()
-               if o["status"] == "open" and o["side"] == "buy" and o["account_id"] == account_id)
+def holds(app: SandboxApp, account_id: str) -> float:
+    """Money set aside: pending transfers out of the account, open buy orders against it (from the indexes,
+    summed in the maps' order as a walk sums them)."""
+    transfers, orders = for_reading(app.state["transfers"]), for_reading(app.state["orders"])
+    pending = sum(transfers[k]["amount"]
+                  for k in app.keys_where("transfers", status="pending_confirmation", from_account_id=account_id))
+    buys = sum(orders[k]["quantity"] * orders[k]["limit_price"]
+               for k in app.keys_where("orders", status="open", side="buy", account_id=account_id))
     return money(pending + buys)
 
 
@@ -218,8 +220,8 @@ def account(app: SandboxApp, account_id: str) -> dict[str, Any]:
                   f"no account '{account_id}': list_accounts shows account ids")
 
 
-def available(state: dict[str, Any], account_id: str) -> float:
-    return money(state["accounts"][account_id]["balance"] - holds(state, account_id))
+def available(app: SandboxApp, account_id: str) -> float:
+    return money(app.state["accounts"][account_id]["balance"] - holds(app, account_id))
 
 
 def brokerage_id(state: dict[str, Any]) -> str:

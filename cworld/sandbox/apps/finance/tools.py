@@ -99,7 +99,7 @@ class FinanceTools(SandboxApp):
         """The customer's accounts with balance and available money (balance minus holds), 20 a page by default."""
         fin.require_login(self, token)
         chunk, meta = paginate_in_order(self.state["accounts"].items(), page, page_size)
-        return AccountList(accounts=[Account(account_id=a, available=fin.available(self.state, a), **v)
+        return AccountList(accounts=[Account(account_id=a, available=fin.available(self, a), **v)
                                      for a, v in chunk], **meta)
 
     @tool(read_only=True)

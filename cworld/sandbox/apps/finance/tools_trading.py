@@ -118,7 +118,7 @@ class TradingTools(SandboxApp):
                                       reserved=fin.reserved_shares(self.state, symbol)))
         broker = fin.brokerage_id(self.state)
         cash = self.state["accounts"][broker]["balance"]
-        return Portfolio(positions=positions, cash=cash, cash_available=fin.available(self.state, broker),
+        return Portfolio(positions=positions, cash=cash, cash_available=fin.available(self, broker),
                          total_value=money(cash + sum(p.market_value for p in positions)))
 
     # --- helpers ------------------------------------------------------------------------
@@ -137,7 +137,7 @@ class TradingTools(SandboxApp):
 
     def _cash_for(self, cost: float) -> None:
         broker = fin.brokerage_id(self.state)
-        free = fin.available(self.state, broker)
+        free = fin.available(self, broker)
         if money(cost) > free:
             raise AppError("insufficient_funds", f"this order needs {cost:,.2f} and the brokerage account has "
                                                  f"{free:,.2f} available: transfer money in (create_transfer) or "

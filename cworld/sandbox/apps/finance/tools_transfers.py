@@ -28,6 +28,7 @@ from cworld.sandbox.apps.finance.models import (
     TransferList,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.index import BY_KEY
 
 PAYEE_LIMIT = 5000.0
 
@@ -76,8 +77,9 @@ class TransferTools(SandboxApp):
         """Read the one-time codes the bank sent to the account holder's phone, newest first, 20 a page by
         default (each is valid for 5 minutes and only for its transfer)."""
         codes = self.state["codes"]
-        newest = sorted(codes.items(), key=lambda kv: (kv[1]["expires_at"], kv[0]), reverse=True)
-        chunk, meta = paginate(newest, page, page_size)
+        newest = self.ordered("codes", ("expires_at", BY_KEY), reverse=True, keys=True)
+        ids, meta = paginate(newest, page, page_size)
+        chunk = [(t, codes[t]) for t in ids]
         return Authenticator(codes=[
             AuthenticatorCode(transfer_id=t, code=c["code"], expires_at=c["expires_at"],
                               expired=parse_iso(c["expires_at"]) <= self.now) for t, c in chunk], **meta)
@@ -160,7 +162,7 @@ class TransferTools(SandboxApp):
                                     "list_payees")
 
     def _covered(self, account_id: str, amount: float, exclude: str | None) -> None:
-        held = fin.holds(self.state, account_id)
+        held = fin.holds(self, account_id)
         if exclude is not None:
             held = money(held - self.state["transfers"][exclude]["amount"])
         free = money(self.state["accounts"][account_id]["balance"] - held)
