@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 _MISSING = object()
 
 
+def _among(values: tuple[Any, ...], read: Iterable[Any]) -> bool:
+    found = read if isinstance(read, (set, frozenset, dict)) else list(read)
+    return any(v in found for v in values)
+
+
 def _holds(record: Any, equal: dict[str, Any]) -> bool:
     return type(record) is dict and all(record.get(f, _MISSING) == v for f, v in equal.items())
 
@@ -104,11 +109,11 @@ class SandboxApp:
         raw = for_reading(self.state[name])
         return [k for k in self._keys(name, equal, None, ()) if _holds(raw[k], equal)]
 
-    def keys_having(self, name: str, of: Callable[[Any], Iterable[Any]], value: Any, /) -> list[Any]:
-        """The keys of the map `name` whose records hold `value` among the values `of(record)` reads (`of` a
-        module-level function, the index's name: an event's people), in the map's order."""
+    def keys_having(self, name: str, of: Callable[[Any], Iterable[Any]], *values: Any) -> list[Any]:
+        """The keys of the map `name` whose records hold one of `values` among the values `of(record)` reads
+        (`of` a module-level function, the index's name: an event's people), in the map's order."""
         raw = for_reading(self.state[name])
-        return [k for k in self._keys(name, {}, None, (), (of, value)) if value in of(raw[k])]
+        return [k for k in self._keys(name, {}, None, (), (of, values)) if _among(values, of(raw[k]))]
 
     def where(self, name: str, /, **equal: Any) -> list[Any]:
         """The records of `keys_where` (through a write call's view, which keeps them for its undo)."""
@@ -164,7 +169,7 @@ class SandboxApp:
         return ordered if keys else [collection[k] for k in ordered]
 
     def _keys(self, name: str, equal: dict[str, Any], words: list[str] | None, fields: tuple[str, ...],
-              having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> list[Any]:
+              having: tuple[Callable[[Any], Iterable[Any]], tuple[Any, ...]] | None = None) -> list[Any]:
         return self.session.indexes.select(self.name, name, self.state[name], self.session.journals.get(self.name),
                                            equal=equal, words=words, fields=fields, having=having)
 

@@ -117,9 +117,12 @@ class DerivedIndex:
             values = {_ODD}
         self.postings.add(key, values)
 
-    def candidates(self, value: Any) -> set[Any]:
+    def candidates(self, values: tuple[Any, ...]) -> set[Any]:
         by_value = self.postings.by_value
-        return set(by_value.get(value, ())) | set(by_value.get(_ODD, ()))
+        found = set(by_value.get(_ODD, ()))
+        for value in values:
+            found.update(by_value.get(value, ()))
+        return found
 
 
 #: What a sorted index groups records by: field names (a group per tuple of their values, as `FieldIndex`
@@ -316,10 +319,10 @@ class Indexes:
 
     def select(self, app: str, name: str, collection: Any, journal: CallJournal | None, *,
                equal: Mapping[str, Any], words: list[str] | None, fields: tuple[str, ...],
-               having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> list[Any]:
+               having: tuple[Callable[[Any], Iterable[Any]], tuple[Any, ...]] | None = None) -> list[Any]:
         """Keys of `collection` (the app's map `name`, or a write call's view of it), in the map's order, that
-        may hold `equal`'s values, every one of `words` in `fields` and (`having`) a value among those a
-        function reads off the record: index hits, and what the running write call touched."""
+        may hold `equal`'s values, every one of `words` in `fields` and (`having`) one of some values among
+        those a function reads off the record: index hits, and what the running write call touched."""
         raw = collection._raw if type(collection) is CollectionView else collection
         kept = journal.kept_of(raw) if journal is not None else None
         if not self.enabled or (kept is not None and kept.walked):

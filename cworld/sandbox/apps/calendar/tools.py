@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -49,6 +49,26 @@ def _people(event: dict[str, Any]) -> tuple[str, ...]:
     return (event["organizer"], *event["attendees"])
 
 
+#: The day a long event (over `MAX_WINDOW_DAYS`, or ending before it starts) is filed under: every window
+#: asks for it too.
+_ANY_DAY = "*"
+
+
+def _presence(event: dict[str, Any]) -> list[tuple[str, str]]:
+    """(person, UTC day) for each person an event concerns and each day its times touch: the index busy
+    times and clashes read for a window of a day or two (times are uniform UTC text)."""
+    first, last = date.fromisoformat(event["start"][:10]), date.fromisoformat(event["end"][:10])
+    span = (last - first).days
+    days = [_ANY_DAY] if not 0 <= span <= MAX_WINDOW_DAYS else [(first + timedelta(d)).isoformat() for d in range(span + 1)]
+    return [(person, day) for person in _people(event) for day in days]
+
+
+def _present(person: str, lo: str, hi: str) -> list[tuple[str, str]]:
+    """The `_presence` values of events that may touch the times `lo`..`hi` (UTC text) for `person`."""
+    first, last = date.fromisoformat(lo[:10]), date.fromisoformat(hi[:10])
+    return [(person, _ANY_DAY)] + [(person, (first + timedelta(d)).isoformat()) for d in range((last - first).days + 1)]
+
+
 def _answers(event: dict[str, Any]) -> Any:
     """(attendee, answer) pairs: the index the pending invitations read."""
     return event["attendees"].items()
@@ -88,7 +108,9 @@ class CalendarTools(SandboxApp):
         lo, hi = (iso(within[0]), iso(within[1])) if within else ("", "~")
         spans = [(parse_iso(a), parse_iso(b)) for a, b in self.state["busy"].get(person_id, []) if b >= lo and a <= hi]
         events = for_reading(self.state["events"])
-        for ev in (events[k] for k in self.keys_having("events", _people, person_id)):
+        near = self.keys_having("events", _presence, *_present(person_id, lo, hi)) if within else \
+            self.keys_having("events", _people, person_id)
+        for ev in (events[k] for k in near):
             if ev["end"] < lo or ev["start"] > hi:
                 continue
             going = ev["organizer"] == person_id or ev["attendees"].get(person_id) in ("accepted", "tentative")
@@ -100,7 +122,7 @@ class CalendarTools(SandboxApp):
         """The earliest of my confirmed events overlapping `span` (compared as UTC text before parsing)."""
         me, lo, hi = self.state["me"], iso(span[0]), iso(span[1])
         events = for_reading(self.state["events"])
-        clashes = [ev for ev in (events[k] for k in self.keys_having("events", _people, me))
+        clashes = [ev for ev in (events[k] for k in self.keys_having("events", _presence, *_present(me, lo, hi)))
                    if ev["start"] < hi and lo < ev["end"] and ev["status"] == "confirmed" and ev["id"] != skip
                    and (ev["organizer"] == me or ev["attendees"].get(me) in ("accepted", "tentative"))
                    and ev["calendar_id"] != "cal_holidays"]
