@@ -267,6 +267,30 @@ def test_two_records_made_from_one_counter_share_its_key_and_the_answer_names_th
     assert rule.answer and "transfer_id" in rule.answer and "made_key" in rule.answer
 
 
+REPLY = _tool("reply", {"message_id": {"type": "string"}, "body": {"type": "string"}}, ["message_id", "body"])
+
+
+def test_a_reply_is_made_from_the_account_and_the_message_it_answers() -> None:
+    account = {"name": "Jo Ann", "email": "jo@x.example"}
+    inbox = {f"mail_{i:04d}": {"from": {"name": f"P{i}", "email": f"p{i}@y.example"}, "subject": f"Plan {i}"}
+             for i in range(1, 6)}
+    calls = []
+    for i in range(1, 6):
+        before = {"account": account, "messages": copy.deepcopy(inbox)}
+        after = copy.deepcopy(before)
+        after["messages"][f"mail_{5 + i:04d}"] = {"from": account, "to": [inbox[f"mail_{i:04d}"]["from"]],
+                                                  "subject": f"Re: Plan {i}"}
+        calls.append(Observation(REPLY, {"message_id": f"mail_{i:04d}", "body": "ok"}, ToolResult.ok({}), NOW,
+                                 before, after, {"mail": 4 + i}))
+        inbox.update({k: v for k, v in after["messages"].items() if k not in inbox})
+    rule, _ = induce(REPLY, calls)
+    state = {"account": {"name": "Al", "email": "al@z.example"},
+             "messages": {"mail_0100": {"from": {"name": "Bo", "email": "bo@z.example"}, "subject": "Lunch"}}}
+    fresh = Observation(REPLY, {"message_id": "mail_0100", "body": "yes"}, ToolResult.ok({}), NOW, state, None, {"mail": 100})
+    made = run_on(rule, fresh)[1]["messages"]["mail_0101"]
+    assert made == {"from": state["account"], "to": [{"name": "Bo", "email": "bo@z.example"}], "subject": "Re: Lunch"}
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

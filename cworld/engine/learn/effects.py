@@ -176,7 +176,7 @@ def _first(options: list[str]) -> str | None:
     return options[0] if options else None
 
 
-def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool = False) -> list[str]:
+def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool = False, whole: bool = True) -> list[str]:
     """Expressions that give `value` in this call, most general first; a literal last."""
     if value is MISSING:
         return []
@@ -195,7 +195,10 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
     for name in names:
         record = scope.bound(name)
         if isinstance(record, dict):
+            out += [name] if record == value else []
             out += [f"{name}.get({f!r})" for f, v in record.items() if v == value and isinstance(f, str) and v not in (None, "", [], {})]
+    if isinstance(value, str) and not out and whole and len(value) <= 200:
+        out += _prefixed(value, scope, names)
     if isinstance(old, bool) and isinstance(value, bool) and old != value:
         out.append("not_old")
     out += _removed(value, old, scope, names)
@@ -250,6 +253,17 @@ def _counts(value: Any, target: str, record: dict[str, Any], scope: Scope) -> li
                 groups.append((f"len([r for r in {target}.values() if r.get({f!r}) == {arg(name)}])", n))
     for expr, n in groups:
         out += [f"{expr} + {value - n}"] if value - n in (0, 1) else []
+    return out
+
+
+def _prefixed(value: str, scope: Scope, names: list[str]) -> list[str]:
+    """A short fixed prefix before a value the call names (`'Re: ' + message.get('subject')`)."""
+    out = []
+    for cut in range(1, min(8, len(value))):
+        head, tail = value[:cut], value[cut:]
+        if tail:
+            out += [f"{head!r} + {e}" for e in explain(tail, None, scope, names, whole=False) if not _literal(e) and
+                    not e.startswith(("later(", "fresh:", "drop:", "[", "{"))]
     return out
 
 

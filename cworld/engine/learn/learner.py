@@ -12,6 +12,7 @@ from typing import Any
 from cworld.data_model import ToolSpec
 from cworld.engine.learn.atoms import Hints, server_hints
 from cworld.engine.learn.checks import learn_checks, needed_steps
+from cworld.engine.learn.diff import records
 from cworld.engine.learn.effects import learn_effects
 from cworld.engine.learn.reads import learn_answer, learn_list, made_answer
 from cworld.engine.learn.replay import Agreement, agreement, run_on
@@ -59,7 +60,7 @@ def induce(tool: ToolSpec, calls: list[Observation], hints: Hints | None = None)
                                                                                     strict=True))}
     oks = [o for o in usable if o.valid and o.verdict == "ok"]
     writes = not tool.annotations.read_only_hint
-    names = [b.name for b in learned.candidates]
+    names = [b.name for b in learned.candidates] + (records(usable[0].before or {}) if usable else [])
     effects = learn_effects(oks, scopes, names) if writes else []
     used = set().union(*(e.names for e in effects)) if effects else set()
     steps = [*learned.steps, *needed_steps(learned, used)]
