@@ -115,3 +115,15 @@ async def test_a_write_on_a_picked_record_lists_its_kind_first_and_takes_the_one
     calls = await play("Clean up my email: delete the thread with the earliest last date.", tools,
                        {"mail/list_threads": listed})
     assert calls == [("mail/list_threads", {}), ("mail/delete_thread", {"thread_id": "t2"})]
+
+
+async def test_a_report_counts_what_the_request_asks_about_and_writes_the_number_into_the_dictated_text():
+    tools = [tool("cloud", "list_projects", {}, [], read=True),
+             tool("docs", "create_doc", {"name": {"type": "string"}, "content": {"type": "string"}}, ["name"])]
+    listed = {"items": [{"id": "p1", "name": "Portal", "state": "ACTIVE"}, {"id": "p2", "name": "App", "state": "DONE"},
+                        {"id": "p3", "name": "Site", "state": "active"}]}
+    query = ("How many project records in the cloud console have state 'ACTIVE'? Post the count in our documents as a "
+             "doc, and tell me the number. (titled \"Project count\", saying \"N project record(s) are active.\", "
+             "with N the number)")
+    calls = await play(query, tools, {"cloud/list_projects": listed})
+    assert calls[-1] == ("docs/create_doc", {"name": "Project count", "content": "2 project record(s) are active."})

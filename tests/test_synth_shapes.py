@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -19,6 +20,7 @@ from cworld.environment import Environment, Workspace
 from cworld.synth import SynthOptions, prepare, run_prepared
 from cworld.synth.goal_shapes import ShapeSampler, load_nouns, load_shapes
 from cworld.synth.offline.action_space import Unit
+from cworld.synth.offline.shape_chain import ShapeDrafter
 from cworld.synth.offline.templates import Templates
 from cworld.synth.sampling import Candidates
 
@@ -118,6 +120,21 @@ def test_a_run_gives_verifiable_tasks_of_several_shapes(tasks: list[Task]) -> No
         assert task.verifiable and task.ground_truth, task.id
         assert task.metadata["shape"] in load_shapes(BOOK)
         assert len({s.tool.split("/")[0] for s in task.gold_plan}) >= 2
+
+
+def test_a_report_leaves_the_count_to_the_agent() -> None:
+    """A person who asks how many does not dictate the number: the request says N for it (the plan's text
+    keeps it, so the end state checks it); any other dictated text is said as it is."""
+    drafter = ShapeDrafter.__new__(ShapeDrafter)
+    drafter.book = BOOK
+    step = SimpleNamespace(links={"name": "Project count: ACTIVE", "content": "12 project record(s) are active."})
+    unit = SimpleNamespace(labels=("name",), texts=("content",))
+    work = SimpleNamespace(probe=SimpleNamespace(results={}), counted="12", said=[])
+    drafter._dictate(step, unit, work)  # type: ignore[arg-type]
+    assert work.said == ['titled "Project count: ACTIVE"', 'saying "N project record(s) are active.", with N the number']
+    work = SimpleNamespace(probe=SimpleNamespace(results={}), counted=None, said=[])
+    drafter._dictate(step, unit, work)  # type: ignore[arg-type]
+    assert work.said[1] == 'saying "12 project record(s) are active."'
 
 
 def test_world_names_come_from_the_vocabulary() -> None:

@@ -83,6 +83,9 @@ def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, An
     needed = required(spec)
     props = properties(spec)
     said = dictation(spec, intent.facts)
+    number = _tally(ctx) if any(isinstance(v, str) and _NUMBER_SLOT.match(v) for v in said.values()) else None
+    if number is not None:  # "saying "N records have ...", with N the number": the agent counts
+        said = {k: _NUMBER_SLOT.sub(str(number), v, count=1) if isinstance(v, str) else v for k, v in said.items()}
     for name, prop in props.items():
         value = fill_one(spec, name, prop, intent, ctx, said.get(name))
         if value is not None and (name in needed or name in said or (ctx.optional and _confident(name, prop))):
@@ -111,6 +114,33 @@ def dictation(spec: ToolSpec, facts: Facts) -> dict[str, Any]:
                 out[name] = value
                 break
     return out
+
+
+_NUMBER_SLOT = re.compile(r"^N(?= )")
+
+
+def _tally(ctx: FillContext) -> int | None:
+    """How many listed records hold the value the request asks about (`how many ... have state 'ACTIVE'`),
+    counted in the latest answer that lists records with that field."""
+    if ctx.facts.tally is None or not ctx.reads_results:
+        return None
+    wanted, value = ctx.facts.tally[0].split(), ctx.facts.tally[1].lower()
+    for record in reversed(ctx.memory):
+        for items in _lists_in(record.payload):
+            key = next((k for k in items[0] if _arg_words(k) == wanted or k.lower() == "".join(wanted)), None)
+            if key is not None:
+                return sum(str(i.get(key, "")).lower() == value for i in items)
+    return None
+
+
+def _lists_in(value: Any) -> Iterator[list[dict[str, Any]]]:
+    """Every list of records inside an answer, the outermost first."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        yield value
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    for child in children:
+        if isinstance(child, dict | list):
+            yield from _lists_in(child)
 
 
 def _arg_words(name: str) -> list[str]:

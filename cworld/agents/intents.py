@@ -31,6 +31,8 @@ _TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 _PROPER = re.compile(r"(?<=[a-z,] )([A-Z][a-z]{2,})\b")
 _TAG = re.compile(r"(?<![\w#])#([\w-]{2,40})")
 _DICTATED = re.compile(r"\b(titled|saying)\s+\"([^\"]*)\"")
+_TALLY = re.compile(r"\b(?:how many|count)\b[^?.;]*?\b(?:have|has|whose|with)\s+([a-z][a-z ]{0,30}?)\s+(?:is\s+)?"
+                    r"'([^']{1,60})'", re.IGNORECASE)
 _FIELD = re.compile(r"\b([a-z][a-z]*(?: [a-z]+){0,2}) (?:'([^']{1,80})'|(\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d\d:\d\d)?)?))")
 _CURRENCIES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF", "cad": "CAD", "aud": "AUD",
                "dollars": "USD", "euros": "EUR", "pounds": "GBP", "yen": "JPY", "francs": "CHF"}
@@ -78,6 +80,8 @@ class Facts:
     """What a record is to be called, as dictated: `titled "Q3 budget review"`."""
     saying: list[str] = field(default_factory=list)
     """What a record or message is to say, as dictated: `saying "Moved to Friday."`."""
+    tally: tuple[str, str] | None = None
+    """What the person asks to count: `how many ... have state 'ACTIVE'` -> ("state", "ACTIVE")."""
     fields: dict[str, str] = field(default_factory=dict)
     """Values named by what they are: `rate '92'` -> {"rate": "92"}, `due date 2026-07-18` -> {"due date": ...}."""
 
@@ -140,6 +144,8 @@ def facts_of(text: str) -> Facts:
     for how, value in _DICTATED.findall(text):
         (facts.titled if how == "titled" else facts.saying).append(value)
     text = _DICTATED.sub(" ", text)
+    asked = _TALLY.search(text)
+    facts.tally = (asked.group(1).strip().lower(), asked.group(2)) if asked else None
     for words, quoted, day in _FIELD.findall(text):
         facts.fields.setdefault(words, quoted or day)
     facts.quoted = [a or b for a, b in _QUOTED.findall(text)]

@@ -56,6 +56,8 @@ class Work:
     said: list[str] = field(default_factory=list)
     slot_steps: dict[str, list[str]] = field(default_factory=dict)
     skip_constraints: set[str] = field(default_factory=set)
+    counted: str | None = None
+    """A number the task asks the agent to work out (a report's count): the dictated text says `N` for it."""
 
     @property
     def chain(self) -> Chain:
@@ -201,6 +203,9 @@ class ShapeDrafter:
                 said = resolve(step.links[arg], work.probe.results, strict=False)
                 if isinstance(said, str) and said:
                     key = "title" if arg in unit.labels else "text"
+                    if work.counted is not None and said.startswith(f"{work.counted} "):
+                        # the person asks for the number: they dictate the words around it, never the number
+                        said, key = "N" + said[len(work.counted):], f"{key}_count"
                     work.said.append(self.book.text(f"dictated.{key}", value=said))
 
     def _dates(self, step: Step, unit: Unit, work: Work) -> None:

@@ -208,6 +208,7 @@ def report(d: ShapeDrafter, work: Work) -> None:
            f"among them {name_ref}."
     work.fields.update(svc_a=d.service(work.unit("source")), kind_a=kind, field=words_of(group), value=value,
                        label_a=record.label)
+    work.counted = str(count)
     _tell(d, work, "tell", f"{kind.capitalize()} count: {value}", text)
     work.hints.append(f"Count: {count}")
     work.reports.append((f"number of {kind} records with {words_of(group)} '{value}'", str(count)))
