@@ -34,6 +34,9 @@ TOOLS = [
     tool("create_activity", {"against_type": {"type": "string"}, "against_id": {"type": "string"},
                              "subject": {"type": "string"}}),
     tool("link_work_items", {"workItemId": {"type": "integer"}, "relatedWorkItemId": {"type": "integer"}}),
+    tool("create_incident", {"title": {"type": "string"}, "severity": {"type": "string"}}, ["title"]),
+    tool("list_incidents", {"start_date": {"type": "string"}, "end_date": {"type": "string"}}, []),
+    tool("list_incident_updates", {"incidentId": {"type": "string"}}),
 ]
 
 
@@ -102,3 +105,17 @@ def test_a_world_without_named_kinds_reads_the_card_alone(cards: dict[str, Categ
                   servers={SERVER: ServerWorld(SERVER, {"pipelines": {}}, kinds={"pipeline": "pipelines"}, card="devops")})
     engine = RulesEngine(cards, TOOLS, world=world)
     assert engine.card_of(TOOLS[0]) is cards["devops"]
+
+
+def test_values_services_refuse_whatever_their_rules(engine: RulesEngine) -> None:
+    """A required title given empty, a filter range that ends before it starts, a list anchored at a record of
+    its own kind that does not exist: each refused, each once a plain answer."""
+    assert call(engine, "create_incident", title="  ").error_class == "invalid_args"
+    assert not call(engine, "create_incident", title="Checkout down").is_error
+    assert call(engine, "list_incidents", start_date="2026-08-10", end_date="2026-08-01").error_class == "invalid_args"
+    assert call(engine, "list_incidents", start_date="someday").error_class == "invalid_args"
+    assert not call(engine, "list_incidents", start_date="2026-08-01", end_date="2026-08-10").is_error
+    assert call(engine, "list_incident_updates", incidentId="zzqxv").error_class == "not_found"
+    world = engine.world(0).server(SERVER)
+    assert world is not None
+    assert not call(engine, "list_incident_updates", incidentId=next(iter(world.state["incidents"]))).is_error

@@ -67,12 +67,14 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     required = set(tool.input_schema.get("required") or [])
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
+    # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
     checks = auth_checks(props, world) + reference_checks(props, required, card, world, own=entity,
-                                                          own_arg=None if listing else own)
-    if listing:
-        return Rule(op=op, check=checks, list_=_list_read(tool, coll, entity, props), origin="inferred")
+                                                          own_arg="" if listing else own)
+    if listing:  # a filter's times and a required query are checked as a write's values are
+        return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
+                    list_=_list_read(tool, coll, entity, props), origin="inferred")
     if op == "create":
-        return _create(op, checks, coll, entity, props)
+        return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props)
     key = f"args[{own!r}]" if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
@@ -81,7 +83,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                  optional=own is not None and own not in required)
     own = own or ""
     if op == "get":
-        return Rule(op=op, read_only=True, check=[*checks, find], origin="inferred")
+        return Rule(op=op, read_only=True, check=[*checks, *value_checks(entity, props), find], origin="inferred")
     if op == "delete":
         return Rule(op=op, check=[*checks, find], do=[Effect(delete=coll, key="target_key", if_="target is not None")],
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
@@ -419,6 +421,24 @@ def value_checks(entity: EntityType, props: dict[str, Any]) -> list[Check]:
             a, b = times[start], times[end]
             checks.append(Check(fail=f"args[{a!r}] is not None and args[{b!r}] is not None and before(args[{b!r}], "
                                      f"args[{a!r}])", error="invalid", message=f"'{b}' is before '{a}'"))
+    return checks
+
+
+#: Arguments a service refuses empty when it requires them: what names a record, a message's text, a query.
+BLANK_REFUSED = ("name", "title", "subject", "summary", "text", "body", "content", "message", "comment", "query", "q",
+                 "search", "keyword", "keywords", "term", "search_term", "search_query")
+
+
+def blank_checks(props: dict[str, Any], required: set[str]) -> list[Check]:
+    """A required name, title, text or query given empty is refused (`name can't be blank`, Slack's `no_text`,
+    an empty search query), as services refuse it whatever their rules."""
+    checks = []
+    for prop in props:
+        plain, schema = snake(prop), props[prop] or {}
+        if prop in required and schema.get("type") in ("string", None) and not schema.get("enum") \
+                and (plain in BLANK_REFUSED or plain.endswith(("_name", "_title"))):
+            checks.append(Check(fail=f"not str(args[{prop!r}] or '').strip()", error="invalid",
+                                message=f"'{prop}' must not be empty"))
     return checks
 
 
