@@ -291,6 +291,21 @@ def test_a_reply_is_made_from_the_account_and_the_message_it_answers() -> None:
     assert made == {"from": state["account"], "to": [{"name": "Bo", "email": "bo@z.example"}], "subject": "Re: Lunch"}
 
 
+EVENTS = _tool("list_events", {"start_date": {"type": "string"}, "end_date": {"type": "string"}}, [], read_only=True)
+
+
+def test_an_end_before_its_start_is_refused() -> None:
+    spans = [("2026-03-01", "2026-03-09"), ("2026-04-02", "2026-04-01"), ("2026-02-10", "2026-02-11"),
+             ("2026-05-20", "2026-05-02"), ("2026-01-05", "2026-01-25"), ("2026-06-30", "2026-06-01")]
+    calls = [_obs(EVENTS, {"start_date": a, "end_date": b}, {"events": {}},
+                  error=("invalid_args", "end_date must be on or after start_date") if b < a else None,
+                  answer={"events": []}) for a, b in spans]
+    rule, _ = induce(EVENTS, calls)
+    assert run_on(rule, _obs(EVENTS, {"start_date": "2026-09-09", "end_date": "2026-09-01"}, {"events": {}}))[0] \
+        == "invalid_args", rule.check
+    assert run_on(rule, _obs(EVENTS, {"start_date": "2026-09-01", "end_date": "2026-09-03"}, {"events": {}}))[0] == "ok"
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

@@ -359,8 +359,9 @@ def _argument_atoms(props: dict[str, Any], calls: list[Observation]) -> list[str
             out.append(f"{arg(a)} is not None and {arg(a)} and {arg(a)} < now[:len({arg(a)})]")
             out += _format_atoms(a, [o.args[a] for o in oks if isinstance(o.args.get(a), str)])
         for b, other in props.items():
-            if b > a and kind_of(other) == kind and kind in ("string", "integer"):
-                out.append(f"{arg(a)} is not None and {arg(a)} == {arg(b)}")
+            if b > a and kind_of(other) == kind and kind in ("string", "integer", "number"):
+                both = f"{arg(a)} is not None and {arg(b)} is not None and "
+                out += [both + f"{arg(a)} == {arg(b)}", both + f"{arg(a)} > {arg(b)}", both + f"{arg(a)} < {arg(b)}"]
             if b > a and a not in required and b not in required:  # one of them, or both; both or neither
                 out += [f"{arg(a)} is None and {arg(b)} is None", f"({arg(a)} is None) != ({arg(b)} is None)"]
     return out
