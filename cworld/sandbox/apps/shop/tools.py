@@ -34,6 +34,7 @@ from cworld.sandbox.apps.shop.models import (
 )
 from cworld.sandbox.apps.shop.state import ShopBase
 from cworld.sandbox.framework import AppError, tool
+from cworld.sandbox.framework.index import BY_KEY
 
 
 class ShopTools(ShopBase):
@@ -171,9 +172,11 @@ class ShopTools(ShopBase):
         """The coupon codes in the account's wallet, by code, with their conditions and status (active, expired,
         used), 20 a page by default."""
         self._auth(token)
-        chunk, meta = paginate(sorted(self.state["coupons"].items()), page, page_size)
-        return CouponList(coupons=[Coupon(code=code, status=rules.coupon_status(c, self.now),
-                                          **{k: v for k, v in c.items() if k != "used"}) for code, c in chunk], **meta)
+        coupons = self.state["coupons"]
+        codes, meta = paginate(self.ordered("coupons", (BY_KEY,), keys=True), page, page_size)
+        return CouponList(coupons=[Coupon(code=code, status=rules.coupon_status(coupons[code], self.now),
+                                          **{k: v for k, v in coupons[code].items() if k != "used"})
+                                   for code in codes], **meta)
 
     @tool(read_only=True)
     def list_addresses(self, token: Token, page: Page = 1, page_size: PageSize = 20) -> AddressList:
