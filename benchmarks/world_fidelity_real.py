@@ -717,7 +717,8 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
         answers: dict[str, list[int]] = {}
         for episode in episodes:
             rep = await replay(setup, episode, overrides)
-            if opts.show_diffs and overrides:
+            if opts.show_diffs:
+                print(f"-- {label}")
                 show_diffs(episode, rep)
             tallies.setdefault(episode.server, Tally()).add(score(episode, rep))
             for call, sim in zip(episode.calls, rep.results, strict=True):

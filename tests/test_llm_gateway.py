@@ -147,3 +147,11 @@ def test_importing_the_package_does_not_import_litellm():
     code = "import sys, cworld.llm; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_raw_newline_inside_a_string_argument_means_itself():
+    """SmolLM2 writes `{"query": "find\nthe card"}` with a real newline: JSON forbids it raw, its meaning is plain."""
+    from cworld.llm.completion import parse_arguments
+
+    assert parse_arguments('{"query": "find\nthe\tcard"}') == ({"query": "find\nthe\tcard"}, None)
+    assert parse_arguments('{"query": "find')[1] is not None

@@ -135,6 +135,12 @@ def test_tools_sent_to_a_local_llama_cpp_server_say_tool_choice_auto(workspace_d
     assert prepare(local, {"messages": [USER], "tools": tools, "tool_choice": named}).request["tool_choice"] == named
     assert "tool_choice" not in prepare(local, {"messages": [USER]}).request
     assert "tool_choice" not in prepare(ModelConfig(model="openai/gpt-4o"), {"messages": [USER], "tools": tools}).request
+    call = {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+    history = [USER, {"role": "assistant", "content": None, "tool_calls": [call]},
+               {"role": "tool", "tool_call_id": "c1", "content": "3"}]
+    sent = prepare(local, {"messages": history, "tools": tools}).request["messages"]
+    assert sent[1]["content"] == "" and sent[2] == {"role": "user", "content": "[result of add]\n3"}
+    assert prepare(ModelConfig(model="openai/gpt-4o"), {"messages": history, "tools": tools}).request["messages"] == history
 
 
 async def test_the_gateway_sends_what_the_stand_in_accepts_and_keys_the_cache_on_it(strict_provider, tmp_path):

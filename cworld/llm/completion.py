@@ -45,13 +45,15 @@ class Completion(BaseModel):
 
 
 def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[dict[str, Any], str | None]:
-    """Tool arguments as a dict, with the reason when the model's JSON is not an object."""
+    """Tool arguments as a dict, with the reason when the model's JSON is not an object (control characters
+    inside strings are read as themselves: JSON forbids them raw, but their meaning is not in doubt)."""
     if isinstance(raw, dict):
         return raw, None
     if not raw or not raw.strip():
         return {}, None
     try:
-        value = json.loads(raw)
+        # strict=False: a newline or tab written raw inside a string (small models do) means itself
+        value = json.loads(raw, strict=False)
     except json.JSONDecodeError as exc:
         return {}, f"arguments are not valid JSON: {exc.msg} at char {exc.pos}"
     if not isinstance(value, dict):

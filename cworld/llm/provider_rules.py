@@ -9,7 +9,8 @@ cache key is computed on what it returns, so a cached answer is the answer to wh
   within the family's limit (OpenAI: 1024 characters);
 - `tool_choice` only with tools, naming the sent name; for a local model server cworld started, `"auto"`
   when the caller gave none (OpenAI's default with tools; llama-cpp-python's `chatml-function-calling`
-  renders the prompt without any tool unless `tool_choice` is given, so the model never saw them);
+  renders the prompt without any tool unless `tool_choice` is given, so the model never saw them); its
+  template renders no `tool` message, so there a tool's result goes as a user message naming the call;
 - `response_format` in the provider's documented form (`response_format_for`): OpenAI's `json_schema`
   where litellm says the model takes a response schema, else `json_object` where it takes JSON mode,
   else nothing; llama.cpp's `{"type": "json_object", "schema": ...}` only for a local model server
@@ -94,6 +95,8 @@ def prepare(cfg: ModelConfig, request: dict[str, Any]) -> Prepared:
     else:
         out.pop("tools", None)
         out.pop("tool_choice", None)
+    if out.get("messages") and serves_llama_cpp(cfg):
+        out["messages"] = _as_chatml_function_calling_renders(out["messages"])
     if out.get("response_format") is not None:
         out["response_format"] = _response_format(cfg, out["response_format"])
     if out.get("response_format") is None:
@@ -215,6 +218,24 @@ def _response_format(cfg: ModelConfig, form: Any) -> dict[str, Any] | None:
         return response_format_for(cfg, spec.get("schema") if isinstance(spec, dict) else None,
                                    str(spec.get("name") or "reply"))
     return form
+
+
+def _as_chatml_function_calling_renders(messages: list[Any]) -> list[Any]:
+    """The conversation in the roles llama-cpp-python's `chatml-function-calling` template renders: it has no
+    branch for `tool` messages (a tool's result never reached the model) and fails on an assistant message
+    without `content`. A result goes as a user message naming its call; a missing content is ""."""
+    names = {call.get("id"): call.get("function", {}).get("name") for m in messages if isinstance(m, dict)
+             for call in m.get("tool_calls") or [] if isinstance(call, dict)}
+    out: list[Any] = []
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "tool":
+            called = message.get("name") or names.get(message.get("tool_call_id")) or "the tool call"
+            out.append({"role": "user", "content": f"[result of {called}]\n{_text(message)}"})
+        elif isinstance(message, dict) and message.get("role") == "assistant" and message.get("content") is None:
+            out.append({**message, "content": ""})
+        else:
+            out.append(message)
+    return out
 
 
 def _saying_json(messages: list[Any]) -> list[Any]:
