@@ -8,8 +8,9 @@ after every seed's key in the order it joined (`SessionStore.appended`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from cworld.engine.rules.expr import parsed
@@ -84,16 +85,23 @@ class Listing:
                     break
                 out.append(key)
             return out
+        if passed is None:  # every record passes: the page is the walk's first (or last) keys, not all of them
+            return list(islice(self._every(extra, spec.desc), first))
         keys = self._in_place_order(passed, extra)
         return (keys[::-1] if spec.desc else keys)[:first]
+
+    def _every(self, extra: list[str], backwards: bool = False) -> Iterator[str]:
+        """Every passing key when every record passes, in the collection's order (or backwards)."""
+        skip = self.dirty | set(extra)
+        mine = set(extra)
+        source = self.source
+        return (k for k in (reversed(source) if backwards else source)
+                if k in mine or (k not in skip and k in self.ix.position and type(source[k]) is dict))
 
     def _in_place_order(self, passed: set[str] | None, extra: list[str]) -> list[str]:
         """Passing keys in the collection's order."""
         if passed is None:
-            skip = self.dirty | set(extra)
-            mine = set(extra)
-            return [k for k in self.source if k in mine or (k not in skip and k in self.ix.position
-                                                             and type(self.source[k]) is dict)]
+            return list(self._every(extra))
         keys = list(passed) + extra
         keys.sort(key=self._position)
         return keys
