@@ -108,7 +108,7 @@ async def test_a_conditional_request_takes_the_branch_the_record_calls_for():
 
 
 async def test_a_write_on_a_picked_record_lists_its_kind_first_and_takes_the_one_the_rule_picks():
-    tools = [tool("mail", "list_threads", {}, [], read=True),
+    tools = [tool("mail", "list_threads", {}, []),  # no read-only hint, as many harvested servers declare none
              tool("mail", "delete_thread", {"thread_id": {"type": "string"}}, ["thread_id"])]
     listed = {"items": [{"thread_id": "t1", "subject": "Lunch", "last_date": "2026-04-02"},
                         {"thread_id": "t2", "subject": "Invoice", "last_date": "2026-01-20"}]}

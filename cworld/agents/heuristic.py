@@ -339,9 +339,11 @@ class HeuristicAgent:
         (`thread_id` -> `list_threads`; a bare `id` -> what the tool's own name acts on)."""
         stem = re.sub(r"(_?ids?|Ids?)$", "", argument).lower().replace("_", "")
         words = [stem] if stem else [w for w in re.findall(r"[a-z]+", spec.name.lower().replace("_", " "))[1:]]
-        fits = [t for t in pool if t.server == spec.server and t.is_read_only and not required(t)
+        reads = re.compile(r"(^|_)(list|get|search|find)")  # a read by its name: many servers declare no hints
+        fits = [t for t in pool if t.server == spec.server and not required(t) and t.id != spec.id
+                and (t.is_read_only or reads.search(t.name.lower()))
                 and any(w and len(w) > 2 and w in t.name.lower().replace("_", "") for w in words)]
-        listing = [t for t in fits if re.search(r"(^|_)(list|get|search|find)", t.name.lower())]
+        listing = [t for t in fits if reads.search(t.name.lower())]
         return min(listing or fits, key=lambda t: (len(t.name), t.id)) if (listing or fits) else None
 
     def _rank(self, intent: Intent) -> list[ToolSpec]:
