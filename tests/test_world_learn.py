@@ -306,6 +306,23 @@ def test_an_end_before_its_start_is_refused() -> None:
     assert run_on(rule, _obs(EVENTS, {"start_date": "2026-09-01", "end_date": "2026-09-03"}, {"events": {}}))[0] == "ok"
 
 
+DM = _tool("send_dm", {"text": {"type": "string"}}, ["text"])
+
+
+def test_each_of_two_records_made_holds_its_own_key() -> None:
+    calls = []
+    for n in range(1, 5):
+        before: dict[str, Any] = {"dms": {f"D_{i:04d}": {"id": f"D_{i:04d}"} for i in range(1, n)},
+                                  "messages": {f"chat_{i:04d}": {"id": f"chat_{i:04d}"} for i in range(1, 2 * n - 1)}}
+        after = copy.deepcopy(before)
+        after["dms"][f"D_{n:04d}"] = {"id": f"D_{n:04d}"}
+        after["messages"][f"chat_{2 * n - 1:04d}"] = {"id": f"chat_{2 * n - 1:04d}"}
+        calls.append(Observation(DM, {"text": "hi"}, ToolResult.ok({}), NOW, before, after,
+                                 {"D": n - 1, "chat": 2 * n - 2}))
+    rule, _ = induce(DM, calls)
+    assert [run_on(rule, o)[1] for o in calls] == [o.after for o in calls], rule.do
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

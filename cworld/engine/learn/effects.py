@@ -22,6 +22,8 @@ _COUNTER_ID = re.compile(r"^([A-Za-z]+)_(\d+)$")
 _FRESH = re.compile(r"^([A-Za-z]+[_-])?[0-9a-f]{8,40}$")
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$")
 _MAX_LITERAL = 200
+_OWN_KEY = "own_key"
+"""a created record's own key while learning; `<as>_key` once each create has its name"""
 
 
 @dataclass
@@ -73,7 +75,8 @@ def _shared_keys(effects: list[LearnedEffect]) -> list[LearnedEffect]:
         if made.create is None:
             continue
         name = "made" if not first else f"made_{len(first) + 1}"
-        update: dict[str, Any] = {"as_": name}
+        record = made.record.replace(_OWN_KEY, f"{name}_key") if isinstance(made.record, str) else made.record
+        update: dict[str, Any] = {"as_": name, "record": record}
         if made.id is not None and made.id in first:
             update.update(id=None, key=f"{first[made.id]}_key")
         elif made.id is not None:
@@ -111,7 +114,7 @@ def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slo
             slot.fields.setdefault(str(f), [[] for _ in slot.calls[1:]])  # one list per call, in order
         for f in slot.fields:
             value = (change.new or {}).get(f, MISSING)
-            made = ["made_key"] if value == change.key else []  # a record holding its own key
+            made = [_OWN_KEY] if value == change.key else []  # a record holding its own key
             counted = _counts(value, target, change.new or {}, scope)
             slot.fields[f].append(made + explain(value, None, scope, names) + counted)
         return
@@ -212,7 +215,8 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
             options = explain(sub, None, scope, names)
             if not options:
                 break
-            parts.append(f"{str(key)!r}: {_value_expr(options[0], '{}', str(key))}")
+            name = "me" if key == scope.bound("me") else repr(str(key))  # the user's own entry (`access[me]`)
+            parts.append(f"{name}: {_value_expr(options[0], '{}', str(key))}")
         else:
             out.append("{" + ", ".join(parts) + "}")
     if isinstance(value, str) and _FRESH.match(value) and not out:
