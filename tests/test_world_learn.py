@@ -323,6 +323,23 @@ def test_each_of_two_records_made_holds_its_own_key() -> None:
     assert [run_on(rule, o)[1] for o in calls] == [o.after for o in calls], rule.do
 
 
+SEND = _tool("send", {"to": {"type": "array", "items": {"type": "string"}}}, ["to"])
+
+
+def test_recipients_are_the_records_the_ids_given_name() -> None:
+    contacts = {f"c_{i}": {"name": f"N{i}", "email": f"n{i}@x.example", "phone": str(i)} for i in range(1, 7)}
+    calls = []
+    for n, to in enumerate((["c_1"], ["c_2", "c_3"], ["c_4"], ["c_5", "c_1", "c_6"]), start=1):
+        before: dict[str, Any] = {"contacts": contacts, "sent": {f"m_{i:04d}": {"to": []} for i in range(1, n)}}
+        after = copy.deepcopy(before)
+        after["sent"][f"m_{n:04d}"] = {"to": [{"name": contacts[c]["name"], "email": contacts[c]["email"]} for c in to]}
+        calls.append(Observation(SEND, {"to": to}, ToolResult.ok({}), NOW, before, after, {"m": n - 1}))
+    rule, _ = induce(SEND, calls)
+    state = {"contacts": {"c_9": {"name": "Z", "email": "z@y.example", "phone": "0"}}, "sent": {}}
+    fresh = Observation(SEND, {"to": ["c_9"]}, ToolResult.ok({}), NOW, state, None, {"m": 0})
+    assert run_on(rule, fresh)[1]["sent"]["m_0001"] == {"to": [{"name": "Z", "email": "z@y.example"}]}, rule.do
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

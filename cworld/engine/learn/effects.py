@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from cworld.engine.learn.diff import Change, changes, is_map
+from cworld.engine.learn.diff import Change, changes, collections, is_map
 from cworld.engine.learn.scope import MISSING, Scope, arg
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.spec import Effect
@@ -205,6 +205,8 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
     if isinstance(old, bool) and isinstance(value, bool) and old != value:
         out.append("not_old")
     out += _removed(value, old, scope, names)
+    if isinstance(value, list) and value and not out:
+        out += _looked_up(value, scope)
     if isinstance(value, list) and value and not out and len(value) <= 12:
         items = [explain(v, None, scope, names) for v in value]
         if all(items) and not all(_literal(i[0]) for i in items):
@@ -257,6 +259,26 @@ def _counts(value: Any, target: str, record: dict[str, Any], scope: Scope) -> li
                 groups.append((f"len([r for r in {target}.values() if r.get({f!r}) == {arg(name)}])", n))
     for expr, n in groups:
         out += [f"{expr} + {value - n}"] if value - n in (0, 1) else []
+    return out
+
+
+def _looked_up(value: list[Any], scope: Scope) -> list[str]:
+    """A list of records an argument's ids name, each shown by some of its fields (a message's recipients
+    from the contact ids given: `[{'name': ..., 'email': ...} for v in args['to']]`)."""
+    if not all(isinstance(v, dict) and v for v in value) or scope.obs.before is None:
+        return []
+    keys = list(value[0])
+    out = []
+    for name, given in scope.obs.args.items():
+        if not (isinstance(given, list) and len(given) == len(value)):
+            continue
+        for coll in collections(scope.obs.before):
+            records = scope.value(coll)
+            found = [records.get(str(g)) if isinstance(records, dict) else None for g in given]
+            if all(isinstance(r, dict) and list(v) == keys and all(r.get(k) == v[k] for k in keys)
+                   for r, v in zip(found, value, strict=True)):
+                fields = ", ".join(f"{k!r}: ({coll}.get(str(v)) or {{}}).get({k!r})" for k in keys)
+                out.append(f"[{{{fields}}} for v in ({arg(name)} or [])]")
     return out
 
 
