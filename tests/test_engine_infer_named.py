@@ -14,7 +14,7 @@ from cworld.engine.cards.card import CategoryCard, load_cards
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules import RulesEngine
 from cworld.engine.world.base import ServerWorld, World
-from cworld.engine.world.build import generated_world
+from cworld.engine.world.build import generated_world, world_now
 from cworld.engine.world.named import named_kinds
 from cworld.environment import Environment
 
@@ -119,3 +119,42 @@ def test_values_services_refuse_whatever_their_rules(engine: RulesEngine) -> Non
     world = engine.world(0).server(SERVER)
     assert world is not None
     assert not call(engine, "list_incident_updates", incidentId=next(iter(world.state["incidents"]))).is_error
+
+
+MAIL = [ToolSpec(server="post-desk", name="create_draft", description="create draft",
+                 input_schema={"type": "object", "properties": {"subject": {"type": "string"}}, "required": ["subject"]}),
+        ToolSpec(server="post-desk", name="list_messages", description="list messages",
+                 input_schema={"type": "object", "properties": {"maxResults": {"type": "integer"}}})]
+
+
+def test_a_new_record_is_stamped_with_what_its_lists_sort_by(cards: dict[str, CategoryCard]) -> None:
+    """Made things are listed newest first by their date: a new draft carries the time it was made, so it
+    stands among them by that time instead of sorting last for want of a date."""
+    built = generated_world("post-desk", cards["email"], 0, size=60, tools=MAIL)
+    engine = RulesEngine(cards, MAIL, world=World(seed=0, now=world_now(0), servers={"post-desk": built}))
+    log = SessionLog(seed=0)
+    made = engine.respond_sync(MAIL[0], {"subject": "cwmark"}, log)
+    log.record(MAIL[0].id, {"subject": "cwmark"}, made)
+    assert made.structured_content is not None
+    stamp = str(made.structured_content.get("date"))
+    newer = sum(str(m.get("date")) > stamp for m in built.state["messages"].values())
+    page = engine.respond_sync(MAIL[1], {"maxResults": newer + 1}, log).structured_content
+    assert page is not None and next(v for v in page.values() if isinstance(v, list))[-1].get("subject") == "cwmark"
+
+
+def test_a_family_about_a_parent_held_only_by_name_gives_way_to_inference(cards: dict[str, CategoryCard]) -> None:
+    """The task board's comment family writes `card_id`; a comment on a task (a kind its tools name that the
+    card lacks) is stored under `task_id`, so the list of the task's comments finds it."""
+    tools = [ToolSpec(server="todo-hub", name="add_comment", description="add comment", input_schema={
+                 "type": "object", "properties": {"task_id": {"type": "string"}, "text": {"type": "string"}},
+                 "required": ["task_id", "text"]}),
+             ToolSpec(server="todo-hub", name="list_comments", description="list comments", input_schema={
+                 "type": "object", "properties": {"task_id": {"type": "string"}}, "required": ["task_id"]})]
+    built = generated_world("todo-hub", cards["task_board"], 0, size=20, tools=tools)
+    engine = RulesEngine(cards, tools, world=World(seed=0, now="2026-08-01T09:00:00Z", servers={"todo-hub": built}))
+    assert engine.rule_for(tools[0])[1] == "inferred"
+    task = next(iter(built.state["tasks"]))
+    log = SessionLog(seed=0)
+    made = engine.respond_sync(tools[0], {"task_id": task, "text": "cwmark"}, log)
+    log.record(tools[0].id, {"task_id": task, "text": "cwmark"}, made)
+    assert "cwmark" in engine.respond_sync(tools[1], {"task_id": task}, log).text

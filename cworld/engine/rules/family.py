@@ -30,6 +30,7 @@ from cworld.engine.rules.infer import (
 )
 from cworld.engine.rules.spec import Check, Effect, Rule, parse_rule
 from cworld.engine.world.base import ServerWorld
+from cworld.engine.world.named import thin_kinds
 
 #: In a family rule's `create`/`delete`, the collection of the record the tool is about.
 RECORDS = "RECORDS"
@@ -77,7 +78,9 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
     required = set(tool.input_schema.get("required") or [])
     if rule.about == "parent":
         entity, own = _parent(tool, card, world)
-        coll = collection_of(entity, world) if entity is not None else None
+        # the family is written for the card's kinds: a parent the world holds only by name (a kind the tools
+        # name that the card lacks, `world/named.py`) is not what its record's fields point at
+        coll = collection_of(entity, world) if entity is not None and entity.name not in thin_kinds(world) else None
     else:
         entity = entity_for(tool, card)
         coll = collection_of(entity, world)

@@ -72,9 +72,9 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                                                           own_arg="" if listing else own)
     if listing:  # a filter's times and a required query are checked as a write's values are
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
-                    list_=_list_read(tool, coll, entity, props), origin="inferred")
+                    list_=_list_read(tool, coll, entity, props, card), origin="inferred")
     if op == "create":
-        return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props)
+        return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card)
     key = f"args[{own!r}]" if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
@@ -353,11 +353,26 @@ def _field_args(entity: EntityType, props: dict[str, Any], exclude: set[str]) ->
     return [p for p in props if snake(p) in entity.fields and p not in exclude and snake(p) not in TOKEN_ARGS]
 
 
-def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any]) -> Rule:
+def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
+    """The record field an argument fills or filters: its own name in snake case, else, for an id argument of
+    a kind the entity's one reference field names, that field (`add_comment(task_id)` on a card whose comments
+    hold `card_id`, the kind tasks are: a list filtered by `task_id` then finds what the create made)."""
+    plain = snake(prop)
+    named = id_kind(prop, card) if plain not in entity.fields else None
+    if named is None or named[0] is None or named[1]:
+        return plain
+    refs = [f for f in entity.fields if (kind := id_kind(f, card)) is not None and kind == (named[0], False)]
+    return refs[0] if len(refs) == 1 else plain
+
+
+def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any],
+            card: CategoryCard) -> Rule:
     given = [p for p in props if snake(p) not in TOKEN_ARGS and snake(p) not in PAGING_ARGS]
-    record = "{" + ", ".join(f"{snake(p)!r}: args[{p!r}]" for p in given) + "}"
+    record = "{" + ", ".join(f"{field_for(p, entity, card)!r}: args[{p!r}]" for p in given) + "}"
     key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
-    stamps = [f for f in STAMP_FIELDS if f in entity.fields and f not in {snake(p) for p in given}]
+    made_order = _made_order_field(entity)  # what its lists sort by, newest first: a new record is the newest
+    stamps = [f for f in dict.fromkeys((*STAMP_FIELDS, *([made_order] if made_order else [])))
+              if f in entity.fields and f not in {field_for(p, entity, card) for p in given}]
     if stamps:
         record = record[:-1] + (", " if given else "") + ", ".join(f"{f!r}: now" for f in stamps) + "}"
     make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
@@ -442,7 +457,7 @@ def blank_checks(props: dict[str, Any], required: set[str]) -> list[Check]:
     return checks
 
 
-def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, Any]) -> ListRead:
+def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, Any], card: CategoryCard) -> ListRead:
     conditions = []
     for name in props:
         plain = snake(name)
@@ -451,7 +466,8 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
         if plain in QUERY_ARGS:
             conditions.append(f"matches(args[{name!r}], it)")
         elif plain in entity.fields or _REF.match(plain):
-            conditions.append(f"(args[{name!r}] is None or str(it.get({plain!r})).lower() == str(args[{name!r}]).lower())")
+            field = field_for(name, entity, card)
+            conditions.append(f"(args[{name!r}] is None or str(it.get({field!r})).lower() == str(args[{name!r}]).lower())")
     page, size = _named(props, PAGE_ARGS, "integer"), _named(props, SIZE_ARGS, "integer")
     offset, cursor = _named(props, OFFSET_ARGS, "integer"), _named(props, CURSOR_ARGS, "string")
     default = (props.get(size) or {}).get("default") if size else None
@@ -475,10 +491,15 @@ def _list_order(entity: EntityType) -> tuple[str | None, bool]:
     for name in SCHEDULE_FIELDS:
         if name in entity.fields:
             return f"(str(it.get({name!r}) or ''), str(key))", False
-    for name in STAMP_ORDER_FIELDS:
-        if name in entity.fields:
-            return f"(str(it.get({name!r}) or ''), str(key))", True
-    return None, False
+    made = _made_order_field(entity)
+    return (f"(str(it.get({made!r}) or ''), str(key))", True) if made else (None, False)
+
+
+def _made_order_field(entity: EntityType) -> str | None:
+    """The field a kind of made things is ordered by (its first `STAMP_ORDER_FIELDS`); None for a scheduled kind."""
+    if any(name in entity.fields for name in SCHEDULE_FIELDS):
+        return None
+    return next((name for name in STAMP_ORDER_FIELDS if name in entity.fields), None)
 
 
 def _page_base(props: dict[str, Any], page: str | None) -> int:
