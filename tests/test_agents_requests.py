@@ -84,7 +84,10 @@ async def play(query: str, tools: list[ToolSpec], answers: dict[str, Any]) -> li
         action = await agent.act(observation)
         if action.kind == "final":
             return calls
-        assert action.kind == "tool" and action.tool is not None
+        if action.kind != "tool" or action.tool is None:  # a search finds nothing more; a message waits
+            answer = {"tools": []}
+            observation = Observation(turn=turn, result=ToolResult(structured_content=answer))
+            continue
         call = ToolCall(id=action.call_id, tool=action.tool, arguments=action.arguments)
         calls.append((call.tool, call.arguments))
         answer = answers.get(call.tool, {"ok": True})
@@ -127,3 +130,11 @@ async def test_a_report_counts_what_the_request_asks_about_and_writes_the_number
              "with N the number)")
     calls = await play(query, tools, {"cloud/list_projects": listed})
     assert calls[-1] == ("docs/create_doc", {"name": "Project count", "content": "2 project record(s) are active."})
+
+
+async def test_a_listing_that_lacks_the_id_is_not_asked_again():
+    tools = [tool("mail", "list_threads", {}, []),
+             tool("mail", "delete_thread", {"thread_id": {"type": "string"}}, ["thread_id"])]
+    calls = await play("Clean up my email: delete the thread with the earliest last date.", tools,
+                       {"mail/list_threads": {"items": [{"subject": "Lunch", "last_date": "2026-04-02"}]}})
+    assert [c[0] for c in calls].count("mail/list_threads") == 1

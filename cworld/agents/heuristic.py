@@ -168,6 +168,7 @@ class HeuristicAgent:
         self.events: list[dict[str, Any]] = []
         self.explored: set[str] = set()
         self.decided: dict[tuple[str, str], bool | None] = {}
+        self.asked: set[tuple[str, str]] = set()
 
     async def act(self, observation: Observation) -> Action:
         if observation.user_messages and self.abilities.listens:
@@ -285,7 +286,8 @@ class HeuristicAgent:
             job.args, missing = fill(spec, job.intent, self.ctx)
         if missing and self.abilities.prerequisites and job.depth < self.abilities.max_depth:
             producer = self._producer(spec, missing[0], job)
-            if producer is not None:
+            if producer is not None and (producer.id, missing[0]) not in self.asked:
+                self.asked.add((producer.id, missing[0]))  # asked once: an answer without it is not asked again
                 self.agenda.insert(0, Job(producer.id, job.intent, "prerequisite", job.depth + 1, needed_for=missing[0]))
                 return None
             query = f"{spec.server} {properties(spec).get(missing[0], {}).get('description', missing[0])}"
