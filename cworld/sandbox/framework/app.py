@@ -148,7 +148,8 @@ class SandboxApp:
     def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, within: tuple[Any, Any] = (None, None),
                 having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, keys: bool = False,
                 **equal: Any) -> Sequence[Any]:
-        """`where(name, **equal)` (or, `having` = (of, value), the records of `keys_having(name, of, value)`)
+        """`where(name, **equal)` (or, `having` = (of, value), the records of `keys_having(name, of, value)`;
+        a list of values: of any of them, values no record holds two of)
         with the first value of `by` in `within` (`lo <= v < hi`, None open), as `sorted` orders them by the
         values of the fields `by` (`BY_KEY`: the record's key), or their `keys`: a sequence whose pages
         (`paginate`) cost a page."""
@@ -162,7 +163,11 @@ class SandboxApp:
         def value(key: Any, field: str) -> Any:
             return key if field == BY_KEY else raw[key].get(field)
 
-        chosen = self.keys_where(name, **equal) if having is None else self.keys_having(name, *having)
+        if having is None:
+            chosen = self.keys_where(name, **equal)
+        else:  # a list of values: any of them
+            of, wanted = having
+            chosen = self.keys_having(name, of, *(wanted if type(wanted) is list else [wanted]))
         inside = [k for k in chosen if (lo is None or lo <= value(k, by[0])) and (hi is None or value(k, by[0]) < hi)]
         ordered = sorted(inside, key=lambda k: tuple(value(k, f) for f in by), reverse=reverse)
         collection = self.state[name]

@@ -16,6 +16,7 @@ the indexes rest on.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, overload
@@ -371,10 +372,12 @@ class Indexes:
 
     def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: tuple[str, ...],
                 reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any],
-                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, keys: bool = False) -> Ordered | None:
-        """The records holding `equal`'s values (or, `having`, a value a function reads off them) whose first
-        `by` value lies in `within` (`lo <= v < hi`, None open), sorted by `by`, as a sequence whose pages
-        cost a page; None when the index cannot give it."""
+                having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None,
+                keys: bool = False) -> Sequence[Any] | None:
+        """The records holding `equal`'s values (or, `having`, a value a function reads off them; a list:
+        any of its values, groups that share no record) whose first `by` value lies in `within` (`lo <= v <
+        hi`, None open), sorted by `by`, as a sequence whose pages cost a page; None when the index cannot
+        give it."""
         index = self.fresh(app, name, collection, journal)
         if index is None:
             return None
@@ -384,6 +387,13 @@ class Indexes:
             sort, wanted = index.sort(tuple(sorted(equal)), by, reverse), tuple(equal[f] for f in sorted(equal))
         if sort.unordered:
             return None
+        if type(wanted) is list:
+            return Merged([self._window(collection, sort, value, reverse, within, keys) for value in wanted], reverse)
+        return self._window(collection, sort, wanted, reverse, within, keys)
+
+    @staticmethod
+    def _window(collection: Any, sort: SortedIndex, wanted: Any, reverse: bool, within: tuple[Any, Any],
+                keys: bool) -> Ordered:
         group = sort.groups.get(wanted)
         if group is None:
             return Ordered(collection, SortedList(), reverse, 0, 0, keys)
@@ -407,8 +417,14 @@ class Ordered(Sequence[Any]):
         return self._stop - self._start
 
     def __iter__(self) -> Iterator[Any]:
-        window = self._entries.islice(self._start, self._stop, reverse=self._reverse)
-        return (self._read(entry[-1]) for entry in window)
+        return (self._read(entry[-1]) for entry in self.entries())
+
+    def entries(self) -> Iterator[tuple[Any, ...]]:
+        """The window's entries in reading order."""
+        return iter(self._entries.islice(self._start, self._stop, reverse=self._reverse))
+
+    def read(self, entry: tuple[Any, ...]) -> Any:
+        return self._read(entry[-1])
 
     @overload
     def __getitem__(self, at: int) -> Any: ...
@@ -427,3 +443,32 @@ class Ordered(Sequence[Any]):
             start, stop = self._start + start, self._start + stop
         window = self._entries.islice(start, stop, reverse=self._reverse) if start < stop else ()
         return [self._read(entry[-1]) for entry in window]
+
+
+class Merged(Sequence[Any]):
+    """Sorted windows of groups that share no record, read as one order (`heapq.merge`): a page costs the
+    entries before it."""
+
+    def __init__(self, parts: list[Ordered], reverse: bool) -> None:
+        self._parts, self._reverse = parts, reverse
+
+    def __len__(self) -> int:
+        return sum(len(part) for part in self._parts)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[:])
+
+    @overload
+    def __getitem__(self, at: int) -> Any: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Any]: ...
+
+    def __getitem__(self, at: int | slice) -> Any:
+        if isinstance(at, int):
+            return self[at:at + 1 or None][0]
+        start, stop, step = at.indices(len(self))
+        if not self._parts:
+            return []
+        merged = heapq.merge(*(part.entries() for part in self._parts), reverse=self._reverse)
+        read = self._parts[0].read
+        return [read(entry) for entry in islice(merged, start, stop, step)] if start < stop else []

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from cworld.sandbox.apps._shared.auth import issue_token, require_token
 from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, name_search, paginate
-from cworld.sandbox.apps._shared.values import iso, matches
+from cworld.sandbox.apps._shared.values import iso, matches, norm
 from cworld.sandbox.apps.chat.models import (
     Channel,
     ChannelDetail,
@@ -37,6 +37,13 @@ Token = Annotated[str, Field(description="session token from login")]
 ChannelId = Annotated[str, Field(description="channel id, e.g. C_0003 (from list_channels), not the #name")]
 MessageId = Annotated[str, Field(description="message id, e.g. chat_0012")]
 Text = Annotated[str, Field(min_length=1, max_length=4000, description="message text")]
+
+
+def _seen_by(channel: dict[str, Any]) -> list[tuple[str, bool | None]]:
+    """Who sees a channel ("*" for a public one, else each member) with its archived flag, or None for
+    either: the index the channel list reads."""
+    viewers = channel["members"] if channel["private"] else ["*"]
+    return [(viewer, archived) for viewer in viewers for archived in (channel["archived"], None)]
 
 
 #: The fields a user search reads.
@@ -166,7 +173,13 @@ class ChatTools(SandboxApp):
         page_size: OpenPageSize = 20,
     ) -> ChannelPage:
         """Channels you can see (public ones and private ones you belong to), by name."""
-        found = [c for c in self.state["channels"].values() if self._can_read(c["id"])
+        if not norm(query).split():  # every channel you can see, by name (a public one has no viewers listed)
+            archived = None if include_archived else False
+            seen = [("*", archived), (self.state["me"], archived)]
+            by_name = self.ordered("channels", ("name",), having=(_seen_by, seen))
+            chunk, meta = paginate(by_name, page, page_size)
+            return ChannelPage(channels=[self._channel(c) for c in chunk], **meta)
+        found = [c for c in self.matching("channels", query, ("name", "topic")) if self._can_read(c["id"])
                  and (include_archived or not c["archived"]) and matches(query, c["name"], c["topic"])]
         chunk, meta = paginate(sorted(found, key=lambda c: c["name"]), page, page_size)
         return ChannelPage(channels=[self._channel(c) for c in chunk], **meta)
