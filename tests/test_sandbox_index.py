@@ -80,6 +80,10 @@ class Rows(SandboxApp):
     category = "test"
 
 
+def _kind(row: dict[str, Any]) -> list[str]:
+    return [row["kind"]]
+
+
 def _walk(rows: dict[str, Any], kind: str) -> list[str]:
     return [k for k, r in rows.items() if r.get("kind") == kind]
 
@@ -122,5 +126,9 @@ def test_lookups_follow_writes_deletes_readds_and_undo() -> None:
                             key=lambda r: r["text"], reverse=reverse)
             ordered = app.ordered("rows", ("text",), reverse=reverse, within=("word1", "word5"), kind="a")
             assert list(ordered[2:7]) == wanted[2:7] and list(ordered) == wanted
+            either = sorted((r for r in rows.values() if r["kind"] in ("a", "b")), key=lambda r: r["text"],
+                            reverse=reverse)
+            merged = app.ordered("rows", ("text",), reverse=reverse, having=(_kind, ["a", "b"]))
+            assert list(merged[1:9]) == either[1:9] and len(merged) == len(either)
         found = {r["id"] for r in app.matching("rows", "ord1", ("text",))}
         assert found >= {k for k, r in rows.items() if "ord1" in r["text"]}
