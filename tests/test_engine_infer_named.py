@@ -37,6 +37,7 @@ TOOLS = [
     tool("create_incident", {"title": {"type": "string"}, "severity": {"type": "string"}}, ["title"]),
     tool("list_incidents", {"start_date": {"type": "string"}, "end_date": {"type": "string"}}, []),
     tool("list_incident_updates", {"incidentId": {"type": "string"}}),
+    tool("incident-delete", {"UUID": {"type": "string"}}),
 ]
 
 
@@ -158,3 +159,10 @@ def test_a_family_about_a_parent_held_only_by_name_gives_way_to_inference(cards:
     made = engine.respond_sync(tools[0], {"task_id": task, "text": "cwmark"}, log)
     log.record(tools[0].id, {"task_id": task, "text": "cwmark"}, made)
     assert "cwmark" in engine.respond_sync(tools[1], {"task_id": task}, log).text
+
+
+def test_a_uuid_argument_names_the_record_of_the_tools_kind(engine: RulesEngine) -> None:
+    world = engine.world(0).server(SERVER)
+    assert world is not None
+    assert call(engine, "incident-delete", UUID="zzqxv-nonexistent").error_class == "not_found"
+    assert not call(engine, "incident-delete", UUID=next(iter(world.state["incidents"]))).is_error

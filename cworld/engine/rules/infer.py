@@ -110,7 +110,8 @@ def _closed_guard(entity: EntityType) -> list[Check]:
 
 
 #: Fields that name one record as well as its id does (`get_user(email)`, `getRepo(slug)`).
-NAMING_FIELDS = ("email", "username", "handle", "slug", "path", "name", "title", "code", "symbol", "url", "number")
+NAMING_FIELDS = ("email", "username", "handle", "slug", "path", "name", "title", "code", "symbol", "url", "number",
+                 "sku", "isbn", "domain", "hostname", "ticker", "login")
 
 
 def _key_by_field(entity: EntityType, coll: str, props: dict[str, Any], required: set[str]) -> str | None:
@@ -278,7 +279,8 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
     the one the tool's name `words` name (`delete_ad(adId, campaignId)` -> adId)."""
     by_snake = {snake(p): p for p in props}
     own = next((by_snake[f"{entity.name}_{s}"] for s in ("id", "gid", "iid", "uid", "uuid")
-                if f"{entity.name}_{s}" in by_snake), None) or by_snake.get("id")
+                if f"{entity.name}_{s}" in by_snake), None) \
+        or next((by_snake[n] for n in ("id", "uuid", "guid") if n in by_snake), None)  # DigitalOcean's `UUID`
     if own is not None:
         return own
     ids = [p for p in props if p in required and (named := id_kind(p, card)) is not None

@@ -358,7 +358,7 @@ def load_or_build(workspace: Workspace | Path, seed: int, tools: Iterable[ToolSp
 
 class ServerByServerWorld(World):
     """The world of `seed`, loaded (or built and saved) one server at a time, when a server is first asked
-    for: the same records as `load_or_build` (a server's world depends on the seed, the server and its card
+    for: the same records as `load_or_build` (a server's world depends on the seed, the server, its card and its tools
     only), for a caller that touches a few servers of many seeds (the harvested-pool synthesizer: a task's
     plan reaches 3-5 of ~190 servers, each task has its own seed; a run over the harvested pool, whose
     episodes reach a few of 321). `servers` holds the servers loaded so far; `preload` names those loaded
