@@ -340,6 +340,27 @@ def test_recipients_are_the_records_the_ids_given_name() -> None:
     assert run_on(rule, fresh)[1]["sent"]["m_0001"] == {"to": [{"name": "Z", "email": "z@y.example"}]}, rule.do
 
 
+def test_a_write_answers_its_records_after_the_change_under_the_answers_key_name() -> None:
+    """add_to_cart answers the cart's lines (the new one too) with each line's own id, not its product's."""
+    calls = []
+    catalog = {f"SKU-{i}": {"name": f"P{i}"} for i in range(1, 6)}
+    for n in range(1, 6):
+        lines = {f"ci_{i:04d}": {"product_id": f"SKU-{i}", "quantity": 1} for i in range(1, n)}
+        before: dict[str, Any] = {"catalog": catalog, "cart": {"items": lines, "coupon": None}}
+        after = copy.deepcopy(before)
+        after["cart"]["items"][f"ci_{n:04d}"] = {"product_id": f"SKU-{n}", "quantity": 1}
+        shown = [{"cart_item_id": k, "product_id": v["product_id"]} for k, v in after["cart"]["items"].items()]
+        calls.append(Observation(ADD, {"product_id": f"SKU-{n}"}, ToolResult.ok({"items": shown}), NOW, before, after,
+                                 {"ci": n - 1}))
+    rule, _ = induce(ADD, calls)
+    assert rule.list_ is not None and rule.list_.from_ == "cart['items']", rule.list_
+    state = {"catalog": catalog, "cart": {"items": {"ci_0040": {"product_id": "SKU-2", "quantity": 1}}, "coupon": None}}
+    from cworld.engine.rules.run import CallContext, run_rule
+
+    outcome = run_rule(rule, CallContext(state, {"product_id": "SKU-3", "quantity": None}, NOW, ids={"ci": 40}))
+    assert [i["cart_item_id"] for i in outcome.payload["items"]] == ["ci_0040", "ci_0041"], outcome.payload
+
+
 def _learning(rule_calls: list[Observation]) -> ServerLearning:
     return ServerLearning("shop", [learn_tool(PAY, rule_calls, None)], len(rule_calls))
 

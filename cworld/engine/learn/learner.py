@@ -82,6 +82,11 @@ def induce(tool: ToolSpec, calls: list[Observation], hints: Hints | None = None)
         if answer is not None:
             rule.answer = answer
             support["answer"] = n
+        else:  # a write that answers a page of records after its change (the cart with its lines)
+            listing, n = learn_list(oks, {id(o): Scope(o, state=o.after) for o in oks if o.after is not None})
+            if listing is not None and n >= max(2, len(oks) * 3 // 4):
+                rule.list_ = listing
+                support["list"] = n
     return _valid(rule, tool), support
 
 

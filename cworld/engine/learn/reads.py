@@ -26,6 +26,7 @@ def learn_list(oks: list[Observation], scopes: dict[int, Scope]) -> tuple[ListRe
     """A list read when the accepted answers hold a list of records of one collection (and how many
     answers support it)."""
     votes: Counter[tuple[str, str, str]] = Counter()
+    first: dict[tuple[str, str, str], int] = {}
     for o in oks:
         body = answer_value(o)
         if body is None or o.before is None:
@@ -33,18 +34,22 @@ def learn_list(oks: list[Observation], scopes: dict[int, Scope]) -> tuple[ListRe
         for into, items in body.items():
             if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items):
                 continue
-            for coll in collections(o.before):
+            state = scopes[id(o)].value("state")
+            for coll in collections(state if isinstance(state, dict) else o.before):
                 records = scopes[id(o)].value(coll)
                 if not isinstance(records, dict) or not records:
                     continue
                 for id_key in items[0]:
                     if all(str(i.get(id_key)) in records for i in items):
                         votes[(into, coll, id_key)] += 1
+                        first.setdefault((into, coll, id_key), list(items[0]).index(id_key))
     if not votes:
         return None, 0
-    (into, coll, id_key), support = votes.most_common(1)[0]
+    # the most answers; of as many, the id a record is shown under first (a cart line's own id, not its product's)
+    (into, coll, id_key), support = max(votes.items(), key=lambda kv: (kv[1], -first[kv[0]]))
     pages = [(o, answer_value(o) or {}) for o in oks]
-    spec: dict[str, Any] = {"from": coll, "into": into, "page_size": _page_size(pages, into)}
+    spec: dict[str, Any] = {"from": coll, "into": into, "page_size": _page_size(pages, into),
+                            "item": f"{{{id_key!r}: key, **it}}"}  # each record under the key name the answers used
     props = (oks[0].tool.input_schema or {}).get("properties") or {}
     spec["page"] = next((p for p in _PAGE_ARGS if p in props), None)
     spec["size"] = next((p for p in _SIZE_ARGS if p in props), None)
