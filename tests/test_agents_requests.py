@@ -9,7 +9,7 @@ from typing import Any
 
 from cworld.agents import make_agent
 from cworld.agents.base import Observation
-from cworld.agents.fill import FillContext, dictation, fill, ruled
+from cworld.agents.fill import FillContext, Record, dictation, fill, ruled
 from cworld.agents.intents import Rule, intents_of
 from cworld.agents.toolbox import Toolbox
 from cworld.data_model import Task, ToolCall, ToolResult, ToolSpec
@@ -138,3 +138,21 @@ async def test_a_listing_that_lacks_the_id_is_not_asked_again():
     calls = await play("Clean up my email: delete the thread with the earliest last date.", tools,
                        {"mail/list_threads": {"items": [{"subject": "Lunch", "last_date": "2026-04-02"}]}})
     assert [c[0] for c in calls].count("mail/list_threads") == 1
+
+
+async def test_what_the_rule_picked_and_what_a_read_found_go_into_the_dictated_text():
+    """The request says X for the record its rule picks and V for the value a condition reads (it never
+    names them): the agent writes the name it picked and the value it read."""
+    tools = [tool("mail", "list_threads", {}, [], read=True),
+             tool("mail", "delete_thread", {"thread_id": {"type": "string"}}, ["thread_id"]),
+             tool("chat", "send_message", {"text": {"type": "string"}}, ["text"])]
+    listed = {"items": [{"thread_id": "t1", "subject": "Lunch", "last_date": "2026-04-02"},
+                        {"thread_id": "t2", "subject": "Invoice", "last_date": "2026-01-20"}]}
+    query = ("Clean up my email: delete the thread with the earliest last date, then let people know with a message "
+             "in the team chat. (saying \"Removed from my email: X.\", with X the name of what the rule picks)")
+    calls = await play(query, tools, {"mail/list_threads": listed})
+    assert calls[-1] == ("chat/send_message", {"text": "Removed from my email: Invoice."})
+    intent = intents_of("Note it. (saying \"Its state is V.\", with V the state you find)")[0]
+    found = [Record("crm/get_deal", {"deal": {"id": "d1", "name": "Big", "state": "won"}})]
+    write = tool("crm", "add_note", {"text": {"type": "string"}}, ["text"])
+    assert fill(write, intent, FillContext(found, intent.facts))[0] == {"text": "Its state is won."}

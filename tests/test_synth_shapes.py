@@ -20,7 +20,7 @@ from cworld.environment import Environment, Workspace
 from cworld.synth import SynthOptions, prepare, run_prepared
 from cworld.synth.goal_shapes import ShapeSampler, load_nouns, load_shapes
 from cworld.synth.offline.action_space import Unit
-from cworld.synth.offline.shape_chain import ShapeDrafter
+from cworld.synth.offline.shape_chain import ShapeDrafter, letters_for
 from cworld.synth.offline.templates import Templates
 from cworld.synth.sampling import Candidates
 
@@ -129,12 +129,27 @@ def test_a_report_leaves_the_count_to_the_agent() -> None:
     drafter.book = BOOK
     step = SimpleNamespace(links={"name": "Project count: ACTIVE", "content": "12 project record(s) are active."})
     unit = SimpleNamespace(labels=("name",), texts=("content",))
-    work = SimpleNamespace(probe=SimpleNamespace(results={}), counted="12", said=[])
+    work = SimpleNamespace(probe=SimpleNamespace(results={}), worked_out=[("12", "N", "the number")], said=[])
     drafter._dictate(step, unit, work)  # type: ignore[arg-type]
     assert work.said == ['titled "Project count: ACTIVE"', 'saying "N project record(s) are active.", with N the number']
-    work = SimpleNamespace(probe=SimpleNamespace(results={}), counted=None, said=[])
+    work = SimpleNamespace(probe=SimpleNamespace(results={}), worked_out=[], said=[])
     drafter._dictate(step, unit, work)  # type: ignore[arg-type]
     assert work.said[1] == 'saying "12 project record(s) are active."'
+
+
+def test_what_a_rule_picks_or_a_condition_reads_is_never_dictated() -> None:
+    """Triage and cleanup tell people what the rule picked, a conditional's note says what it read: the
+    request says a letter for each (the plan keeps the value), so it never gives away the answer."""
+    said, meanings = letters_for("Triage: Q3 budget review was picked (the one with the highest priority).",
+                                 [("Q3 budget review", "X", "the name of the one the rule picks")])
+    assert said == "Triage: X was picked (the one with the highest priority)."
+    assert meanings == ["X the name of the one the rule picks"]
+    removed = [("Old lead", "X", "the names of what the rule picks"), ("Stale lead", "Y", "the names of what the rule picks")]
+    assert letters_for("Removed from our CRM: Old lead, Stale lead.", removed) == (
+        "Removed from our CRM: X, Y.", ["X, Y the names of what the rule picks"])
+    assert letters_for("its status is open (reopened twice)", [("open", "V", "the status you find")])[0] == \
+        "its status is V (reopened twice)"
+    assert letters_for("nothing to hide", [("open", "V", "the status you find")]) == ("nothing to hide", [])
 
 
 def test_world_names_come_from_the_vocabulary() -> None:

@@ -86,6 +86,10 @@ def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, An
     number = _tally(ctx) if any(isinstance(v, str) and _NUMBER_SLOT.match(v) for v in said.values()) else None
     if number is not None:  # "saying "N records have ...", with N the number": the agent counts
         said = {k: _NUMBER_SLOT.sub(str(number), v, count=1) if isinstance(v, str) else v for k, v in said.items()}
+    found = _worked_out(ctx) if ctx.facts.letters else {}
+    if found:  # "saying "Triage: X was picked", with X the name of the one the rule picks"
+        said = {k: _LETTER.sub(lambda m: found.get(m.group(0), m.group(0)), v) if isinstance(v, str) else v
+                for k, v in said.items()}
     for name, prop in props.items():
         value = fill_one(spec, name, prop, intent, ctx, said.get(name))
         if value is not None and (name in needed or name in said or (ctx.optional and _confident(name, prop))):
@@ -117,6 +121,50 @@ def dictation(spec: ToolSpec, facts: Facts) -> dict[str, Any]:
 
 
 _NUMBER_SLOT = re.compile(r"^N(?= )")
+_LETTER = re.compile(r"(?<![\w'])[A-Z](?![\w'])")
+_LABELS = ("name", "title", "subject", "label", "display_name", "summary")
+
+
+def _worked_out(ctx: FillContext) -> dict[str, str]:
+    """What each dictated letter stands for, from what the agent has read: the name of the record the
+    request's rule picks in the latest list that holds the rule's field, or a field's value in the latest
+    answer that shows it. A letter the agent cannot work out stays as it is."""
+    out: dict[str, str] = {}
+    for letter, what in ctx.facts.letters.items():
+        value = _picked_name(ctx) if what == "picked" else _latest_field(ctx, what.split())
+        if value is not None:
+            out[letter] = value
+    return out
+
+
+def _picked_name(ctx: FillContext) -> str | None:
+    for record in reversed(ctx.memory):
+        for items in _lists_in(record.payload):
+            at = next((i for r in ctx.rules if (i := ruled(items, r)) is not None), None)
+            if at is not None:
+                name = next((items[at][k] for k in _LABELS if isinstance(items[at].get(k), str)), None)
+                if name:
+                    return str(name)
+    return None
+
+
+def _latest_field(ctx: FillContext, wanted: list[str]) -> str | None:
+    for record in reversed(ctx.memory):
+        for item in _records_in(record.payload):
+            key = next((k for k in item if _arg_words(k) == wanted), None)
+            if key is not None and isinstance(item[key], str | int | float) and not isinstance(item[key], bool):
+                return str(item[key])
+    return None
+
+
+def _records_in(value: Any) -> Iterator[dict[str, Any]]:
+    """Every record (dict) inside an answer, the outermost first."""
+    if isinstance(value, dict):
+        yield value
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    for child in children:
+        if isinstance(child, dict | list):
+            yield from _records_in(child)
 
 
 def _tally(ctx: FillContext) -> int | None:

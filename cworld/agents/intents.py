@@ -31,6 +31,10 @@ _TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 _PROPER = re.compile(r"(?<=[a-z,] )([A-Z][a-z]{2,})\b")
 _TAG = re.compile(r"(?<![\w#])#([\w-]{2,40})")
 _DICTATED = re.compile(r"\b(titled|saying)\s+\"([^\"]*)\"")
+#: `with X the name of the one the rule picks`, `with X, Y the names of what the rule picks`
+_PICKED = re.compile(r"\bwith ([A-Z](?:, [A-Z])*) the names? of (?:the one|what) the rule picks")
+#: `with V the status you find`
+_FOUND = re.compile(r"\bwith ([A-Z]) the ([a-z][a-z ]{0,40}?) you find\b")
 _TALLY = re.compile(r"\b(?:how many|count)\b[^?.;]*?\b(?:have|has|whose|with)\s+([a-z][a-z ]{0,30}?)\s+(?:is\s+)?"
                     r"'([^']{1,60})'", re.IGNORECASE)
 _FIELD = re.compile(r"\b([a-z][a-z]*(?: [a-z]+){0,2}) (?:'([^']{1,80})'|(\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d\d:\d\d)?)?))")
@@ -84,6 +88,9 @@ class Facts:
     """What the person asks to count: `how many ... have state 'ACTIVE'` -> ("state", "ACTIVE")."""
     fields: dict[str, str] = field(default_factory=dict)
     """Values named by what they are: `rate '92'` -> {"rate": "92"}, `due date 2026-07-18` -> {"due date": ...}."""
+    letters: dict[str, str] = field(default_factory=dict)
+    """What a dictated letter stands for, the agent's to work out: `with X the name of the one the rule
+    picks` -> {"X": "picked"}, `with V the status you find` -> {"V": "status"} (a field it reads)."""
 
     @property
     def empty(self) -> bool:
@@ -144,6 +151,10 @@ def facts_of(text: str) -> Facts:
     for how, value in _DICTATED.findall(text):
         (facts.titled if how == "titled" else facts.saying).append(value)
     text = _DICTATED.sub(" ", text)
+    for letters in _PICKED.findall(text):
+        facts.letters.update(dict.fromkeys(re.findall(r"[A-Z]", letters), "picked"))
+    for letter, field_words in _FOUND.findall(text):
+        facts.letters[letter] = field_words.strip().lower()
     asked = _TALLY.search(text)
     facts.tally = (asked.group(1).strip().lower(), asked.group(2)) if asked else None
     for words, quoted, day in _FIELD.findall(text):

@@ -56,8 +56,10 @@ class Work:
     said: list[str] = field(default_factory=list)
     slot_steps: dict[str, list[str]] = field(default_factory=dict)
     skip_constraints: set[str] = field(default_factory=set)
-    counted: str | None = None
-    """A number the task asks the agent to work out (a report's count): the dictated text says `N` for it."""
+    worked_out: list[tuple[str, str, str]] = field(default_factory=list)
+    """Values the task asks the agent to work out: a report's count, the record a stated rule picks, the
+    value a condition reads. (value, the letter the dictated text says for it, what the letter stands for):
+    the request never gives away what the agent is graded on finding."""
 
     @property
     def chain(self) -> Chain:
@@ -65,6 +67,18 @@ class Work:
 
     def unit(self, slot: str) -> Unit:
         return self.drawn.units[slot]
+
+
+def letters_for(said: str, worked_out: list[tuple[str, str, str]]) -> tuple[str, list[str]]:
+    """`said` with each value the agent works out replaced by its letter (whole words only), and what each
+    letter used stands for (`N the number`): the person dictates the words around what they ask for."""
+    meanings: dict[str, list[str]] = {}
+    for value, letter, meaning in worked_out:
+        pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
+        if value and pattern.search(said):
+            said = pattern.sub(letter, said)
+            meanings.setdefault(meaning, []).append(letter)
+    return said, [f"{', '.join(letters)} {meaning}" for meaning, letters in meanings.items()]
 
 
 class ShapeDrafter:
@@ -203,10 +217,9 @@ class ShapeDrafter:
                 said = resolve(step.links[arg], work.probe.results, strict=False)
                 if isinstance(said, str) and said:
                     key = "title" if arg in unit.labels else "text"
-                    if work.counted is not None and said.startswith(f"{work.counted} "):
-                        # the person asks for the number: they dictate the words around it, never the number
-                        said, key = "N" + said[len(work.counted):], f"{key}_count"
-                    work.said.append(self.book.text(f"dictated.{key}", value=said))
+                    said, meanings = letters_for(said, work.worked_out)
+                    work.said.append(self.book.text(f"dictated.{key}", value=said)
+                                     + "".join(f", with {m}" for m in meanings))
 
     def _dates(self, step: Step, unit: Unit, work: Work) -> None:
         """Date arguments of a write: in the world's future, an end after its start (a check-out after the

@@ -105,6 +105,7 @@ def triage(d: ShapeDrafter, work: Work) -> None:
     name_ref = item_ref(step, path, chosen, record.label_field)
     work.fields.update(svc_a=d.service(work.unit("queue")), kind_a=_kind(work, "queue"), rule=rule,
                        verb=verb_of(work.unit("queue").tool))
+    work.worked_out.append((record.label, "X", "the name of the one the rule picks"))
     _tell(d, work, "tell", f"Handled: {name_ref}", f"Triage: {name_ref} was picked ({rule}) and handled.")
     work.hints.append(f"Picked: {name_ref}")
     work.reports.append((f"{_kind(work, 'queue')} picked", record.label))
@@ -208,7 +209,7 @@ def report(d: ShapeDrafter, work: Work) -> None:
            f"among them {name_ref}."
     work.fields.update(svc_a=d.service(work.unit("source")), kind_a=kind, field=words_of(group), value=value,
                        label_a=record.label)
-    work.counted = str(count)
+    work.worked_out.append((str(count), "N", "the number"))
     _tell(d, work, "tell", f"{kind.capitalize()} count: {value}", text)
     work.hints.append(f"Count: {count}")
     work.reports.append((f"number of {kind} records with {words_of(group)} '{value}'", str(count)))
@@ -227,6 +228,7 @@ def conditional(d: ShapeDrafter, work: Work) -> None:
     unit = work.unit(branch)
     target = d.locate(work, branch, unit.kind, unit.server) if unit.target and unit.kind else None
     text = f"Follow-up on {name_ref}: its {words_of(key)} is {actual}."
+    work.worked_out.append((str(actual), "V", f"the {words_of(key)} you find"))
     d.run(work, branch, target, label=f"Follow-up: {name_ref}", text=text)
     if other is None:
         raise BlockFailed("no other value to name in the condition")
@@ -285,6 +287,8 @@ def cleanup(d: ShapeDrafter, work: Work) -> None:
         named = _named(unit.kind or "", record, step.plan.id, path, unit.server)
         d.run(work, "stale", named)
         removed.append(item_ref(step, path, record, named.label_field))
+        work.worked_out.append((named.label, "XYZ"[len(removed) - 1],
+                                "the name of what the rule picks" if len(stale) == 1 else "the names of what the rule picks"))
         work.reports.append((f"{_kind(work, 'stale')} removed", named.label))
     work.skip_constraints.add("safety")
     work.fields.update(svc_a=d.service(unit), kind_a=_kind(work, "stale"), rule=rule, verb=verb_of(unit.tool))
