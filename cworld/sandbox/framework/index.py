@@ -17,6 +17,7 @@ the indexes rest on.
 from __future__ import annotations
 
 import heapq
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, overload
@@ -403,7 +404,24 @@ class Indexes:
         return Ordered(collection, group, reverse, start, max(start, stop), keys)
 
 
-class Ordered(Sequence[Any]):
+class _Window(Sequence[Any]):
+    """A read-only sequence whose slices are computed (`_slice`); an index is a slice of one."""
+
+    @overload
+    def __getitem__(self, at: int) -> Any: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Any]: ...
+
+    def __getitem__(self, at: int | slice) -> Any:
+        if isinstance(at, int):
+            return self[at:at + 1 or None][0]
+        return self._slice(*at.indices(len(self)))
+
+    @abstractmethod
+    def _slice(self, start: int, stop: int, step: int) -> list[Any]: ...
+
+
+class Ordered(_Window):
     """A window `[start, stop)` of a sorted group, read by position: `len` and slices cost what they return
     (`paginate`)."""
 
@@ -426,17 +444,9 @@ class Ordered(Sequence[Any]):
     def read(self, entry: tuple[Any, ...]) -> Any:
         return self._read(entry[-1])
 
-    @overload
-    def __getitem__(self, at: int) -> Any: ...
-    @overload
-    def __getitem__(self, at: slice) -> list[Any]: ...
-
-    def __getitem__(self, at: int | slice) -> Any:
-        if isinstance(at, int):
-            return self[at:at + 1 or None][0]
-        start, stop, step = at.indices(len(self))
+    def _slice(self, start: int, stop: int, step: int) -> list[Any]:
         if step != 1:
-            return list(self)[at]
+            return list(self)[start:stop:step]
         if self._reverse:
             start, stop = self._stop - stop, self._stop - start
         else:
@@ -445,7 +455,7 @@ class Ordered(Sequence[Any]):
         return [self._read(entry[-1]) for entry in window]
 
 
-class Merged(Sequence[Any]):
+class Merged(_Window):
     """Sorted windows of groups that share no record, read as one order (`heapq.merge`): a page costs the
     entries before it."""
 
@@ -458,15 +468,7 @@ class Merged(Sequence[Any]):
     def __iter__(self) -> Iterator[Any]:
         return iter(self[:])
 
-    @overload
-    def __getitem__(self, at: int) -> Any: ...
-    @overload
-    def __getitem__(self, at: slice) -> list[Any]: ...
-
-    def __getitem__(self, at: int | slice) -> Any:
-        if isinstance(at, int):
-            return self[at:at + 1 or None][0]
-        start, stop, step = at.indices(len(self))
+    def _slice(self, start: int, stop: int, step: int) -> list[Any]:
         if not self._parts:
             return []
         merged = heapq.merge(*(part.entries() for part in self._parts), reverse=self._reverse)
