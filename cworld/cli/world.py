@@ -13,7 +13,7 @@ import click
 from cworld.cli.common import echo_json, environment, json_option, workspace
 
 if TYPE_CHECKING:
-    from cworld.data_model import ToolSpec
+    from cworld.data_model import ServerSpec, ToolSpec
     from cworld.engine.cards.card import CategoryCard
     from cworld.engine.world.base import ServerWorld, World
 
@@ -226,22 +226,29 @@ def rules_command(ctx: click.Context, server: str, cards_only: bool, out: Path |
 @click.pass_context
 def learn_command(ctx: click.Context, server: str, calls: int, seeds: tuple[int, ...], explorer: str,
                   run_dir: Path | None, out: Path | None, use_model: bool) -> None:
-    """Learn SERVER's per-tool rules from its traffic: explore it live (a sandbox app) or read a run's
+    """Learn SERVER's per-tool rules from its traffic: explore it live (a sandbox app, or a launchable server of
+    the manifest: the real servers, a user's own) or read a run's
     trajectories, induce each tool's checks, effects, list and answer, check them on held-out calls and
     revise, and write them for a person to review. A file a person corrected is kept: a new proposal is
     written beside it."""
     import time
 
+    from cworld.controller.learn import learn_server_live
     from cworld.engine.learn.files import default_path, document, write
-    from cworld.engine.learn.session import learn_app, learn_from_run
+    from cworld.engine.learn.session import learn_app, learn_from_run, sandbox_apps
 
     started = time.perf_counter()
     tools, cards = _tools_and_cards(ctx)
     drafter = _drafter(ctx, cards) if use_model else None
     if run_dir is not None:
         run = learn_from_run(server, _trajectories(run_dir), tools, cards, str(run_dir), drafter)
-    else:
+    elif server in sandbox_apps():
         run = learn_app(server, cards, calls=calls, seeds=seeds or (0, 1), explorer=explorer, drafter=drafter)
+    else:
+        spec = _launchable(ctx, server)
+        tools, _ = _tools_and_cards(ctx, server)
+        run = learn_server_live(spec, workspace(ctx), tools, cards, calls=calls, seeds=seeds or (0, 1),
+                                explorer=explorer, drafter=drafter)
     path = out or default_path(environment(ctx).category_cards / "_operations", workspace(ctx).root, server)
     written = write(document(run.learning, run.how), path)
     for t in run.learning.tools:
@@ -257,6 +264,22 @@ def learn_command(ctx: click.Context, server: str, calls: int, seeds: tuple[int,
         click.echo(f"{written.path} was corrected by hand and is kept; the new rules are in {written.proposed}")
     else:
         click.echo(f"written to {written.path}")
+
+
+def _launchable(ctx: click.Context, server: str) -> ServerSpec:
+    """The manifest entry of a server `learn` can launch, else a one-line error naming the close ones."""
+    from cworld.controller.learn import launchable
+    from cworld.engine.learn.session import sandbox_apps
+    from cworld.errors import UsageError
+    from cworld.registry.manifest import load_manifest
+
+    specs = launchable(load_manifest(environment(ctx)))
+    if server in specs:
+        return specs[server]
+    names = sorted({*sandbox_apps(), *specs})
+    close = difflib.get_close_matches(server, names, n=3, cutoff=0.5)
+    raise UsageError(f"cannot learn '{server}': not a sandbox app or a launchable server of the manifest; "
+                     + (f"did you mean {', '.join(close)}?" if close else f"servers: {', '.join(names)}"))
 
 
 def _trajectories(run_dir: Path) -> list[Any]:

@@ -4,7 +4,8 @@ live with the seeded explorer, or read from trajectories a run already recorded.
 
 Learning sees a service only through this: its tool schemas, its answers and its state snapshots, never
 its code. A sandbox app is driven through its MCP server's call cycle and its answers are normalized as
-any MCP server's (`mcp.normalize.from_call_result`); its state is what the sandbox session holds.
+any MCP server's (`mcp.normalize.from_call_result`); its state is what the sandbox session holds. A launched
+MCP server (the real servers, a user's) is driven by `controller.learn.McpDriver`.
 """
 
 from __future__ import annotations
@@ -121,10 +122,11 @@ class SandboxDriver(Driver):
 
 
 def explore(driver: Driver, tools: list[ToolSpec], calls: int, rng: random.Random, *, start: datetime | None = None,
-            told: dict[str, Any] | None = None, origin: str = "",
-            progress: Callable[[int], None] | None = None) -> list[Observation]:
-    """`calls` explorer calls on a live service, each with the state before and after (when readable)."""
-    explorer = Explorer(tools, rng, start, briefing=told)
+            told: dict[str, Any] | None = None, origin: str = "", progress: Callable[[int], None] | None = None,
+            explorer: Explorer | None = None) -> list[Observation]:
+    """`calls` explorer calls on a live service, each with the state before and after (when readable);
+    `explorer` one made for the service (else the seeded generic one, told `told`)."""
+    explorer = explorer or Explorer(tools, rng, start, briefing=told)
     out: list[Observation] = []
     state = driver.state()
     for i in range(calls):
