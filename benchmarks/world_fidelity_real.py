@@ -38,6 +38,7 @@ import json
 import random
 import re
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -507,7 +508,8 @@ class Replay:
     engine_s: float = 0.0
 
 
-def engine_for(setup: Setup, episode: Episode, overrides: bool) -> tuple[Any, dict[str, Any]]:
+def engine_for(setup: Setup, episode: Episode, overrides: bool,
+               operations: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     from cworld.engine.rules import RulesEngine
     from cworld.engine.schema.engine import SchemaEngine
     from cworld.engine.world.base import World
@@ -516,7 +518,8 @@ def engine_for(setup: Setup, episode: Episode, overrides: bool) -> tuple[Any, di
     assert server_world is not None
     world = World(seed=episode.seed, now=episode.now, servers={episode.server: server_world})
     tools = setup.tools[episode.server]
-    engine = RulesEngine(setup.cards, tools, world=world, overrides=overrides, operations=setup.operations,
+    engine = RulesEngine(setup.cards, tools, world=world, overrides=overrides,
+                         operations=setup.operations if operations is None else operations,
                          fallback=SchemaEngine(setup.cards, tools))
     return engine, copy.deepcopy(server_world.state)
 
@@ -543,10 +546,10 @@ def translate_text(value: Any, scratch: str, ids: dict[str, str]) -> Any:
     return value
 
 
-async def replay(setup: Setup, episode: Episode, overrides: bool) -> Replay:
+async def replay(setup: Setup, episode: Episode, overrides: bool, operations: dict[str, Any] | None = None) -> Replay:
     from cworld.engine.protocol import SessionLog
 
-    engine, initial = engine_for(setup, episode, overrides)
+    engine, initial = engine_for(setup, episode, overrides, operations)
     session = SessionLog(seed=episode.seed)
     ids = initial_ids(episode.initial, initial)
     results, arguments = [], []
@@ -656,6 +659,39 @@ def show_diffs(episode: Episode, rep: Replay) -> None:
         print(f"[{episode.seed} {episode.server}] RULE ERROR {error[:300]}")
 
 
+# --- learned rules ----------------------------------------------------------------------------------------------
+def learned_rules(setup: Setup, opts: argparse.Namespace, folder: Path) -> tuple[dict[str, Any], dict[str, float]]:
+    """Each server's rules learned live (`cworld world learn`'s code: `controller.learn.learn_server_live`) from
+    `--learn-calls` calls on each of `--learn-seeds`, written to `folder` as `SERVER.learned.yaml`, and the
+    operations of that folder alone: no hand-written rule file shows through. The explorer learned from is
+    `RealExplorer` (what a task tells the agent about the scratch) with rng `learn:explorer:SERVER:0`, or,
+    with `--learn-explorer generic`, the generic one told only where the state lives."""
+    from cworld.controller.learn import learn_server_live
+    from cworld.engine.learn.files import document, write
+    from cworld.engine.rules.spec import load_operations
+
+    seconds: dict[str, float] = {}
+    for server in opts.servers:
+        tools = setup.tools[server]
+
+        def real(driver: Any, rng: random.Random, tools: list[ToolSpec] = tools, server: str = server) -> Explorer:
+            from datetime import UTC, datetime
+
+            state = driver.state()
+            return RealExplorer(tools, rng, datetime.now(UTC), server,
+                                {k: Path(v) for k, v in driver.shown_paths().items()}, state)
+
+        started = time.perf_counter()
+        run = learn_server_live(setup.specs[server], setup.workspace, tools, setup.cards, calls=opts.learn_calls,
+                                seeds=opts.learn_seeds, make_explorer=real if opts.learn_explorer == "real" else None)
+        seconds[server] = time.perf_counter() - started
+        write(document(run.learning, run.how), folder / f"{server}.learned.yaml")
+        learned = sum(t.source in ("traffic", "model") for t in run.learning.tools)
+        print(f"learned {server}: {learned} of {len(run.learning.tools)} tools from {len(run.traffic.calls)} live "
+              f"calls ({opts.learn_explorer} explorer, seeds {opts.learn_seeds}) in {seconds[server]:.1f} s")
+    return load_operations(folder), seconds
+
+
 # --- running ---------------------------------------------------------------------------------------------------
 def table(tallies: dict[str, Tally], answers: dict[str, list[int]]) -> list[str]:
     lines = [f"{'server':<11} {'calls':>6} {'live err':>9} {'verdict':>8} {'class':>7} {'agree':>7} "
@@ -677,6 +713,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--servers", nargs="+", choices=REAL_SERVERS, default=list(REAL_SERVERS))
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--show-diffs", action="store_true", help="print every call and leaf that differs")
+    parser.add_argument("--learned", action="store_true", help="add the learned column: each server's rules "
+                        "learned live from --learn-seeds (keep them apart from --seeds), used alone")
+    parser.add_argument("--learn-calls", type=int, default=300, help="live calls per learning seed")
+    parser.add_argument("--learn-seeds", nargs="+", type=int, default=[0, 1])
+    parser.add_argument("--learn-explorer", choices=["real", "generic"], default="real",
+                        help="real: RealExplorer (knows the scratch, SQL, nested arguments); generic: the learner's")
+    parser.add_argument("--learned-out", type=Path, help="keep the learned rule files in this folder")
     parser.add_argument("--operations", type=Path, help="a folder of rule files read over category_cards/_operations "
                         "(drafts: a file here replaces the server's file there)")
     return parser.parse_args(argv)
@@ -712,11 +755,20 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
           "same answer = calls live answered without error that the engine answered alike (structured content, "
           "else text); calls/s = the engine's calls per CPU second")
     out: dict[str, Any] = {"seeds": opts.seeds, "calls_per_server": opts.calls_per_server, "engines": {}}
-    for label, overrides in (("world (per-tool rules)", True), ("world-cards (card rules only)", False)):
+    engines: list[tuple[str, str, bool, dict[str, Any] | None]] = [
+        ("world", "world (per-tool rules)", True, None), ("world-cards", "world-cards (card rules only)", False, None)]
+    if opts.learned:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = opts.learned_out or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            learned, seconds = learned_rules(setup, opts, folder)
+        out["learning_s"] = seconds
+        engines.append(("world-learned", "world-learned (learned rules only)", True, learned))
+    for key, label, overrides, operations in engines:
         tallies: dict[str, Tally] = {}
         answers: dict[str, list[int]] = {}
         for episode in episodes:
-            rep = await replay(setup, episode, overrides)
+            rep = await replay(setup, episode, overrides, operations)
             if opts.show_diffs:
                 print(f"-- {label}")
                 show_diffs(episode, rep)
@@ -731,7 +783,7 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
         print(f"\nengine {label}")
         for line in table(tallies, answers):
             print(line)
-        out["engines"]["world" if overrides else "world-cards"] = {
+        out["engines"][key] = {
             s: {**t.figures(), "same_answer": answers[s][0] / answers[s][1] if answers.get(s, [0, 0])[1] else None}
             for s, t in tallies.items()}
     return out
