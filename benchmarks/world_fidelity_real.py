@@ -2,7 +2,7 @@
 path? Verdicts and end states, per server: `world_fidelity.py`'s measurement for the real servers.
 
 Run: `python benchmarks/world_fidelity_real.py [--seeds 0 1 2] [--calls-per-server 40]
-[--servers filesystem memory git sqlite] [--json PATH] [--show-diffs]`. Offline, a minute or two.
+[--servers filesystem memory git sqlite] [--json PATH] [--show-diffs] [--learned]`. Offline, a minute or two.
 
 1. Explore live. Per (seed, server), the server is launched as the live backend launches it
    (`controller.backends.real.RealServerBackend`: the manifest entry resolved against a fresh scratch
@@ -27,6 +27,10 @@ Run: `python benchmarks/world_fidelity_real.py [--seeds 0 1 2] [--calls-per-serv
    live are the wall clock's and the machine's git identity, and sqlite's insights memo, which the live
    server keeps in memory only); R_c = share of live's changed leaves the engine reproduced with the same
    value; unwanted = leaves the engine changed that live did not, as a share of live's changed leaves.
+4. With `--learned`, a third engine: each server's rules learned live by `cworld world learn`'s code
+   (`controller.learn.learn_server_live`) from `--learn-calls` calls on each of `--learn-seeds` (keep them apart
+   from `--seeds`), driven by `RealExplorer` (rng `learn:explorer:<server>:0`; `--learn-explorer generic`: the
+   learner's own explorer) and loaded alone as the operations: no hand-written rule file shows through.
 """
 
 from __future__ import annotations
