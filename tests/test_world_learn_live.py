@@ -94,3 +94,15 @@ def test_learn_writes_a_real_servers_file_keeps_a_corrected_one_and_refuses_a_ba
     assert out.read_text() == corrected and Path(f"{out}.proposed").is_file()
     bad = CliRunner().invoke(main.cli, ["--workspace", str(ws.root), "world", "learn", "memroy"])
     assert isinstance(bad.exception, UsageError) and "did you mean memory?" in str(bad.exception)  # one line
+
+
+def test_a_server_whose_state_cannot_be_read_still_teaches_its_checks(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path, "time")
+    spec = manifest_spec("time")
+    assert spec is not None
+    cards = load_cards(Environment.resolve().category_cards)
+    run = learn_server_live(spec, ws, _tools("time"), cards, calls=40, seeds=(0,))
+    assert all(o.before == {} and o.after is None for o in run.traffic.calls)  # no state: nothing known after
+    convert = next(t for t in run.learning.tools if t.tool == "convert_time")
+    assert convert.rule is not None and convert.final.agree > convert.base.agree
+    assert any("args['time']" in str(step.fail) for step in convert.rule.check)  # the HH:MM form it refuses

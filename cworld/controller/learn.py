@@ -53,13 +53,17 @@ class McpDriver(Driver):
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"learn-{spec.id}", daemon=True)
         self._thread.start()
         self.backend = RealServerBackend({spec.id: spec}, workspace, episode=f"learn-{spec.id}")
-        self._run(self.backend.open(seed))
-        assert self.backend.scratch_root is not None
-        self.scratch = str(self.backend.scratch_root)
         self.paths: dict[str, Path] = {}
-        if spec.id in REAL_SERVERS:  # where the state lives: the scratch the backend's own resolve keeps
-            ctx = LaunchContext(workspace.root, workspace.servers, self.backend.scratch_root)
-            self.paths = launch_paths(spec.id, resolve(spec, ctx))
+        try:
+            self._run(self.backend.open(seed))
+            assert self.backend.scratch_root is not None
+            self.scratch = str(self.backend.scratch_root)
+            if spec.id in REAL_SERVERS:  # where the state lives: the scratch the backend's own resolve keeps
+                ctx = LaunchContext(workspace.root, workspace.servers, self.backend.scratch_root)
+                self.paths = launch_paths(spec.id, resolve(spec, ctx))
+        except BaseException:
+            self.close()
+            raise
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()

@@ -125,7 +125,9 @@ def explore(driver: Driver, tools: list[ToolSpec], calls: int, rng: random.Rando
             told: dict[str, Any] | None = None, origin: str = "", progress: Callable[[int], None] | None = None,
             explorer: Explorer | None = None) -> list[Observation]:
     """`calls` explorer calls on a live service, each with the state before and after (when readable);
-    `explorer` one made for the service (else the seeded generic one, told `told`)."""
+    `explorer` one made for the service (else the seeded generic one, told `told`). A service whose state
+    cannot be read is seen as holding no records before each call and nothing known after (as a run's
+    trajectory is): its checks on the arguments, lists and answers are learned, never effects."""
     explorer = explorer or Explorer(tools, rng, start, briefing=told)
     out: list[Observation] = []
     state = driver.state()
@@ -135,7 +137,8 @@ def explore(driver: Driver, tools: list[ToolSpec], calls: int, rng: random.Rando
         result = driver.call(tool, arguments)
         after = driver.state()
         explorer.observe(tool, result)
-        out.append(Observation(tool, arguments, result, driver.now(), state, after, ids, f"{origin}call {i}"))
+        before = state if state is not None else {}
+        out.append(Observation(tool, arguments, result, driver.now(), before, after, ids, f"{origin}call {i}"))
         state = after
         if progress is not None:
             progress(i)
