@@ -84,10 +84,11 @@ from pathlib import Path
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.cards.card import EntityType
+from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word, verb_kind
 from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
+from cworld.engine.rules.infer import described_kind
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.probe import example_value
 from cworld.schemas.validation import validation_error
@@ -179,9 +180,10 @@ def kind_of_ref(world: ServerWorld, arg: str) -> str | None:
 
 
 def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any] | None = None,
-         skip: Iterable[str] = ()) -> dict[str, Any] | None:
-    """The required arguments (from the schema; a reference to a kind the world holds: its first record that
-    fits), then `given` over them; None when the result does not validate."""
+         skip: Iterable[str] = (), card: CategoryCard | None = None) -> dict[str, Any] | None:
+    """The required arguments (from the schema; a reference to a kind the world holds, by its name or, under
+    `card`, as its description names it as the engine reads it: its first record that fits), then `given` over
+    them; None when the result does not validate."""
     given = given or {}
     skipped = set(skip)
     args: dict[str, Any] = {}
@@ -189,6 +191,9 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
         if name in given or name in skipped:
             continue
         kind = kind_of_ref(world, name)
+        described = described_kind(props_of(tool)[name], card) if kind is None and card is not None else None
+        if described is not None and collection(world, described[0].name):
+            kind = described[0].name
         records = collection(world, kind) if kind else None
         value = next((v for v in (fitted(tool, name, k) for k in list(records)[:20]) if v is not None), None) \
             if records else None
@@ -496,6 +501,10 @@ class ServerChecks:
         for info in self.all:
             self.groups.setdefault(info.group, {}).setdefault(info.op, []).append(info)
 
+    def fill(self, tool: ToolSpec, given: dict[str, Any] | None = None, skip: Iterable[str] = ()) -> dict[str, Any] | None:
+        """`fill` on this server's world, references read under the tool's card as the engine reads them."""
+        return fill(tool, self.world, self.now, given, skip, card=self.engine.card_of(tool))
+
     def _info(self, tool: ToolSpec, prefix: str | None) -> ToolInfo:
         card = self.engine.card_of(tool)  # the card the tool's rules read: its server's, with the kinds it names
         entity = entity_for(tool, card)
@@ -561,7 +570,7 @@ class ServerChecks:
         bad = nonsense_id(tool, arg, self.world)
         if bad is None:
             return na(check, tool, "the id schema takes no nonsense value we make")
-        args = fill(tool, self.world, self.now, {arg: bad})
+        args = self.fill(tool, {arg: bad})
         if args is None:
             return na(check, tool, "arguments could not be filled validly")
         result = run.call(tool, args)
@@ -579,7 +588,7 @@ class ServerChecks:
         if get is None and lister is None:
             return na(check, tool, "no get or list tool of the same kind")
         marker_arg = next((n for n in _FREE_TEXT if n in props_of(tool) and fits(tool, n, MARK)), None)
-        args = fill(tool, self.world, self.now, {marker_arg: MARK} if marker_arg else None)
+        args = self.fill(tool, {marker_arg: MARK} if marker_arg else None)
         if args is None:
             return na(check, tool, "arguments could not be filled validly")
         before = self.walk(lister, run) if lister is not None and not marker_arg else None
@@ -598,7 +607,7 @@ class ServerChecks:
         if get is not None and key is not None:
             arg = own_id_arg(get.tool, get.entity, get.noun)
             value = fitted(get.tool, arg, key) if arg else None
-            get_args = fill(get.tool, self.world, self.now, {arg: value}) if value is not None else None
+            get_args = self.fill(get.tool, {arg: value}) if value is not None else None
             if get_args is not None:
                 got = run.call(get.tool, get_args)
                 wanted = MARK if marker_arg else str(key)
@@ -638,7 +647,7 @@ class ServerChecks:
             if value is not None:
                 given[size] = value
         style, page_arg, start = paging_arg(tool)
-        args = fill(tool, self.world, self.now, given, skip=[page_arg] if page_arg else ())
+        args = self.fill(tool, given, skip=[page_arg] if page_arg else ())
         if args is None:
             return None
         pages: list[ToolResult] = []
@@ -719,8 +728,8 @@ class ServerChecks:
         """The write, then the get of its record: (the write's answer, the get's, an example line); or the
         verdict when the check cannot apply or the write was refused."""
         assert self.world is not None
-        args = fill(tool, self.world, self.now, given)
-        get_args = fill(get.tool, self.world, self.now, {get_arg: fitted(get.tool, get_arg, key)})
+        args = self.fill(tool, given)
+        get_args = self.fill(get.tool, {get_arg: fitted(get.tool, get_arg, key)})
         if args is None or get_args is None:
             return na(check, tool, "arguments could not be filled validly")
         done = run.call(tool, args)
@@ -803,7 +812,7 @@ class ServerChecks:
             return na(check, tool, "no query argument")
         if not fits(tool, arg, NONSENSE_QUERY):
             return na(check, tool, "the query schema refuses the nonsense query")
-        args = fill(tool, self.world, self.now, {arg: NONSENSE_QUERY})
+        args = self.fill(tool, {arg: NONSENSE_QUERY})
         if args is None:
             return na(check, tool, "arguments could not be filled validly")
         result = run.call(tool, args)
@@ -839,7 +848,7 @@ class ServerChecks:
             if value is None:
                 return na(check, tool, "page 1 does not fit the paging argument's schema")
             given[page_arg] = value
-        args = fill(tool, self.world, self.now, given, skip=[page_arg])
+        args = self.fill(tool, given, skip=[page_arg])
         if args is None:
             return na(check, tool, "arguments could not be filled validly")
         first = run.call(tool, args)

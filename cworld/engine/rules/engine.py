@@ -28,6 +28,7 @@ from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.rules.cow import SeedMaps, SessionStore
 from cworld.engine.rules.dispatch import operation_variants
 from cworld.engine.rules.family import fitted_family
+from cworld.engine.rules.formats import format_error
 from cworld.engine.rules.index import Indexes
 from cworld.engine.rules.infer import infer_rule, snake
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
@@ -253,7 +254,8 @@ class RulesEngine:
         if computed is not None:
             self.stats.by_rule["pure"] += 1
             return computed
-        problem = validation_error(tool.input_schema, arguments) if tool.input_schema else None
+        problem = (validation_error(tool.input_schema, arguments) or format_error(tool.input_schema, arguments)) \
+            if tool.input_schema else None
         if problem:
             return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
                                     "schema and call again.", source="engine", engine=self.name)

@@ -7,6 +7,7 @@ writes it out for a person to review and correct.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cworld.data_model import ToolSpec
@@ -21,6 +22,7 @@ from cworld.engine.cards.operations import (
     snake,
 )
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
+from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 
 _REF = ID_ARG
@@ -319,6 +321,8 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
     checks = []
     for name in props:
         named = id_kind(name, card)
+        if named is None or named[0] is None:
+            named = described_kind(props[name], card) or named
         other = named[0] if named else None
         if other is None or (other is own and (own_arg is None or name == own_arg)):
             continue
@@ -339,6 +343,24 @@ def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | No
     whether it holds several ids; None for an argument that is not an id."""
     stem = id_stem(arg)
     return None if stem is None else (_entity_named(card, stem[0]), stem[1])
+
+
+#: A description saying an argument takes a record's id or another naming value.
+_ID_OR_NAME = re.compile(r"\b(?:ids? or (?:its |the )?(?:name|slug|email|username|key|handle|title|url)|"
+                         r"(?:name|slug|email|username|key|handle|title|url) or (?:its |the )?ids?)\b")
+
+
+def described_kind(schema: Any, card: CategoryCard) -> tuple[EntityType, bool] | None:
+    """For an argument whose description says it holds ids of a card kind (`to: "contact ids, not addresses"`,
+    `attendees: "person ids to invite"`): that kind and whether it holds several; None otherwise. What a
+    service's schema says an argument refers to is checked as an id argument's name is."""
+    text = str((schema or {}).get("description") or "").lower() if isinstance(schema, dict) else ""
+    if not text or _ID_OR_NAME.search(text):  # `"the project ID or name"`: a name names it as well
+        return None
+    for entity in card.entities:
+        if re.search(rf"\b{re.escape(entity.name.replace('_', ' '))}s? ids?\b", text):
+            return entity, "array" in schema_types(schema)
+    return None
 
 
 def _entity_named(card: CategoryCard, stem: str) -> EntityType | None:

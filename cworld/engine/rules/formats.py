@@ -1,0 +1,45 @@
+"""Formats a tool's schema documents in words (`"UTC time, YYYY-MM-DDTHH:MM"`): a value in another form is
+refused as the service that documents it refuses it, whatever engine answers the tool (issue 33: inference
+that reads real schemas). JSON Schema's `format` and `pattern` are the validator's; this reads what only the
+description says."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: A written date-time format: a date, `T` or a space, hours and minutes (seconds, a `Z` as the description may add).
+_DATETIME = re.compile(r"YYYY-MM-DD[T ]HH:MM")
+#: A written date format not followed by a time.
+_DATE = re.compile(r"YYYY-MM-DD(?![T ]HH)")
+#: Words saying other forms are welcome too: the description does not pin one down.
+_OPEN = re.compile(r"ISO ?8601|offset|[+±]HH|timezone|time zone|natural|relative", re.IGNORECASE)
+
+#: What each written format admits: seconds (and fractions) and the `Z` of UTC are the same time in that form;
+#: another offset, a date alone for a time or a time for a date is not.
+_ADMITS = {
+    "datetime": re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?"),
+    "date": re.compile(r"\d{4}-\d{2}-\d{2}"),
+}
+
+
+def documented_formats(schema: dict[str, Any]) -> list[str]:
+    """The formats (`datetime`, `date`) a string argument's description pins down; none when it names no
+    format or also welcomes others (ISO 8601 in general, offsets, relative times)."""
+    text = str(schema.get("description") or "")
+    if not text or _OPEN.search(text):
+        return []
+    return [name for name, found in (("datetime", _DATETIME), ("date", _DATE)) if found.search(text)]
+
+
+def format_error(input_schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """One line naming the first string argument not in the form its description documents, else None."""
+    for name, schema in (input_schema.get("properties") or {}).items():
+        value = arguments.get(name)
+        if not isinstance(value, str) or not isinstance(schema, dict):
+            continue
+        formats = documented_formats(schema)
+        if formats and not any(_ADMITS[f].fullmatch(value.strip()) for f in formats):
+            shown = " or ".join("YYYY-MM-DDTHH:MM" if f == "datetime" else "YYYY-MM-DD" for f in formats)
+            return f"'{name}' is {value!r}, not in the documented form: give it as {shown}"
+    return None

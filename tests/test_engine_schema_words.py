@@ -1,0 +1,73 @@
+"""What a tool's schema says in words (issue 33: inference that reads real schemas): a format its description
+documents (`"UTC time, YYYY-MM-DDTHH:MM"`) and the kind its description says an argument's ids are of (`to:
+"contact ids, not addresses"`). The service here is written for the test: a small team mailer on the email card."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.cards.card import load_cards
+from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
+from cworld.engine.rules.formats import documented_formats
+from cworld.engine.world.base import ServerWorld, World
+from cworld.environment import Environment
+
+SERVER = "team-mailer"
+CONTACTS = {"ct_0001": {"name": "Ada Byrne", "email": "ada@example.com"},
+            "ct_0002": {"name": "Tomas Vel", "email": "tomas@example.com"}}
+
+
+def tool(name: str, props: dict[str, Any], required: list[str]) -> ToolSpec:
+    return ToolSpec(server=SERVER, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props, "required": required})
+
+
+TOOLS = [
+    tool("send_message", {"recipients": {"type": "array", "items": {"type": "string"},
+                                         "description": "contact ids to send to, not addresses"},
+                          "subject": {"type": "string"}, "body": {"type": "string"},
+                          "send_at": {"type": "string", "description": "when to send it: UTC time, YYYY-MM-DDTHH:MM"}},
+         ["recipients", "subject", "body"]),
+    tool("daily_digest", {"day": {"type": "string", "description": "the day, YYYY-MM-DD"}}, ["day"]),
+]
+
+
+@pytest.fixture(scope="module")
+def engine() -> RulesEngine:
+    cards = load_cards(Environment.resolve().category_cards)
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={SERVER: ServerWorld(
+        SERVER, {"contacts": CONTACTS, "messages": {}}, kinds={"contact": "contacts", "message": "messages"},
+        card="email")})
+    return RulesEngine(cards, TOOLS, world=world)
+
+
+def call(engine: RulesEngine, name: str, **args: Any) -> ToolResult:
+    log = SessionLog(seed=0)
+    spec = next(t for t in TOOLS if t.name == name)
+    return engine.respond_sync(spec, args, log)
+
+
+def test_a_value_not_in_the_documented_form_is_refused(engine: RulesEngine) -> None:
+    sent = dict(recipients=["ct_0001"], subject="Plan", body="See you")
+    offset = call(engine, "send_message", **sent, send_at="2026-08-02T10:00:00+02:00")
+    assert offset.error_class == "invalid_args" and "YYYY-MM-DDTHH:MM" in offset.text
+    assert not call(engine, "send_message", **sent, send_at="2026-08-02T10:00").is_error
+    assert not call(engine, "send_message", **sent, send_at="2026-08-02T10:00:00Z").is_error  # UTC, with seconds
+    assert call(engine, "daily_digest", day="2026-08-02T10:00").error_class == "invalid_args"
+    assert call(engine, "daily_digest", day="2026-08-02").error_class != "invalid_args"
+
+
+def test_a_description_that_welcomes_other_forms_pins_none_down() -> None:
+    assert documented_formats({"description": "UTC time, YYYY-MM-DDTHH:MM"}) == ["datetime"]
+    assert documented_formats({"description": "start, ISO 8601 (e.g. YYYY-MM-DD or with an offset)"}) == []
+    assert documented_formats({"description": "a date"}) == []
+
+
+def test_ids_of_the_kind_a_description_names_must_exist(engine: RulesEngine) -> None:
+    unknown = call(engine, "send_message", recipients=["ada@example.com"], subject="Plan", body="See you")
+    assert unknown.error_class == "not_found"
+    assert not call(engine, "send_message", recipients=["ct_0001", "ct_0002"], subject="Plan", body="See you").is_error
