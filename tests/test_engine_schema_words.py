@@ -33,22 +33,27 @@ TOOLS = [
                           "send_at": {"type": "string", "description": "when to send it: UTC time, YYYY-MM-DDTHH:MM"}},
          ["recipients", "subject", "body"]),
     tool("daily_digest", {"day": {"type": "string", "description": "the day, YYYY-MM-DD"}}, ["day"]),
+    tool("mark_read", {"message_ids": {"type": "array", "items": {"type": "string"}}}, ["message_ids"]),
+    tool("get_message", {"message_id": {"type": "string"}}, ["message_id"]),
 ]
+MESSAGES = {f"msg_{n}": {"subject": f"Note {n}", "folder": "inbox", "read": False, "starred": False} for n in (1, 2, 3)}
 
 
 @pytest.fixture(scope="module")
 def engine() -> RulesEngine:
     cards = load_cards(Environment.resolve().category_cards)
     world = World(seed=0, now="2026-08-01T09:00:00Z", servers={SERVER: ServerWorld(
-        SERVER, {"contacts": CONTACTS, "messages": {}}, kinds={"contact": "contacts", "message": "messages"},
+        SERVER, {"contacts": CONTACTS, "messages": MESSAGES}, kinds={"contact": "contacts", "message": "messages"},
         card="email")})
     return RulesEngine(cards, TOOLS, world=world)
 
 
-def call(engine: RulesEngine, name: str, **args: Any) -> ToolResult:
-    log = SessionLog(seed=0)
+def call(engine: RulesEngine, name: str, log: SessionLog | None = None, **args: Any) -> ToolResult:
+    log = log or SessionLog(seed=0)
     spec = next(t for t in TOOLS if t.name == name)
-    return engine.respond_sync(spec, args, log)
+    result = engine.respond_sync(spec, args, log)
+    log.record(spec.id, args, result)
+    return result
 
 
 def test_a_value_not_in_the_documented_form_is_refused(engine: RulesEngine) -> None:
@@ -71,3 +76,15 @@ def test_ids_of_the_kind_a_description_names_must_exist(engine: RulesEngine) -> 
     unknown = call(engine, "send_message", recipients=["ada@example.com"], subject="Plan", body="See you")
     assert unknown.error_class == "not_found"
     assert not call(engine, "send_message", recipients=["ct_0001", "ct_0002"], subject="Plan", body="See you").is_error
+
+
+def test_a_family_about_one_record_runs_on_each_record_a_list_names(engine: RulesEngine) -> None:
+    """The email card's mark-read family for `mark_read(message_ids)`: every id must exist, each is marked."""
+    log = SessionLog(seed=0)
+    assert call(engine, "mark_read", log, message_ids=["msg_1", "msg_404"]).error_class == "not_found"
+    assert call(engine, "get_message", log, message_id="msg_1").structured_content["read"] is False  # type: ignore[index]
+    assert not call(engine, "mark_read", log, message_ids=["msg_1", "msg_2"]).is_error
+    read = [call(engine, "get_message", log, message_id=m).structured_content["read"]  # type: ignore[index]
+            for m in ("msg_1", "msg_2", "msg_3")]
+    assert read == [True, True, False]
+    assert engine.rule_for(next(t for t in TOOLS if t.name == "mark_read"))[1] == "family"

@@ -86,12 +86,36 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
         coll = collection_of(entity, world)
         own = own_key_arg(entity, props, required, operation_kind(tool), card) if coll else None
     fields = _had(rule.has, entity) if entity is not None else None
-    if entity is None or coll is None or fields is None or own is None:
+    if entity is None or coll is None or fields is None:
         return None
+    if own is None:
+        return _on_each(rule, tool, card, world, entity, coll, {**bound, **fields}) if rule.about == "record" else None
     front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity, own_arg=own),
              Check(find="target", in_=coll, key=f"args[{own!r}]", message=not_found_message(entity, card)),
              Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
     return rule.model_copy(update={"check": [*front, *rule.check], "do": [_placed(e, coll) for e in rule.do]})
+
+
+def _on_each(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld, entity: EntityType, coll: str,
+             lets: dict[str, str]) -> Rule | None:
+    """A family about one record, for a tool naming several of its kind in a list (`mark_read(message_ids)`,
+    `archiveCards(cardIds)`): every id must exist (`not_found` names the list), then the family's effects run
+    on each; the answer lists the records. Only families whose own steps are all effects: a refusal about one
+    record is not the refusal of a list."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    many = next((p for p in props if id_kind(p, card) == (entity, True)), None)
+    if many is None or rule.check:
+        return None
+    keys = f"[str(k) for k in (args[{many!r}] or [])]"
+    required = set(tool.input_schema.get("required") or [])
+    front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity),
+             Check(fail=f"any(k not in {coll} for k in {keys})", error="not_found",
+                   message=f"no {entity.name.replace('_', ' ')} among {{args[{many!r}]}}"),
+             Check(let={"kind": repr(entity.name.replace("_", " ")), **lets})]
+    each = Effect(each=keys, as_="target_key", do=[Effect(let={"target": f"{coll}[target_key]"}),
+                                                   *(_placed(e, coll) for e in rule.do)])
+    return rule.model_copy(update={"check": front, "do": [each],
+                                   "answer": f"{{'items': [{{**{coll}[k], 'id': k}} for k in {keys}]}}"})
 
 
 def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | None,
