@@ -88,3 +88,25 @@ def test_a_family_about_one_record_runs_on_each_record_a_list_names(engine: Rule
             for m in ("msg_1", "msg_2", "msg_3")]
     assert read == [True, True, False]
     assert engine.rule_for(next(t for t in TOOLS if t.name == "mark_read"))[1] == "family"
+
+
+def test_a_token_lasts_as_long_as_the_logins_description_says() -> None:
+    login = ToolSpec(server=SERVER, name="login", description="Log in; the token is valid 10 minutes.",
+                     input_schema={"type": "object", "required": ["email", "password"], "properties": {
+                         "email": {"type": "string"}, "password": {"type": "string"}}})
+    read = tool("get_message", {"message_id": {"type": "string"}, "token": {"type": "string"}}, ["message_id", "token"])
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={SERVER: ServerWorld(
+        SERVER, {"account": {"email": "ada@example.com", "password": "pw-1"}, "auth": {}, "messages": MESSAGES},
+        kinds={"message": "messages"}, card="email")})
+    engine = RulesEngine(load_cards(Environment.resolve().category_cards), [login, read], world=world)
+    log = SessionLog(seed=0)
+
+    def call(spec: ToolSpec, **args: Any) -> ToolResult:
+        result = engine.respond_sync(spec, args, log)
+        log.record(spec.id, args, result)
+        return result
+
+    token = call(login, email="ada@example.com", password="pw-1").structured_content["token"]  # type: ignore[index]
+    answers = [call(read, message_id="msg_1", token=token) for _ in range(40)]  # 20 s per call
+    assert not answers[0].is_error and answers[-1].error_class == "auth"
+    assert sum(not a.is_error for a in answers) < 31  # 10 minutes, not the hour a login gets by default

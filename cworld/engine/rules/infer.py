@@ -208,22 +208,35 @@ def _login_rule(tool: ToolSpec, props: dict[str, Any], world: ServerWorld) -> Ru
                         else f"norm(args[{f!r}]) != norm({record}.get({f!r}))" for f in fields)
     if lets:
         return Rule(op="action", check=[*lets, Check(fail=wrong, error="auth", message=WRONG_CREDENTIALS)],
-                    do=[Effect(set="auth", to={"token": _token(world, fields)})], origin="inferred",
+                    do=[Effect(set="auth", to={"token": _token(world, fields, token_minutes(tool))})], origin="inferred",
                     answer="{'token': auth['token']['value'], 'expires_at': auth['token']['expires_at'], "
                            f"'user_id': {user}}}")
     answer = "{'token': auth['token']['value'], 'expires_at': auth['token']['expires_at']" + \
              (f", 'user_id': {user}}}" if user else "}")
     return Rule(op="action", check=[Check(fail=wrong, error="auth", message=WRONG_CREDENTIALS)],
-                do=[Effect(set="auth", to={"token": _token(world, fields)})], answer=answer, origin="inferred")
+                do=[Effect(set="auth", to={"token": _token(world, fields, token_minutes(tool))})], answer=answer, origin="inferred")
 
 
 WRONG_CREDENTIALS = "the credentials are wrong: check them and log in again"
 
 
-def _token(world: ServerWorld, fields: list[str]) -> str:
+def _token(world: ServerWorld, fields: list[str], minutes: int = TOKEN_MINUTES) -> str:
     """A fresh session token (fixed by the seed, the server, the clock and the user) and its expiry."""
     return ("{'value': 'tok_' + secret(seed, " + repr(world.server) + ", now, args[" + repr(fields[0]) + "]), "
-            f"'expires_at': later(now, minutes={TOKEN_MINUTES})}}")
+            f"'expires_at': later(now, minutes={minutes})}}")
+
+
+#: A lifetime a login's description states (`valid 10 minutes`, `works for 2 hours`, `expires after 30 min`).
+_LIFETIME = re.compile(r"\b(?:valid|works|lasts|expires?|good)\b[^.;]{0,20}?\b(\d+)\s*(min(?:ute)?s?|h(?:ou)?rs?|hours?)\b",
+                       re.IGNORECASE)
+
+
+def token_minutes(tool: ToolSpec) -> int:
+    """How long a login's token lasts: what its description says, else `TOKEN_MINUTES`."""
+    found = _LIFETIME.search(tool.description or "")
+    if found is None:
+        return TOKEN_MINUTES
+    return int(found.group(1)) * (60 if found.group(2).lower().startswith("h") else 1)
 
 
 def _credentials_record(world: ServerWorld, args: list[str]) -> tuple[str, list[str], str] | None:
