@@ -67,6 +67,9 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     if coll is None:
         return None
     required = set(tool.input_schema.get("required") or [])
+    member = _member_rule(tool, op, card, world, props, required)
+    if member is not None:
+        return member
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
     # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
@@ -95,6 +98,45 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     valid = value_checks(entity, props) if effects or op == "action" else []
     return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity)], do=effects,
                 origin="inferred")
+
+
+def _member_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, props: dict[str, Any],
+                 required: set[str]) -> Rule | None:
+    """`add_attendees(event_id, person_ids)`, `remove_label(card_id, label)`: a tool whose name names a list
+    field of the record one of its id arguments names (not a kind the world holds) adds members to that field
+    or removes them (one not there is `not_found`); it neither makes nor deletes a record. The field may be a
+    list or a map keyed by member (a new key maps to None: what the service puts there is not known)."""
+    if op not in ("create", "delete"):
+        return None
+    words = {singular_word(t) for t in name_tokens(tool.name)}
+    if any(collection_of(e, world) for e in card.entities if e.name in words):
+        return None
+    for arg in props:
+        named = id_kind(arg, card)
+        kind = named[0] if named is not None and not named[1] else None
+        coll = collection_of(kind, world) if kind is not None else None
+        field = next((f for f in kind.fields if singular_word(f) in words and str(kind.fields[f]).startswith("list")),
+                     None) if kind is not None and coll is not None else None
+        value = next((p for p in props if p != arg and snake(p) not in TOKEN_ARGS and snake(p) not in PAGING_ARGS
+                      and p in required), None)
+        if kind is None or coll is None or field is None or value is None:
+            continue
+        have, given = f"(target.get({field!r}) or [])", f"(args[{value!r}] if isinstance(args[{value!r}], list) else [args[{value!r}]])"
+        find = Check(find="target", in_=coll, key=f"args[{arg!r}]", message=not_found_message(kind, card))
+        checks = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=kind, own_arg=arg),
+                  find, *_closed_guard(kind)]
+        if op == "create":
+            merged = (f"{{**{have}, **{{str(m): None for m in {given} if m not in {have}}}}} if isinstance({have}, dict) "
+                      f"else list({have}) + [m for m in {given} if m not in {have}]")
+        else:
+            checks.append(Check(fail=f"[m for m in {given} if m not in {have}]", error="not_found",
+                                message=f"{{args[{value!r}]}} is not among the {field} of {kind.name.replace('_', ' ')} "
+                                        "{target_key}"))
+            merged = (f"{{k: v for k, v in {have}.items() if k not in {given}}} if isinstance({have}, dict) "
+                      f"else [m for m in {have} if m not in {given}]")
+        return Rule(op="update", check=checks, do=[Effect(set="target", key=repr(field), value=merged)],
+                    answer="{**target, 'id': target_key}", origin="inferred")
+    return None
 
 
 #: Statuses after which a record takes no more changes (a cancelled booking gets no seat; a closed order no item).
@@ -404,7 +446,8 @@ def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
 
 def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any],
             card: CategoryCard) -> Rule:
-    given = [p for p in props if snake(p) not in TOKEN_ARGS and snake(p) not in PAGING_ARGS]
+    # a create pages nothing: `start` or `limit` is a paging argument only where the kind has no such field
+    given = [p for p in props if snake(p) not in TOKEN_ARGS and (snake(p) not in PAGING_ARGS or snake(p) in entity.fields)]
     record = "{" + ", ".join(f"{field_for(p, entity, card)!r}: args[{p!r}]" for p in given) + "}"
     key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
     made_order = _made_order_field(entity)  # what its lists sort by, newest first: a new record is the newest
