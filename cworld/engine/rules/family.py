@@ -120,14 +120,17 @@ def _on_each(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld,
 
 def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | None,
               bound: dict[str, str]) -> Rule | None:
-    """The inferred rule with the family's checks after its own (its finds bound `target`), then its effects
+    """The inferred rule with the family's checks after its find of `target` (else after its checks), then its effects
     and the family's; the family's answer where it gives one. None where inference gives no rule."""
     base = infer_rule(tool, card, world) if world is not None else None
     fields = _had(rule.has, entity_for(tool, card))
     if base is None or fields is None:
         return None
     lets = [Check(let={**bound, **fields})] if bound or fields else []
-    return base.model_copy(update={"check": [*base.check, *lets, *rule.check], "do": [*base.do, *rule.do],
+    # right after the find of the record (a permission before what the record holds), else after every check
+    at = next((i + 1 for i, c in enumerate(base.check) if c.find == "target"), len(base.check))
+    checks = [*base.check[:at], *lets, *rule.check, *base.check[at:]]
+    return base.model_copy(update={"check": checks, "do": [*base.do, *rule.do],
                                    "answer": rule.answer if rule.answer is not None else base.answer,
                                    "read_only": base.read_only if not rule.do else False})
 

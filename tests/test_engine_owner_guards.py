@@ -1,0 +1,60 @@
+"""Who may change a record (issue 33, card families written for the category): only a document's owner deletes
+it (the documents card), only an event's organizer changes it (the calendar card), where the world points at
+the signed-in user (`me`). The check comes right after the record is found, before what it holds is checked
+(a permission before "not an attendee"). The services here are written for the test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.cards.card import load_cards
+from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
+from cworld.engine.world.base import ServerWorld, World
+from cworld.environment import Environment
+
+STR = {"type": "string"}
+
+
+def caller(server: str, card: str, state: dict[str, Any], kinds: dict[str, str], tools: list[ToolSpec]) -> Any:
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={server: ServerWorld(server, state, kinds=kinds, card=card)})
+    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world), SessionLog(seed=0)
+
+    def call(name: str, **args: Any) -> ToolResult:
+        spec = next(t for t in tools if t.name == name)
+        result = engine.respond_sync(spec, args, log)
+        log.record(spec.id, args, result)
+        return result
+    return call
+
+
+def tool(server: str, name: str, props: dict[str, Any]) -> ToolSpec:
+    return ToolSpec(server=server, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props, "required": list(props)})
+
+
+def test_only_the_owner_deletes_a_document() -> None:
+    docs = {"doc_1": {"title": "Mine", "owner": "u_1", "content": "a"}, "doc_2": {"title": "Theirs", "owner": "u_2"}}
+    tools = [tool("team-docs", "delete_document", {"document_id": STR}), tool("team-docs", "get_document", {"document_id": STR})]
+    call = caller("team-docs", "documents", {"me": "u_1", "people": {"u_1": {"name": "A"}, "u_2": {"name": "B"}},
+                                             "documents": docs}, {"document": "documents", "person": "people"}, tools)
+    assert call("delete_document", document_id="doc_2").error_class == "business"  # permission denied
+    assert not call("get_document", document_id="doc_2").is_error
+    assert not call("delete_document", document_id="doc_1").is_error
+    assert call("get_document", document_id="doc_1").error_class == "not_found"
+
+
+def test_only_the_organizer_changes_an_event_and_that_is_checked_first() -> None:
+    events = {"evt_1": {"title": "Mine", "start": "2026-08-03T09:00:00Z", "end": "2026-08-03T10:00:00Z",
+                        "organizer": "p_1", "attendees": ["p_1"]},
+              "evt_2": {"title": "Theirs", "start": "2026-08-04T09:00:00Z", "end": "2026-08-04T10:00:00Z",
+                        "organizer": "p_2", "attendees": ["p_2"]}}
+    tools = [tool("team-cal", "update_event", {"event_id": STR, "title": STR}),
+             tool("team-cal", "remove_attendee", {"event_id": STR, "person_id": STR})]
+    call = caller("team-cal", "calendar", {"me": "p_1", "people": {"p_1": {"name": "A"}, "p_2": {"name": "B"}},
+                                           "events": events}, {"event": "events", "person": "people"}, tools)
+    assert call("update_event", event_id="evt_2", title="New").error_class == "business"
+    assert not call("update_event", event_id="evt_1", title="New").is_error
+    assert call("remove_attendee", event_id="evt_2", person_id="p_1").error_class == "business"  # not "not among"
+    assert call("remove_attendee", event_id="evt_1", person_id="p_2").error_class == "not_found"
