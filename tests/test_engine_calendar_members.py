@@ -71,3 +71,11 @@ def test_a_meeting_over_another_on_the_calendar_needs_the_overlap_flag(call: Any
     assert call("create_event", **over).error_class == "business"  # a conflict
     assert not call("create_event", **{**over, "start": "2026-08-03T09:30"}).is_error  # back to back is free
     assert not call("create_event", **over, allow_overlap=True).is_error
+
+
+def test_a_create_stores_the_fields_its_kind_holds_not_its_options(call: Any) -> None:
+    made = call("create_event", title="Sync", start="2026-08-05T09:00", end="2026-08-05T10:00", calendar_id="cal_1",
+                allow_overlap=True).structured_content
+    record = call("get_event", event_id=made["event_id"]).structured_content
+    assert record["start"] == "2026-08-05T09:00"  # `start` is a field here, not a paging offset
+    assert "allow_overlap" not in record

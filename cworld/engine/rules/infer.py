@@ -79,7 +79,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
                     list_=_list_read(tool, coll, entity, props, card), origin="inferred")
     if op == "create":
-        return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card)
+        return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
+                       _held_fields(entity, world.state.get(coll)))
     key = f"args[{own!r}]" if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
@@ -444,10 +445,28 @@ def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
     return refs[0] if len(refs) == 1 else plain
 
 
+def _held_fields(entity: EntityType, records: Any) -> set[str]:
+    """The fields a kind's records hold: the card's and those of the world's records (a few looked at)."""
+    held = set(entity.fields)
+    if isinstance(records, dict):
+        for record in list(records.values())[:20]:
+            held |= set(record) if isinstance(record, dict) else set()
+    return held
+
+
+def _option(prop: str, schema: dict[str, Any]) -> bool:
+    """A flag, or a list of ids: what a create is told to do, not a value of the record it makes."""
+    stem = id_stem(prop)
+    return "boolean" in schema_types(schema) or (stem is not None and stem[1])
+
+
 def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any],
-            card: CategoryCard) -> Rule:
-    # a create pages nothing: `start` or `limit` is a paging argument only where the kind has no such field
-    given = [p for p in props if snake(p) not in TOKEN_ARGS and (snake(p) not in PAGING_ARGS or snake(p) in entity.fields)]
+            card: CategoryCard, held: set[str]) -> Rule:
+    # a create pages nothing: `start` or `limit` is a paging argument only where the kind has no such field;
+    # and a flag its kind does not hold (`allow_overlap`, `notify`) is an option, not a field, as a list of ids
+    # it does not hold is whom to tell or invite (`attendee_ids`), which the record keeps its own way
+    given = [p for p in props if snake(p) not in TOKEN_ARGS and (snake(p) not in PAGING_ARGS or snake(p) in held)
+             and (field_for(p, entity, card) in held or not _option(p, props[p] or {}))]
     record = "{" + ", ".join(f"{field_for(p, entity, card)!r}: args[{p!r}]" for p in given) + "}"
     key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
     made_order = _made_order_field(entity)  # what its lists sort by, newest first: a new record is the newest
