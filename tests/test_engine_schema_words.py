@@ -35,6 +35,9 @@ TOOLS = [
     tool("daily_digest", {"day": {"type": "string", "description": "the day, YYYY-MM-DD"}}, ["day"]),
     tool("mark_read", {"message_ids": {"type": "array", "items": {"type": "string"}}}, ["message_ids"]),
     tool("get_message", {"message_id": {"type": "string"}}, ["message_id"]),
+    tool("create_draft", {"subject": {"type": "string"}, "body": {"type": "string"}}, ["subject", "body"]),
+    tool("update_draft", {"draft_id": {"type": "string"}, "subject": {"type": "string"}}, ["draft_id", "subject"]),
+    tool("send_draft", {"draft_id": {"type": "string"}}, ["draft_id"]),
 ]
 MESSAGES = {f"msg_{n}": {"subject": f"Note {n}", "folder": "inbox", "read": False, "starred": False} for n in (1, 2, 3)}
 
@@ -110,3 +113,17 @@ def test_a_token_lasts_as_long_as_the_logins_description_says() -> None:
     answers = [call(read, message_id="msg_1", token=token) for _ in range(40)]  # 20 s per call
     assert not answers[0].is_error and answers[-1].error_class == "auth"
     assert sum(not a.is_error for a in answers) < 31  # 10 minutes, not the hour a login gets by default
+
+
+def test_drafts_land_in_drafts_and_only_a_draft_is_edited_or_sent(engine: RulesEngine) -> None:
+    """The email card's draft families: a new draft is filed in drafts, a draft's tools refuse a received
+    message, and a sent draft is filed as sent."""
+    log = SessionLog(seed=0)
+    assert call(engine, "update_draft", log, draft_id="msg_1", subject="x").error_class == "invalid_args"
+    assert call(engine, "send_draft", log, draft_id="msg_1").error_class == "invalid_args"
+    made = call(engine, "create_draft", log, subject="Plan", body="Draft text").structured_content
+    draft = next(str(v) for k, v in (made or {}).items() if k in ("id", "message_id"))
+    assert call(engine, "get_message", log, message_id=draft).structured_content["folder"] == "drafts"  # type: ignore[index]
+    assert not call(engine, "update_draft", log, draft_id=draft, subject="Plan v2").is_error
+    assert not call(engine, "send_draft", log, draft_id=draft).is_error
+    assert call(engine, "get_message", log, message_id=draft).structured_content["folder"] == "sent"  # type: ignore[index]

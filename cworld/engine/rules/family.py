@@ -123,10 +123,11 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     """The inferred rule with the family's checks after its find of `target` (else after its checks), then its effects
     and the family's; the family's answer where it gives one. None where inference gives no rule."""
     base = infer_rule(tool, card, world) if world is not None else None
-    fields = _had(rule.has, entity_for(tool, card))
+    entity = entity_for(tool, card)
+    fields = _had(rule.has, entity)
     if base is None or fields is None:
         return None
-    lets = [Check(let={**bound, **fields})] if bound or fields else []
+    lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
     # right after the find of the record (a permission before what the record holds), else after every check
     at = next((i + 1 for i, c in enumerate(base.check) if c.find == "target"), len(base.check))
     checks = [*base.check[:at], *lets, *rule.check, *base.check[at:]]
