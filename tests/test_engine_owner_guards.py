@@ -58,3 +58,14 @@ def test_only_the_organizer_changes_an_event_and_that_is_checked_first() -> None
     assert not call("update_event", event_id="evt_1", title="New").is_error
     assert call("remove_attendee", event_id="evt_2", person_id="p_1").error_class == "business"  # not "not among"
     assert call("remove_attendee", event_id="evt_1", person_id="p_2").error_class == "not_found"
+
+
+def test_an_update_made_on_an_old_version_is_a_conflict_and_a_change_is_the_next_version() -> None:
+    docs = {"doc_1": {"title": "Plan", "owner": "u_1", "content": "a", "version": 2}}
+    tools = [tool("team-docs", "update_document", {"document_id": STR, "content": STR, "expected_version": {"type": "integer"}}),
+             tool("team-docs", "get_document", {"document_id": STR})]
+    call = caller("team-docs", "documents", {"documents": docs}, {"document": "documents"}, tools)
+    assert call("update_document", document_id="doc_1", content="b", expected_version=1).error_class == "business"
+    assert not call("update_document", document_id="doc_1", content="b", expected_version=2).is_error
+    assert call("get_document", document_id="doc_1").structured_content["version"] == 3  # type: ignore[index]
+    assert call("update_document", document_id="doc_1", content="c", expected_version=2).error_class == "business"

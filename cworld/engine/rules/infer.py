@@ -97,8 +97,25 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"target is not None and args[{f!r}] is not None")
                for f in fields]  # an optional id argument not given finds no target: nothing to set
     valid = value_checks(entity, props) if effects or op == "action" else []
-    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity)], do=effects,
-                origin="inferred")
+    expected, bump = _version_check(entity, props) if effects else ([], [])
+    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity), *expected],
+                do=[*effects, *bump], origin="inferred")
+
+
+#: Arguments of an update that name the version it was made on (optimistic concurrency, HTTP's If-Match).
+EXPECTED_VERSION_ARGS = ("expected_version", "if_version", "base_version", "if_match_version", "version_expected")
+
+
+def _version_check(entity: EntityType, props: dict[str, Any]) -> tuple[list[Check], list[Effect]]:
+    """An update that names the version it was made on is refused (a conflict) when the record has moved on
+    since, and a change it makes is the next version, as services that version their records do."""
+    arg = next((p for p in props if snake(p) in EXPECTED_VERSION_ARGS), None)
+    if arg is None or "version" not in entity.fields:
+        return [], []
+    check = Check(fail=f"target is not None and args[{arg!r}] is not None and args[{arg!r}] != target.get('version')",
+                  error="conflict", message=f"{entity.name.replace('_', ' ')} {{target_key}} is at version "
+                                            f"{{target.get('version')}}, not {{args[{arg!r}]}}: read it again")
+    return [check], [Effect(add="target", to={"version": "1"}, if_="isinstance(target.get('version'), int)")]
 
 
 def _member_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, props: dict[str, Any],
