@@ -596,11 +596,17 @@ def score(episode: Episode, rep: Replay) -> Tally:
     skip = volatile_pattern(episode.app)
     wanted = changed_leaves(episode.initial, translated(episode.end, rep.created), skip)
     made = changed_leaves(episode.initial, rep.end, skip)
+    count_end_state(tally, wanted, made)
+    return tally
+
+
+def count_end_state(tally: Tally, wanted: dict[str, str], made: dict[str, str]) -> None:
+    """Live's changed leaves (`wanted`) against the engine's (`made`): how many it reproduced with the same
+    value, how many it changed that live did not, and whether the two end states are equal."""
     tally.live_changed = len(wanted)
     tally.reproduced = sum(1 for path, value in wanted.items() if made.get(path) == value)
     tally.unwanted = len(set(made) - set(wanted))
     tally.equal = int(wanted == made)
-    return tally
 
 
 # --- 4. scale --------------------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _explorer import Call, Explorer  # noqa: E402
-from world_fidelity import Tally, changed_leaves, pct, translated  # noqa: E402
+from world_fidelity import Tally, changed_leaves, count_end_state, count_verdicts, pct, translated  # noqa: E402
 
 from cworld.data_model import ToolResult, ToolSpec  # noqa: E402
 from cworld.engine.world.real import (  # noqa: E402
@@ -617,19 +617,8 @@ def end_state_diff(episode: Episode, rep: Replay) -> tuple[dict[str, str], dict[
 
 def score(episode: Episode, rep: Replay) -> Tally:
     tally = Tally(calls=len(episode.calls), episodes=1, engine_s=rep.engine_s)
-    for call, sim in zip(episode.calls, rep.results, strict=True):
-        live = call.result
-        tally.live_errors += live.is_error
-        tally.verdict += live.is_error == sim.is_error
-        both = live.is_error and sim.is_error
-        tally.both_erred += both
-        tally.same_class += both and live.error_class == sim.error_class
-        tally.agree += live.is_error == sim.is_error and (not live.is_error or live.error_class == sim.error_class)
-    wanted, made = end_state_diff(episode, rep)
-    tally.live_changed = len(wanted)
-    tally.reproduced = sum(1 for path, value in wanted.items() if made.get(path) == value)
-    tally.unwanted = len(set(made) - set(wanted))
-    tally.equal = int(wanted == made)
+    count_verdicts(tally, [(call.result, sim) for call, sim in zip(episode.calls, rep.results, strict=True)])
+    count_end_state(tally, *end_state_diff(episode, rep))
     return tally
 
 
