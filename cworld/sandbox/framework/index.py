@@ -17,7 +17,7 @@ the indexes rest on.
 from __future__ import annotations
 
 import heapq
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, overload
@@ -78,11 +78,10 @@ def _group(record: Any, fields: tuple[str, ...]) -> Any:
     return values
 
 
-class FieldIndex:
-    """Keys by some fields' values (`record.get(field)` each); records it cannot file are always candidates."""
+class _PostingIndex(ABC):
+    """Keys by the values `_values` reads off each record, kept true key by key (`refile`)."""
 
-    def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
-        self.fields = fields
+    def __init__(self, raw: Mapping[Any, Any]) -> None:
         self.postings = _Postings()
         for key, record in raw.items():
             self.refile(key, record)
@@ -90,7 +89,21 @@ class FieldIndex:
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         self.postings.remove(key)
         if record is not _MISSING:
-            self.postings.add(key, (_group(record, self.fields),))
+            self.postings.add(key, self._values(record))
+
+    @abstractmethod
+    def _values(self, record: Any) -> Iterable[Any]: ...
+
+
+class FieldIndex(_PostingIndex):
+    """Keys by some fields' values (`record.get(field)` each); records it cannot file are always candidates."""
+
+    def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
+        self.fields = fields
+        super().__init__(raw)
+
+    def _values(self, record: Any) -> Iterable[Any]:
+        return (_group(record, self.fields),)
 
     def hits(self, values: tuple[Any, ...]) -> dict[Any, None]:
         return self.postings.by_value.get(values, {})
@@ -99,25 +112,19 @@ class FieldIndex:
         return self.postings.by_value.get(_ODD, {})
 
 
-class DerivedIndex:
+class DerivedIndex(_PostingIndex):
     """Keys by the values a function reads off each record (`of(record)`, an iterable: the people of an
     event, its attendees' answers); a record it cannot read is always a candidate."""
 
     def __init__(self, of: Callable[[Any], Iterable[Any]], raw: Mapping[Any, Any]) -> None:
         self.of = of
-        self.postings = _Postings()
-        for key, record in raw.items():
-            self.refile(key, record)
+        super().__init__(raw)
 
-    def refile(self, key: Any, record: Any = _MISSING) -> None:
-        self.postings.remove(key)
-        if record is _MISSING:
-            return
+    def _values(self, record: Any) -> Iterable[Any]:
         try:
-            values = set(self.of(record))
+            return set(self.of(record))
         except Exception:  # noqa: BLE001 - a record the function cannot read: the caller's own test decides
-            values = {_ODD}
-        self.postings.add(key, values)
+            return {_ODD}
 
     def candidates(self, values: tuple[Any, ...]) -> set[Any]:
         by_value = self.postings.by_value
