@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from cworld.data_model import PublicTask, Scenario, ToolResult
+from cworld.data_model import PublicTask, Scenario, ToolResult, ToolSpec
+from cworld.engine.cards.card import load_cards
 from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
 from cworld.engine.schema.engine import SchemaEngine
+from cworld.engine.world.base import ServerWorld, World
+from cworld.environment import Environment
 from cworld.registry.tools import sandbox_tools
 
 TOOLS = sandbox_tools()
@@ -17,6 +22,21 @@ def call(engine: SchemaEngine, log: SessionLog, tool_id: str, args: dict[str, An
     result = engine.respond_sync(TOOLS[tool_id], args, log)
     log.record(tool_id, args, result)
     return result
+
+
+def rules_caller(server: str, card: str, state: dict[str, Any], kinds: dict[str, str],
+                 tools: list[ToolSpec]) -> Callable[..., ToolResult]:
+    """`call(tool_name, **args)` on the category engine over one server's world (`state`, on `card`), each
+    answer logged as a backend logs it, so later calls see earlier ones."""
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={server: ServerWorld(server, state, kinds=kinds, card=card)})
+    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world), SessionLog(seed=0)
+
+    def call(name: str, **args: Any) -> ToolResult:
+        spec = next(t for t in tools if t.name == name)
+        result = engine.respond_sync(spec, args, log)
+        log.record(spec.id, args, result)
+        return result
+    return call
 
 
 def scenario_session(scenario: Scenario, query: str = "Sort it out.", seed: int = 1) -> SessionLog:

@@ -7,13 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from engine_helpers import rules_caller
 
-from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.cards.card import load_cards
-from cworld.engine.protocol import SessionLog
-from cworld.engine.rules import RulesEngine
-from cworld.engine.world.base import ServerWorld, World
-from cworld.environment import Environment
+from cworld.data_model import ToolSpec
 
 SERVER = "team-calendar"
 EVENTS = {"evt_1": {"calendar_id": "cal_1", "title": "Standup", "start": "2026-08-03T09:00:00Z",
@@ -38,16 +34,8 @@ TOOLS = [
 
 @pytest.fixture()
 def call() -> Any:
-    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={SERVER: ServerWorld(
-        SERVER, {"events": EVENTS, "people": PEOPLE}, kinds={"event": "events", "person": "people"}, card="calendar")})
-    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), TOOLS, world=world), SessionLog(seed=0)
-
-    def one(name: str, **args: Any) -> ToolResult:
-        spec = next(t for t in TOOLS if t.name == name)
-        result = engine.respond_sync(spec, args, log)
-        log.record(spec.id, args, result)
-        return result
-    return one
+    return rules_caller(SERVER, "calendar", {"events": EVENTS, "people": PEOPLE},
+                        {"event": "events", "person": "people"}, TOOLS)
 
 
 def attendees(call: Any) -> list[str]:

@@ -7,26 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.cards.card import load_cards
-from cworld.engine.protocol import SessionLog
-from cworld.engine.rules import RulesEngine
-from cworld.engine.world.base import ServerWorld, World
-from cworld.environment import Environment
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolSpec
 
 STR = {"type": "string"}
-
-
-def caller(server: str, card: str, state: dict[str, Any], kinds: dict[str, str], tools: list[ToolSpec]) -> Any:
-    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={server: ServerWorld(server, state, kinds=kinds, card=card)})
-    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world), SessionLog(seed=0)
-
-    def call(name: str, **args: Any) -> ToolResult:
-        spec = next(t for t in tools if t.name == name)
-        result = engine.respond_sync(spec, args, log)
-        log.record(spec.id, args, result)
-        return result
-    return call
 
 
 def tool(server: str, name: str, props: dict[str, Any]) -> ToolSpec:
@@ -37,7 +22,7 @@ def tool(server: str, name: str, props: dict[str, Any]) -> ToolSpec:
 def test_only_the_owner_deletes_a_document() -> None:
     docs = {"doc_1": {"title": "Mine", "owner": "u_1", "content": "a"}, "doc_2": {"title": "Theirs", "owner": "u_2"}}
     tools = [tool("team-docs", "delete_document", {"document_id": STR}), tool("team-docs", "get_document", {"document_id": STR})]
-    call = caller("team-docs", "documents", {"me": "u_1", "people": {"u_1": {"name": "A"}, "u_2": {"name": "B"}},
+    call = rules_caller("team-docs", "documents", {"me": "u_1", "people": {"u_1": {"name": "A"}, "u_2": {"name": "B"}},
                                              "documents": docs}, {"document": "documents", "person": "people"}, tools)
     assert call("delete_document", document_id="doc_2").error_class == "business"  # permission denied
     assert not call("get_document", document_id="doc_2").is_error
@@ -52,7 +37,7 @@ def test_only_the_organizer_changes_an_event_and_that_is_checked_first() -> None
                         "organizer": "p_2", "attendees": ["p_2"]}}
     tools = [tool("team-cal", "update_event", {"event_id": STR, "title": STR}),
              tool("team-cal", "remove_attendee", {"event_id": STR, "person_id": STR})]
-    call = caller("team-cal", "calendar", {"me": "p_1", "people": {"p_1": {"name": "A"}, "p_2": {"name": "B"}},
+    call = rules_caller("team-cal", "calendar", {"me": "p_1", "people": {"p_1": {"name": "A"}, "p_2": {"name": "B"}},
                                            "events": events}, {"event": "events", "person": "people"}, tools)
     assert call("update_event", event_id="evt_2", title="New").error_class == "business"
     assert not call("update_event", event_id="evt_1", title="New").is_error
@@ -64,7 +49,7 @@ def test_an_update_made_on_an_old_version_is_a_conflict_and_a_change_is_the_next
     docs = {"doc_1": {"title": "Plan", "owner": "u_1", "content": "a", "version": 2}}
     tools = [tool("team-docs", "update_document", {"document_id": STR, "content": STR, "expected_version": {"type": "integer"}}),
              tool("team-docs", "get_document", {"document_id": STR})]
-    call = caller("team-docs", "documents", {"documents": docs}, {"document": "documents"}, tools)
+    call = rules_caller("team-docs", "documents", {"documents": docs}, {"document": "documents"}, tools)
     assert call("update_document", document_id="doc_1", content="b", expected_version=1).error_class == "business"
     assert not call("update_document", document_id="doc_1", content="b", expected_version=2).is_error
     assert call("get_document", document_id="doc_1").structured_content["version"] == 3  # type: ignore[index]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from engine_helpers import rules_caller
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.card import load_cards
@@ -98,19 +99,10 @@ def test_a_token_lasts_as_long_as_the_logins_description_says() -> None:
                      input_schema={"type": "object", "required": ["email", "password"], "properties": {
                          "email": {"type": "string"}, "password": {"type": "string"}}})
     read = tool("get_message", {"message_id": {"type": "string"}, "token": {"type": "string"}}, ["message_id", "token"])
-    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={SERVER: ServerWorld(
-        SERVER, {"account": {"email": "ada@example.com", "password": "pw-1"}, "auth": {}, "messages": MESSAGES},
-        kinds={"message": "messages"}, card="email")})
-    engine = RulesEngine(load_cards(Environment.resolve().category_cards), [login, read], world=world)
-    log = SessionLog(seed=0)
-
-    def call(spec: ToolSpec, **args: Any) -> ToolResult:
-        result = engine.respond_sync(spec, args, log)
-        log.record(spec.id, args, result)
-        return result
-
-    token = call(login, email="ada@example.com", password="pw-1").structured_content["token"]  # type: ignore[index]
-    answers = [call(read, message_id="msg_1", token=token) for _ in range(40)]  # 20 s per call
+    call = rules_caller(SERVER, "email", {"account": {"email": "ada@example.com", "password": "pw-1"}, "auth": {},
+                                          "messages": MESSAGES}, {"message": "messages"}, [login, read])
+    token = call("login", email="ada@example.com", password="pw-1").structured_content["token"]  # type: ignore[index]
+    answers = [call("get_message", message_id="msg_1", token=token) for _ in range(40)]  # 20 s per call
     assert not answers[0].is_error and answers[-1].error_class == "auth"
     assert sum(not a.is_error for a in answers) < 31  # 10 minutes, not the hour a login gets by default
 
