@@ -271,15 +271,10 @@ def ruled(items: list[dict[str, Any]], rule: Rule) -> int | None:
 
 def _holders(value: Any, keys: list[str]) -> Iterator[tuple[dict[str, Any], str]]:
     """Every dict inside `value` with one of `keys`, depth first, in order."""
-    if isinstance(value, dict):
-        key = next((k for k in keys if k in value), None)
+    for record in _records_in(value):
+        key = next((k for k in keys if k in record), None)
         if key is not None:
-            yield value, key
-        for v in value.values():
-            yield from _holders(v, keys)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _holders(v, keys)
+            yield record, key
 
 
 def match_score(item: dict[str, Any], intent: Intent) -> float:
