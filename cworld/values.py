@@ -90,3 +90,16 @@ def _flat_text(value: Any) -> str:
     if isinstance(value, list):
         return " ".join([_flat_text(v) for v in value])
     return "" if value is None or isinstance(value, bool) else str(value)
+
+
+def text_replaced(value: Any, old: str, new: str, *, keys: bool = False) -> Any:
+    """`value` with `old` written as `new` in every string inside it (in its dicts' keys too when `keys`): a
+    substituted id in a plan's arguments, a scratch folder shown under the name the world gives it."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {(text_replaced(k, old, new) if keys else k): text_replaced(v, old, new, keys=keys)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [text_replaced(v, old, new, keys=keys) for v in value]
+    return value

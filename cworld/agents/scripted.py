@@ -37,6 +37,7 @@ from cworld.controller.faults import is_login
 from cworld.data_model import Constraint, PlanStep, Task, ToolResult, ToolSpec
 from cworld.errors import UsageError
 from cworld.seeding import derive_rng
+from cworld.values import text_replaced
 
 PREFIX = "scripted:"
 
@@ -335,7 +336,7 @@ class ScriptedAgent:
         if not isinstance(old, str) or not isinstance(new, str) or not old:
             return
         for step in self.plan[self.pos:]:
-            step.arguments = _replace(step.arguments, old, new)  # type: ignore[assignment]
+            step.arguments = text_replaced(step.arguments, old, new)
 
     def _finish(self) -> Action:
         hints = [str(resolve(h, self.results, strict=False)) for h in self.task.final_answer_hints]
@@ -367,16 +368,6 @@ def _fit(arguments: dict[str, object], spec: ToolSpec | None) -> dict[str, objec
         return dict(arguments)
     params = set((spec.input_schema or {}).get("properties", {}) or {})
     return {k: v for k, v in arguments.items() if k in params}
-
-
-def _replace(value: object, old: str, new: str) -> object:
-    if isinstance(value, str):
-        return value.replace(old, new)
-    if isinstance(value, dict):
-        return {k: _replace(v, old, new) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace(v, old, new) for v in value]
-    return value
 
 
 def _found_ids(result: ToolResult) -> list[str]:

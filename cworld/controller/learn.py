@@ -15,7 +15,6 @@ only checks, lists and answers are learned.
 from __future__ import annotations
 
 import asyncio
-import copy
 import random
 import threading
 from collections.abc import Callable, Coroutine, Iterable
@@ -35,7 +34,7 @@ from cworld.environment import Workspace
 from cworld.errors import UsageError
 from cworld.registry.launch import LaunchContext, resolve
 from cworld.seeding import derive_rng
-from cworld.values import iso
+from cworld.values import iso, text_replaced
 
 T = TypeVar("T")
 #: What a task tells the agent about a real server's scratch: the argument that names each place.
@@ -69,11 +68,11 @@ class McpDriver(Driver):
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
-        live = _replaced(copy.deepcopy(arguments), WORLD_SCRATCH, self.scratch)
+        live = text_replaced(arguments, WORLD_SCRATCH, self.scratch, keys=True)
         result = self._run(self.backend.call(tool, live))
         if result.is_infra_error:
             raise UsageError(f"{self.spec.id} failed: {result.error_class}: {result.text[:200]}")
-        return ToolResult.model_validate(_replaced(result.model_dump(), self.scratch, WORLD_SCRATCH))
+        return ToolResult.model_validate(text_replaced(result.model_dump(), self.scratch, WORLD_SCRATCH, keys=True))
 
     def state(self) -> dict[str, Any] | None:
         if not self.paths:
@@ -98,17 +97,6 @@ class McpDriver(Driver):
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
             self._loop.close()
-
-
-def _replaced(value: Any, old: str, new: str) -> Any:
-    """Every string in `value` with `old` written as `new` (keys too)."""
-    if isinstance(value, str):
-        return value.replace(old, new)
-    if isinstance(value, dict):
-        return {_replaced(k, old, new): _replaced(v, old, new) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replaced(v, old, new) for v in value]
-    return value
 
 
 def launchable(specs: Iterable[ServerSpec]) -> dict[str, ServerSpec]:
