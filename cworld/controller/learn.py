@@ -26,8 +26,8 @@ from cworld.controller.backends.real import RealServerBackend
 from cworld.data_model import ServerSpec, ToolResult, ToolSpec
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.learn.explorer import Explorer
-from cworld.engine.learn.learner import Drafter, learn_server
-from cworld.engine.learn.session import Run, card_rules
+from cworld.engine.learn.learner import Drafter
+from cworld.engine.learn.session import Run, learned
 from cworld.engine.learn.traffic import Driver, Traffic, explore
 from cworld.engine.world.real import REAL_SERVERS, WORLD_SCRATCH, launch_paths, read_state
 from cworld.environment import Workspace
@@ -128,8 +128,6 @@ def learn_server_live(spec: ServerSpec, workspace: Workspace, tools: list[ToolSp
         raise UsageError(f"no recorded tools of server '{spec.id}': run `cworld registry build` first")
     seeds = list(seeds)
     parts = [explore_live(spec, workspace, own, seed, calls, explorer, make_explorer) for seed in seeds]
-    traffic = Traffic(spec.id, own, [o for p in parts for o in p.calls])
-    base, context = card_rules(spec.id, own, cards)
     how = (f"the explorer (rng learn:explorer:{spec.id}:{explorer}), {calls} live calls on a fresh launch for "
            f"seed(s) {', '.join(map(str, seeds))}")
-    return Run(traffic, learn_server(traffic, base, context=context, drafter=drafter), how)
+    return learned(spec.id, parts, cards, how, drafter)

@@ -49,9 +49,15 @@ def learn_app(app: str, cards: dict[str, CategoryCard], *, calls: int = 600, see
         raise UsageError(f"no sandbox app '{app}': learn one of {', '.join(sandbox_apps())} (or --from RUN_DIR)")
     seeds = list(seeds)
     parts = [explore_sandbox(app, seed, calls, explorer) for seed in seeds]
-    traffic = Traffic(app, parts[0].tools, [o for p in parts for o in p.calls])
-    base, context = card_rules(app, traffic.tools, cards)
     how = f"the explorer (rng learn:explorer:{app}:{explorer}), {calls} live calls on seed(s) {', '.join(map(str, seeds))}"
+    return learned(app, parts, cards, how, drafter)
+
+
+def learned(server: str, parts: list[Traffic], cards: dict[str, CategoryCard], how: str,
+            drafter: Drafter | None = None) -> Run:
+    """The rules learned from the traffic of every seed's exploration, against the rules the cards give."""
+    traffic = Traffic(server, parts[0].tools, [o for p in parts for o in p.calls])
+    base, context = card_rules(server, traffic.tools, cards)
     return Run(traffic, learn_server(traffic, base, context=context, drafter=drafter), how)
 
 
