@@ -94,6 +94,11 @@ def id_stem(arg: str) -> tuple[str, bool] | None:
     return (singular_word(match.group(1)), bool(match.group(2))) if match else None
 
 
+def entity_named(card: CategoryCard, stem: str) -> EntityType | None:
+    """The card kind an id argument's stem names: the kind itself, or ending in it (`from_account` -> account)."""
+    return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+
+
 def singular(word: str) -> str:
     if word.endswith(("ss", "us", "is")):
         return word

@@ -15,6 +15,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import (
     ID_ARG,
     entity_for,
+    entity_named,
     id_stem,
     name_tokens,
     operation_kind,
@@ -415,7 +416,7 @@ def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | No
     """For an id argument (`order_id`, `orderIds`): the card kind it names (None: no kind of the card) and
     whether it holds several ids; None for an argument that is not an id."""
     stem = id_stem(arg)
-    return None if stem is None else (_entity_named(card, stem[0]), stem[1])
+    return None if stem is None else (entity_named(card, stem[0]), stem[1])
 
 
 #: A description saying an argument takes a record's id or another naming value.
@@ -434,10 +435,6 @@ def described_kind(schema: Any, card: CategoryCard) -> tuple[EntityType, bool] |
         if re.search(rf"\b{re.escape(entity.name.replace('_', ' '))}s? ids?\b", text):
             return entity, "array" in schema_types(schema)
     return None
-
-
-def _entity_named(card: CategoryCard, stem: str) -> EntityType | None:
-    return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
 
 
 def not_found_message(entity: EntityType, card: CategoryCard) -> str:

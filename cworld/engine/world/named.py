@@ -14,7 +14,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import id_stem, snake
+from cworld.engine.cards.operations import entity_named, id_stem, snake
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.validation import validation_error
 
@@ -46,7 +46,8 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
     schemas: dict[str, list[Any]] = {}
     for stem, many, schema in found:
         # as the rules read an id argument: `testRepoId` names a repo, `relatedWorkItemId` a work item
-        kind = _card_kind(card, stem) or next((s for s in stems if stem.endswith(f"_{s}")), stem)
+        known = entity_named(card, stem)
+        kind = known.name if known is not None else next((s for s in stems if stem.endswith(f"_{s}")), stem)
         schemas.setdefault(kind, []).append(schema.get("items", {}) if many else schema)
     out = []
     for kind, taken in schemas.items():
@@ -75,11 +76,6 @@ def with_named_kinds(card: CategoryCard, kinds: Iterable[EntityType]) -> Categor
 
 def _generic(stem: str) -> bool:
     return stem in GENERIC_STEMS or stem.split("_")[-1] in GENERIC_STEMS or len(stem) < 2
-
-
-def _card_kind(card: CategoryCard, stem: str) -> str | None:
-    """The card kind the stem names as the rules read it (`from_account` -> account)."""
-    return next((e.name for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
 
 
 def _numeric(schema: dict[str, Any]) -> bool:
