@@ -94,9 +94,20 @@ def id_stem(arg: str) -> tuple[str, bool] | None:
     return (singular_word(match.group(1)), bool(match.group(2))) if match else None
 
 
+def names_kind(stem: str, entity: EntityType) -> bool:
+    """Whether an id argument's stem names the kind: the kind itself, or ending in it (`from_account` -> account)."""
+    return stem == entity.name or stem.endswith(f"_{entity.name}")
+
+
 def entity_named(card: CategoryCard, stem: str) -> EntityType | None:
-    """The card kind an id argument's stem names: the kind itself, or ending in it (`from_account` -> account)."""
-    return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+    """The card kind an id argument's stem names (`names_kind`), else None."""
+    return next((e for e in card.entities if names_kind(stem, e)), None)
+
+
+def kind_named(card: CategoryCard, stem: str) -> str | None:
+    """The name of the card kind the stem names, else None."""
+    entity = entity_named(card, stem)
+    return entity.name if entity is not None else None
 
 
 def singular(word: str) -> str:

@@ -25,7 +25,13 @@ from typing import Any
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word
+from cworld.engine.cards.operations import (
+    entity_for,
+    entity_named,
+    name_tokens,
+    operation_kind,
+    singular_word,
+)
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.pure import is_pure, pure_result
 from cworld.engine.schema.handlers import apply
@@ -34,7 +40,7 @@ from cworld.engine.schema.shaping import Shaper, single_text_property
 from cworld.engine.world.changes import EntityChanges, before_write, note_write, world_changes
 from cworld.engine.world.filters import BEFORE_ARGS
 from cworld.engine.world.fresh import as_fields, freshen
-from cworld.engine.world.grounding import LIST_NAMES, Grounding, entity_named
+from cworld.engine.world.grounding import LIST_NAMES, Grounding
 from cworld.engine.world.idformat import IdFormat, hinted_formats
 from cworld.engine.world.likeness import conform_new
 from cworld.engine.world.state import Collection, Outcome, SimWorld, absorb, adopt_key, id_keys, mark_shown

@@ -28,7 +28,7 @@ import yaml
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import singular_word
+from cworld.engine.cards.operations import kind_named, singular_word
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld, World
 from cworld.engine.world.idformat import card_format
 from cworld.engine.world.named import named_kinds, with_named_kinds
@@ -118,11 +118,6 @@ def _plurals(kind: str) -> Iterator[str]:
     if kind.endswith(("s", "x", "ch", "sh")):
         yield kind + "es"
     yield kind + "s"
-
-
-def kind_named(card: CategoryCard, stem: str) -> str | None:
-    """The card kind an id field's stem names (`from_account` -> account), as the engine reads it."""
-    return next((e.name for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
 
 
 def references(card: CategoryCard, entity: EntityType) -> list[tuple[str, bool, str]]:

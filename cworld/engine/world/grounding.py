@@ -21,7 +21,7 @@ from typing import Any
 
 from cworld.data_model import PublicTask, ScenarioEntity
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import singular_word
+from cworld.engine.cards.operations import entity_named, singular_word
 from cworld.engine.protocol import LogEntry
 from cworld.engine.world.filters import QUERY_ARGS, matches, query_of, satisfy, skipped
 from cworld.engine.world.idformat import IdFormat
@@ -155,10 +155,6 @@ def keyed_facts(attributes: dict[str, Any], key: str) -> dict[str, Any]:
 def kind_entity(card: CategoryCard, kind: str) -> EntityType | None:
     """The card entity a scenario kind names: by name, singular form (`payees`), or `_`-suffix (`cart_item`)."""
     return entity_named(card, kind) or entity_named(card, singular_word(kind))
-
-
-def entity_named(card: CategoryCard, stem: str) -> EntityType | None:
-    return next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
 
 
 def link_field(entity: EntityType, relation: str, other: str) -> str:

@@ -16,6 +16,7 @@ from itertools import repeat
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import EntityType
+from cworld.engine.cards.operations import names_kind
 
 #: "e.g. mail_0007", "such as SKU-1042", "like C_0003": an example id in a description.
 _EXAMPLE = re.compile(r"(?:e\.g\.|such as|like|for example|example:)\s*[:,]?\s*['\"`]?([A-Za-z][\w-]*?\d+|\d+)\b")
@@ -123,6 +124,6 @@ def hinted_formats(tool: ToolSpec) -> dict[str, IdFormat]:
 def format_for(entity: EntityType, hints: dict[str, IdFormat]) -> IdFormat:
     """A hint whose parameter stem ends with the entity name (`from_account` -> account) beats the card."""
     for stem, fmt in hints.items():
-        if stem == entity.name or stem.endswith(f"_{entity.name}"):
+        if names_kind(stem, entity):
             return fmt
     return card_format(entity)

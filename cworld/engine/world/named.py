@@ -14,7 +14,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import entity_named, id_stem, snake
+from cworld.engine.cards.operations import id_stem, kind_named, snake
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.validation import validation_error
 
@@ -46,8 +46,7 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
     schemas: dict[str, list[Any]] = {}
     for stem, many, schema in found:
         # as the rules read an id argument: `testRepoId` names a repo, `relatedWorkItemId` a work item
-        known = entity_named(card, stem)
-        kind = known.name if known is not None else next((s for s in stems if stem.endswith(f"_{s}")), stem)
+        kind = kind_named(card, stem) or next((s for s in stems if stem.endswith(f"_{s}")), stem)
         schemas.setdefault(kind, []).append(schema.get("items", {}) if many else schema)
     out = []
     for kind, taken in schemas.items():

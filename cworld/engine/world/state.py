@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.operations import entity_named
 from cworld.engine.world.filters import TIME_PAIRS, moment_of, move_to_moment
 from cworld.engine.world.idformat import IdFormat, format_for
 from cworld.schemas.plausible import record_values, value_for_type
@@ -208,7 +209,7 @@ class SimWorld:
 
     def keys(self, scope: str, card: CategoryCard, stem: str, hints: dict[str, IdFormat] | None = None) -> list[str]:
         """Existing keys of the card entity a field stem names (`from_account` -> account); [] if none."""
-        entity = next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+        entity = entity_named(card, stem)
         if entity is None or f"{scope}:{card.name}:{entity.name}" in self._seeding:
             return []
         return list(self.collection(scope, card, entity, hints).records)
@@ -223,7 +224,7 @@ class SimWorld:
                       hints: dict[str, IdFormat] | None = None) -> Collection | None:
         """The collection of the card entity an id field's stem names (`payment_method` in
         `payment_method_id`); None when the card has no such entity or it is being seeded."""
-        entity = next((e for e in card.entities if stem == e.name or stem.endswith(f"_{e.name}")), None)
+        entity = entity_named(card, stem)
         if entity is None or f"{scope}:{card.name}:{entity.name}" in self._seeding:
             return None
         return self.collection(scope, card, entity, hints)
