@@ -186,7 +186,7 @@ def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     params = [singular_word(re.sub(r"_?ids?$", "", p)) for p in tool.input_schema.get("properties", {})]
     for param in params:
         for entity in card.entities:
-            if param == entity.name or param.endswith(f"_{entity.name}") or param.startswith(f"{entity.name}_"):
+            if names_kind(param, entity) or param.startswith(f"{entity.name}_"):
                 return entity
     if card.entities:
         return card.entities[0]
