@@ -83,6 +83,7 @@ def family_of(model: str) -> Family:
 def prepare(cfg: ModelConfig, request: dict[str, Any]) -> Prepared:
     """`request` (litellm arguments) as the provider of `cfg` accepts it; the input is not changed."""
     family = family_of(cfg.model)
+    local = serves_llama_cpp(cfg)  # reads the server's record once per request
     out = dict(request)
     renamed: dict[str, str] = {}
     if out.get("tools"):
@@ -90,12 +91,12 @@ def prepare(cfg: ModelConfig, request: dict[str, Any]) -> Prepared:
         if renamed:
             out["messages"] = _renamed_history(out["messages"], renamed)
             out["tool_choice"] = _renamed_choice(out.get("tool_choice"), renamed)
-        if out.get("tool_choice") is None and serves_llama_cpp(cfg):
+        if out.get("tool_choice") is None and local:
             out["tool_choice"] = "auto"
     else:
         out.pop("tools", None)
         out.pop("tool_choice", None)
-    if out.get("messages") and serves_llama_cpp(cfg):
+    if out.get("messages") and local:
         out["messages"] = _as_chatml_function_calling_renders(out["messages"])
     if out.get("response_format") is not None:
         out["response_format"] = _response_format(cfg, out["response_format"])
