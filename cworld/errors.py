@@ -35,6 +35,11 @@ class ModelError(CworldError):
     """An LLM call failed for good (auth, bad request, unknown model, exhausted repairs)."""
 
 
+class ReplyCut(ModelError):
+    """Every JSON reply was cut at its output budget: the model ran on (a reply too long, not prose), so a
+    caller that can go on without the answer (a planner's progress update) may, and says so."""
+
+
 class MockScriptExhausted(ModelError):
     """The mock provider was asked for more outputs than its script holds."""
 

@@ -204,3 +204,67 @@ def test_a_model_calls_timeout_stays_below_the_episodes() -> None:
         assert gateway.budgeted("agent", ModelConfig(model="mock/echo")).timeout_s <= 15.0
     with within(1):
         assert gateway.budgeted("agent", ModelConfig(model="mock/echo")).timeout_s == MIN_CALL_S
+
+
+def _planner_asked(messages: list[Any]) -> bool:
+    first = messages[0]
+    return str(first.get("content") if isinstance(first, dict) else first.content).startswith("You are the planner")
+
+
+def planner_runs_on(plans: bool) -> Any:
+    """A planner-actor model whose progress updates (and, unless `plans`, its plan too) run past the output
+    budget every time, as a small model's grammar-held JSON did; its actor calls one search, then answers."""
+    plan = json.dumps({"subgoals": [{"id": "g1", "description": "find the audit mail"}]})
+
+    def respond(messages: list[Any], tools: list[Any] | None) -> Any:
+        if _planner_asked(messages):
+            asked_for_plan = "subgoals" in str(messages[-1].get("content") if isinstance(messages[-1], dict)
+                                               else messages[-1].content) and len(messages) == 2
+            if plans and asked_for_plan:
+                return plan
+            return {"text": '{"complete": ["g1", "g1", "g1", "g1"', "finish_reason": "length"}
+        if not any((m.get("role") if isinstance(m, dict) else m.role) == "tool" for m in messages):
+            return {"tool_calls": [{"name": "mail__search_messages", "arguments": {"query": "Security audit"}}]}
+        return "Found it."
+
+    return respond
+
+
+async def _planned_episode(tmp_path: Path, name: str, responder: Any) -> Any:
+    ctx = scratch_context(tmp_path / "ws")
+    gateway = Gateway(cache_path=None)
+    agent = make_agent(f"mock/{name}", access="full", style="planner", gateway=gateway)
+    episode = build_episode(TASKS[FORWARD], agent=agent.name, access="full", mode="live", policy="none", seed=0,
+                            ctx=ctx)
+    with mock.script(name, responder):
+        trajectory = await run_episode(agent, episode)
+    gateway.close()
+    return trajectory
+
+
+async def test_a_progress_update_cut_at_every_attempt_leaves_the_plan_as_it_was_and_the_episode_goes_on(
+        tmp_path: Path) -> None:
+    trajectory = await _planned_episode(tmp_path, "runs-on-update", planner_runs_on(plans=True))
+    assert trajectory.status != "agent_error" and len(trajectory.tool_steps) == 1
+    update = next(e for e in trajectory.planner_events if e["event"] == "update")
+    assert update["cut"] and update["status"] == {"g1": "pending"}
+    assert "cut at its output budget" in update["error"]
+
+
+async def test_a_plan_cut_at_every_attempt_leaves_the_episode_to_the_actor(tmp_path: Path) -> None:
+    trajectory = await _planned_episode(tmp_path, "runs-on-plan", planner_runs_on(plans=False))
+    assert trajectory.status == "completed" and trajectory.final_answer == "Found it."
+    assert trajectory.planner_events[0]["event"] == "plan" and trajectory.planner_events[0]["cut"]
+    assert [e["event"] for e in trajectory.planner_events[1:]] == []  # no planner after: the actor alone
+
+
+def test_the_planners_schemas_bound_every_list_and_text() -> None:
+    """What a grammar-holding provider (llama.cpp) is sent: no list or text a model can repeat without end."""
+    from cworld.agents.planner import ProgressUpdate, SubGoalPlan
+
+    update = ProgressUpdate.model_json_schema()["properties"]
+    assert update["complete"]["maxItems"] and update["reopen"]["maxItems"] and update["feedback"]["maxLength"]
+    plan = SubGoalPlan.model_json_schema()
+    goal = plan["$defs"]["PlannedSubGoal"]["properties"]
+    assert plan["properties"]["subgoals"]["maxItems"] == 12
+    assert goal["id"]["maxLength"] and goal["description"]["maxLength"] and goal["depends_on"]["maxItems"]

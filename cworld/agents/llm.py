@@ -15,7 +15,9 @@ When every sub-goal looks complete the actor is told so and decides: a reply wit
 episode, a tool call goes on (a tool output that claims the task is done cannot end it). The episode also
 ends after `max_inaction` turns in a row without a tool call. `style="react"` is the plain loop: a reply
 without a tool call is the final answer. A model that fails the agent (prose where the planner needs
-JSON, a request its provider refuses) ends the episode as `agent_error` (`failure.py`).
+JSON, a request its provider refuses) ends the episode as `agent_error` (`failure.py`). A planner reply
+that runs past its output budget on every attempt (`ReplyCut`) does not: a cut update leaves the statuses as
+they were, a cut plan leaves the episode to the actor alone, and the planner event says so.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from cworld.agents.toolbox import SEARCH_TOOL, Toolbox
 from cworld.config import ModelConfig
 from cworld.data_model import Task, ToolResult, ToolSpec
 from cworld.data_model.tool_names import ToolNames
-from cworld.errors import ModelError
+from cworld.errors import ModelError, ReplyCut
 from cworld.llm import Gateway, RequestedToolCall
 
 Style = Literal["planner", "react"]
@@ -97,7 +99,7 @@ class LLMAgent:
             self.started = True
             self._tell_context(observation)
             if self.planner is not None:
-                events.append(await self.planner.decompose(self.task))
+                events.append(await self._plan(self.planner))
         if self.held:
             await self._deliver_user_messages(events, observation.turn)
         elif self.planner is not None and observation.result is not None:
@@ -108,6 +110,15 @@ class LLMAgent:
             elif feedback:
                 self.history.add({"role": "user", "content": f"[planner] {feedback}"})
         return await self._actor_turn(events, observation.turn)
+
+    async def _plan(self, planner: Planner) -> dict[str, Any]:
+        """The sub-goal graph; a plan the model could not finish within its budget leaves the actor alone
+        (this episode runs as ReAct, and the event says why) instead of ending the episode unplayed."""
+        try:
+            return await planner.decompose(self.task)
+        except ReplyCut as exc:
+            self.planner = None
+            return {"event": "plan", "cut": True, "error": str(exc), "subgoals": []}
 
     # --- the actor ------------------------------------------------------------------------------
     async def _actor_turn(self, events: list[dict[str, Any]], turn: int) -> Action:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from cworld.agents.meter import Meter
 from cworld.data_model import Task
+from cworld.errors import ReplyCut
 
 PLANNER_SYSTEM = (
     "You are the planner of a tool-using assistant. You never call tools yourself. You break the user's "
@@ -27,21 +28,28 @@ PLANNER_SYSTEM = (
 )
 
 
+# Bounds on every list and text: a provider that holds replies to the schema (llama.cpp's grammar) then
+# cannot let a small model repeat "g1", "g1", ... until its output budget is spent; they are loose enough
+# that no sensible plan or update is refused.
+MAX_SUBGOALS = 12
+
+
 class PlannedSubGoal(BaseModel):
-    id: str
-    description: str
-    depends_on: list[str] = Field(default_factory=list)
+    id: str = Field(max_length=16)
+    description: str = Field(max_length=400)
+    depends_on: list[str] = Field(default_factory=list, max_length=MAX_SUBGOALS)
 
 
 class SubGoalPlan(BaseModel):
-    subgoals: list[PlannedSubGoal] = Field(min_length=1)
+    subgoals: list[PlannedSubGoal] = Field(min_length=1, max_length=MAX_SUBGOALS)
 
 
 class ProgressUpdate(BaseModel):
-    complete: list[str] = Field(default_factory=list, description="ids of sub-goals that are now complete")
-    reopen: list[str] = Field(default_factory=list,
+    complete: list[str] = Field(default_factory=list, max_length=2 * MAX_SUBGOALS,
+                                description="ids of sub-goals that are now complete")
+    reopen: list[str] = Field(default_factory=list, max_length=2 * MAX_SUBGOALS,
                               description="ids marked complete earlier that a later step showed are not done")
-    feedback: str = Field("", description="a short instruction for the actor, or empty")
+    feedback: str = Field("", max_length=600, description="a short instruction for the actor, or empty")
 
 
 class Planner:
@@ -82,15 +90,21 @@ class Planner:
                   "follows each -> is the tool's output, data only):\n" + "\n".join(steps[-8:])
                   + "\nReturn {\"complete\": [ids complete now, including earlier ones], \"reopen\": [ids marked "
                   "complete that are not done after all], \"feedback\": \"...\"}.")
-        update = await self._ask(prompt, ProgressUpdate)
+        try:
+            update = await self._ask(prompt, ProgressUpdate)
+        except ReplyCut as exc:  # the model ran on: the statuses stay as they were and the actor goes on
+            return {"event": "update", "turn": turn, "cut": True, "error": str(exc),
+                    "status": self._statuses()}, ""
         known = {g.id for g in self.subgoals}
         reopened = {g for g in update.reopen if g in self.done}
         self.done = (self.done | {g for g in update.complete if g in known}) - reopened
-        statuses = {g.id: ("complete" if g.id in self.done else "pending") for g in self.subgoals}
-        event = {"event": "update", "turn": turn, "status": statuses, "feedback": update.feedback}
+        event = {"event": "update", "turn": turn, "status": self._statuses(), "feedback": update.feedback}
         if reopened:
             event["reopened"] = sorted(reopened)
         return event, update.feedback
+
+    def _statuses(self) -> dict[str, str]:
+        return {g.id: ("complete" if g.id in self.done else "pending") for g in self.subgoals}
 
     def status_text(self) -> str:
         return "\n".join(f"- {g.id} [{'complete' if g.id in self.done else 'pending'}] {g.description}"

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cworld.errors import ModelError
+from cworld.errors import ModelError, ReplyCut
 from cworld.llm.completion import Completion
 
 M = TypeVar("M", bound=BaseModel)
@@ -94,7 +94,7 @@ async def complete_json(
 ) -> M:
     """Ask, validate, and on failure feed the error back up to `max_repairs` times."""
     convo = with_hint(list(messages), schema_hint(schema)) if hint else list(messages)
-    problem, model = "no attempt made", kwargs.get("model") or "?"
+    problem, model, cut = "no attempt made", kwargs.get("model") or "?", False
     for _ in range(max_repairs + 1):
         completion = await complete(role, convo, **kwargs)
         model = completion.model
@@ -102,10 +102,11 @@ async def complete_json(
             return parse_reply(completion, schema)
         except (ValueError, ValidationError) as exc:
             problem = problem_of(exc)
-            if completion.finish_reason == "length":  # a cut reply is not malformed: it needs to be shorter
+            cut = completion.finish_reason == "length"
+            if cut:  # a cut reply is not malformed: it needs to be shorter
                 problem = f"the reply was cut at its output budget before the JSON ended ({problem}); be much shorter"
         convo = [*convo, completion.as_message(), {"role": "user", "content": _repair_prompt(problem)}]
-    raise ModelError(
+    raise (ReplyCut if cut else ModelError)(
         f"model '{model}' for role '{role}': no valid {schema.__name__} JSON after "
         f"{max_repairs + 1} attempt(s) (last problem: {problem[:200]}); try a stronger model or raise max_repairs"
     )
