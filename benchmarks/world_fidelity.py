@@ -760,13 +760,16 @@ class Result:
                 "scale": {a: s.as_dict() for a, s in self.scale.items()}}
 
 
-async def measure(subject: Subject, episodes: list[Episode], repeats: int, scale: float | None) -> Result:
+async def measure(subject: Subject, episodes: list[Episode], repeats: int, scale: float | None,
+                  show: bool = False) -> Result:
     """Replay every episode through the subject, score it, time it (`scale`: the large world's CPU budget
-    per app, None to skip that timing)."""
+    per app, None to skip that timing); with `show`, print what differs."""
     apps: dict[str, Tally] = {}
     replays = []
     for episode in episodes:
         rep = await replay(subject, episode)
+        if show:
+            show_diffs(subject.name, episode, rep)
         if repeats:
             rep.engine_s = await engine_seconds(subject.engine(episode.seed), lambda e=episode: subject.session(e.seed),
                                                 episode, rep.arguments, repeats)
@@ -789,6 +792,26 @@ def record(seeds: list[int], apps: list[type[SandboxApp]], calls: int, repeats: 
         for episode in episodes:
             episode.live_s = live_seconds(episode, repeats)
     return episodes
+
+
+def show_diffs(engine: str, episode: Episode, rep: Replay) -> None:
+    """Every call whose verdict or error class differs, and every end-state leaf missed or added: what a
+    person (or the learner's author) reads to see where an engine's rules fall short."""
+    tag = f"[{engine} {episode.seed} {episode.name}"
+    for i, (call, sim, args) in enumerate(zip(episode.calls, rep.results, rep.arguments, strict=True)):
+        live = call.result
+        if live.is_error != sim.is_error or (live.is_error and live.error_class != sim.error_class):
+            print(f"{tag} #{i}] {call.tool.name} {json.dumps(args, default=str)[:220]}\n"
+                  f"    live:  {live.error_class} {live.text[:200]!r}\n"
+                  f"    world: {sim.error_class} {sim.text[:200]!r}")
+    skip = volatile_pattern(episode.app)
+    wanted = changed_leaves(episode.initial, translated(episode.end, rep.created), skip)
+    made = changed_leaves(episode.initial, rep.end, skip)
+    for path, value in wanted.items():
+        if made.get(path) != value:
+            print(f"{tag}] MISSING {path} live={value[:120]} world={str(made.get(path))[:120]}")
+    for path in sorted(set(made) - set(wanted)):
+        print(f"{tag}] EXTRA {path} world={made[path][:120]}")
 
 
 def pct(value: float | None) -> str:
@@ -858,6 +881,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-briefing", action="store_true",
                         help="the explorer is not told the user's credentials (logins then always fail)")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--show-diffs", action="store_true", help="print every call and end-state leaf that differs")
     return parser.parse_args(argv)
 
 
@@ -888,7 +912,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for subject in measured:
         scaled = opts.scale_budget > 0 and subject.name == next((s.name for s in measured if s.name != "schema"), None)
-        result = asyncio.run(measure(subject, episodes, opts.repeats, opts.scale_budget if scaled else None))
+        result = asyncio.run(measure(subject, episodes, opts.repeats, opts.scale_budget if scaled else None,
+                                     opts.show_diffs))
         report(result)
         results.append(result)
     live_scaled = None

@@ -416,3 +416,18 @@ def test_learning_reads_no_app_code() -> None:
                 assert not node.module.startswith("cworld.sandbox.apps"), f"{path.name} imports {node.module}"
             if isinstance(node, ast.Import):
                 assert all(not a.name.startswith("cworld.sandbox.apps") for a in node.names), path.name
+
+
+def test_the_learning_explorer_gives_a_value_an_error_listed() -> None:
+    import random
+
+    from cworld.engine.learn.explorer import Explorer, Rates
+
+    search = _tool("search_hotels", {"city": {"type": "string"}}, ["city"], read_only=True)
+    listed = "no hotels listed in '{}'. Cities with hotels: Auckland, Bangkok, Berlin"
+    for hints, expected in ((True, True), (False, False)):
+        explorer = Explorer([search], random.Random(5), rates=Rates(hints=hints, seen=1.0))
+        _, args = explorer.next_call()
+        explorer.observe(search, ToolResult.error("not_found", listed.format(args["city"])))  # type: ignore[arg-type]
+        _, again = explorer.next_call()
+        assert (again["city"] in ("Auckland", "Bangkok", "Berlin")) is expected, (hints, again)

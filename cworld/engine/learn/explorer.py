@@ -85,6 +85,10 @@ class Rates:
     """chance to retry a failed call at once (with seen values)"""
     probe: float = 0.2
     """share of other values taken from the probe generator (else realistic)"""
+    hints: bool = False
+    """read the values an error lists for the argument it quoted (`no hotels listed in 'Lisbon'. Cities with
+    hotels: Auckland, Bangkok, ...`) and give one of them next time, as an agent fixing its call would
+    (learning's explorer; off for the benchmarks' one, whose traffic stays as measured)"""
 
 
 class Explorer:
@@ -100,6 +104,8 @@ class Explorer:
         self.bank.seed(briefing or {})
         self._retry: ToolSpec | None = None
         self._retried = False
+        self._last: dict[str, Any] = {}
+        self._hints: dict[tuple[str, str], list[str]] = {}
 
     # --- choosing ---------------------------------------------------------------------------------------
     def next_call(self) -> tuple[ToolSpec, dict[str, Any]]:
@@ -108,11 +114,14 @@ class Explorer:
         tool = self._retry or self._pick()
         self._retry = None
         with session_clock(self.now):
-            return tool, self.arguments(tool, careful=self._retried)
+            self._last = self.arguments(tool, careful=self._retried)
+            return tool, self._last
 
     def observe(self, tool: ToolSpec, result: ToolResult) -> None:
         """Learn the answer's values; after an error (not of a retry), maybe retry the same tool next."""
         self.bank.learn(result)
+        if result.is_error and self.rates.hints:
+            self._hints.update({(tool.name, n): v for n, v in listed_values(result.text, self._last).items()})
         if result.is_error and not self._retried and self.rng.random() < self.rates.retry:
             self._retry = tool
 
@@ -131,7 +140,10 @@ class Explorer:
             if name not in required and self.rng.random() >= self.rates.optional:
                 continue
             prop = resolve_ref(raw, root)
-            if is_reference(tool, name):
+            hinted = [v for v in self._hints.get((tool.name, name), ()) if _fits(v, prop, root)]
+            if hinted and self.rng.random() < self.rates.seen:
+                args[name] = self.rng.choice(hinted)
+            elif is_reference(tool, name):
                 args[name] = self.reference(name, prop, root, careful=careful)
             else:
                 args[name] = self.generated(name, prop, root, careful=careful)
@@ -187,6 +199,20 @@ class Explorer:
 
     def _sub_rng(self) -> random.Random:
         return random.Random(self.rng.getrandbits(64))
+
+
+_LISTED = re.compile(r":\s*((?:[^,:;.'\n]{1,40},\s*){2,}[^,:;.'\n]{1,40})")
+
+
+def listed_values(text: str, arguments: dict[str, Any]) -> dict[str, list[str]]:
+    """The values an error lists (`Cities with hotels: Auckland, Bangkok, Barcelona`) for the string
+    argument whose value it quoted, by argument name."""
+    quoted = [n for n, v in arguments.items() if isinstance(v, str) and v and f"'{v}'" in text]
+    found = _LISTED.search(text)
+    if not quoted or found is None:
+        return {}
+    values = [v.strip() for v in found.group(1).split(",") if v.strip()]
+    return {quoted[0]: values}
 
 
 def is_reference(tool: ToolSpec, name: str) -> bool:

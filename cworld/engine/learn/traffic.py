@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec, Trajectory
-from cworld.engine.learn.explorer import Explorer, briefing
+from cworld.engine.learn.explorer import Explorer, Rates, briefing
 from cworld.schemas.validation import validation_error
 
 
@@ -125,10 +125,11 @@ def explore(driver: Driver, tools: list[ToolSpec], calls: int, rng: random.Rando
             told: dict[str, Any] | None = None, origin: str = "", progress: Callable[[int], None] | None = None,
             explorer: Explorer | None = None) -> list[Observation]:
     """`calls` explorer calls on a live service, each with the state before and after (when readable);
-    `explorer` one made for the service (else the seeded generic one, told `told`). A service whose state
+    `explorer` one made for the service (else the seeded generic one, told `told`, reading the values an
+    error lists). A service whose state
     cannot be read is seen as holding no records before each call and nothing known after (as a run's
     trajectory is): its checks on the arguments, lists and answers are learned, never effects."""
-    explorer = explorer or Explorer(tools, rng, start, briefing=told)
+    explorer = explorer or Explorer(tools, rng, start, briefing=told, rates=Rates(hints=True))
     out: list[Observation] = []
     state = driver.state()
     for i in range(calls):
