@@ -31,6 +31,8 @@ from cworld.values import text_of
 BY_KEY = "@key"
 
 _MISSING = object()
+#: The entries of a group no record is filed under (read, never written).
+_NOTHING = SortedList()
 #: The bucket of records a field index cannot file (not a dict, an unhashable value): always candidates.
 _ODD = object()
 
@@ -395,8 +397,10 @@ class Indexes:
             sort, wanted = index.sort(tuple(sorted(equal)), by, reverse), tuple(equal[f] for f in sorted(equal))
         if sort.unordered:
             return None
-        if type(wanted) is list:
-            return Merged([self._window(collection, sort, value, reverse, within, keys) for value in wanted], reverse)
+        if type(wanted) is list:  # the groups no record is filed under add nothing (most, in a board of lists)
+            groups = sort.groups
+            return Merged([self._window(collection, sort, value, reverse, within, keys) for value in wanted
+                           if value in groups], reverse)
         return self._window(collection, sort, wanted, reverse, within, keys)
 
     @staticmethod
@@ -404,7 +408,7 @@ class Indexes:
                 keys: bool) -> Ordered:
         group = sort.groups.get(wanted)
         if group is None:
-            return Ordered(collection, SortedList(), reverse, 0, 0, keys)
+            return Ordered(collection, _NOTHING, reverse, 0, 0, keys)
         lo, hi = within
         start = 0 if lo is None else group.bisect_left(((lo,),))
         stop = len(group) if hi is None else group.bisect_left(((hi,),))
