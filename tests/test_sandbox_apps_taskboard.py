@@ -167,6 +167,71 @@ def test_search_pages_are_honest(board: SandboxServer) -> None:
                for c in hits)
 
 
+def test_a_boards_lists_and_a_cards_checklists_page(board: SandboxServer) -> None:
+    """get_board pages its lists in board order and get_card its checklists in the order they were added; the
+    page fields count them, so a board of many lists answers a page."""
+    admin = boards_by_role(board)["admin"]
+    for n in range(4):
+        ok(board.call_tool_sync("create_list", {"board_id": admin, "name": f"Extra {n}"}))
+    lists = board.session.state["taskboard"]["lists"]
+    in_order = sorted((k for k, v in lists.items() if v["board_id"] == admin), key=lambda k: lists[k]["position"])
+    seen, page = [], 1
+    while True:
+        answer = ok(board.call_tool_sync("get_board", {"board_id": admin, "page": page, "page_size": 3}))
+        assert answer["total"] == len(in_order) and answer["labels"] and answer["members"]
+        seen += [x["list_id"] for x in answer["lists"]]
+        if not answer["has_more"]:
+            break
+        page += 1
+    assert seen == in_order and page == 3
+    card = first_card(board, admin)["card_id"]
+    made = [ok(board.call_tool_sync("add_checklist", {"card_id": card, "name": f"c{n}", "items": ["x"]}))["checklist_id"]
+            for n in range(3)]
+    every = [k for k, v in board.session.state["taskboard"]["checklists"].items() if v["card_id"] == card]
+    assert every[-3:] == made
+    second = ok(board.call_tool_sync("get_card", {"card_id": card, "page": 2, "page_size": 2}))
+    assert [c["checklist_id"] for c in second["checklists"]] == every[2:4]
+    assert second["total"] == len(every) and second["has_more"] == (len(every) > 4)
+
+
+def board_order(state: dict[str, Any], cards: list[str]) -> list[str]:
+    lists, records = state["lists"], state["cards"]
+    return sorted(cards, key=lambda c: (records[c]["board_id"], lists[records[c]["list_id"]]["position"],
+                                        records[c]["position"], c))
+
+
+def every_page(server: SandboxServer, tool: str, arguments: dict[str, Any]) -> list[str]:
+    seen, page = [], 1
+    while True:
+        answer = ok(server.call_tool_sync(tool, {**arguments, "page": page, "page_size": 7}))
+        seen += [c["card_id"] for c in answer["cards"]]
+        if not answer["has_more"]:
+            assert answer["total"] == len(seen)
+            return seen
+        page += 1
+
+
+def test_cards_read_in_board_order_where_lists_share_a_position(board: SandboxServer) -> None:
+    """Lists that share a position interleave their cards by the cards' positions, as one sort of the board
+    does; list_cards and search_cards page that order (read off the indexes, not a sort of every card)."""
+    state = board.session.state["taskboard"]  # grown before any call, so the indexes are built over it
+    admin = next(b for b, v in state["boards"].items() if v["roles"][state["me"]] == "admin")
+    own = [k for k, v in state["lists"].items() if v["board_id"] == admin]
+    for n, lid in enumerate(own):  # a twin of each list at the same position, holding every other card of it
+        state["lists"][f"lst_9{n:03d}"] = {**state["lists"][lid], "name": f"Twin {n}"}
+        for m, c in enumerate(k for k, v in list(state["cards"].items()) if v["list_id"] == lid):
+            state["cards"][c]["list_id"] = f"lst_9{n:03d}" if m % 2 else lid
+            state["cards"][c]["archived"] = m % 3 == 2
+            state["cards"][c]["position"] = float(-((m + 1) // 2))  # against the ids' order, with a tie
+    cards = state["cards"]
+    for archived in (False, True):
+        chosen = [c for c, v in cards.items() if v["board_id"] == admin and (archived or not v["archived"])]
+        assert every_page(board, "list_cards", {"board_id": admin, "include_archived": archived}) \
+            == board_order(state, chosen)
+        anywhere = [c for c, v in cards.items() if archived or not v["archived"]]
+        assert every_page(board, "search_cards", {"include_archived": archived}) == board_order(state, anywhere)
+
+
 def test_business_errors_change_nothing(board: SandboxServer) -> None:
     roles = boards_by_role(board)
     card = first_card(board, roles["admin"])["card_id"]

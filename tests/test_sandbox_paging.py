@@ -15,12 +15,14 @@ from cworld.sandbox.framework.session import SandboxSession
 
 #: Lists bounded by construction, not by the world's size: a day holds at most 48 half-hour slots.
 BOUNDED = {("calendar", "find_free_slots")}
+#: Answers that carry a group whose size grows with the world: a board's lists, a card's checklists, a thread.
+PAGED_GROUPS = ("read_authenticator", "get_itinerary", "get_board", "get_card")
 PAGE_FIELDS = {"page", "page_size", "total", "has_more"}
 
 
 def list_tools() -> list[tuple[str, Any]]:
     return [(app.name, spec) for app in stateful_apps() for spec in tool_specs(app)
-            if spec.name.startswith(("list_", "find_", "search_")) or spec.name in ("read_authenticator", "get_itinerary")]
+            if spec.name.startswith(("list_", "find_", "search_")) or spec.name in PAGED_GROUPS]
 
 
 @pytest.mark.parametrize(("app", "spec"), list_tools(), ids=lambda v: getattr(v, "name", v))

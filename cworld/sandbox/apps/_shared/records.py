@@ -3,7 +3,7 @@ the compact "produces" edges, so every app pages and fails to find things the sa
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Annotated, Any, TypeVar
 
@@ -38,18 +38,25 @@ class Paged(BaseModel):
 def paginate(items: Sequence[T], page: int, page_size: int) -> tuple[list[T], dict[str, Any]]:
     """The slice for one page and the honest page fields (a page past the end is empty, not an error)."""
     start = (page - 1) * page_size
-    chunk = list(items[start : start + page_size])
-    meta = {"page": page, "page_size": page_size, "total": len(items), "has_more": start + page_size < len(items)}
-    return chunk, meta
+    return list(items[start : start + page_size]), paged(len(items), page, page_size)
+
+
+def paged(total: int, page: int, page_size: int) -> dict[str, Any]:
+    """The page fields of a page of a list `total` long."""
+    return {"page": page, "page_size": page_size, "total": total, "has_more": page * page_size < total}
+
+
+def paginate_counted(items: Iterable[T], total: int, page: int, page_size: int) -> tuple[list[T], dict[str, Any]]:
+    """`paginate` over an ordered iteration whose length is counted elsewhere (an index's buckets): the page is
+    sliced off the iteration, which is read no further than the page's end."""
+    start = (page - 1) * page_size
+    return list(islice(items, start, start + page_size)), paged(total, page, page_size)
 
 
 def paginate_in_order(items: Collection[T], page: int, page_size: int) -> tuple[list[T], dict[str, Any]]:
     """`paginate` over a collection's own order (a map's `items()` or `values()`) without listing all of it:
     the page is sliced off the iteration and the total is the collection's size."""
-    total = len(items)
-    start = (page - 1) * page_size
-    chunk = list(islice(items, start, start + page_size))
-    return chunk, {"page": page, "page_size": page_size, "total": total, "has_more": start + page_size < total}
+    return paginate_counted(items, len(items), page, page_size)
 
 
 def lookup(table: Mapping[str, T], key: str, missing: str) -> T:

@@ -54,7 +54,9 @@ class Member(BaseModel):
     role: str
 
 
-class Board(BaseModel):
+class Board(Paged):
+    """A board; its lists are paged (the page fields count lists)."""
+
     board_id: str
     name: str
     description: str
@@ -94,7 +96,9 @@ class Checklist(BaseModel):
     items: list[ChecklistItem]
 
 
-class Card(CardSummary):
+class Card(CardSummary, Paged):
+    """A card; its checklists are paged (the page fields count checklists)."""
+
     description: str
     checklists: list[Checklist]
     comments: int

@@ -171,6 +171,11 @@ def writable_card(app: SandboxApp, card_id: str) -> dict[str, Any]:
     return found
 
 
+def filed(card: dict[str, Any]) -> tuple[tuple[str, bool]]:
+    """The (list, archived) a card is filed under for reading a board in order (`index.py`'s groups)."""
+    return ((card["list_id"], card["archived"]),)
+
+
 def touch(app: SandboxApp, found: dict[str, Any]) -> None:
     found["updated_at"] = iso(app.now)
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
+from itertools import groupby
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared.records import Page, PageSize, paginate, paginate_in_order
-from cworld.sandbox.apps._shared.values import iso, matches, parse_iso, parse_moment
+from cworld.sandbox.apps._shared.records import Page, PageSize, paginate, paginate_counted, paginate_in_order
+from cworld.sandbox.apps._shared.values import iso, matches, norm, parse_iso, parse_moment
 from cworld.sandbox.apps.taskboard import state as tb
 from cworld.sandbox.apps.taskboard.models import (
     Board,
@@ -28,6 +31,7 @@ from cworld.sandbox.apps.taskboard.models import (
     Title,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.index import BY_KEY
 from cworld.sandbox.framework.journal import for_reading
 
 Due = Annotated[str, Field(description="due time as YYYY-MM-DDTHH:MM (UTC)", min_length=10, max_length=25)]
@@ -46,19 +50,20 @@ class TaskboardTools(SandboxApp):
                                               open_cards=self._open_in("board_id", b)) for b, v in chunk], **meta)
 
     @tool(read_only=True)
-    def get_board(self, board_id: BoardId) -> Board:
-        """A board's lists (with list ids), labels (with label ids) and members (with member ids and roles)."""
+    def get_board(self, board_id: BoardId, page: Page = 1, page_size: PageSize = 20) -> Board:
+        """A board's labels (with label ids), members (with member ids and roles) and lists (with list ids and
+        open cards) in board order, the lists paged (20 a page by default; page, total and has_more count them)."""
         board = tb.board(self, board_id)
-        lists = sorted(self.keys_where("lists", board_id=board_id), key=lambda lid: self.state["lists"][lid]["position"])
+        chunk, meta = paginate(self.ordered("lists", ("position",), keys=True, board_id=board_id), page, page_size)
+        lists = self.state["lists"]
         members = self.state["members"]
         return Board(board_id=board_id, name=board["name"], description=board["description"],
                      your_role=tb.role(self, board_id),
-                     lists=[ListInfo(list_id=lid, name=self.state["lists"][lid]["name"],
-                                     open_cards=self._open_in("list_id", lid),
-                                     archived=self.state["lists"][lid]["archived"]) for lid in lists],
+                     lists=[ListInfo(list_id=lid, name=lists[lid]["name"], open_cards=self._open_in("list_id", lid),
+                                     archived=lists[lid]["archived"]) for lid in chunk],
                      labels=[Label(label_id=k, **v) for k, v in board["labels"].items()],
                      members=[Member(member_id=m, name=members[m]["name"], username=members[m]["username"], role=r)
-                              for m, r in board["roles"].items()])
+                              for m, r in board["roles"].items()], **meta)
 
     @tool(read_only=False)
     def create_list(
@@ -88,10 +93,7 @@ class TaskboardTools(SandboxApp):
         tb.board(self, board_id)
         if list_id is not None and tb.task_list(self, list_id)["board_id"] != board_id:
             raise AppError("invalid", f"list {list_id} is not on board {board_id}: get_board shows its lists")
-        cards = self.state["cards"]
-        ids = [c for c in self._ordered(self.keys_where("cards", board_id=board_id))
-               if list_id in (None, cards[c]["list_id"]) and (include_archived or not cards[c]["archived"])]
-        chunk, meta = paginate(ids, page, page_size)
+        chunk, meta = self._board_page(board_id, list_id, include_archived, page, page_size)
         return CardPage(cards=[self._summary(c) for c in chunk], **meta)
 
     @tool(read_only=True)
@@ -111,28 +113,24 @@ class TaskboardTools(SandboxApp):
         """Search cards across your boards by words, member and overdue status, paginated."""
         if board_id is not None:
             tb.board(self, board_id)
-        hits = []
+        if not norm(query).split() and member_id is None and not overdue_only:
+            chunk, meta = self._board_page(board_id, None, include_archived, page, page_size)
+            return CardPage(cards=[self._summary(c) for c in chunk], **meta)
+        cards = self.state["cards"]
         on_board = {"board_id": board_id} if board_id is not None else {}
-        for c in self._ordered(self.keys_matching("cards", query, ("title", "description"), **on_board)):
-            v = self.state["cards"][c]
-            if (matches(query, v["title"], v["description"]) and board_id in (None, v["board_id"])
-                    and member_id in (None, *v["members"]) and (include_archived or not v["archived"])
-                    and (not overdue_only or self._overdue(v))):
-                hits.append(c)
-        chunk, meta = paginate(hits, page, page_size)
+        hits = [c for c in self.keys_matching("cards", query, ("title", "description"), **on_board)
+                if matches(query, cards[c]["title"], cards[c]["description"])
+                and member_id in (None, *cards[c]["members"]) and (include_archived or not cards[c]["archived"])
+                and (not overdue_only or self._overdue(cards[c]))]
+        first = heapq.nsmallest(page * page_size, hits, key=self._board_place)  # only what the page needs sorted
+        chunk, meta = paginate_counted(iter(first), len(hits), page, page_size)
         return CardPage(cards=[self._summary(c) for c in chunk], **meta)
 
     @tool(read_only=True)
-    def get_card(self, card_id: CardId) -> Card:
-        """Everything on a card: description, due date, labels, members, checklists (with item ids), comments
-        count."""
-        v = tb.card(self, card_id)
-        lists = for_reading(self.state["checklists"])
-        checklists = [Checklist(checklist_id=k, name=lists[k]["name"], items=[ChecklistItem(**i) for i in lists[k]["items"]])
-                      for k in self.keys_where("checklists", card_id=card_id)]
-        comments = self.count("comments", card_id=card_id)
-        return Card(**self._summary(card_id).model_dump(), description=v["description"], checklists=checklists,
-                    comments=comments, created_at=v["created_at"], updated_at=v["updated_at"])
+    def get_card(self, card_id: CardId, page: Page = 1, page_size: PageSize = 10) -> Card:
+        """Everything on a card: description, due date, labels, members, comments count, and its checklists (with
+        item ids) paged (10 a page by default; page, total and has_more count the checklists)."""
+        return self._card(card_id, page, page_size)
 
     # --- cards: writing -----------------------------------------------------------------
     @tool(read_only=False)
@@ -154,7 +152,7 @@ class TaskboardTools(SandboxApp):
             "board_id": found["board_id"], "list_id": list_id, "title": title.strip(), "description": description,
             "position": self._slot(list_id, position), "due": due_at, "due_complete": False, "labels": [],
             "members": [], "archived": False, "created_at": iso(self.now), "updated_at": iso(self.now)}
-        return self.get_card(card_id)
+        return self._card(card_id)
 
     @tool(read_only=False, destructive=True, idempotent=True)
     def update_card(
@@ -173,7 +171,7 @@ class TaskboardTools(SandboxApp):
         if description is not None:
             card["description"] = description
         tb.touch(self, card)
-        return self.get_card(card_id)
+        return self._card(card_id)
 
     @tool(read_only=False, destructive=True, idempotent=True)
     def move_card(self, card_id: CardId, list_id: ListId, position: Position = "bottom") -> Card:
@@ -189,7 +187,7 @@ class TaskboardTools(SandboxApp):
             card["list_id"] = list_id
             card["position"] = self._slot(list_id, position)
             tb.touch(self, card)
-        return self.get_card(card_id)
+        return self._card(card_id)
 
     @tool(read_only=False, destructive=True, idempotent=True)
     def set_due_date(
@@ -203,7 +201,7 @@ class TaskboardTools(SandboxApp):
         if card["due"] != new_due:
             card["due"], card["due_complete"] = new_due, False
             tb.touch(self, card)
-        return self.get_card(card_id)
+        return self._card(card_id)
 
     @tool(read_only=False, destructive=True, idempotent=True)
     def mark_due_complete(
@@ -216,15 +214,50 @@ class TaskboardTools(SandboxApp):
         if card["due_complete"] != complete:
             card["due_complete"] = complete
             tb.touch(self, card)
-        return self.get_card(card_id)
+        return self._card(card_id)
 
     # --- helpers ------------------------------------------------------------------------
+    def _card(self, card_id: str, page: int = 1, page_size: int = 10) -> Card:
+        """A card with one page of its checklists (in the order they were added): what get_card answers and
+        what the card writes answer with (their first page)."""
+        v = tb.card(self, card_id)
+        checklists = for_reading(self.state["checklists"])
+        chunk, meta = paginate(self.ordered("checklists", (), keys=True, card_id=card_id), page, page_size)
+        return Card(**self._summary(card_id).model_dump(), description=v["description"],
+                    checklists=[Checklist(checklist_id=k, name=checklists[k]["name"],
+                                          items=[ChecklistItem(**i) for i in checklists[k]["items"]]) for k in chunk],
+                    comments=self.count("comments", card_id=card_id), created_at=v["created_at"],
+                    updated_at=v["updated_at"], **meta)
+
+    def _board_place(self, card_id: str) -> tuple[Any, ...]:
+        """Where a card stands in board order: its board, its list's position, its position, its id."""
+        card = for_reading(self.state["cards"])[card_id]
+        return (card["board_id"], for_reading(self.state["lists"])[card["list_id"]]["position"], card["position"],
+                card_id)
+
     def _ordered(self, keys: list[str]) -> list[str]:
         """Cards (`keys`, which the indexes found) in board order."""
+        return sorted(keys, key=self._board_place)
+
+    def _board_page(self, board_id: str | None, list_id: str | None, include_archived: bool, page: int,
+                    page_size: int) -> tuple[list[str], dict[str, Any]]:
+        """A page of the cards of a board (or of one list, or of every board) in board order, counted from the
+        index's buckets and read off the lists before it: a page costs the lists and cards before it."""
+        scope = {"list_id": list_id} if list_id is not None else {"board_id": board_id} if board_id is not None else {}
+        total = (self.count("cards", **scope) if scope else len(self.state["cards"])) if include_archived \
+            else self.count("cards", **scope, archived=False)
+        return paginate_counted(self._in_board_order(board_id, list_id, include_archived), total, page, page_size)
+
+    def _in_board_order(self, board_id: str | None, list_id: str | None, include_archived: bool) -> Iterator[str]:
+        """Card ids in board order, one run of lists that share a board and a position at a time (their cards
+        merged by position and id, as the sort of the whole board interleaves them)."""
         lists = for_reading(self.state["lists"])
-        cards = for_reading(self.state["cards"])
-        return sorted(keys, key=lambda c: (cards[c]["board_id"], lists[cards[c]["list_id"]]["position"],
-                                           cards[c]["position"], c))
+        order = [list_id] if list_id is not None else self.ordered("lists", ("position",), keys=True, board_id=board_id) \
+            if board_id is not None else self.ordered("lists", ("board_id", "position"), keys=True)
+        states = (False, True) if include_archived else (False,)
+        for _, run in groupby(order, key=lambda lid: (lists[lid]["board_id"], lists[lid]["position"])):
+            yield from self.ordered("cards", ("position", BY_KEY), keys=True,
+                                    having=(tb.filed, [(lid, a) for lid in run for a in states]))
 
     def _open_list(self, list_id: str) -> dict[str, Any]:
         found = tb.task_list(self, list_id)
