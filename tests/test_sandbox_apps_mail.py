@@ -73,6 +73,26 @@ def test_draft_then_send_and_reply_keeps_the_thread(mail: SandboxServer) -> None
     assert thread[-1]["message_id"] == reply["message_id"]
 
 
+def test_a_thread_pages_oldest_first(mail: SandboxServer) -> None:
+    """get_thread answers a page of the conversation, oldest first, and counts the whole of it."""
+    inbox = ok(mail.call_tool_sync("search_messages", {"query": "Hi", "folder": "inbox"}))["messages"]
+    human = next(m for m in inbox if "noreply" not in m["sender"]["email"])
+    for n in range(4):
+        ok(mail.call_tool_sync("reply_to_message", {"message_id": human["message_id"], "body": f"Reply {n}"}))
+    records = [m for m in mail.session.state["mail"]["messages"].values() if m["thread_id"] == human["thread_id"]]
+    oldest_first = [m["id"] for m in sorted(records, key=lambda m: (m["date"], m["id"]))]
+    seen, page = [], 1
+    while True:
+        answer = ok(mail.call_tool_sync("get_thread", {"thread_id": human["thread_id"], "page": page, "page_size": 2}))
+        assert answer["total"] == len(records)
+        seen += [m["message_id"] for m in answer["messages"]]
+        if not answer["has_more"]:
+            break
+        page += 1
+    assert seen == oldest_first and len(seen) >= 5
+    err(mail.call_tool_sync("get_thread", {"thread_id": "thr_none"}), "not_found")
+
+
 def test_automated_senders_take_no_replies(mail: SandboxServer) -> None:
     msgs = mail.session.state["mail"]["messages"].values()
     robot = next(m for m in msgs if m["from"]["email"].split("@")[0].endswith("noreply"))

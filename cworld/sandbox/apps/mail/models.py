@@ -55,7 +55,9 @@ class MessagePage(Paged):
     unread_in_folder: int = Field(description="unread messages in the folder(s) searched, across all pages")
 
 
-class Thread(BaseModel):
+class Thread(Paged):
+    """A conversation's messages, a page of them (the page fields count messages)."""
+
     thread_id: str
     messages: list[Message] = Field(description="oldest first")
 

@@ -179,12 +179,14 @@ class MailTools(SandboxApp):
         return _full(self._message(message_id))
 
     @tool(read_only=True)
-    def get_thread(self, thread_id: Annotated[str, Field(description="thread id from a message")]) -> Thread:
-        """Every message of a conversation, oldest first (including your replies and drafts)."""
-        recs = self.where("messages", thread_id=thread_id)
-        if not recs:
+    def get_thread(self, thread_id: Annotated[str, Field(description="thread id from a message")],
+                   page: OpenPage = 1, page_size: OpenPageSize = 20) -> Thread:
+        """The messages of a conversation, oldest first (including your replies and drafts), 20 a page by
+        default."""
+        chunk, meta = paginate(self.ordered("messages", ("date", "id"), thread_id=thread_id), page, page_size)
+        if not meta["total"]:
             raise AppError("not_found", f"no thread '{thread_id}'; thread ids come with each message")
-        return Thread(thread_id=thread_id, messages=[_full(m) for m in reversed(_newest_first(recs))])
+        return Thread(thread_id=thread_id, messages=[_full(m) for m in chunk], **meta)
 
     # --- flags and folders ---------------------------------------------------------------
     @tool(read_only=False, idempotent=True)
