@@ -109,3 +109,23 @@ def test_only_your_own_messages_can_change_and_errors_change_nothing(servers: di
     err(chat.call_tool_sync("create_channel", {"token": token, "name": "general"}), "conflict")
     err(chat.call_tool_sync("create_channel", {"token": token, "name": "Bad Name!"}), "invalid")
     assert chat.session.snapshot() == before
+
+
+def test_a_thread_pages_its_replies_oldest_first(servers: dict[str, Any]) -> None:
+    """get_thread answers the thread's first message and a page of its replies; the page fields count replies."""
+    chat = servers["chat"]
+    token = _login(chat)
+    general = _channels(chat)["general"]["channel_id"]
+    root = ok(chat.call_tool_sync("post_message", {"token": token, "channel_id": general, "text": "plan?"}))["message"]
+    replies = [ok(chat.call_tool_sync("post_message", {"token": token, "channel_id": general, "text": f"r{n}",
+                                                       "thread_id": root["message_id"]}))["message"]["message_id"]
+               for n in range(5)]
+    seen, page = [], 1
+    while True:
+        answer = ok(chat.call_tool_sync("get_thread", {"message_id": replies[2], "page": page, "page_size": 2}))
+        assert answer["root"]["message_id"] == root["message_id"] and answer["total"] == 5
+        seen += [m["message_id"] for m in answer["replies"]]
+        if not answer["has_more"]:
+            break
+        page += 1
+    assert seen == replies and page == 3

@@ -16,7 +16,7 @@ from cworld.sandbox.framework.session import SandboxSession
 #: Lists bounded by construction, not by the world's size: a day holds at most 48 half-hour slots.
 BOUNDED = {("calendar", "find_free_slots")}
 #: Answers that carry a group whose size grows with the world: a board's lists, a card's checklists, a thread.
-PAGED_GROUPS = ("read_authenticator", "get_itinerary", "get_board", "get_card")
+PAGED_GROUPS = ("read_authenticator", "get_itinerary", "get_board", "get_card", "get_thread")
 PAGE_FIELDS = {"page", "page_size", "total", "has_more"}
 
 

@@ -61,7 +61,9 @@ class MessagePage(Paged):
     messages: list[ChatMessage] = Field(description="newest first")
 
 
-class Thread(BaseModel):
+class Thread(Paged):
+    """A thread's first message and a page of its replies (the page fields count replies)."""
+
     root: ChatMessage
     replies: list[ChatMessage] = Field(description="oldest first")
 

@@ -247,14 +247,15 @@ class ChatTools(SandboxApp):
         return self._page_of(self._conversation(channel_id), page, page_size)
 
     @tool(read_only=True)
-    def get_thread(self, message_id: MessageId) -> Thread:
-        """A message and the replies in its thread."""
+    def get_thread(self, message_id: MessageId, page: OpenPage = 1, page_size: OpenPageSize = 20) -> Thread:
+        """A message's thread: its first message and the replies, oldest first, 20 replies a page by default."""
         rec = self._message_rec(message_id)
         root = self._message_rec(rec["thread_parent"]) if rec["thread_parent"] else rec
         if not self._can_read(root["conversation_id"]):
             raise AppError("permission_denied", "that message is in a conversation you cannot read")
         replies = self.ordered("messages", ("ts", "id"), thread_parent=root["id"], deleted=False)
-        return Thread(root=self._message(root), replies=[self._message(m) for m in replies])
+        chunk, meta = paginate(replies, page, page_size)
+        return Thread(root=self._message(root), replies=[self._message(m) for m in chunk], **meta)
 
     @tool(read_only=True)
     def search_messages(
