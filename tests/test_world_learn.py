@@ -431,3 +431,48 @@ def test_the_learning_explorer_gives_a_value_an_error_listed() -> None:
         explorer.observe(search, ToolResult.error("not_found", listed.format(args["city"])))  # type: ignore[arg-type]
         _, again = explorer.next_call()
         assert (again["city"] in ("Auckland", "Bangkok", "Berlin")) is expected, (hints, again)
+
+
+BOOK = _tool("book_flight", {"flight_id": {"type": "string"}, "traveller_ids": {"type": "array", "items": {"type": "string"}}},
+             ["flight_id", "traveller_ids"])
+
+
+def _travel_state() -> dict[str, Any]:
+    people = {f"trv_{i:04d}": {"name": f"p{i}", "passport_number": None if i % 3 == 0 else f"X{i}"} for i in range(1, 13)}
+    bookings = {f"bk_000{i}": {"flight_id": "AB123-20260101", "travellers": [f"trv_000{i}"], "status": "confirmed"}
+                for i in (1, 4, 7)}
+    bookings["bk_0002"] = {"flight_id": "AB123-20260101", "travellers": ["trv_0002"], "status": "cancelled"}
+    return {"travellers": people, "bookings": bookings}
+
+
+def test_a_refusal_over_the_records_a_list_argument_names_and_a_record_that_shares_an_item() -> None:
+    state = _travel_state()
+    calls = []
+    for i in range(1, 13):
+        for flight in ("AB123-20260101", "CD456-20260202"):
+            mine = state["travellers"][f"trv_{i:04d}"]
+            taken = flight == "AB123-20260101" and i in (1, 4, 7)
+            error = ("business", "already flying") if taken else \
+                ("business", "no passport on file") if mine["passport_number"] is None else None
+            calls.append(_obs(BOOK, {"flight_id": flight, "traveller_ids": [f"trv_{i:04d}"]}, state, error=error))
+    rule, _ = induce(BOOK, calls)
+    fails = " | ".join(s.fail or "" for s in rule.check)
+    assert "passport_number" in fails and "for v in" in fails, rule.check
+    fresh = copy.deepcopy(state)
+    fresh["travellers"]["trv_0050"] = {"name": "new", "passport_number": None}
+    fresh["bookings"]["bk_0009"] = {"flight_id": "EF789-20260303", "travellers": ["trv_0004"], "status": "confirmed"}
+    assert run_on(rule, _obs(BOOK, {"flight_id": "CD456-20260202", "traveller_ids": ["trv_0002", "trv_0050"]}, fresh))[0] == "business"
+    assert run_on(rule, _obs(BOOK, {"flight_id": "EF789-20260303", "traveller_ids": ["trv_0004"]}, fresh))[0] == "business"
+    assert run_on(rule, _obs(BOOK, {"flight_id": "AB123-20260101", "traveller_ids": ["trv_0002"]}, fresh))[0] == "ok"  # cancelled
+    assert run_on(rule, _obs(BOOK, {"flight_id": "EF789-20260303", "traveller_ids": ["trv_0005"]}, fresh))[0] == "ok"
+
+
+def test_an_id_of_another_form_than_every_accepted_one_is_refused() -> None:
+    hotel = _tool("book_hotel", {"hotel_id": {"type": "string"}}, ["hotel_id"])
+    state: dict[str, Any] = {"bookings": {}}
+    calls = [_obs(hotel, {"hotel_id": h}, state) for h in ("htl_029", "htl_112", "htl_007", "htl_300")]
+    calls += [_obs(hotel, {"hotel_id": h}, state, error=("not_found", f"no hotel '{h}'"))
+              for h in ("hotel_4618", "hotel_0090", "hotel_1235")]
+    rule, _ = induce(hotel, calls)
+    assert run_on(rule, _obs(hotel, {"hotel_id": "hotel_5555"}, state))[0] == "not_found", rule.check
+    assert run_on(rule, _obs(hotel, {"hotel_id": "htl_555"}, state))[0] == "ok"

@@ -12,6 +12,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.learn.diff import collections, records
+from cworld.engine.learn.items import list_item_atoms, shared_item_atoms
 from cworld.engine.learn.scope import MISSING, Scope, arg, field_of
 from cworld.engine.learn.traffic import Observation
 from cworld.values import parse_time
@@ -192,6 +193,7 @@ def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], fo
         if one.arg is not None:
             out.append(Atom("find", f"{arg(one.arg)} is not None and str({arg(one.arg)}) not in {one.collection}", one))
     out += _list_reference_atoms(props, calls, scopes)
+    out += [Atom("fail", e) for e in [*list_item_atoms(props, calls, scopes), *shared_item_atoms(props, calls, scopes)]]
     records_in: list[tuple[str, Binding | None]] = [(b.name, b) for b in found]
     records_in += [(r, None) for r in _singletons(calls)]
     for name, binding in records_in:
@@ -379,7 +381,32 @@ def _format_atoms(a: str, accepted: list[str]) -> list[str]:
     if len(shapes) <= _MAX_SHAPES and all(r"\d" in s for s in shapes):
         pattern = "(?:" + "|".join(shapes) + r")\Z"
         out.append(f"{arg(a)} is not None and not re_match({pattern!r}, str({arg(a)}))")
+    exact = exact_shape(accepted)
+    if exact is not None and r"\d" in exact and exact not in shapes:
+        whole = exact + r"\Z"
+        out.append(f"{arg(a)} is not None and not re_match({whole!r}, str({arg(a)}))")
     return out
+
+
+def exact_shape(values: list[str]) -> str | None:
+    """The one form every value has, closer than `shape`: a letter run all of them share kept as it is, a
+    digit run of one length counted (`htl_029`, `htl_112` -> `htl_\d{3}`, where `hotel_4618` is no hotel
+    id); None when their runs differ."""
+    split = [re.findall(r"\d+|[A-Za-z]+|.", v, flags=re.S) for v in values]
+    if not split or len({len(p) for p in split}) != 1:
+        return None
+    out = []
+    for column in zip(*split, strict=True):
+        if all(c.isdigit() for c in column):
+            lengths = {len(c) for c in column}
+            out.append(rf"\d{{{lengths.pop()}}}" if len(lengths) == 1 else r"\d+")
+        elif len(set(column)) == 1:
+            out.append(re.escape(column[0]))
+        elif all(c.isalpha() for c in column):
+            out.append("[A-Za-z]+")
+        else:
+            return None
+    return "".join(out)
 
 
 def shape(text: str) -> str:
