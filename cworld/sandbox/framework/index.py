@@ -46,7 +46,7 @@ def _read(record: dict[str, Any], field: str) -> Any:
 
 
 class _Postings:
-    """`value -> {key: None}` and each key's value, refiled key by key."""
+    """`value -> {key: None}` and each key's values, refiled key by key."""
 
     __slots__ = ("by_value", "filed")
 
@@ -55,24 +55,40 @@ class _Postings:
         self.filed: dict[Any, Any] = {}
 
     def add(self, key: Any, values: Iterable[Any]) -> None:
-        values = tuple(values)
         self.filed[key] = values
+        by_value = self.by_value
         for value in values:
-            self.by_value.setdefault(value, {})[key] = None
+            bucket = by_value.get(value)
+            if bucket is None:
+                bucket = by_value[value] = {}
+            bucket[key] = None
 
     def remove(self, key: Any) -> None:
         for value in self.filed.pop(key, ()):
-            bucket = self.by_value[value]
-            del bucket[key]
-            if not bucket:
-                del self.by_value[value]
+            bucket = self.by_value.get(value)
+            if bucket is not None:  # None: a value the record gave twice, gone with the first
+                bucket.pop(key, None)
+                if not bucket:
+                    del self.by_value[value]
 
 
-def _group(record: Any, fields: tuple[str, ...]) -> Any:
-    """The record's values of `fields` (a missing one as `_MISSING`), or `_ODD` when they cannot be filed."""
+def _reader(fields: tuple[str, ...], missing: Any = _MISSING) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A function giving a record's values of `fields` (a missing one as `missing`): built once per index, so
+    filing 10,000 records makes one tuple each and no list."""
+    if len(fields) == 1:
+        (one,) = fields
+        return lambda record: (record.get(one, missing),)
+    if len(fields) == 2:
+        one, two = fields
+        return lambda record: (record.get(one, missing), record.get(two, missing))
+    return lambda record: tuple([record.get(f, missing) for f in fields])
+
+
+def _group(record: Any, read: Callable[[dict[str, Any]], tuple[Any, ...]]) -> Any:
+    """The record's values as `read` gives them, or `_ODD` when they cannot be filed."""
     if type(record) is not dict:
         return _ODD
-    values = tuple([record.get(f, _MISSING) for f in fields])
+    values = read(record)
     try:
         hash(values)
     except TypeError:
@@ -85,8 +101,9 @@ class _PostingIndex(ABC):
 
     def __init__(self, raw: Mapping[Any, Any]) -> None:
         self.postings = _Postings()
+        add, values = self.postings.add, self._values
         for key, record in raw.items():
-            self.refile(key, record)
+            add(key, values(record))
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         self.postings.remove(key)
@@ -102,10 +119,11 @@ class FieldIndex(_PostingIndex):
 
     def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
         self.fields = fields
+        self._read = _reader(fields)
         super().__init__(raw)
 
     def _values(self, record: Any) -> Iterable[Any]:
-        return (_group(record, self.fields),)
+        return (_group(record, self._read),)
 
     def hits(self, values: tuple[Any, ...]) -> dict[Any, None]:
         return self.postings.by_value.get(values, {})
@@ -124,9 +142,9 @@ class DerivedIndex(_PostingIndex):
 
     def _values(self, record: Any) -> Iterable[Any]:
         try:
-            return set(self.of(record))
+            return tuple(self.of(record))  # a value given twice is filed once (a bucket is a dict)
         except Exception:  # noqa: BLE001 - a record the function cannot read: the caller's own test decides
-            return {_ODD}
+            return (_ODD,)
 
     def candidates(self, values: tuple[Any, ...]) -> set[Any]:
         by_value = self.postings.by_value
@@ -141,15 +159,35 @@ class DerivedIndex(_PostingIndex):
 Grouping = tuple[str, ...] | Callable[[Any], Iterable[Any]]
 
 
-def _groups(record: Any, grouping: Grouping) -> tuple[Any, ...] | None:
-    """The groups a record is filed under, or None when it cannot be filed."""
+def _grouper(grouping: Grouping) -> Callable[[Any], tuple[Any, ...] | None]:
+    """A function giving the groups a record is filed under, or None when it cannot be filed."""
     if isinstance(grouping, tuple):
-        group = _group(record, grouping)
-        return None if group is _ODD else (group,)
-    try:
-        return tuple(set(grouping(record)))
-    except Exception:  # noqa: BLE001 - a record the function cannot read: the caller sorts
-        return None
+        read = _reader(grouping)
+
+        def by_fields(record: Any) -> tuple[Any, ...] | None:
+            group = _group(record, read)
+            return None if group is _ODD else (group,)
+        return by_fields
+
+    def by_function(record: Any) -> tuple[Any, ...] | None:
+        try:
+            return tuple(set(grouping(record)))
+        except Exception:  # noqa: BLE001 - a record the function cannot read: the caller sorts
+            return None
+    return by_function
+
+
+def _entry_maker(by: tuple[str, ...], sign: int, place: dict[Any, int]) -> Callable[[Any, dict[str, Any]], tuple[Any, ...]]:
+    """A function giving a record's entry in a sorted group: the values of `by` (`record.get`; `BY_KEY` the
+    key), then the tie-break, the place in the map (negated when sorting in reverse, so a reversed read
+    keeps ties in the map's order), then the key. One flat tuple per record."""
+    if len(by) == 1 and BY_KEY not in by:
+        (one,) = by
+        return lambda key, record: (record.get(one), sign * place[key], key)
+    if len(by) == 2 and BY_KEY not in by:
+        one, two = by
+        return lambda key, record: (record.get(one), record.get(two), sign * place[key], key)
+    return lambda key, record: (*[key if f == BY_KEY else record.get(f) for f in by], sign * place[key], key)
 
 
 class SortedIndex:
@@ -159,30 +197,31 @@ class SortedIndex:
 
     def __init__(self, grouping: Grouping, by: tuple[str, ...], reverse: bool, raw: Mapping[Any, Any],
                  place: dict[Any, int]) -> None:
-        self.grouping, self.by, self._sign, self._place = grouping, by, -1 if reverse else 1, place
+        self.grouping, self.by = grouping, by
+        self._groups, self._entry = _grouper(grouping), _entry_maker(by, -1 if reverse else 1, place)
         self.groups: dict[Any, SortedList] = {}
         self.filed: dict[Any, tuple[tuple[Any, ...], Any]] = {}
         self.unordered: set[Any] = set()
         grouped: dict[Any, list[tuple[Any, ...]]] = {}
+        groups_of, entry_of, filed = self._groups, self._entry, self.filed
         for key, record in raw.items():  # one sort per group, not one insertion per record
-            groups = _groups(record, grouping)
+            groups = groups_of(record)
             if groups is None:
                 self.unordered.add(key)
                 continue
-            entry = self._entry(key, record)
+            entry = entry_of(key, record)
             for group in groups:
-                grouped.setdefault(group, []).append(entry)
-            self.filed[key] = (groups, entry)
+                found = grouped.get(group)
+                if found is None:
+                    grouped[group] = [entry]
+                else:
+                    found.append(entry)
+            filed[key] = (groups, entry)
         for group, entries in grouped.items():
             try:
                 self.groups[group] = SortedList(entries)
             except TypeError:  # values that do not compare: this map is sorted by the caller
                 self.unordered.update(entry[-1] for entry in entries)
-
-    def _entry(self, key: Any, record: dict[str, Any]) -> tuple[Any, ...]:
-        """(the values of `by`, the tie-break: the place in the map, negated when sorting in reverse, so a
-        reversed read keeps ties in the map's order, the key)."""
-        return (tuple([key if f == BY_KEY else record.get(f) for f in self.by]), self._sign * self._place[key], key)
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         old = self.filed.pop(key, None)
@@ -193,7 +232,7 @@ class SortedIndex:
         self.unordered.discard(key)
         if record is _MISSING:
             return
-        groups = _groups(record, self.grouping)
+        groups = self._groups(record)
         try:
             if groups is None:
                 raise TypeError("unfiled")
@@ -214,9 +253,13 @@ class TextIndex:
 
     def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
         self.fields = fields
+        self._read: Callable[[dict[str, Any]], tuple[Any, ...]] = (
+            _reader(fields, None) if not any("." in f for f in fields)
+            else lambda record: tuple([_read(record, f) for f in fields]))
         self.texts: dict[Any, str | None] = {}
+        refile = self.refile
         for key, record in raw.items():
-            self.refile(key, record)
+            refile(key, record)
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         if record is _MISSING:
@@ -224,7 +267,7 @@ class TextIndex:
         elif type(record) is not dict:
             self.texts[key] = None  # unreadable: always a candidate
         else:
-            self.texts[key] = text_of(tuple([_read(record, f) for f in self.fields]))
+            self.texts[key] = text_of(self._read(record))
 
     def candidates(self, words: list[str]) -> set[Any]:
         first, *rest = sorted(words, key=len, reverse=True)
@@ -410,8 +453,8 @@ class Indexes:
         if group is None:
             return Ordered(collection, _NOTHING, reverse, 0, 0, keys)
         lo, hi = within
-        start = 0 if lo is None else group.bisect_left(((lo,),))
-        stop = len(group) if hi is None else group.bisect_left(((hi,),))
+        start = 0 if lo is None else group.bisect_left((lo,))
+        stop = len(group) if hi is None else group.bisect_left((hi,))
         return Ordered(collection, group, reverse, start, max(start, stop), keys)
 
 
