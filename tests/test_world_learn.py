@@ -476,3 +476,26 @@ def test_an_id_of_another_form_than_every_accepted_one_is_refused() -> None:
     rule, _ = induce(hotel, calls)
     assert run_on(rule, _obs(hotel, {"hotel_id": "hotel_5555"}, state))[0] == "not_found", rule.check
     assert run_on(rule, _obs(hotel, {"hotel_id": "htl_555"}, state))[0] == "ok"
+
+
+def test_seats_sold_move_by_the_travellers_in_the_cabin_named_and_a_number_is_stored_upper_cased() -> None:
+    book = _tool("book", {"flight_id": {"type": "string"}, "cabin": {"type": "string"},
+                          "traveller_ids": {"type": "array", "items": {"type": "string"}},
+                          "passport": {"type": "string"}}, ["flight_id", "cabin", "traveller_ids", "passport"])
+    calls = []
+    for i, (cabin, people) in enumerate((("economy", 1), ("business", 2), ("economy", 3), ("premium", 1),
+                                         ("business", 1), ("economy", 2))):
+        before = {"sold": {f"NL86{j}-20260310": {"economy": j, "business": 0, "premium": 1} for j in range(6)},
+                  "account": {"passport": None, "name": "me"}}
+        after = copy.deepcopy(before)
+        after["sold"][f"NL86{i}-20260310"][cabin] += people
+        after["account"]["passport"] = f"ab{i}x".upper()
+        args = {"flight_id": f"NL86{i}-20260310", "cabin": cabin, "traveller_ids": [f"trv_{k:04d}" for k in range(people)],
+                "passport": f"ab{i}x"}
+        calls.append(_obs(book, args, before, after))
+    rule, _ = induce(book, calls)
+    state = {"sold": {"AB999-20260310": {"economy": 0, "business": 4}}, "account": {"passport": None, "name": "me"}}
+    verdict, after = run_on(rule, _obs(book, {"flight_id": "AB999-20260310", "cabin": "business",
+                                              "traveller_ids": ["a", "b", "c"], "passport": "zz9"}, state))
+    assert verdict == "ok" and after["sold"]["AB999-20260310"] == {"economy": 0, "business": 7}, rule.do
+    assert after["account"]["passport"] == "ZZ9", rule.do

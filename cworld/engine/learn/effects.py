@@ -56,11 +56,13 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
         scope = scopes[id(o)]
         for change in changes(o.before, o.after):
             _collect(change, o, scope, names, slots)
+    made = {key: _effect(slot, oks, scopes) for key, slot in slots.items()}
     out = []
-    for slot in slots.values():
-        made = _effect(slot, oks, scopes)
-        if made is not None:
-            out.append(made)
+    for key, effect in made.items():
+        moved = made.get(("add", *key[1:]))
+        if effect is None or key[0] == "set" and moved is not None and moved.support >= effect.support:
+            continue  # a number that moved is an add, not a set that happens to fit some calls
+        out.append(effect)
     out.sort(key=lambda e: -e.support)
     return _shared_keys(_ordered(out))
 
@@ -125,7 +127,7 @@ def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slo
         slot = slots.setdefault(("delete", target, key_expr), Slot("delete", target, "", key_expr=key_expr))
         slot.calls.append(o)
         return
-    key_expr = _first(_element(change.key, scope)) if _is_id(change.key) else None
+    key_expr = _first(_element(change.key, scope)) if _is_id(change.key) or _named_by_argument(change, o) else None
     name = change.key if key_expr is None else ""
     old, new = change.old, change.new
     if isinstance(old, int | float) and isinstance(new, int | float) and not isinstance(new, bool) and old != new:
@@ -140,6 +142,13 @@ def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slo
     slot = slots.setdefault(("set", target, name or key_expr or ""), Slot("set", target, name, key_expr=key_expr))
     slot.calls.append(o)
     slot.options.append(explain(new, old, scope, names))
+
+
+def _named_by_argument(change: Change, o: Observation) -> bool:
+    """A field the call named (the cabin a seat is sold in: `sold[flight][args['cabin']]`): its name is an
+    argument's value, and a number moved there."""
+    return isinstance(change.new, int | float) and not isinstance(change.new, bool) and any(
+        isinstance(v, str) and v == change.key for v in o.arguments.values())
 
 
 def _is_id(key: str) -> bool:
@@ -189,6 +198,9 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
             out.append(arg(name))
         if negate and isinstance(given, int | float) and not isinstance(given, bool) and given and -given == value:
             out.append(f"-{arg(name)}")
+        out += _normalized(value, given, name)
+        if isinstance(given, list) and given and len(given) == value and not isinstance(value, bool):
+            out.append(f"len({arg(name)})")
     if isinstance(value, str) and value == scope.obs.now:
         out.append("now")
     elif isinstance(value, str) and _TIME.match(value):
@@ -227,6 +239,15 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
     if _literal_ok(value):
         out.append(repr(value) if not isinstance(value, dict | list) else json_literal(value))
     return out
+
+
+def _normalized(value: Any, given: Any, name: str) -> list[str]:
+    """An argument the service stored normalized: upper or lower case, or without surrounding space
+    (a passport number written `EXAMPLE` from `example`)."""
+    if not (isinstance(value, str) and isinstance(given, str)) or given == value or not value:
+        return []
+    forms = {"upper": given.upper(), "lower": given.lower(), "strip": given.strip()}
+    return [f"str({arg(name)}).{method}()" for method, made in forms.items() if made == value]
 
 
 def _times(value: str, scope: Scope) -> list[str]:
