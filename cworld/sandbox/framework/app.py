@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
-from cworld.sandbox.framework.index import BY_KEY
+from cworld.sandbox.framework.index import BY_KEY, SortBy
 from cworld.sandbox.framework.journal import for_reading
 from cworld.sandbox.framework.tools import ToolMeta, tool_meta
 from cworld.values import norm
@@ -145,14 +145,14 @@ class SandboxApp:
                                            {}, (of, value))
         return len(self.keys_having(name, of, value)) if found is None else found
 
-    def ordered(self, name: str, by: tuple[str, ...], /, reverse: bool = False, within: tuple[Any, Any] = (None, None),
+    def ordered(self, name: str, by: SortBy, /, reverse: bool = False, within: tuple[Any, Any] = (None, None),
                 having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, keys: bool = False,
                 **equal: Any) -> Sequence[Any]:
         """`where(name, **equal)` (or, `having` = (of, value), the records of `keys_having(name, of, value)`;
         a list of values: of any of them, values no record holds two of)
         with the first value of `by` in `within` (`lo <= v < hi`, None open), as `sorted` orders them by the
-        values of the fields `by` (`BY_KEY`: the record's key), or their `keys`: a sequence whose pages
-        (`paginate`) cost a page."""
+        values of the fields `by` (`BY_KEY`: the record's key; or by what a module-level function of (key,
+        record) gives), or their `keys`: a sequence whose pages (`paginate`) cost a page."""
         found = self.session.indexes.ordered(self.name, name, self.state[name], self.session.journals.get(self.name),
                                              by, reverse, equal, within, having, keys)
         if found is not None:
@@ -160,16 +160,18 @@ class SandboxApp:
         lo, hi = within
         raw = for_reading(self.state[name])
 
-        def value(key: Any, field: str) -> Any:
-            return key if field == BY_KEY else raw[key].get(field)
+        def values(key: Any) -> tuple[Any, ...]:
+            if callable(by):
+                return by(key, raw[key])
+            return tuple([key if f == BY_KEY else raw[key].get(f) for f in by])
 
         if having is None:
             chosen = self.keys_where(name, **equal)
         else:  # a list of values: any of them
             of, wanted = having
             chosen = self.keys_having(name, of, *(wanted if type(wanted) is list else [wanted]))
-        inside = [k for k in chosen if (lo is None or lo <= value(k, by[0])) and (hi is None or value(k, by[0]) < hi)]
-        ordered = sorted(inside, key=lambda k: tuple(value(k, f) for f in by), reverse=reverse)
+        inside = [k for k in chosen if (lo is None or lo <= values(k)[0]) and (hi is None or values(k)[0] < hi)]
+        ordered = sorted(inside, key=values, reverse=reverse)
         collection = self.state[name]
         return ordered if keys else [collection[k] for k in ordered]
 

@@ -154,6 +154,10 @@ class DerivedIndex(_PostingIndex):
         return found
 
 
+#: What a sorted index orders records by: field names (`record.get` each; `BY_KEY` the key), or a module-level
+#: function of (key, record) giving the values to sort by (a descending price with ascending ids as ties).
+SortBy = tuple[str, ...] | Callable[[Any, Any], tuple[Any, ...]]
+
 #: What a sorted index groups records by: field names (a group per tuple of their values, as `FieldIndex`
 #: files them) or a function of the record (a group per value it reads, as `DerivedIndex` files them).
 Grouping = tuple[str, ...] | Callable[[Any], Iterable[Any]]
@@ -177,10 +181,13 @@ def _grouper(grouping: Grouping) -> Callable[[Any], tuple[Any, ...] | None]:
     return by_function
 
 
-def _entry_maker(by: tuple[str, ...], sign: int, place: dict[Any, int]) -> Callable[[Any, dict[str, Any]], tuple[Any, ...]]:
+def _entry_maker(by: SortBy, sign: int, place: dict[Any, int]) -> Callable[[Any, dict[str, Any]], tuple[Any, ...]]:
     """A function giving a record's entry in a sorted group: the values of `by` (`record.get`; `BY_KEY` the
-    key), then the tie-break, the place in the map (negated when sorting in reverse, so a reversed read
-    keeps ties in the map's order), then the key. One flat tuple per record."""
+    key; or what a function of (key, record) gives), then the tie-break, the place in the map (negated when
+    sorting in reverse, so a reversed read keeps ties in the map's order), then the key. One flat tuple per
+    record."""
+    if callable(by):
+        return lambda key, record: (*by(key, record), sign * place[key], key)
     if len(by) == 1 and BY_KEY not in by:
         (one,) = by
         return lambda key, record: (record.get(one), sign * place[key], key)
@@ -195,7 +202,7 @@ class SortedIndex:
     of `by` (`reverse` too): ties keep the map's order. A map with a record that cannot be filed or ordered is
     left to the caller."""
 
-    def __init__(self, grouping: Grouping, by: tuple[str, ...], reverse: bool, raw: Mapping[Any, Any],
+    def __init__(self, grouping: Grouping, by: SortBy, reverse: bool, raw: Mapping[Any, Any],
                  place: dict[Any, int]) -> None:
         self.grouping, self.by = grouping, by
         self._groups, self._entry = _grouper(grouping), _entry_maker(by, -1 if reverse else 1, place)
@@ -288,7 +295,7 @@ class CollectionIndex:
         self.fields: dict[tuple[str, ...], FieldIndex] = {}
         self.texts: dict[tuple[str, ...], TextIndex] = {}
         self.derived: dict[Callable[[Any], Iterable[Any]], DerivedIndex] = {}
-        self.sorts: dict[tuple[Grouping, tuple[str, ...], bool], SortedIndex] = {}
+        self.sorts: dict[tuple[Grouping, SortBy, bool], SortedIndex] = {}
 
     def field(self, names: tuple[str, ...]) -> FieldIndex:
         found = self.fields.get(names)
@@ -296,7 +303,7 @@ class CollectionIndex:
             found = self.fields[names] = FieldIndex(names, self.raw)
         return found
 
-    def sort(self, grouping: Grouping, by: tuple[str, ...], reverse: bool) -> SortedIndex:
+    def sort(self, grouping: Grouping, by: SortBy, reverse: bool) -> SortedIndex:
         found = self.sorts.get((grouping, by, reverse))
         if found is None:
             found = self.sorts[(grouping, by, reverse)] = SortedIndex(grouping, by, reverse, self.raw, self.place)
@@ -423,7 +430,7 @@ class Indexes:
             return None
         return len(fields.hits(tuple(equal[f] for f in sorted(equal))))
 
-    def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: tuple[str, ...],
+    def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: SortBy,
                 reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any],
                 having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None,
                 keys: bool = False) -> Sequence[Any] | None:
