@@ -4,6 +4,7 @@ order cancel/return rules, and business errors that change nothing."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sandbox_results import err, ok
@@ -155,6 +156,41 @@ def test_search_pages_are_honest(shop: SandboxServer) -> None:
     hits = ok(shop.call_tool_sync("search_products", {"category": category["category"], "page_size": 50}))
     assert hits["total"] == category["products"]
     assert "list_categories" in err(shop.call_tool_sync("search_products", {"category": "gadgets"}), "not_found")
+
+
+ORDER_KEYS = {"price_asc": lambda pid, p: (p["price"], pid), "price_desc": lambda pid, p: (-p["price"], pid),
+              "rating": lambda pid, p: (-p["rating"], pid), "relevance": lambda pid, p: (-p["rating"] / 10, pid)}
+
+
+def all_products(shop: SandboxServer, arguments: dict[str, Any]) -> list[str]:
+    seen, page = [], 1
+    while True:
+        answer = ok(shop.call_tool_sync("search_products", {**arguments, "page": page, "page_size": 9}))
+        seen += [p["product_id"] for p in answer["products"]]
+        if not answer["has_more"]:
+            assert answer["total"] == len(seen)
+            return seen
+        page += 1
+
+
+@pytest.mark.parametrize("sort", sorted(ORDER_KEYS))
+def test_a_search_without_words_pages_the_documented_order(shop: SandboxServer, sort: str) -> None:
+    """Read off sorted indexes per category and stock, a search without words answers what filtering and
+    sorting the whole catalog gives, ties (cloned prices and ratings) by product id."""
+    catalog = shop.session.state["shop"]["catalog"]  # grown before any call, so the indexes are built over it
+    for n, (pid, product) in enumerate(list(catalog.items())):
+        catalog[f"zz_{n:03d}"] = {**product, "id": f"zz_{n:03d}", "stock": n % 3}
+        product["stock"] = 0 if n % 4 == 0 else product["stock"]
+    prices = sorted(p["price"] for p in catalog.values())
+    category = next(iter(catalog.values()))["category"]
+    for arguments in ({}, {"in_stock_only": True}, {"category": category},
+                      {"category": category, "in_stock_only": True},
+                      {"min_price": prices[5], "max_price": prices[-5]}, {"max_price": prices[len(prices) // 2]}):
+        wanted = [pid for pid, p in catalog.items() if arguments.get("category", p["category"]) == p["category"]
+                  and (not arguments.get("in_stock_only") or p["stock"] > 0)
+                  and p["price"] >= arguments.get("min_price", 0) and p["price"] <= arguments.get("max_price", 1e9)]
+        assert all_products(shop, {**arguments, "sort": sort}) == sorted(wanted, key=lambda pid: ORDER_KEYS[sort](
+            pid, catalog[pid])), arguments
 
 
 def test_cancel_and_return_rules(shop: SandboxServer) -> None:

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import heapq
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from cworld.sandbox.apps._shared.auth import log_in
-from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate, paginate_in_order
+from cworld.sandbox.apps._shared.records import (
+    Page,
+    PageSize,
+    lookup,
+    paginate,
+    paginate_counted,
+    paginate_in_order,
+)
 from cworld.sandbox.apps._shared.values import iso, matches, money, norm
 from cworld.sandbox.apps.shop import state as rules
 from cworld.sandbox.apps.shop.models import (
@@ -35,6 +44,37 @@ from cworld.sandbox.apps.shop.models import (
 from cworld.sandbox.apps.shop.state import ShopBase
 from cworld.sandbox.framework import AppError, tool
 from cworld.sandbox.framework.index import BY_KEY
+
+
+def _by_price(pid: str, p: dict[str, Any]) -> tuple[float, str]:
+    return (p["price"], pid)
+
+
+def _by_price_desc(pid: str, p: dict[str, Any]) -> tuple[float, str]:
+    return (-p["price"], pid)
+
+
+def _by_rating(pid: str, p: dict[str, Any]) -> tuple[float, str]:
+    return (-p["rating"], pid)
+
+
+def _by_relevance(pid: str, p: dict[str, Any]) -> tuple[float, str]:
+    """Relevance when the search asks no word: no name holds one, so the rating decides."""
+    return (0 - p["rating"] / 10, pid)
+
+
+#: Each `sort` of search_products as a function of (product id, product): the catalog's sorted indexes' order.
+ORDERS = {"price_asc": _by_price, "price_desc": _by_price_desc, "rating": _by_rating, "relevance": _by_relevance}
+
+
+def _stocked(p: dict[str, Any]) -> tuple[bool]:
+    """Whether a product is in stock: the group a search without a category reads."""
+    return (p["stock"] > 0,)
+
+
+def _shelf(p: dict[str, Any]) -> tuple[tuple[str, bool]]:
+    """A product's category and whether it is in stock: the group a search in a category reads."""
+    return ((p["category"], p["stock"] > 0),)
 
 
 class ShopTools(ShopBase):
@@ -80,29 +120,40 @@ class ShopTools(ShopBase):
         page_size: PageSize = 10,
     ) -> ProductPage:
         """Search the catalog by words, category, price range and stock, sorted and paginated; gives product ids."""
-        catalog = self.state["catalog"]
         if category is not None and not self.count("catalog", category=category):
             raise AppError("not_found", f"no category '{category}': list_categories shows the exact names")
+        words = norm(query).split()
+        if not words and ((min_price is None and max_price is None) or sort == "price_asc"):
+            chunk, meta = self._shelf_page(category, min_price, max_price, in_stock_only, sort, page, page_size)
+            return ProductPage(products=[self._summary(pid) for pid in chunk], **meta)
+        catalog = self.state["catalog"]
         in_category = {} if category is None else {"category": category}
+
+        def fits(p: dict[str, Any]) -> bool:
+            return ((not words or matches(query, p["name"], p["brand"], p["description"]))
+                    and category in (None, p["category"]) and (min_price is None or p["price"] >= min_price)
+                    and (max_price is None or p["price"] <= max_price) and (not in_stock_only or p["stock"] > 0))
+
         hits = [pid for pid in self.keys_matching("catalog", query, ("name", "brand", "description"), **in_category)
-                if matches(query, (p := catalog[pid])["name"], p["brand"], p["description"])
-                and category in (None, p["category"])
-                and (min_price is None or p["price"] >= min_price)
-                and (max_price is None or p["price"] <= max_price)
-                and (not in_stock_only or p["stock"] > 0)]
-        hits.sort(key=lambda pid: self._sort_key(pid, query, sort))
-        chunk, meta = paginate(hits, page, page_size)
+                if fits(catalog[pid])]
+        first = heapq.nsmallest(page * page_size, hits, key=lambda pid: self._sort_key(pid, words, sort))
+        chunk, meta = paginate_counted(iter(first), len(hits), page, page_size)  # only the pages up to this sorted
         return ProductPage(products=[self._summary(pid) for pid in chunk], **meta)
 
-    def _sort_key(self, pid: str, query: str, sort: str) -> tuple[float, str]:
+    def _shelf_page(self, category: str | None, min_price: float | None, max_price: float | None, in_stock: bool,
+                    sort: str, page: int, page_size: int) -> tuple[list[str], dict[str, Any]]:
+        """A page of a search without words, read off the catalog sorted in the search's order, per category and
+        stock (a price range, in price order, is a window of it)."""
+        stocked = [True] if in_stock else [True, False]
+        having = (_stocked, stocked) if category is None else (_shelf, [(category, s) for s in stocked])
+        within = (min_price, None if max_price is None else math.nextafter(max_price, math.inf))
+        return paginate(self.ordered("catalog", ORDERS[sort], keys=True, having=having, within=within), page, page_size)
+
+    def _sort_key(self, pid: str, words: list[str], sort: str) -> tuple[float, str]:
         p = self.state["catalog"][pid]
-        if sort == "price_asc":
-            return (p["price"], pid)
-        if sort == "price_desc":
-            return (-p["price"], pid)
-        if sort == "rating":
-            return (-p["rating"], pid)
-        in_name = sum(word in norm(p["name"]) for word in norm(query).split())
+        if sort != "relevance" or not words:
+            return ORDERS[sort](pid, p)
+        in_name = sum(word in norm(p["name"]) for word in words)
         return (-in_name - p["rating"] / 10, pid)
 
     @tool(read_only=True)
