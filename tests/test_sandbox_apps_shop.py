@@ -178,7 +178,7 @@ def test_a_search_without_words_pages_the_documented_order(shop: SandboxServer, 
     """Read off sorted indexes per category and stock, a search without words answers what filtering and
     sorting the whole catalog gives, ties (cloned prices and ratings) by product id."""
     catalog = shop.session.state["shop"]["catalog"]  # grown before any call, so the indexes are built over it
-    for n, (pid, product) in enumerate(list(catalog.items())):
+    for n, product in enumerate(list(catalog.values())):
         catalog[f"zz_{n:03d}"] = {**product, "id": f"zz_{n:03d}", "stock": n % 3}
         product["stock"] = 0 if n % 4 == 0 else product["stock"]
     prices = sorted(p["price"] for p in catalog.values())
