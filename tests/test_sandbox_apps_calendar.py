@@ -111,3 +111,28 @@ def test_free_slots_respect_colleagues_busy_time(cal: SandboxServer) -> None:
     hours = busy["working_hours_utc"]
     assert hours and hours[0] <= start and end <= hours[1]
     assert all(not (b[0] < end and start < b[1]) for b in busy["busy"])
+
+
+def test_pending_invitations_page_soonest_first_in_a_grown_calendar(cal: SandboxServer) -> None:
+    """list_invitations reads a sorted index of unanswered invitations: the same answer as filtering every event
+    and sorting by start (ties in the calendar's order), past, cancelled and answered ones left out."""
+    state = cal.session.state["calendar"]  # grown before any call, so the indexes are built over it
+    me, now = state["me"], cal.session.clock.now()
+    events = state["events"]
+    for n, event in enumerate(list(events.values()) * 3):
+        start, key = now + timedelta(hours=(n % 7) - 2), f"evt_9{999 - n:03d}"  # ties at a start: ids descending
+        events[key] = {**event, "id": key, "start": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "end": (start + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "status": "cancelled" if n % 5 == 0 else "confirmed",
+                       "attendees": {**event["attendees"], me: ("needs_action", "accepted")[n % 4 == 1]}}
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    wanted = sorted((e for e in events.values() if e["attendees"].get(me) == "needs_action"
+                     and e["status"] == "confirmed" and e["end"] > stamp), key=lambda e: e["start"])
+    seen, page = [], 1
+    while True:
+        answer = ok(cal.call_tool_sync("list_invitations", {"page": page, "page_size": 6}))
+        seen += [e["event_id"] for e in answer["events"]]
+        if not answer["has_more"]:
+            break
+        page += 1
+    assert seen == [e["id"] for e in wanted] and answer["total"] == len(wanted) > 10

@@ -69,9 +69,10 @@ def _present(person: str, lo: str, hi: str) -> list[tuple[str, str]]:
     return [(person, _ANY_DAY)] + [(person, (first + timedelta(d)).isoformat()) for d in range((last - first).days + 1)]
 
 
-def _answers(event: dict[str, Any]) -> Any:
-    """(attendee, answer) pairs: the index the pending invitations read."""
-    return event["attendees"].items()
+def _unanswered(event: dict[str, Any]) -> list[tuple[str, str]]:
+    """(attendee, the event's status) for each invitation still waiting for its answer: the sorted index the
+    pending invitations read, soonest first."""
+    return [(person, event["status"]) for person, answer in event["attendees"].items() if answer == "needs_action"]
 
 class CalendarTools(SandboxApp):
     """Tools of the calendar app (a mixin of `CalendarApp`)."""
@@ -229,11 +230,9 @@ class CalendarTools(SandboxApp):
         by default)."""
         me, now = self.state["me"], iso(self.now)
         events = self.state["events"]
-        found = [e for e in (events[k] for k in self.keys_having("events", _answers, (me, "needs_action")))
-                 if e["attendees"].get(me) == "needs_action" and e["status"] == "confirmed" and e["end"] > now]
-        found.sort(key=lambda e: e["start"])
-        chunk, meta = paginate(found, page, page_size)
-        return Invitations(events=[self._event(e) for e in chunk], **meta)
+        waiting = self.ordered("events", ("start",), having=(_unanswered, (me, "confirmed")), keys=True)
+        chunk, meta = paginate([k for k in waiting if events[k]["end"] > now], page, page_size)
+        return Invitations(events=[self._event(events[k]) for k in chunk], **meta)
 
     @tool(read_only=True)
     def get_free_busy(self, person_ids: PersonIds, date: Day) -> FreeBusy:
