@@ -130,5 +130,6 @@ def test_lookups_follow_writes_deletes_readds_and_undo() -> None:
                             reverse=reverse)
             merged = app.ordered("rows", ("text",), reverse=reverse, having=(_kind, ["a", "b"]))
             assert list(merged[1:9]) == either[1:9] and len(merged) == len(either)
+        assert app.count_having("rows", _kind, "b") == len(_walk(rows, "b"))  # read off the sorted index's group
         found = {r["id"] for r in app.matching("rows", "ord1", ("text",))}
         assert found >= {k for k, r in rows.items() if "ord1" in r["text"]}

@@ -423,6 +423,9 @@ class Indexes:
         if index is None:
             return None
         if having is not None:
+            for (grouping, _, _), sort in index.sorts.items():  # a sorted index of the same groups knows it too
+                if grouping is having[0] and not sort.unordered:
+                    return len(sort.groups.get(having[1], ()))
             derived = index.deriving(having[0]).postings.by_value
             return None if _ODD in derived else len(derived.get(having[1], ()))
         fields = index.field(tuple(sorted(equal)))
