@@ -95,3 +95,32 @@ def test_sharing_needs_person_ids_and_unsharing_needs_ownership(servers: dict[st
                     ["shared_with"].items() if r != "owner")
     err(docs.call_tool_sync("unshare_document", {"document_id": theirs["document_id"], "person_id": some_one}),
         "permission_denied")
+
+
+def test_document_lists_and_folder_counts_in_a_grown_workspace(servers: dict[str, Any]) -> None:
+    """list_documents and list_folders read groups per (person, folder, trashed): the same answers as walking
+    every document you can open, newest first, trashed ones only when asked."""
+    docs = servers["docs"]
+    state = docs.session.state["docs"]  # grown before any call, so the indexes are built over it
+    me, documents = state["me"], state["documents"]
+    for n, doc in enumerate(list(documents.values()) * 4):
+        key = f"doc_9{n:03d}"
+        documents[key] = {**doc, "id": key, "trashed": n % 3 == 0, "updated_at": doc["updated_at"][:-3] + "00Z",
+                          "access": {**doc["access"], me: (None, "viewer")[n % 5 != 0]}}
+    folder = next(iter(state["folders"]))
+    for arguments in ({}, {"include_trashed": True}, {"folder_id": folder}, {"folder_id": folder, "include_trashed": True}):
+        wanted = sorted((d for d in documents.values() if d["access"].get(me) is not None
+                         and (arguments.get("include_trashed") or not d["trashed"])
+                         and arguments.get("folder_id", d["folder_id"]) == d["folder_id"]),
+                        key=lambda d: (d["updated_at"], d["id"]), reverse=True)
+        seen, page = [], 1
+        while True:
+            answer = ok(docs.call_tool_sync("list_documents", {**arguments, "page": page, "page_size": 7}))
+            seen += [d["document_id"] for d in answer["documents"]]
+            if not answer["has_more"]:
+                break
+            page += 1
+        assert seen == [d["id"] for d in wanted] and answer["total"] == len(wanted), arguments
+    counts = {f["folder_id"]: f["documents"] for f in ok(docs.call_tool_sync("list_folders", {"page_size": 50}))["folders"]}
+    assert counts == {f: sum(1 for d in documents.values() if d["folder_id"] == f and not d["trashed"]
+                             and d["access"].get(me) is not None) for f in state["folders"]}

@@ -36,11 +36,11 @@ Content = Annotated[str, Field(max_length=MAX_CONTENT, description="document tex
 
 
 
-def _shelves(doc: dict[str, Any]) -> list[tuple[str, str | None, bool | None]]:
+def _shelves(doc: dict[str, Any]) -> list[tuple[str, str | None, bool]]:
     """Where a document shows, per person who can open it: (person, its folder or None for any folder, its
-    trashed flag or None for either): the index the document lists and folder counts read."""
-    return [(person, folder, trashed) for person, role in doc["access"].items() if role is not None
-            for folder in (doc["folder_id"], None) for trashed in (doc["trashed"], None)]
+    trashed flag): the index the document lists and folder counts read (either flag: both groups, merged)."""
+    return [(person, folder, doc["trashed"]) for person, role in doc["access"].items() if role is not None
+            for folder in (doc["folder_id"], None)]
 
 class DocsTools(SandboxApp):
     """Tools of the docs app (a mixin of `DocsApp`)."""
@@ -137,8 +137,8 @@ class DocsTools(SandboxApp):
         """Documents you can see, most recently updated first (titles can repeat: check folder and version)."""
         if folder_id is not None:
             self._folder(folder_id)
-        shelf = (self.state["me"], folder_id, None if include_trashed else False)
-        return self._page(self.ordered("documents", ("updated_at", "id"), reverse=True, having=(_shelves, shelf)),
+        shelves = [(self.state["me"], folder_id, trashed) for trashed in ((False, True) if include_trashed else (False,))]
+        return self._page(self.ordered("documents", ("updated_at", "id"), reverse=True, having=(_shelves, shelves)),
                           page, page_size)
 
     @tool(read_only=True)
