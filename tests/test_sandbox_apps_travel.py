@@ -227,3 +227,38 @@ def test_knowledge_base_covers_every_city_people_live_in() -> None:
     assert world.home_airports({"city": "London", "country": "United Kingdom"}) == ["LGW", "LHR", "STN"]
     assert world.home_airports({"city": "Nowhere", "country": "Japan"}) == ["HND", "NRT"]
     assert world.home_airports({"city": "Nowhere", "country": "Atlantis"}) == [min(a["iata"] for a in ports)]
+
+
+def every_booking(travel: SandboxServer, tool: str, key: str, arguments: dict[str, Any]) -> list[str]:
+    seen, page = [], 1
+    while True:
+        answer = ok(travel.call_tool_sync(tool, {**arguments, "page": page, "page_size": 7}))
+        seen += [b["booking_id"] for b in answer[key]]
+        if not answer["has_more"]:
+            assert answer["total"] == len(seen)
+            return seen
+        page += 1
+
+
+def test_bookings_and_itineraries_in_a_grown_world(travel: SandboxServer) -> None:
+    """list_bookings and get_itinerary read bookings sorted by start per status (and traveller): the same
+    answers as sorting every booking, ties by id, past trips and other travellers' left out."""
+    state = travel.session.state["travel"]  # grown before any call, so the indexes are built over it
+    bookings = state["bookings"]
+    for n, booking in enumerate(list(bookings.values()) * 6):
+        key = f"bk_9{99 - n:02d}"  # ties at a start: ids against the map's order
+        bookings[key] = {**booking, "status": ("confirmed", "cancelled")[n % 4 == 3],
+                         "travellers": booking["travellers"][: 1 + n % 2]}
+    in_order = sorted(bookings, key=lambda b: (bookings[b]["starts_at"], b))
+    for status in (None, "confirmed", "cancelled"):
+        arguments = {} if status is None else {"status": status}
+        assert every_booking(travel, "list_bookings", "bookings", arguments) == [
+            b for b in in_order if status in (None, bookings[b]["status"])]
+    now = iso(travel.session.clock.now())
+    people = {t for b in bookings.values() for t in b["travellers"]}
+    for who in (None, *sorted(people)):
+        wanted = [b for b in in_order if bookings[b]["status"] == "confirmed" and who in (None, *bookings[b]["travellers"])
+                  and (bookings[b]["check_out"] + "T11:00:00Z" if bookings[b]["kind"] == "hotel"
+                       else bookings[b]["starts_at"]) >= now]
+        arguments = {} if who is None else {"traveller_id": who}
+        assert every_booking(travel, "get_itinerary", "segments", arguments) == wanted, who

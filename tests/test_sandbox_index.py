@@ -54,7 +54,7 @@ def test_indexed_answers_equal_the_walks(app: str) -> None:
 
 
 #: Apps whose tools ask no index yet.
-NO_LOOKUPS = {"clock", "travel"}
+NO_LOOKUPS = {"clock"}
 
 
 def assert_fresh(indexes: Indexes) -> None:

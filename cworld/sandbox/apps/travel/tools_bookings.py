@@ -28,6 +28,7 @@ from cworld.sandbox.apps.travel.models import (
 )
 from cworld.sandbox.apps.travel.state import TravelBase
 from cworld.sandbox.framework import AppError, tool
+from cworld.sandbox.framework.index import BY_KEY
 from cworld.sandbox.framework.journal import for_reading
 
 QUOTE_MINUTES = 15
@@ -35,6 +36,11 @@ CHECK_IN_HOUR = 15
 
 Seat = Annotated[str, Field(description="seat label such as 14C, from get_seat_map", min_length=2, max_length=4)]
 
+
+
+def _riders(booking: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """(traveller, or None for everyone, the booking's status): the groups an itinerary reads in time order."""
+    return [(None, booking["status"]), *((t, booking["status"]) for t in booking["travellers"])]
 
 class BookingTools(TravelBase):
     """Booking, seats, itinerary and cancellation."""
@@ -116,9 +122,7 @@ class BookingTools(TravelBase):
         page_size: PageSize = 10,
     ) -> BookingPage:
         """All flight and hotel bookings in start-time order, optionally by status, paginated."""
-        bookings = self.state["bookings"]
-        ids = sorted((b for b, v in bookings.items() if status in (None, v["status"])),
-                     key=lambda b: (bookings[b]["starts_at"], b))
+        ids = self.ordered("bookings", ("starts_at", BY_KEY), keys=True, **({} if status is None else {"status": status}))
         chunk, meta = paginate(ids, page, page_size)
         return BookingPage(bookings=[self._view(b) for b in chunk], **meta)
 
@@ -140,10 +144,8 @@ class BookingTools(TravelBase):
         if traveller_id is not None:
             self._traveller(traveller_id)
         bookings, now = self.state["bookings"], iso(self.now)
-        ahead = sorted((b for b, v in bookings.items() if v["status"] == "confirmed"
-                        and traveller_id in (None, *v["travellers"]) and self._ends_at_text(v) >= now),
-                       key=lambda b: (bookings[b]["starts_at"], b))
-        chunk, meta = paginate(ahead, page, page_size)
+        trips = self.ordered("bookings", ("starts_at", BY_KEY), keys=True, having=(_riders, (traveller_id, "confirmed")))
+        chunk, meta = paginate([b for b in trips if self._ends_at_text(bookings[b]) >= now], page, page_size)
         return Itinerary(traveller_id=traveller_id, segments=[self._view(b) for b in chunk], **meta)
 
     @tool(read_only=False)
