@@ -122,7 +122,8 @@ class BookingTools(TravelBase):
         page_size: PageSize = 10,
     ) -> BookingPage:
         """All flight and hotel bookings in start-time order, optionally by status, paginated."""
-        ids = self.ordered("bookings", ("starts_at", BY_KEY), keys=True, **({} if status is None else {"status": status}))
+        of_status: dict[str, Any] = {} if status is None else {"status": status}
+        ids = self.ordered("bookings", ("starts_at", BY_KEY), keys=True, **of_status)
         chunk, meta = paginate(ids, page, page_size)
         return BookingPage(bookings=[self._view(b) for b in chunk], **meta)
 
