@@ -267,3 +267,26 @@ def test_ticker_knowledge_base_is_large_and_unique() -> None:
     tickers = kb.load("tickers")
     assert len(tickers) >= 60 and len({t["symbol"] for t in tickers}) == len(tickers)
     assert len({t["company"] for t in tickers}) == len(tickers)
+
+
+def test_statements_page_newest_first_in_a_grown_ledger(finance: SandboxServer) -> None:
+    """list_transactions reads an account's entries sorted by time off the indexes: the same pages as sorting
+    every entry of the account (and kind), newest first, ties by id."""
+    state = finance.session.state["finance"]  # grown before any call, so the indexes are built over it
+    rows = state["transactions"]
+    for n, row in enumerate(list(rows.values()) * 5):
+        rows[f"txn_9{n:04d}"] = {**row, "at": row["at"][:10] + "T00:00:00Z"}  # many entries share a time
+    for account in state["accounts"]:
+        for kind in (None, "card", "deposit"):
+            token = login(finance)  # tokens expire on the virtual clock
+            wanted = sorted((t for t, v in rows.items() if v["account_id"] == account and kind in (None, v["kind"])),
+                            key=lambda t: (rows[t]["at"], t), reverse=True)
+            seen, page = [], 1
+            while True:
+                arguments = {"token": token, "account_id": account, "page": page, "page_size": 9}
+                answer = ok(finance.call_tool_sync("list_transactions", arguments | ({} if kind is None else {"kind": kind})))
+                seen += [t["transaction_id"] for t in answer["transactions"]]
+                if not answer["has_more"]:
+                    break
+                page += 1
+            assert seen == wanted and answer["total"] == len(wanted)
