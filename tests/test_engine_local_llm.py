@@ -41,6 +41,7 @@ def test_the_server_command_serves_the_packaged_gguf_on_localhost() -> None:
     assert "-m cworld.llm.llama_server" in joined and "--n_threads 2" in joined and "--host 127.0.0.1" in joined
     assert "--chat_format chatml-function-calling" in joined and f"--model_alias {llm_local.MODEL_ALIAS}" in joined
     assert "--flash_attn true" in joined
+    assert "--cache true" in joined  # interleaved conversations (actor, planner, episodes) keep their prefixes
 
 
 def _calls() -> list[tuple[ToolSpec, dict]]:

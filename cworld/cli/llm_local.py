@@ -81,10 +81,13 @@ def server_command(port: int, threads: int = 2, context: int = 8192, *, model: P
     """The server's command line: llama-cpp-python's server, with chat prompts rendered as sent
     (`cworld.llm.llama_server`: its chat format HTML-escaped them, twice the tokens). Flash attention on:
     llama.cpp's CPU kernel reads a prompt with about 1.6x less CPU than the default attention (SmolLM2, a
-    2,000-token prompt, one thread)."""
+    2,000-token prompt, one thread). A prompt cache in RAM: the server answers one request at a time, and
+    an episode's actor, its planner and the other episodes take turns, so without it every turn read its
+    whole conversation again (2 episodes: 35,000 prompt tokens read for 27,300 asked; with it 13,500 for
+    39,100)."""
     return [sys.executable, "-m", "cworld.llm.llama_server", "--model", str(model_file(model)),
             "--model_alias", model_alias(model, alias), "--n_threads", str(threads), "--n_ctx", str(context),
-            "--flash_attn", "true", "--chat_format", chat_format, "--host", "127.0.0.1", "--port", str(port)]
+            "--flash_attn", "true", "--cache", "true", "--chat_format", chat_format, "--host", "127.0.0.1", "--port", str(port)]
 
 
 def free_port() -> int:
