@@ -106,6 +106,11 @@ class SandboxApp:
     def keys_where(self, name: str, /, **equal: Any) -> list[Any]:
         """The keys of the map `name` whose records' fields equal `equal` (`record.get(field) == value`), in
         the map's order, from the session's indexes: a look-up costs what it finds, not the collection."""
+        if equal:
+            found = self.session.indexes.exact(self.name, name, self.state[name], self.session.journals.get(self.name),
+                                               equal)
+            if found is not None:
+                return found
         raw = for_reading(self.state[name])
         return [k for k in self._keys(name, equal, None, ()) if _holds(raw[k], equal)]
 

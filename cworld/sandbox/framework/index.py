@@ -348,7 +348,7 @@ class CollectionIndex:
                 sort.refile(key, record)
         return True
 
-    def in_order(self, keys: set[Any]) -> list[Any]:
+    def in_order(self, keys: Iterable[Any]) -> list[Any]:
         place = self.place
         return sorted(keys, key=place.__getitem__)
 
@@ -414,6 +414,19 @@ class Indexes:
         if not self.enabled or (journal is not None and journal.kept_of(raw) is not None):
             return None
         return self.of(app, name, raw)
+
+    def exact(self, app: str, name: str, collection: Any, journal: CallJournal | None,
+              equal: Mapping[str, Any]) -> list[Any] | None:
+        """The keys whose records hold `equal`'s values, in the map's order, when the index can say exactly (no
+        running write call has touched the map, no record it cannot file); else None, and the caller checks
+        each candidate."""
+        index = self.fresh(app, name, collection, journal)
+        if index is None:
+            return None
+        fields = index.field(tuple(sorted(equal)))
+        if fields.odd():
+            return None
+        return index.in_order(fields.hits(tuple(equal[f] for f in sorted(equal))))
 
     def count(self, app: str, name: str, collection: Any, journal: CallJournal | None,
               equal: Mapping[str, Any], having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> int | None:
