@@ -499,3 +499,33 @@ def test_seats_sold_move_by_the_travellers_in_the_cabin_named_and_a_number_is_st
                                               "traveller_ids": ["a", "b", "c"], "passport": "zz9"}, state))
     assert verdict == "ok" and after["sold"]["AB999-20260310"] == {"economy": 0, "business": 7}, rule.do
     assert after["account"]["passport"] == "ZZ9", rule.do
+
+
+def test_an_event_overlapping_one_of_the_users_is_refused_unless_the_overlap_is_allowed() -> None:
+    create = _tool("create_event", {"start": {"type": "string"}, "end": {"type": "string"},
+                                    "allow_overlap": {"type": "boolean"}}, ["start", "end"])
+
+    def event(day: int, hour: int, status: str = "confirmed", organizer: str = "me_1") -> dict[str, Any]:
+        return {"start": f"2026-05-{day:02d}T{hour:02d}:00:00Z", "end": f"2026-05-{day:02d}T{hour + 1:02d}:00:00Z",
+                "organizer": organizer, "status": status}
+
+    state = {"me": "me_1", "events": {"evt_0001": event(1, 9), "evt_0002": event(2, 9, "cancelled"),
+                                      "evt_0003": event(3, 9), "evt_0004": event(4, 14)}}
+    calls = []
+    for day in range(1, 6):
+        for hour, allow in ((9, None), (9, True), (12, None), (14, False)):
+            busy = any(e["status"] != "cancelled" and e["start"] == f"2026-05-{day:02d}T{hour:02d}:00:00Z"
+                       for e in state["events"].values())
+            args = {"start": f"2026-05-{day:02d}T{hour:02d}:00", "end": f"2026-05-{day:02d}T{hour:02d}:30",
+                    **({} if allow is None else {"allow_overlap": allow})}
+            calls.append(_obs(create, args, state, error=("business", "conflict: you are already in it")
+                              if busy and not allow else None))
+    rule, _ = induce(create, calls)
+    fresh = {"me": "me_1", "events": {"evt_0009": event(20, 16)}}
+
+    def at(hour: int, allow: bool | None = None) -> str:
+        args = {"start": f"2026-05-20T{hour}:15", "end": f"2026-05-20T{hour}:45",
+                **({} if allow is None else {"allow_overlap": allow})}
+        return run_on(rule, _obs(create, args, fresh))[0]
+
+    assert at(16) == "business" and at(16, True) == "ok" and at(10) == "ok" and at(10, False) == "ok", rule.check

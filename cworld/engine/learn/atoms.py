@@ -12,7 +12,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.learn.diff import collections, records
-from cworld.engine.learn.items import list_item_atoms, shared_item_atoms
+from cworld.engine.learn.items import list_item_atoms, overlap_atoms, shared_item_atoms
 from cworld.engine.learn.scope import MISSING, Scope, arg, field_of
 from cworld.engine.learn.traffic import Observation
 from cworld.values import parse_time
@@ -193,7 +193,9 @@ def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], fo
         if one.arg is not None:
             out.append(Atom("find", f"{arg(one.arg)} is not None and str({arg(one.arg)}) not in {one.collection}", one))
     out += _list_reference_atoms(props, calls, scopes)
-    out += [Atom("fail", e) for e in [*list_item_atoms(props, calls, scopes), *shared_item_atoms(props, calls, scopes)]]
+    looped = [*list_item_atoms(props, calls, scopes), *shared_item_atoms(props, calls, scopes),
+              *overlap_atoms(props, calls, scopes)]
+    out += [Atom("fail", e) for e in looped]
     records_in: list[tuple[str, Binding | None]] = [(b.name, b) for b in found]
     records_in += [(r, None) for r in _singletons(calls)]
     for name, binding in records_in:
@@ -292,7 +294,7 @@ def _record_atoms(name: str, props: dict[str, Any], calls: list[Observation], sc
         distinct = {_hashable(v) for v in scalars}
         timely = any(isinstance(v, str) and _TIME.match(v) for v in scalars)
         if len(distinct) <= _MAX_CATEGORIES and ok_values and len(scalars) == len(values) and not timely and \
-                all(_category(v) for v in distinct):
+                not _names_a_record(f) and all(_category(v) for v in distinct):
             out.append(guard + f"{get} not in {tuple(sorted(ok_values, key=repr))!r}")  # a status never accepted
         if timely:  # a time is compared with the clock, never read as a status
             text = f"str({get} or '')"
@@ -305,6 +307,11 @@ def _record_atoms(name: str, props: dict[str, Any], calls: list[Observation], sc
         if any(isinstance(v, str) for v in values) and _has_me(calls):
             out += [guard + f"{get} != me", guard + f"{get} == me"]
     return out
+
+
+def _names_a_record(field: str) -> bool:
+    """`id`, `owner_id`: a field whose value names a record is no status, whatever its words."""
+    return field == "id" or field.endswith("_id") or field == "key"
 
 
 def _category(value: Any) -> bool:
@@ -363,10 +370,18 @@ def _argument_atoms(props: dict[str, Any], calls: list[Observation]) -> list[str
         for b, other in props.items():
             if b > a and kind_of(other) == kind and kind in ("string", "integer", "number"):
                 both = f"{arg(a)} is not None and {arg(b)} is not None and "
-                out += [both + f"{arg(a)} == {arg(b)}", both + f"{arg(a)} > {arg(b)}", both + f"{arg(a)} < {arg(b)}"]
+                out.append(both + f"{arg(a)} == {arg(b)}")
+                if kind != "string" or _times(calls, a) and _times(calls, b):  # an id is in no order with a time
+                    out += [both + f"{arg(a)} > {arg(b)}", both + f"{arg(a)} < {arg(b)}"]
             if b > a and a not in required and b not in required:  # one of them, or both; both or neither
                 out += [f"{arg(a)} is None and {arg(b)} is None", f"({arg(a)} is None) != ({arg(b)} is None)"]
     return out
+
+
+def _times(calls: list[Observation], a: str) -> bool:
+    """Every value the accepted calls gave the argument is a time (there is at least one)."""
+    given = [o.args[a] for o in calls if o.verdict == "ok" and isinstance(o.args.get(a), str)]
+    return bool(given) and all(parse_time(v) is not None for v in given)
 
 
 def _format_atoms(a: str, accepted: list[str]) -> list[str]:

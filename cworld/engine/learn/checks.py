@@ -105,10 +105,11 @@ def _best(candidates: list[Atom], pool: list[Observation],
             continue
         counts = Counter(o.verdict for o in covered)
         error, right = next(((c, n) for c, n in counts.most_common() if c != "ok"), ("ok", 0))
-        wrong = len(covered) - right
-        if error == "ok" or right < (1 if atom.kind != "fail" else 2) or wrong > right / 10:
+        accepted = counts["ok"]
+        other = len(covered) - right - accepted  # refused too, with another class: the verdict still holds
+        if error == "ok" or right < (1 if atom.kind != "fail" else 2) or accepted > right / 10 or other > right / 3:
             continue
-        score = right - 3 * wrong
+        score = right - 3 * accepted - other
         key = (score, (-atom.cost[0], -atom.cost[1]))
         if best is None or key > (best[0], best[1]):
             best = (score, (-atom.cost[0], -atom.cost[1]), atom, error,

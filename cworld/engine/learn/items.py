@@ -1,7 +1,8 @@
 """Candidate refusals that loop: over the records a list argument names (a traveller of a booking with no
 passport on file, or one that expired) and over a collection's records (a traveller already on a booking
-of the same flight). Each is one `any(...)` expression in the rule language; the learner weighs them
-against the calls as it does every other candidate."""
+of the same flight; an event of the user's that overlaps the span asked for). Each is one `any(...)`
+expression in the rule language; the learner weighs them against the calls as it does every other
+candidate."""
 
 from __future__ import annotations
 
@@ -59,6 +60,66 @@ def shared_item_atoms(props: dict[str, Any], calls: list[Any], scopes: dict[int,
                         out += [f"any({base} and r.get({s!r}) == {v!r} for r in {coll}.values())"
                                 for s, v in statuses]
     return out
+
+
+def overlap_atoms(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope]) -> list[str]:
+    """A record whose span (two time fields) overlaps the span two time arguments ask for: of any record,
+    of the user's own (a field that is `me`, or a list or map holding `me`), not of one status; unless a
+    flag argument allows it (`allow_overlap`)."""
+    spans = [(a, b) for a in props for b in props if a != b and _time_pair(calls, a, b)]
+    flags = [a for a, spec in props.items() if _kind(spec) == "boolean"]  # allowing what the check refuses
+    state = next((o.before for o in calls if o.before is not None), None)
+    if not spans or not state:
+        return []
+    out: list[str] = []
+    for coll in collections(state):
+        records = [r for o in calls[:50] for r in _records(scopes[id(o)], coll)]
+        times = sorted({f for r in records for f, v in r.items() if isinstance(f, str) and _is_time(v)})
+        if len(times) < 2:
+            continue
+        mine = _mine(records, state.get("me"))
+        statuses = _statuses(records)
+        for a, b in spans:
+            for f in times:
+                for g in times:
+                    if f == g or not _ordered(records, f, g):
+                        continue
+                    base = f"before({arg(a)}, r.get({g!r})) and before(r.get({f!r}), {arg(b)})"
+                    filters = ["", *([f" and {mine}"] if mine else [])]
+                    filters += [x + f" and r.get({k!r}) != {v!r}" for x in filters for k, v in statuses]
+                    found = [f"any({base}{x} for r in {coll}.values())" for x in filters]
+                    out += found + [f"not {arg(flag)} and {e}" for flag in flags for e in found]
+    return out
+
+
+def _time_pair(calls: list[Any], a: str, b: str) -> bool:
+    """Two arguments every accepted call gave as times, the first never after the second."""
+    from cworld.values import parse_time
+
+    pairs = [(parse_time(o.args.get(a)), parse_time(o.args.get(b))) for o in calls if o.verdict == "ok"]
+    return bool(pairs) and all(x is not None and y is not None and x <= y for x, y in pairs)
+
+
+def _is_time(value: Any) -> bool:
+    from cworld.values import parse_time
+
+    return isinstance(value, str) and "T" in value and parse_time(value) is not None
+
+
+def _ordered(records: list[dict[str, Any]], f: str, g: str) -> bool:
+    """The records' field `f` is never after `g` (a start and its end)."""
+    return all(str(r.get(f)) <= str(r.get(g)) for r in records if _is_time(r.get(f)) and _is_time(r.get(g)))
+
+
+def _mine(records: list[dict[str, Any]], me: Any) -> str | None:
+    """The user's part in a record: a field holding `me`, or a list or map of people holding it."""
+    if not isinstance(me, str):
+        return None
+    own = sorted({f for r in records for f, v in r.items() if isinstance(f, str) and v == me})
+    held = sorted({f for r in records for f, v in r.items() if isinstance(f, str) and isinstance(v, list | dict)
+                   and me in v})
+    parts = [f"r.get({f!r}) == me" for f in own] + [f"me in (r.get({f!r}) or [])" for f in held]
+    return "(" + " or ".join(parts) + ")" if parts else None
 
 
 def _named_collections(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope]) -> list[tuple[str, str]]:
