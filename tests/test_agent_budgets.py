@@ -131,10 +131,10 @@ def cut_text(messages: list[Any], tools: list[Any] | None) -> Any:
     return "Found it."
 
 
-async def _episode(tmp_path: Path, name: str, responder: Any) -> Any:
+async def _episode(tmp_path: Path, name: str, responder: Any, style: str = "react") -> Any:
     ctx = scratch_context(tmp_path / "ws")
     gateway = Gateway(cache_path=None)
-    agent = make_agent(f"mock/{name}", access="full", style="react", gateway=gateway)
+    agent = make_agent(f"mock/{name}", access="full", style=style, gateway=gateway)
     episode = build_episode(TASKS[FORWARD], agent=agent.name, access="full", mode="live", policy="none", seed=0,
                             ctx=ctx)
     with mock.script(name, responder):
@@ -230,21 +230,9 @@ def planner_runs_on(plans: bool) -> Any:
     return respond
 
 
-async def _planned_episode(tmp_path: Path, name: str, responder: Any) -> Any:
-    ctx = scratch_context(tmp_path / "ws")
-    gateway = Gateway(cache_path=None)
-    agent = make_agent(f"mock/{name}", access="full", style="planner", gateway=gateway)
-    episode = build_episode(TASKS[FORWARD], agent=agent.name, access="full", mode="live", policy="none", seed=0,
-                            ctx=ctx)
-    with mock.script(name, responder):
-        trajectory = await run_episode(agent, episode)
-    gateway.close()
-    return trajectory
-
-
 async def test_a_progress_update_cut_at_every_attempt_leaves_the_plan_as_it_was_and_the_episode_goes_on(
         tmp_path: Path) -> None:
-    trajectory = await _planned_episode(tmp_path, "runs-on-update", planner_runs_on(plans=True))
+    trajectory, _ = await _episode(tmp_path, "runs-on-update", planner_runs_on(plans=True), style="planner")
     assert trajectory.status != "agent_error" and len(trajectory.tool_steps) == 1
     update = next(e for e in trajectory.planner_events if e["event"] == "update")
     assert update["cut"] and update["status"] == {"g1": "pending"}
@@ -252,7 +240,7 @@ async def test_a_progress_update_cut_at_every_attempt_leaves_the_plan_as_it_was_
 
 
 async def test_a_plan_cut_at_every_attempt_leaves_the_episode_to_the_actor(tmp_path: Path) -> None:
-    trajectory = await _planned_episode(tmp_path, "runs-on-plan", planner_runs_on(plans=False))
+    trajectory, _ = await _episode(tmp_path, "runs-on-plan", planner_runs_on(plans=False), style="planner")
     assert trajectory.status == "completed" and trajectory.final_answer == "Found it."
     assert trajectory.planner_events[0]["event"] == "plan" and trajectory.planner_events[0]["cut"]
     assert [e["event"] for e in trajectory.planner_events[1:]] == []  # no planner after: the actor alone
