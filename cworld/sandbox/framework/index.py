@@ -46,16 +46,22 @@ def _read(record: dict[str, Any], field: str) -> Any:
 
 
 class _Postings:
-    """`value -> {key: None}` and each key's values, refiled key by key."""
+    """`value -> {key: None}` and each key's values (`single`: its one value), refiled key by key. What stays
+    filed is flat (a value, not a tuple of tuples): the collector leaves a tuple that holds tracked tuples
+    tracked, and 10,000 of them set off a full collection of the whole heap."""
 
-    __slots__ = ("by_value", "filed")
+    __slots__ = ("by_value", "filed", "single")
 
-    def __init__(self) -> None:
+    def __init__(self, single: bool = False) -> None:
         self.by_value: dict[Any, dict[Any, None]] = {}
         self.filed: dict[Any, Any] = {}
+        self.single = single
 
     def add(self, key: Any, values: Iterable[Any]) -> None:
-        self.filed[key] = values
+        if self.single:
+            (self.filed[key],) = values
+        else:
+            self.filed[key] = values
         by_value = self.by_value
         for value in values:
             bucket = by_value.get(value)
@@ -64,7 +70,10 @@ class _Postings:
             bucket[key] = None
 
     def remove(self, key: Any) -> None:
-        for value in self.filed.pop(key, ()):
+        if key not in self.filed:
+            return
+        filed = self.filed.pop(key)
+        for value in (filed,) if self.single else filed:
             bucket = self.by_value.get(value)
             if bucket is not None:  # None: a value the record gave twice, gone with the first
                 bucket.pop(key, None)
@@ -99,8 +108,8 @@ def _group(record: Any, read: Callable[[dict[str, Any]], tuple[Any, ...]]) -> An
 class _PostingIndex(ABC):
     """Keys by the values `_values` reads off each record, kept true key by key (`refile`)."""
 
-    def __init__(self, raw: Mapping[Any, Any]) -> None:
-        self.postings = _Postings()
+    def __init__(self, raw: Mapping[Any, Any], single: bool = False) -> None:
+        self.postings = _Postings(single)
         add, values = self.postings.add, self._values
         for key, record in raw.items():
             add(key, values(record))
@@ -120,7 +129,7 @@ class FieldIndex(_PostingIndex):
     def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
         self.fields = fields
         self._read = _reader(fields)
-        super().__init__(raw)
+        super().__init__(raw, single=True)
 
     def _values(self, record: Any) -> Iterable[Any]:
         return (_group(record, self._read),)
@@ -163,14 +172,15 @@ SortBy = tuple[str, ...] | Callable[[Any, Any], tuple[Any, ...]]
 Grouping = tuple[str, ...] | Callable[[Any], Iterable[Any]]
 
 
-def _grouper(grouping: Grouping) -> Callable[[Any], tuple[Any, ...] | None]:
-    """A function giving the groups a record is filed under, or None when it cannot be filed."""
+def _grouper(grouping: Grouping) -> Callable[[Any], Any]:
+    """A function giving what a record is filed under: its group (grouped by fields) or a tuple of its
+    groups (grouped by a function), or None when it cannot be filed."""
     if isinstance(grouping, tuple):
         read = _reader(grouping)
 
-        def by_fields(record: Any) -> tuple[Any, ...] | None:
+        def by_fields(record: Any) -> Any:
             group = _group(record, read)
-            return None if group is _ODD else (group,)
+            return None if group is _ODD else group
         return by_fields
 
     def by_function(record: Any) -> tuple[Any, ...] | None:
@@ -205,25 +215,28 @@ class SortedIndex:
     def __init__(self, grouping: Grouping, by: SortBy, reverse: bool, raw: Mapping[Any, Any],
                  place: dict[Any, int]) -> None:
         self.grouping, self.by = grouping, by
-        self._groups, self._entry = _grouper(grouping), _entry_maker(by, -1 if reverse else 1, place)
+        self._filed_under, self._entry = _grouper(grouping), _entry_maker(by, -1 if reverse else 1, place)
+        self._one = isinstance(grouping, tuple)
         self.groups: dict[Any, SortedList] = {}
-        self.filed: dict[Any, tuple[tuple[Any, ...], Any]] = {}
+        self.entries: dict[Any, tuple[Any, ...]] = {}
+        """each filed key's entry; and `under`, what it is filed under (flat, as `_Postings` keeps it)"""
+        self.under: dict[Any, Any] = {}
         self.unordered: set[Any] = set()
         grouped: dict[Any, list[tuple[Any, ...]]] = {}
-        groups_of, entry_of, filed = self._groups, self._entry, self.filed
+        filed_under, entry_of, one = self._filed_under, self._entry, self._one
         for key, record in raw.items():  # one sort per group, not one insertion per record
-            groups = groups_of(record)
-            if groups is None:
+            under = filed_under(record)
+            if under is None:
                 self.unordered.add(key)
                 continue
-            entry = entry_of(key, record)
-            for group in groups:
+            entry = self.entries[key] = entry_of(key, record)
+            self.under[key] = under
+            for group in (under,) if one else under:
                 found = grouped.get(group)
                 if found is None:
                     grouped[group] = [entry]
                 else:
                     found.append(entry)
-            filed[key] = (groups, entry)
         for group, entries in grouped.items():
             try:
                 self.groups[group] = SortedList(entries)
@@ -231,25 +244,26 @@ class SortedIndex:
                 self.unordered.update(entry[-1] for entry in entries)
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
-        old = self.filed.pop(key, None)
-        for group in old[0] if old is not None else ():
-            found = self.groups.get(group)
-            if found is not None:
-                found.discard(old[1])  # type: ignore[index]
+        if key in self.entries:
+            entry, under = self.entries.pop(key), self.under.pop(key)
+            for group in (under,) if self._one else under:
+                found = self.groups.get(group)
+                if found is not None:
+                    found.discard(entry)
         self.unordered.discard(key)
         if record is _MISSING:
             return
-        groups = self._groups(record)
+        under = self._filed_under(record)
         try:
-            if groups is None:
+            if under is None:
                 raise TypeError("unfiled")
             entry = self._entry(key, record)
-            for group in groups:
+            for group in (under,) if self._one else under:
                 self.groups.setdefault(group, SortedList()).add(entry)
         except TypeError:  # values that do not compare with the others: this map is sorted by the caller
             self.unordered.add(key)
             return
-        self.filed[key] = (groups, entry)
+        self.entries[key], self.under[key] = entry, under
 
 
 class TextIndex:
