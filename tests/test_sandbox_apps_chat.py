@@ -129,3 +129,24 @@ def test_a_thread_pages_its_replies_oldest_first(servers: dict[str, Any]) -> Non
             break
         page += 1
     assert seen == replies and page == 3
+
+
+def test_unread_counts_in_a_grown_workspace(servers: dict[str, Any]) -> None:
+    """list_unread reads each conversation's messages after your last read off a sorted index: the same counts
+    and oldest times as walking every message (yours and deleted ones left out)."""
+    chat = servers["chat"]
+    state = chat.session.state["chat"]  # grown before any call, so the indexes are built over it
+    messages, me = state["messages"], state["me"]
+    for n, message in enumerate(list(messages.values()) * 8):
+        key = f"msg_9{n:04d}"
+        messages[key] = {**message, "id": key, "deleted": n % 7 == 0, "author": me if n % 5 == 0 else message["author"],
+                         "ts": message["ts"][:-3] + f"{n % 60:02d}Z"}
+    last_read = state["last_read"]
+    wanted: dict[str, list[str]] = {}
+    for m in messages.values():
+        seen = last_read.get(m["conversation_id"])
+        if seen is not None and m["ts"] > seen and m["author"] != me and not m["deleted"]:
+            wanted.setdefault(m["conversation_id"], []).append(m["ts"])
+    answer = ok(chat.call_tool_sync("list_unread", {"page_size": 50}))
+    assert {u["conversation_id"]: (u["unread"], u["oldest_unread_ts"]) for u in answer["conversations"]} == {
+        c: (len(ts), min(ts)) for c, ts in wanted.items()} and len(wanted) >= 2
