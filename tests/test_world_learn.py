@@ -529,3 +529,24 @@ def test_an_event_overlapping_one_of_the_users_is_refused_unless_the_overlap_is_
         return run_on(rule, _obs(create, args, fresh))[0]
 
     assert at(16) == "business" and at(16, True) == "ok" and at(10) == "ok" and at(10, False) == "ok", rule.check
+
+
+def test_a_file_is_keyed_by_its_path_under_the_allowed_folder_and_a_path_outside_it_is_refused() -> None:
+    write_file = _tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}}, ["path", "content"])
+    root = "/scratch/fs"
+    state: dict[str, Any] = {"root": root, "files": {"a.txt": {"parent": "", "content": "old", "size": 3}},
+                             "directories": {"docs": {"parent": ""}}}
+    calls = []
+    for i, where in enumerate(("docs/n1.md", "b.txt", "docs/n2.md", "a.txt", "c.txt", "docs/n3.md")):
+        after = copy.deepcopy(state)
+        text = "x" * (i + 2)
+        after["files"][where] = {"parent": where.rpartition("/")[0], "content": text, "size": len(text)}
+        calls.append(_obs(write_file, {"path": f"{root}/{where}", "content": text}, state, after))
+    for outside in ("/etc/passwd", "/home/me/x.txt", "/tmp/y"):
+        calls.append(_obs(write_file, {"path": outside, "content": "z"}, state,
+                          error=("business", f"Access denied - path outside allowed directories: {outside}")))
+    rule, _ = induce(write_file, calls)
+    fresh = {"root": root, "files": {}, "directories": {"d": {"parent": ""}}}
+    verdict, after = run_on(rule, _obs(write_file, {"path": f"{root}/d/new.txt", "content": "hello"}, fresh))
+    assert verdict == "ok" and after["files"]["d/new.txt"] == {"parent": "d", "content": "hello", "size": 5}, rule.do
+    assert run_on(rule, _obs(write_file, {"path": "/var/z.txt", "content": "z"}, fresh))[0] == "business", rule.check

@@ -12,8 +12,8 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.learn.diff import collections, records
-from cworld.engine.learn.items import list_item_atoms, overlap_atoms, shared_item_atoms
-from cworld.engine.learn.scope import MISSING, Scope, arg, field_of
+from cworld.engine.learn.items import list_item_atoms, overlap_atoms, path_atoms, shared_item_atoms
+from cworld.engine.learn.scope import MISSING, Scope, arg, field_of, key_forms
 from cworld.engine.learn.traffic import Observation
 from cworld.values import parse_time
 
@@ -34,6 +34,12 @@ class Binding:
     optional: bool = False
     parent: str | None = None
     """the binding whose record names this one (a card's board: `boards.get(str(card.get('board_id')))`)"""
+    key: str | None = None
+    """the record's key from the argument (`str(args['path']).removeprefix(root + '/')`), else the argument"""
+
+    @property
+    def key_expr(self) -> str:
+        return self.key or f"str({arg(self.arg)})"
 
     @property
     def resolve(self) -> str:
@@ -123,15 +129,16 @@ def bindings(tool: ToolSpec, oks: list[Observation], scopes: dict[int, Scope],
                 out.append(Binding(_record_name(name, names | set(props)), name, coll,
                                    f"{coll}.get(str({arg(name)}))", optional=name not in required))
             continue
-        best, support = None, 0
-        for coll in colls:
-            held = [o for o in given if _has(scopes[id(o)], coll, o.args[name])]
-            if len(held) == len(given) and len(held) > support:
-                best, support = coll, len(held)
+        best, support, key = None, 0, ""
+        for form in key_forms(name, given[0].args[name], states[0]):
+            for coll in colls:
+                held = [o for o in given if _has(scopes[id(o)], coll, scopes[id(o)].value(form))]
+                if len(held) == len(given) and len(held) > support:
+                    best, support, key = coll, len(held), form
         if best is not None:
             record = _record_name(name, names | set(props))
-            expr = f"{best}.get(str({arg(name)}))"
-            out.append(Binding(record, name, best, expr, optional=name not in required))
+            out.append(Binding(record, name, best, f"{best}.get({key})", optional=name not in required,
+                               key=None if key == f"str({arg(name)})" else key))
     out += _referenced(out, oks, scopes, colls)
     me = states[0].get("me")
     if isinstance(me, str) and oks:
@@ -191,10 +198,10 @@ def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], fo
     out += _auth_atoms(props, calls, hints)
     for one in found:
         if one.arg is not None:
-            out.append(Atom("find", f"{arg(one.arg)} is not None and str({arg(one.arg)}) not in {one.collection}", one))
+            out.append(Atom("find", f"{arg(one.arg)} is not None and {one.key_expr} not in {one.collection}", one))
     out += _list_reference_atoms(props, calls, scopes)
     looped = [*list_item_atoms(props, calls, scopes), *shared_item_atoms(props, calls, scopes),
-              *overlap_atoms(props, calls, scopes)]
+              *overlap_atoms(props, calls, scopes), *path_atoms(props, calls)]
     out += [Atom("fail", e) for e in looped]
     records_in: list[tuple[str, Binding | None]] = [(b.name, b) for b in found]
     records_in += [(r, None) for r in _singletons(calls)]

@@ -120,7 +120,7 @@ def _best(candidates: list[Atom], pool: list[Observation],
 def _binding_step(b: Binding, error: str, message: str | None) -> Check:
     if b.arg is None:
         return Check(let={b.name: b.expr})
-    return Check.model_validate({"find": b.name, "in": b.collection, "key": f"args[{b.arg!r}]",
+    return Check.model_validate({"find": b.name, "in": b.collection, "key": b.key or f"args[{b.arg!r}]",
                                  "optional": b.optional, "error": _error(error), "message": message})
 
 

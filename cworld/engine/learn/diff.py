@@ -97,8 +97,13 @@ def records(state: dict[str, Any]) -> list[str]:
 
 def is_map(value: Any) -> bool:
     """A map of records keyed by id (`{ord_0001: {...}}`), not a record with a nested record (`auth.token`)."""
-    return isinstance(value, dict) and bool(value) and all(
-        isinstance(v, dict) and any(c.isdigit() for c in str(k)) for k, v in value.items())
+    return isinstance(value, dict) and bool(value) and all(isinstance(v, dict) and _key_like(k) for k, v in value.items())
+
+
+def _key_like(key: Any) -> bool:
+    """An id with digits or a path (`notes.md`, `docs/plan.txt`), not a field's name."""
+    text = str(key)
+    return any(c.isdigit() for c in text) or "." in text or "/" in text
 
 
 def keyed(value: Any) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.engine.learn.diff import Change, changes, collections, is_map
-from cworld.engine.learn.scope import MISSING, Scope, arg
+from cworld.engine.learn.scope import MISSING, Scope, arg, key_forms
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.spec import Effect
 from cworld.values import parse_time
@@ -60,11 +60,23 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
     out = []
     for key, effect in made.items():
         moved = made.get(("add", *key[1:]))
-        if effect is None or key[0] == "set" and moved is not None and moved.support >= effect.support:
+        if effect is None or key[0] == "set" and moved is not None and _rather(moved, effect):
             continue  # a number that moved is an add, not a set that happens to fit some calls
+        if key[0] == "add" and (kept := made.get(("set", *key[1:]))) is not None and not _rather(effect, kept):
+            continue
         out.append(effect)
     out.sort(key=lambda e: -e.support)
     return _shared_keys(_ordered(out))
+
+
+def _rather(add: LearnedEffect, put: LearnedEffect) -> bool:
+    """The add explains the number at least as often as the set, and the set gives no more than a constant."""
+    return add.support > put.support or add.support == put.support and (
+        _literal(_value_of(put.effect)) or not _literal(_value_of(add.effect)))
+
+
+def _value_of(effect: Effect) -> str:
+    return str(effect.value if effect.value is not None else next(iter((effect.to or {}).values()), ""))
 
 
 def _shared_keys(effects: list[LearnedEffect]) -> list[LearnedEffect]:
@@ -152,7 +164,9 @@ def _named_by_argument(change: Change, o: Observation) -> bool:
 
 
 def _is_id(key: str) -> bool:
-    return bool(re.search(r"\d", key)) and not key.isidentifier() or bool(_COUNTER_ID.match(key))
+    """A record's key, not a field's name: an id with digits, or a path (`docs/notes.md`)."""
+    return bool(re.search(r"\d", key)) and not key.isidentifier() or bool(_COUNTER_ID.match(key)) or \
+        bool(re.search(r"[./]", key))
 
 
 def _path_expr(path: tuple[str, ...], state: dict[str, Any], scope: Scope) -> str | None:
@@ -177,8 +191,8 @@ def _element(value: str, scope: Scope) -> list[str]:
     out = []
     args = scope.obs.args
     for name, given in args.items():
-        if given is not None and not isinstance(given, dict | list) and str(given) == value:
-            out.append(f"str({arg(name)})")
+        if given is not None and not isinstance(given, dict | list):
+            out += [form for form in key_forms(name, given, scope.obs.before) if scope.value(form) == value]
     if scope.bound("me") == value:
         out.append("me")
     return out
@@ -199,8 +213,9 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
         if negate and isinstance(given, int | float) and not isinstance(given, bool) and given and -given == value:
             out.append(f"-{arg(name)}")
         out += _normalized(value, given, name)
-        if isinstance(given, list) and given and len(given) == value and not isinstance(value, bool):
+        if isinstance(given, list | str) and given and len(given) == value and not isinstance(value, bool):
             out.append(f"len({arg(name)})")
+        out += _derived(value, given, name, scope)
     if isinstance(value, str) and value == scope.obs.now:
         out.append("now")
     elif isinstance(value, str) and _TIME.match(value):
@@ -238,6 +253,18 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
         out.append(f"fresh:{prefix}:{len(value) - len(prefix)}")
     if _literal_ok(value):
         out.append(repr(value) if not isinstance(value, dict | list) else json_literal(value))
+    return out
+
+
+def _derived(value: Any, given: Any, name: str, scope: Scope) -> list[str]:
+    """A key made from the argument (a path less the allowed folder), or its folder (`parent`)."""
+    if not isinstance(value, str) or not isinstance(given, str):
+        return []
+    out = []
+    for form in key_forms(name, given, scope.obs.before)[1:]:
+        out += [form] if scope.value(form) == value else []
+        folder = f"{form}.rpartition('/')[0]"
+        out += [folder] if scope.value(folder) == value else []
     return out
 
 
@@ -424,6 +451,10 @@ def _guard(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> str 
     others = [o for o in reachable if id(o) not in happened]
     if not others or len(others) <= len(happened) // 10:
         return None
+    if slot.kind == "create" and slot.key_expr:  # a record made where none was, else left to the sets
+        fresh = f"{slot.key_expr} not in {slot.target}"
+        if all(scopes[id(o)].holds(fresh) for o in slot.calls) and not any(scopes[id(o)].holds(fresh) for o in others):
+            return fresh
     given = [name for name in (slot.calls[0].tool.input_schema or {}).get("properties") or {}]
     for name in given:
         cond = f"{arg(name)} is not None"

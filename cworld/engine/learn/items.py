@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cworld.engine.learn.diff import collections
-from cworld.engine.learn.scope import MISSING, Scope, arg
+from cworld.engine.learn.scope import MISSING, Scope, arg, key_forms
 
 _TIME_PREFIX = "2"
 _MAX_CATEGORIES = 6
@@ -120,6 +120,28 @@ def _mine(records: list[dict[str, Any]], me: Any) -> str | None:
                    and me in v})
     parts = [f"r.get({f!r}) == me" for f in own] + [f"me in (r.get({f!r}) or [])" for f in held]
     return "(" + " or ".join(parts) + ")" if parts else None
+
+
+def path_atoms(props: dict[str, Any], calls: list[Any]) -> list[str]:
+    """For an argument that names records by a path under a folder the state names (a file under the
+    allowed folder): the path is outside that folder, is the folder, names a record of a collection (a
+    folder where a file is wanted), names none, or lies in a record that is no folder (a file's path)."""
+    out: list[str] = []
+    state = next((o.before for o in calls if o.before is not None), None)
+    for name in props:
+        forms = {f for o in calls for f in key_forms(name, o.args.get(name), o.before)[1:]}
+        for form in sorted(forms):
+            top = form.split(".removeprefix(")[1].split(" + ")[0]
+            given = f"{arg(name)} is not None and "
+            out += [given + f"not str({arg(name)}).startswith({top} + '/')", given + f"str({arg(name)}) == {top}"]
+            inside = given + f"str({arg(name)}).startswith({top} + '/') and "
+            for coll in collections(state or {}):
+                out += [inside + f"{form} in {coll}", inside + f"{form} not in {coll}",
+                        inside + f"{form}.rpartition('/')[0] in {coll}"]
+            colls = collections(state or {})
+            if len(colls) > 1:
+                out.append(inside + " and ".join(f"{form} not in {c}" for c in colls))
+    return out
 
 
 def _named_collections(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope]) -> list[tuple[str, str]]:

@@ -19,6 +19,19 @@ def arg(name: str) -> str:
     return f"args[{name!r}]"
 
 
+def key_forms(name: str, given: Any, state: dict[str, Any] | None) -> list[str]:
+    """Expressions that may turn an argument into a record's key: the argument itself, or the argument less a
+    folder the state names (`root`), as a file's key is its path relative to the allowed folder
+    (`str(args['path']).removeprefix(root + '/')`)."""
+    out = [f"str({arg(name)})"]
+    if not isinstance(given, str):
+        return out
+    for top, value in (state or {}).items():
+        if _NAME.match(top) and isinstance(value, str) and value.startswith("/") and given.startswith(value + "/"):
+            out.append(f"str({arg(name)}).removeprefix({top} + '/')")
+    return out
+
+
 def field_of(record: str, name: str) -> str:
     return f"{record}.get({name!r})"
 
