@@ -39,7 +39,7 @@ class Binding:
 
     @property
     def key_expr(self) -> str:
-        return self.key or f"str({arg(self.arg)})"
+        return self.key or f"str({arg(self.arg or '')})"
 
     @property
     def resolve(self) -> str:
