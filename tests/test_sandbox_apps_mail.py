@@ -128,3 +128,27 @@ def test_same_seed_same_mailbox_other_seed_other_people() -> None:
     assert a.snapshot() == b.snapshot()
     names = lambda s: {x["name"] for x in s.state["mail"]["contacts"].values()}  # noqa: E731
     assert names(a) != names(c)
+
+
+def test_a_search_in_a_grown_mailbox_pages_newest_first(mail: SandboxServer) -> None:
+    """search_messages sorts only the pages up to the one asked: every page is what sorting every match gives."""
+    messages = mail.session.state["mail"]["messages"]  # grown before any call, so the indexes are built over it
+    for n, message in enumerate(list(messages.values()) * 4):
+        key = f"msg_9{n:04d}"
+        messages[key] = {**message, "id": key, "read": n % 3 == 0, "date": message["date"][:10] + "T08:00:00Z"}
+    word = next(iter(messages.values()))["subject"].split()[0]
+    for folder in (None, "inbox"):
+        found = [m for m in messages.values() if (m["folder"] == folder if folder else m["folder"] != "trash")
+                 and word.lower() in (m["subject"] + " " + m["body"] + " " + m["from"]["name"] + " "
+                                      + m["from"]["email"]).lower()]
+        wanted = [m["id"] for m in sorted(found, key=lambda m: (m["date"], m["id"]), reverse=True)]
+        seen, page = [], 1
+        while True:
+            arguments = {"query": word, "page": page, "page_size": 6} | ({"folder": folder} if folder else {})
+            answer = ok(mail.call_tool_sync("search_messages", arguments))
+            assert answer["unread_in_folder"] == sum(not m["read"] for m in found)
+            seen += [m["message_id"] for m in answer["messages"]]
+            if not answer["has_more"]:
+                break
+            page += 1
+        assert seen == wanted and len(wanted) > 6

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import heapq
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, name_search, paginate
+from cworld.sandbox.apps._shared.records import (
+    OpenPage,
+    OpenPageSize,
+    lookup,
+    name_search,
+    paginate,
+    paginate_counted,
+)
 from cworld.sandbox.apps._shared.values import iso, matches
 from cworld.sandbox.apps.mail.models import (
     Address,
@@ -52,10 +60,6 @@ def _full(rec: dict[str, Any]) -> Message:
 
 #: The fields a contact search reads.
 _CONTACT_TEXT = ("name", "email", "company")
-
-
-def _newest_first(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(recs, key=lambda m: (m["date"], m["id"]), reverse=True)
 
 
 class MailTools(SandboxApp):
@@ -156,7 +160,8 @@ class MailTools(SandboxApp):
 
     def _page(self, recs: list[dict[str, Any]], page: int, page_size: int) -> MessagePage:
         unread = sum(not m["read"] for m in recs)
-        chunk, meta = paginate(_newest_first(recs), page, page_size)
+        newest = heapq.nlargest(page * page_size, recs, key=lambda m: (m["date"], m["id"]))  # the pages up to this one
+        chunk, meta = paginate_counted(iter(newest), len(recs), page, page_size)
         return MessagePage(messages=[_summary(m) for m in chunk], unread_in_folder=unread, **meta)
 
     @tool(read_only=True)
