@@ -550,3 +550,30 @@ def test_a_file_is_keyed_by_its_path_under_the_allowed_folder_and_a_path_outside
     verdict, after = run_on(rule, _obs(write_file, {"path": f"{root}/d/new.txt", "content": "hello"}, fresh))
     assert verdict == "ok" and after["files"]["d/new.txt"] == {"parent": "d", "content": "hello", "size": 5}, rule.do
     assert run_on(rule, _obs(write_file, {"path": "/var/z.txt", "content": "z"}, fresh))[0] == "business", rule.check
+
+
+def test_records_made_and_removed_for_each_item_of_a_list_argument() -> None:
+    entity = {"type": "object", "properties": {"name": {"type": "string"}, "entityType": {"type": "string"}}}
+    create = _tool("create_entities", {"entities": {"type": "array", "items": entity}}, ["entities"])
+    delete = _tool("delete_entities", {"names": {"type": "array", "items": {"type": "string"}}}, ["names"])
+    base: dict[str, Any] = {"entities": {"Ada": {"name": "Ada", "entityType": "person"}},
+                            "relations": {"Ada|knows|Bob": {"from": "Ada", "to": "Bob"}}}
+    calls = []
+    for batch in (["Bob", "Cy"], ["Dee"], ["Eve", "Fay", "Gus"]):
+        after = copy.deepcopy(base)
+        items = [{"name": n, "entityType": "person"} for n in batch]
+        after["entities"].update({n: {"name": n, "entityType": "person"} for n in batch})
+        calls.append(_obs(create, {"entities": items}, base, after))
+    rule, _ = induce(create, calls)
+    verdict, after = run_on(rule, _obs(create, {"entities": [{"name": "Zed", "entityType": "org"},
+                                                             {"name": "Ada", "entityType": "org"}]}, base))
+    assert after["entities"]["Zed"] == {"name": "Zed", "entityType": "org"}, rule.do
+    assert after["entities"]["Ada"]["entityType"] == "person", rule.do  # one that was there is kept
+    removals = []
+    for names in (["Ada"], ["Ada", "Nope"]):
+        after = copy.deepcopy(base)
+        del after["entities"]["Ada"], after["relations"]["Ada|knows|Bob"]
+        removals.append(_obs(delete, {"names": names}, base, after))
+    rule, _ = induce(delete, removals)
+    verdict, after = run_on(rule, _obs(delete, {"names": ["Ada"]}, base))
+    assert verdict == "ok" and after == {"entities": {}, "relations": {}}, rule.do

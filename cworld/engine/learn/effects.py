@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.engine.learn.diff import Change, changes, collections, is_map
+from cworld.engine.learn.loops import learn_loops
 from cworld.engine.learn.scope import MISSING, Scope, arg, key_forms
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.spec import Effect
@@ -50,12 +51,14 @@ class LearnedEffect:
 def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[str]) -> list[LearnedEffect]:
     """The effects the accepted calls' state diffs support, most supported first."""
     slots: dict[tuple[str, str, str], Slot] = {}
+    loops, explained = learn_loops(oks, scopes)
     for o in oks:
         if o.before is None or o.after is None:
             continue
         scope = scopes[id(o)]
         for change in changes(o.before, o.after):
-            _collect(change, o, scope, names, slots)
+            if (id(o), "/".join((*change.path, change.key))) not in explained:
+                _collect(change, o, scope, names, slots)
     made = {key: _effect(slot, oks, scopes) for key, slot in slots.items()}
     out = []
     for key, effect in made.items():
@@ -65,6 +68,7 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
         if key[0] == "add" and (kept := made.get(("set", *key[1:]))) is not None and not _rather(effect, kept):
             continue
         out.append(effect)
+    out += [LearnedEffect(loop.effect, loop.support, loop.names) for loop in loops]
     out.sort(key=lambda e: -e.support)
     return _shared_keys(_ordered(out))
 
@@ -103,12 +107,12 @@ def _shared_keys(effects: list[LearnedEffect]) -> list[LearnedEffect]:
 
 def _ordered(effects: list[LearnedEffect]) -> list[LearnedEffect]:
     """Creates first (what later effects may name), deletes last."""
-    rank = {"create": 0, "set": 1, "add": 1, "append": 1, "delete": 2}
+    rank = {"create": 0, "set": 1, "add": 1, "append": 1, "each": 1, "delete": 2}
     return sorted(effects, key=lambda e: rank[_kind(e.effect)])
 
 
 def _kind(effect: Effect) -> str:
-    return next(k for k in ("create", "set", "add", "append", "delete") if getattr(effect, k) is not None)
+    return next(k for k in ("create", "set", "add", "append", "delete", "each") if getattr(effect, k) is not None)
 
 
 def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slots: dict[tuple[str, str, str], Slot]) -> None:

@@ -131,7 +131,7 @@ def _step_name(step: Any) -> str:
 
 
 def _effect_name(effect: Any) -> str:
-    for kind in ("create", "set", "add", "append", "delete"):
+    for kind in ("create", "set", "add", "append", "delete", "each"):
         value = getattr(effect, kind)
         if value is not None:
             return f"{kind} {value}"[:80]
