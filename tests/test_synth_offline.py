@@ -105,7 +105,7 @@ def test_a_task_with_a_schema_only_step_is_not_verifiable(hashed) -> None:
 def test_revision_answers_the_feedback(hashed) -> None:
     """Round 1 mixes coverage with variety; told candidates went unused, round 2 picks blocks by coverage."""
     prepared = prepare(
-        ENV, hashed, SynthOptions(n=1, seed=6, min_candidate_share=0.6), out=hashed.root / "r.jsonl"
+        ENV, hashed, SynthOptions(n=1, seed=1, min_candidate_share=0.6), out=hashed.root / "r.jsonl"
     )
     outcomes = [asyncio.run(prepared.synthesis.attempt(i)) for i in range(3)]
     revised = [o for o in outcomes if o.task is not None and o.rounds > 1]
