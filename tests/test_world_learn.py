@@ -577,3 +577,17 @@ def test_records_made_and_removed_for_each_item_of_a_list_argument() -> None:
     rule, _ = induce(delete, removals)
     verdict, after = run_on(rule, _obs(delete, {"names": ["Ada"]}, base))
     assert verdict == "ok" and after == {"entities": {}, "relations": {}}, rule.do
+
+
+def test_a_table_is_keyed_by_the_name_its_statement_gives() -> None:
+    create = _tool("create_table", {"query": {"type": "string"}}, ["query"])
+    base: dict[str, Any] = {"tables": {"items": {"sql": "CREATE TABLE items (id INTEGER)", "rows": {}}}}
+    calls = []
+    for name in ("notes_1", "plan_22", "log_9"):
+        query = f"CREATE TABLE {name} (id INTEGER PRIMARY KEY, name TEXT)"
+        after = copy.deepcopy(base)
+        after["tables"][name] = {"sql": query, "rows": {}}
+        calls.append(_obs(create, {"query": query}, base, after))
+    rule, _ = induce(create, calls)
+    verdict, after = run_on(rule, _obs(create, {"query": "CREATE TABLE todo_5 (x TEXT)"}, base))
+    assert after["tables"]["todo_5"] == {"sql": "CREATE TABLE todo_5 (x TEXT)", "rows": {}}, rule.do

@@ -197,8 +197,21 @@ def _element(value: str, scope: Scope) -> list[str]:
     for name, given in args.items():
         if given is not None and not isinstance(given, dict | list):
             out += [form for form in key_forms(name, given, scope.obs.before) if scope.value(form) == value]
+            out += _word(name, given, value)
     if scope.bound("me") == value:
         out.append("me")
+    return out
+
+
+def _word(name: str, given: Any, value: str) -> list[str]:
+    """A key that is a word of a statement the call gave (`CREATE TABLE notes (...)` makes `notes`): the
+    last word before its first parenthesis, or one of its first words."""
+    if not isinstance(given, str) or " " not in given.strip():
+        return []
+    out = []
+    if given.split("(")[0].split()[-1:] == [value]:
+        out.append(f"str({arg(name)}).split('(')[0].split()[-1]")
+    out += [f"str({arg(name)}).split()[{i}]" for i, w in enumerate(given.split()[:6]) if w == value]
     return out
 
 
