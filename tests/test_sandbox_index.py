@@ -13,7 +13,7 @@ from cworld.controller.backends.sandbox import to_tool_result
 from cworld.engine.learn.explorer import Explorer, briefing
 from cworld.sandbox.catalog import all_apps, stateful_apps
 from cworld.sandbox.framework import SandboxApp, SandboxSession
-from cworld.sandbox.framework.index import DerivedIndex, FieldIndex, Indexes, SortedIndex, TextIndex
+from cworld.sandbox.framework.index import BY_KEY, DerivedIndex, FieldIndex, Indexes, SortedIndex, TextIndex
 from cworld.sandbox.framework.server import build_server, tool_specs
 
 
@@ -133,3 +133,27 @@ def test_lookups_follow_writes_deletes_readds_and_undo() -> None:
         assert app.count_having("rows", _kind, "b") == len(_walk(rows, "b"))  # read off the sorted index's group
         found = {r["id"] for r in app.matching("rows", "ord1", ("text",))}
         assert found >= {k for k, r in rows.items() if "ord1" in r["text"]}
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_sorted_and_field_indexes_read_column_by_column_equal_the_sort(reverse: bool) -> None:
+    """Built from columns of values (every record a dict holding the fields) or record by record (one lacks
+    a field), a sorted index reads as `sorted` orders the group, ties in the map's order, and a field
+    index's buckets hold the records with each value, in the map's order."""
+    rng = random.Random(7)
+    full = {f"k{rng.randrange(10_000):05d}-{i}": {"g": rng.choice("ab"), "v": rng.randrange(4)} for i in range(300)}
+    for raw in (full, {**full, "odd": {"g": "a"}}):
+        place = {key: n for n, key in enumerate(raw)}
+        by_key = SortedIndex(("g",), ("v", BY_KEY), reverse, raw, place)
+        ties = SortedIndex(("g",), ("v",), reverse, raw, place)
+        field = FieldIndex(("g",), raw)
+        for group in ("a", "b"):
+            mine = [k for k in raw if raw[k]["g"] == group]
+            assert list(field.postings.by_value[(group,)]) == mine
+            if "odd" in mine:  # None does not compare with numbers: the caller sorts this map
+                assert "odd" in by_key.unordered and "odd" in ties.unordered
+                continue
+            for sort, key in ((by_key, lambda k, r=raw: (r[k]["v"], k)), (ties, lambda k, r=raw: r[k]["v"])):
+                entries = list(sort.groups[(group,)])
+                read = [e[-1] for e in (reversed(entries) if reverse else entries)]
+                assert read == sorted(mine, key=key, reverse=reverse)

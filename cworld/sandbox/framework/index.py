@@ -20,6 +20,7 @@ import heapq
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
+from operator import itemgetter, neg
 from typing import Any, overload
 
 from sortedcontainers import SortedList
@@ -105,6 +106,23 @@ def _group(record: Any, read: Callable[[dict[str, Any]], tuple[Any, ...]]) -> An
     return values
 
 
+def _columns(raw: Mapping[Any, Any], fields: tuple[str, ...], by_key: bool = False) -> list[list[Any]] | None:
+    """Each field's values over every record (`BY_KEY` the keys, when `by_key`), read at C speed, or None when
+    a record is not a plain dict or lacks one of them (the caller then files record by record)."""
+    records = raw.values()
+    if set(map(type, records)) - {dict}:
+        return None
+    try:
+        return [list(raw) if by_key and f == BY_KEY else list(map(itemgetter(f), records)) for f in fields]
+    except KeyError:
+        return None
+
+
+def _rows(columns: list[list[Any]], size: int) -> list[tuple[Any, ...]]:
+    """The records' tuples of those values (the empty tuple each, for no field)."""
+    return list(zip(*columns, strict=True)) if columns else [()] * size
+
+
 class _PostingIndex(ABC):
     """Keys by the values `_values` reads off each record, kept true key by key (`refile`)."""
 
@@ -129,7 +147,26 @@ class FieldIndex(_PostingIndex):
     def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
         self.fields = fields
         self._read = _reader(fields)
-        super().__init__(raw, single=True)
+        columns = _columns(raw, fields)
+        if columns is None or not self._file_all(raw, _rows(columns, len(raw))):
+            super().__init__(raw, single=True)
+
+    def _file_all(self, raw: Mapping[Any, Any], groups: list[tuple[Any, ...]]) -> bool:
+        """File every record at once from its values read column by column; False when one cannot be
+        hashed (then each record is filed on its own, the unfiled ones as always candidates)."""
+        postings = _Postings(single=True)
+        by_value = postings.by_value
+        try:
+            for key, group in zip(raw, groups, strict=True):
+                bucket = by_value.get(group)
+                if bucket is None:
+                    bucket = by_value[group] = {}
+                bucket[key] = None
+        except TypeError:
+            return False
+        postings.filed = dict(zip(raw, groups, strict=True))
+        self.postings = postings
+        return True
 
     def _values(self, record: Any) -> Iterable[Any]:
         return (_group(record, self._read),)
@@ -222,6 +259,40 @@ class SortedIndex:
         """each filed key's entry; and `under`, what it is filed under (flat, as `_Postings` keeps it)"""
         self.under: dict[Any, Any] = {}
         self.unordered: set[Any] = set()
+        grouped = self._fast(grouping, by, reverse, raw, place) if self._one and not callable(by) else None
+        if grouped is None:
+            grouped = self._one_by_one(raw)
+        for group, entries in grouped.items():
+            try:
+                self.groups[group] = SortedList(entries)
+            except TypeError:  # values that do not compare: this map is sorted by the caller
+                self.unordered.update(entry[-1] for entry in entries)
+
+    def _fast(self, grouping: Grouping, by: tuple[str, ...], reverse: bool, raw: Mapping[Any, Any],
+              place: dict[Any, int]) -> dict[Any, list[tuple[Any, ...]]] | None:
+        """Every record's group and entry read column by column (fields only, every record a dict holding
+        them), grouped; None when that cannot be done (the records are then filed one by one)."""
+        assert isinstance(grouping, tuple)
+        groups, values = _columns(raw, grouping), _columns(raw, by, by_key=True)
+        if groups is None or values is None:
+            return None
+        places = list(map(place.__getitem__, raw))
+        entries = list(zip(*values, map(neg, places) if reverse else places, raw, strict=True))
+        unders = _rows(groups, len(raw))
+        grouped: dict[Any, list[tuple[Any, ...]]] = {}
+        try:
+            for under, entry in zip(unders, entries, strict=True):
+                found = grouped.get(under)
+                if found is None:
+                    grouped[under] = [entry]
+                else:
+                    found.append(entry)
+        except TypeError:  # a group that cannot be hashed
+            return None
+        self.entries, self.under = dict(zip(raw, entries, strict=True)), dict(zip(raw, unders, strict=True))
+        return grouped
+
+    def _one_by_one(self, raw: Mapping[Any, Any]) -> dict[Any, list[tuple[Any, ...]]]:
         grouped: dict[Any, list[tuple[Any, ...]]] = {}
         filed_under, entry_of, one = self._filed_under, self._entry, self._one
         for key, record in raw.items():  # one sort per group, not one insertion per record
@@ -237,11 +308,7 @@ class SortedIndex:
                     grouped[group] = [entry]
                 else:
                     found.append(entry)
-        for group, entries in grouped.items():
-            try:
-                self.groups[group] = SortedList(entries)
-            except TypeError:  # values that do not compare: this map is sorted by the caller
-                self.unordered.update(entry[-1] for entry in entries)
+        return grouped
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         if key in self.entries:
