@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -52,7 +53,7 @@ class _Space:
         for i in range(n):
             server = f"srv{i:03d}"
             for use, name in (("look", "get_item"), ("change", "update_item"), ("remove", "delete_item"),
-                              ("make", "create_note"), ("find", "search_items")):
+                              ("make", "create_note"), ("make", "create_item"), ("find", "search_items")):
                 tool = ToolSpec(server=server, name=name, category="task_board")
                 self.units[tool.id] = Unit(tool, "get", use, "task_board", None if use == "make" else "item",
                                            None if use in ("make", "find") else "item_id", {}, ("title",),
@@ -73,6 +74,58 @@ def test_the_sampler_spreads_use_and_caps_a_tools_share() -> None:
     for d in drawn:
         servers = {u.server for u in d.units.values()}
         assert len(servers) >= 2 or any(s.same for s in d.shape.slots)
+
+
+def test_the_sampler_tries_every_fitting_tool_before_any_twice() -> None:
+    """Coverage: of the tools that fit a slot the least tried is drawn, so over a run the draws spread over
+    the whole pool instead of a few random picks; a tool whose draw failed drifts behind the others."""
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "migrate"}
+    sampler = ShapeSampler(_Space(30), shapes, n_tasks=1000, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    rng = random.Random(3)
+    for _ in range(45):
+        sampler.settle(sampler.sample(rng)[1], accepted=True)
+    sources = [u.id for u in sampler.space.units.values() if u.use in ("look", "find")]
+    assert max(sampler.tried[t] for t in sources) - min(sampler.tried[t] for t in sources) <= 1
+    _, drawn = sampler.sample(rng)
+    sampler.settle(drawn, accepted=False)
+    failed = drawn.units["source"].id
+    for _ in range(len(sources) - 1):
+        drawn = sampler.sample(rng)[1]
+        assert drawn.units["source"].id != failed
+        sampler.settle(drawn, accepted=True)
+
+
+def test_a_deciding_slot_takes_only_records_that_hold_what_it_decides_on() -> None:
+    """A triage needs a field to rank by, a report one to group by: the sampler tries the composer's own test
+    (`shape_compose.decides`) on the world's records of the unit's kind, so no draw is spent on a queue with
+    nothing to rank; a kind held only by name is never such a slot's."""
+    from cworld.synth.offline.shape_compose import decides
+
+    ranked = [{"name": f"Ticket {i}", "priority": i} for i in range(1, 5)]
+    assert decides("triage", ranked) and not decides("triage", [{"name": f"Ticket {i}"} for i in range(4)])
+    assert decides("report", [{"name": f"Ticket {i}", "status": "open" if i % 2 else "done"} for i in range(4)])
+    assert not decides("report", ranked) and decides("migrate", [])
+    space = _Space(6)
+    bare = {"srv000", "srv001", "srv002"}
+    space.records = lambda server, kind: [{"name": "A b"}] if server in bare else ranked  # type: ignore[attr-defined]
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "triage"}
+    sampler = ShapeSampler(space, shapes, n_tasks=100, nouns=load_nouns(BOOK), decides=decides)  # type: ignore[arg-type]
+    rng = random.Random(1)
+    queues = {sampler.sample(rng)[1].units["queue"].server for _ in range(8)}  # 3 open queues, 3 draws each
+    assert queues and not queues & bare
+    thin = next(u for u in space.by_use("change") if u.server == "srv005")
+    assert not sampler._holds("triage", replace(thin, thin=True))
+
+
+def test_a_sync_copies_a_record_into_a_service_that_makes_its_kind() -> None:
+    """`sync` copies a record as the same kind (an item into an item), never into another kind (a note)."""
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "sync"}
+    sampler = ShapeSampler(_Space(10), shapes, n_tasks=100, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    rng = random.Random(2)
+    for _ in range(10):
+        drawn = sampler.sample(rng)[1]
+        assert drawn.units["copy"].tool.name == "create_item"
+        assert drawn.units["copy"].server != drawn.units["source"].server
 
 
 def test_a_sample_is_the_same_for_a_seed() -> None:

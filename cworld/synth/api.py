@@ -130,6 +130,7 @@ def _shape_sampler(env: Environment, universe: ToolUniverse, options: SynthOptio
     from cworld.synth.offline.action_space import ActionSpace
     from cworld.synth.offline.goal_roles import Roles
     from cworld.synth.offline.shape_chain import BOOK
+    from cworld.synth.offline.shape_compose import decides
 
     book = Templates.of(env).book(BOOK)
     tools = [t for t in universe.tools.values() if t.server in universe.harvested and english(t)]
@@ -138,7 +139,7 @@ def _shape_sampler(env: Environment, universe: ToolUniverse, options: SynthOptio
     for theme in _themes(env).values():  # cards a person uses together: those of one theme
         for card in theme.cards:
             affinity.setdefault(card, set()).update(theme.cards)
-    return book, ShapeSampler(space, load_shapes(book), options.n, load_nouns(book), affinity)
+    return book, ShapeSampler(space, load_shapes(book), options.n, load_nouns(book), affinity, decides)
 
 
 def _themes(env: Environment) -> dict[str, Theme]:

@@ -7,9 +7,14 @@ a shape draws from every server whose tools fit, not from a list of tools. The s
 
 - takes shapes in turn with the attempt's RNG, and for each slot a unit on a server no other slot of
   the task uses (a slot `same: <slot>` stays on that slot's server);
-- balances use across the pool: among a few random fitting units it takes the least drawn, and a tool
-  drawn in `cap` attempts (3% of the run's tasks) is not drawn again while others fit, so no tool
-  carries a share of the tasks.
+- covers the pool: of every fitting unit it takes the one whose draws failed least, then the least tried
+  (then the one on the least tried server, then by chance), so each tool is tried once before any is
+  tried again and one whose drafts keep failing drifts back; a shape is drawn more often while many
+  units of its first slot are untried (weight x sqrt(1 + untried)); and a tool drawn in
+  `cap` accepted attempts (3% of the run's tasks) is not drawn again, so no tool carries a share of the
+  tasks;
+- draws nothing a shape's composer would refuse for want of records: a slot that needs `fields` takes
+  a unit whose kind's records (in the world) hold what the shape decides on (`shape_compose.decides`).
 
 The draw is deterministic per seed: attempts sample in index order (the scheduler starts them in order
 and sampling runs before an attempt's first await).
@@ -17,21 +22,23 @@ and sampling runs before an attempt's first await).
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.data_model import ToolSpec
+from cworld.engine.cards.operations import singular_word
 from cworld.errors import ContentError, UsageError
 from cworld.synth.argument_checks import listed_kind, takes_kind
 from cworld.synth.offline.action_space import USES, ActionSpace, Unit, noun_of, verb_of, when_args
 from cworld.synth.offline.templates import Phrasebook
 from cworld.synth.sampling import Candidates
 
-NEEDS = frozenset({"text", "label", "carries", "dates", "finder", "plays", "content", "dated", "notes"})
-_LOOK = 8
-"""Fitting units looked at per slot; the least drawn of them is taken."""
+NEEDS = frozenset({"text", "label", "carries", "dates", "finder", "plays", "content", "dated", "notes", "fields",
+                   "copyable", "alike"})
 CAP_SHARE = 0.03
 
 
@@ -96,18 +103,32 @@ class ShapeSampler:
     """Draws a shape and its units per attempt, keeping count of what was drawn across the run."""
 
     def __init__(self, space: ActionSpace, shapes: dict[str, Shape], n_tasks: int,
-                 nouns: dict[str, frozenset[str]] | None = None, affinity: dict[str, set[str]] | None = None) -> None:
+                 nouns: dict[str, frozenset[str]] | None = None, affinity: dict[str, set[str]] | None = None,
+                 decides: Callable[[str, list[Any]], bool] | None = None) -> None:
         """`nouns`: per need (`content`, `dated`, `notes`), the record words or verbs that meet it;
         `affinity`: card -> the cards a person uses with it (the themes of `harvested.yaml`), so a course is
-        copied into a spreadsheet, not into a cloud console; none: any pair."""
+        copied into a spreadsheet, not into a cloud console; none: any pair; `decides(shape, records)`:
+        whether records of a kind hold what the shape decides on (`shape_compose.decides`), tried on the
+        world's records for a slot that needs `fields`, so no draw is spent on a queue with nothing to rank."""
         self.space, self.shapes, self.nouns, self.affinity = space, shapes, nouns or {}, affinity
+        self.decides = decides
+        self._decided: dict[tuple[str, str, str], bool] = {}
+        self._meant: dict[tuple[str, frozenset[str]], bool] = {}
+        self._by_use = {use: sorted(space.by_use(use), key=lambda u: u.id) for use in USES}
+        self._firsts: dict[str, list[Unit]] = {}
+        self._makers: dict[str, set[tuple[str, str]]] = {}
+        """Kind word -> the (server, card) of each make unit (with a name) that makes it: `copyable`."""
+        for unit in self._by_use["make"]:
+            if unit.labels and self._head(unit) in self.nouns.get("records", frozenset()):
+                self._makers.setdefault(self._head(unit), set()).add((unit.server, unit.card))
         self.drawn: Counter[str] = Counter()
         self.kept: Counter[str] = Counter()
         self.tried: Counter[str] = Counter()
-        """Draws of each tool, accepted or not: the sampler prefers the least tried (a tool whose draws keep
-        failing drifts to the back), and caps by `drawn` (accepted draws)."""
+        """Draws of each tool, accepted or not: the sampler prefers the fewest failed (`tried - kept`), then
+        the least tried, and caps by `drawn` (accepted draws)."""
+        self.servers: Counter[str] = Counter()
+        """Draws per server: among tools tried alike, one on a less tried server comes first."""
         self.cap = max(2, int(CAP_SHARE * n_tasks))
-        self._by_use = {use: sorted(space.by_use(use), key=lambda u: u.id) for use in USES}
 
     def settle(self, drawn: Drawn, accepted: bool) -> None:
         """An attempt's outcome: a rejected draw gives its tools' share back, so the cap counts tasks, not
@@ -121,16 +142,27 @@ class ShapeSampler:
 
     def sample(self, rng: random.Random, avoid: set[str] | None = None) -> tuple[Candidates, Drawn]:
         names = sorted(self.shapes)
-        weights = [self.shapes[n].weight for n in names]
+        weights = [self.shapes[n].weight * math.sqrt(1 + self._untried(self.shapes[n])) for n in names]
         for _ in range(24):
             shape = self.shapes[rng.choices(names, weights)[0]]
             drawn = self._draw(shape, rng, avoid or set())
             if drawn is not None:
                 self.drawn.update(drawn.tools())
                 self.tried.update(drawn.tools())
+                self.servers.update({u.server for u in drawn.units.values()})
                 tools = drawn.tools()
                 return Candidates(seeds=tools[:1], query=f"shape: {shape.name}", tools=tools), drawn
         raise UsageError("no goal shape found fitting tools in the harvested pool; see task_synth/templates/shapes.yaml")
+
+    def _untried(self, shape: Shape) -> int:
+        """Units that fit the shape's first slot and were never tried: a shape with much of the pool still
+        untried is drawn more often (its weight grows with the square root), so a run covers the pool
+        rather than repeating the shapes whose slots few tools fit."""
+        if shape.name not in self._firsts:
+            slot = shape.slots[0]
+            self._firsts[shape.name] = [u for use in slot.uses for u in self._by_use[use]
+                                        if self._fits(u, slot, Drawn(shape, {})) and self._means(u, slot)]
+        return sum(1 for u in self._firsts[shape.name] if not self.tried[u.id])
 
     def _draw(self, shape: Shape, rng: random.Random, avoid: set[str]) -> Drawn | None:
         drawn = Drawn(shape, {})
@@ -149,58 +181,87 @@ class ShapeSampler:
 
     def _pick(self, slot: Slot, rng: random.Random, avoid: set[str], used: set[str], server: str | None,
               drawn: Drawn) -> tuple[Unit, ToolSpec | None] | None:
+        """The fitting unit whose draws failed least, then the least tried (then the one on the least tried
+        server, then chance), whose finder fits when the slot needs one and neither has reached the cap; None
+        when no fitting unit is open (the shape gives way to another). So every tool is tried before any is
+        tried again, and one whose drafts keep failing (a change the world does not keep) drifts back."""
         pool = [u for use in slot.uses for u in self._by_use[use]]
         if server is not None:
             pool = [u for u in pool if u.server == server]
-        fitting: list[tuple[Unit, ToolSpec | None]] = []
-        for unit in rng.sample(pool, len(pool)):
-            if unit.id in avoid or (server is None and unit.server in used) or not self._fits(unit, slot, drawn) \
-                    or not self._means(unit, slot) or not self._goes_with(unit, drawn):
-                continue
+        fitting = [u for u in pool if u.id not in avoid and (server is not None or u.server not in used)
+                   and self.drawn[u.id] < self.cap and self._fits(u, slot, drawn) and self._means(u, slot)
+                   and self._goes_with(u, drawn)]
+        order = {u.id: rng.random() for u in fitting}
+        fitting.sort(key=lambda u: (self.tried[u.id] - self.kept[u.id], self.tried[u.id], self.servers[u.server],
+                                    order[u.id]))
+        for unit in fitting:
+            if "finder" in slot.needs and unit.use == "find" and unit.queries:
+                continue  # a search is no listing to count or rank
             finder = self._finder(unit) if unit.use != "find" else None
             if "finder" in slot.needs and finder is None and unit.use != "find":
                 continue
-            fitting.append((unit, finder))
-            if len(fitting) >= _LOOK * 4:
-                break
-        if not fitting:
-            return None
-        open_ = [f for f in fitting if self._open(f)]
-        if not open_:  # every fitting tool has its share: the shape gives way to another
-            return None
-        return min(open_[:_LOOK], key=lambda f: self.tried[f[0].id] + (self.tried[f[1].id] if f[1] else 0))
+            if self._open((unit, finder)):
+                return unit, finder
+        return None
 
     def _open(self, pick: tuple[Unit, ToolSpec | None]) -> bool:
         return all(self.drawn[t.id] < self.cap for t in (pick[0].tool, pick[1]) if t is not None)
 
     def _finder(self, unit: Unit) -> ToolSpec | None:
-        """The least tried list read of the unit's kind whose ids the unit's arguments may take (the id_kind
-        rule of `argument_checks`: a time card listing finds no task-board card)."""
-        if not unit.kind:
-            return None
-        fed = ([unit.target] if unit.target else []) + [a for a, k in unit.refs.items() if k == unit.kind]
-        found = [t for t in self.space.finders.get((unit.server, unit.kind)) or []
-                 if all(takes_kind(a, unit.tool, listed_kind(t)) for a in fed)]
+        """The least tried of the unit's finders."""
+        found = self.finders_for(unit)
         return min(found, key=lambda t: (self.tried[t.id], t.id)) if found else None
+
+    def finders_for(self, unit: Unit) -> list[ToolSpec]:
+        """The list reads of the unit's kind whose ids the unit's arguments may take (the id_kind rule of
+        `argument_checks`: a time card listing finds no task-board card)."""
+        if not unit.kind:
+            return []
+        fed = ([unit.target] if unit.target else []) + [a for a, k in unit.refs.items() if k == unit.kind]
+        return [t for t in self.space.finders.get((unit.server, unit.kind)) or []
+                if all(takes_kind(a, unit.tool, listed_kind(t)) for a in fed)]
 
     def _goes_with(self, unit: Unit, drawn: Drawn) -> bool:
         """The unit's service is one a person uses with the first slot's (same theme)."""
         first = next(iter(drawn.units.values()), None)
-        if first is None or self.affinity is None or unit.card == first.card:
-            return True
-        return unit.card in self.affinity.get(first.card, set())
+        return first is None or self._pairs(first.card, unit.card)
+
+    def _pairs(self, card: str, other: str) -> bool:
+        return self.affinity is None or card == other or other in self.affinity.get(card, set())
 
     def _means(self, unit: Unit, slot: Slot) -> bool:
         """The unit's record or verb is one the slot's goal means: a record that carries content (a note, a
         card, a message), one that is scheduled (an event, a booking), a change that notes something."""
-        head = (noun_of(unit.tool, unit.kind).split() or [""])[-1]
+        key = (unit.id, slot.needs)
+        if key not in self._meant:
+            self._meant[key] = self._meaning(unit, slot)
+        return self._meant[key]
+
+    @staticmethod
+    def _head(unit: Unit) -> str:
+        """The last word of what the unit's record is called (`create_voice_agent` -> agent)."""
+        return singular_word((noun_of(unit.tool, unit.kind).split() or [""])[-1])
+
+    def _meaning(self, unit: Unit, slot: Slot) -> bool:
+        head = self._head(unit)
         for need in ("content", "dated"):
             if need in slot.needs and head not in self.nouns.get(need, frozenset()):
                 return False
+        if "copyable" in slot.needs and not any(
+                server != unit.server and self._pairs(unit.card, card) for server, card in self._makers.get(head, ())):
+            return False
         return "notes" not in slot.needs or verb_of(unit.tool) in self.nouns.get("notes", frozenset())
 
-    @staticmethod
-    def _fits(unit: Unit, slot: Slot, drawn: Drawn) -> bool:
+    def _holds(self, shape: str, unit: Unit) -> bool:
+        """The unit's records hold more than a name and what `shape` decides on (cached per kind)."""
+        if unit.thin:
+            return False
+        key = (shape, unit.server, unit.kind or "")
+        if key not in self._decided:
+            self._decided[key] = self.decides is None or self.decides(shape, self.space.records(*key[1:]))
+        return self._decided[key]
+
+    def _fits(self, unit: Unit, slot: Slot, drawn: Drawn) -> bool:
         if slot.cards and unit.card not in slot.cards:
             return False
         needs = slot.needs
@@ -210,8 +271,18 @@ class ShapeSampler:
             return False
         if "dates" in needs and not when_args(unit.tool):
             return False
+        if "fields" in needs and not self._holds(drawn.shape.name, unit):
+            return False
+        if "alike" in needs and not self._alike(unit, drawn):
+            return False
         same = drawn.units.get(slot.same or "")
         return same is None or unit.kind == same.kind
+
+    def _alike(self, unit: Unit, drawn: Drawn) -> bool:
+        """A make unit that makes the kind of the record the slot before it found (a customer for a customer)."""
+        before = next(reversed(drawn.units.values()), None)
+        return before is not None and self._head(unit) == self._head(before) \
+            and self._head(unit) in self.nouns.get("records", frozenset())
 
 
 def load_nouns(book: Phrasebook) -> dict[str, frozenset[str]]:

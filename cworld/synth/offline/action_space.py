@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cworld.data_model import ToolSpec
@@ -42,6 +42,7 @@ from cworld.synth.offline.schema_values import is_text_param, snake
 
 USES = ("look", "change", "remove", "make", "find")
 _ARG = re.compile(r"""^args\[['"]([^'"]+)['"]\]$""")
+_ARGS = re.compile(r"""args\[['"]([^'"]+)['"]\]""")
 _DESTRUCTIVE = re.compile(r"(^|[_\-])(delete|remove|drop|destroy|purge|trash|archive|clear)", re.I)
 _NEVER = re.compile(r"(^|[_\-])(kill|terminate|wipe|revoke|reset|shutdown|format|exec|eval|run_?sql)", re.I)
 CONTENT = re.compile(r"(^|_)(content|contents|body|data|file_content|text|base64)$")
@@ -68,6 +69,10 @@ class Unit:
     queries: tuple[str, ...] = ()
     plain: tuple[str, ...] = ()
     plays: bool = False
+    thin: bool = False
+    """Its record kind is one the world holds only by name (`world.named.thin_kinds`): a goal can find or
+    look at such a record (a look or a find unit), but a rule cannot pick one, a condition read one, nor a
+    change note anything on one (the world keeps no field but its name)."""
 
     @property
     def id(self) -> str:
@@ -90,6 +95,9 @@ class ActionSpace:
         self.engine, self.roles = engine, roles
         self.units: dict[str, Unit] = {}
         self.finders: dict[tuple[str, str], list[ToolSpec]] = defaultdict(list)
+        self.left_out: dict[str, str] = {}
+        """Tool id -> why it is no unit (`simulated`, `id_not_kind`, `needs_value`, ...): what a measurement of
+        the pool (`benchmarks/synth_breadth.py`) counts, so the biggest blocker is named, not guessed."""
         by_server: dict[str, list[ToolSpec]] = defaultdict(list)
         for tool in tools:
             by_server[tool.server].append(tool)
@@ -99,6 +107,13 @@ class ActionSpace:
     def by_use(self, use: str) -> list[Unit]:
         return [u for u in self.units.values() if u.use == use]
 
+    def records(self, server: str, kind: str) -> list[Any]:
+        """The first 50 records of `kind` in the server's world of seed 0 (every seed's world has the same
+        kinds and fields; only the values differ)."""
+        world = self.engine.world(0).server(server)
+        records = world.collection(kind) if world is not None else None
+        return list((records or {}).values())[:50]
+
     def finder(self, server: str, kind: str) -> ToolSpec | None:
         found = self.finders.get((server, kind))
         return found[0] if found else None
@@ -107,55 +122,74 @@ class ActionSpace:
         kinds = self.roles.kinds(server)
         collections = {c: k for k, c in kinds.items()}
         world = self.engine.world(0).server(server)
-        thin = thin_kinds(world) if world is not None else set()  # only names: nothing for a goal to be about
+        thin = thin_kinds(world) if world is not None else set()  # only names: nothing to decide on
         for tool in sorted(tools, key=lambda t: t.id):
             rule, origin = self.engine.rule_for(tool)
             if rule is None or origin == "simulated" or _NEVER.search(tool.name):
+                self.left_out[tool.id] = "never" if rule is not None and origin != "simulated" else "simulated"
                 continue
             if rule.list_ is not None:
                 kind = collections.get(rule.list_.from_, rule.list_.from_ if rule.list_.from_ in kinds else None)
-                if kind and kind not in thin and not _required_beyond_plain(tool) and self.roles.named(server, kind):
+                if kind and not _required_beyond_plain(tool) and self.roles.named(server, kind):
                     self.finders[(server, kind)].append(tool)
-                unit = self._reader(tool, kind) if kind else None
+                unit = self._reader(tool, rule, kind, kinds, collections) if kind else self._out(tool, "list_no_kind")
             else:
                 unit = self._unit(tool, rule, kinds, collections)
-            if unit is not None and unit.kind not in thin:
-                self.units[tool.id] = unit
+            if unit is not None and unit.kind in thin and unit.use not in ("look", "find"):
+                unit = self._out(tool, "thin_kind")  # its rule keeps nothing but the name: a change is lost
+            if unit is not None:
+                self.units[tool.id] = replace(unit, thin=unit.kind in thin) if unit.kind in thin else unit
+
+    def _out(self, tool: ToolSpec, why: str) -> Unit | None:
+        """Leave the tool out for `why` (kept in `left_out`): no unit."""
+        self.left_out[tool.id] = why
+        return None
 
     def _unit(self, tool: ToolSpec, rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> Unit | None:
         op = operation_kind(tool)
         found = _found_args(rule, kinds, collections)
         use = _use(tool, op, bool(found))
         if use is None:
-            return None
+            return self._out(tool, "names_no_record")
         target = next((a for a, _ in found), None) if use != "make" else None
         kind = dict(found).get(target) if target else None
         if target is not None and not id_means(target, kind or "", tool):
-            return None
+            return self._out(tool, "id_not_kind")
         refs = {a: k for a, k in found if a != target}
         if any(not id_means(a, k, tool) for a, k in refs.items()):
-            return None
+            return self._out(tool, "id_not_kind")
         filled = _fill(tool, use, set(dict(found)))
         if filled is None:
-            return None
+            return self._out(tool, "needs_value")
         labels, texts, queries, plain = filled
+        if use == "change":  # a note the rule does not keep is lost: the change would change nothing
+            kept = set(_ARGS.findall(repr(rule.do)))
+            labels, texts = tuple(a for a in labels if a in kept), tuple(a for a in texts if a in kept)
         if use == "make" and not (labels or texts):
-            return None
+            return self._out(tool, "make_no_text")
         unit = Unit(tool, op, use, self.engine.index.card_for(tool).name, kind, target, refs, labels, texts,
                     queries, plain, plays=bool(rule.check))
-        return unit if self._fit(unit) else None
+        return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
 
-    def _reader(self, tool: ToolSpec, kind: str) -> Unit | None:
+    def _reader(self, tool: ToolSpec, rule: Any, kind: str, kinds: dict[str, str],
+                collections: dict[str, str]) -> Unit | None:
         """A list or search read of a kind a person names: it finds the record a goal starts from (a search
-        by the record's name, a list by picking it)."""
+        by the record's name, a list by picking it). A list scoped to a record of another kind its rule
+        checks (`list_expenses_for_project(project_id)`) takes that record as the request names it."""
         if not id_means(f"{kind}s", kind, tool) and _noun(tool, kind) is None:
-            return None
-        filled = _fill(tool, "find", set())
-        if filled is None or not self.roles.named(tool.server, kind):
-            return None
+            return self._out(tool, "list_not_kind")
+        refs = {a: k for a, k in _found_args(rule, kinds, collections) if k != kind}
+        if any(not id_means(a, k, tool) for a, k in refs.items()):
+            return self._out(tool, "id_not_kind")
+        filled = _fill(tool, "find", set(refs))
+        if filled is None:
+            return self._out(tool, "needs_value")
+        if not self.roles.named(tool.server, kind):
+            return self._out(tool, "unnamed_or_keys")
         _, _, queries, plain = filled
-        return Unit(tool, operation_kind(tool), "find", self.engine.index.card_for(tool).name, kind, None, {},
-                    (), (), queries, plain, plays=False)
+        unit = Unit(tool, operation_kind(tool), "find", self.engine.index.card_for(tool).name, kind, None, refs,
+                    (), (), queries, plain, plays=bool(rule.check))
+        return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
 
     def _fit(self, unit: Unit) -> bool:
         """Every record the unit names can be named, and the world's keys fit the arguments' schemas."""
@@ -167,9 +201,17 @@ class ActionSpace:
                 return False
             records = world.collection(kind) if world is not None else None
             key = next(iter(records), None) if records else None
-            if key is None or not _fits(key, props.get(arg) or {}):
+            if key is None or not _fits(key_value(records, key), props.get(arg) or {}):
                 return False
         return True
+
+
+def key_value(records: Any, key: str) -> Any:
+    """The record's key as its tools take it: a world numbered for tools that take integers (`1`, `2`) keys
+    its collection by the string and shows the number as the record's `id`."""
+    record = records.get(key) if isinstance(records, dict) else None
+    shown = record.get("id") if isinstance(record, dict) else None
+    return shown if isinstance(shown, int) and not isinstance(shown, bool) and str(shown) == key else key
 
 
 def _found_args(rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> list[tuple[str, str]]:

@@ -21,7 +21,7 @@ from cworld.data_model import Scenario, ScenarioEntity, SubGoal
 from cworld.synth.draft import Draft
 from cworld.synth.goal_shapes import Drawn
 from cworld.synth.leak import LeakChecker
-from cworld.synth.offline.action_space import RECIPIENT, Unit, date_args
+from cworld.synth.offline.action_space import RECIPIENT, Unit, date_args, key_value
 from cworld.synth.offline.composer import BlockFailed
 from cworld.synth.offline.goal_chain import Chain, Named, Step, _lists, _Probe
 from cworld.synth.offline.goal_roles import filler, label_field, plain_value
@@ -113,11 +113,12 @@ class ShapeDrafter:
         if finder is None:
             raise BlockFailed(f"{unit.id}: its kind has no finder")
         step = work.probe.new_step(finder)
+        if finder is unit.tool:
+            self._refs(work, slot, step, unit, None)
         self._plain(step, finder, work, said=False)
         answer = work.probe.run(step)
         for path, items in _lists(answer):
-            named = [r for r in items[:50] if isinstance(r, dict) and label_field(r) and not filler(r[label_field(r)])]
-            named = [r for r in named if plain_name(r)] or named
+            named = named_records(items)
             if named:
                 self._mark(work, slot, step)
                 return step, path, named
@@ -136,6 +137,7 @@ class ShapeDrafter:
         wanted = self.world_record(work, unit.server, unit.kind or "")
         step = work.probe.new_step(unit.tool)
         step.plan.arguments[unit.queries[0]] = step.literals[unit.queries[0]] = wanted.label
+        self._refs(work, slot, step, unit, None)
         self._plain(step, unit.tool, work, said=False)
         answer = work.probe.run(step)
         for path, items in _lists(answer):
@@ -169,7 +171,7 @@ class ShapeDrafter:
         named = [(k, r) for k, r in named if plain_name(r)] or named
         key, record = work.rng.choice(named)
         by = label_field(record) or "name"
-        return Named(kind, str(record[by]), by, key, server=server)
+        return Named(kind, str(record[by]), by, key_value(records, key), server=server)
 
     def run(self, work: Work, slot: str, target: Named | None, *, label: Any = None, text: Any = None,
             dates: bool = False) -> tuple[Step, Any]:
@@ -184,12 +186,7 @@ class ShapeDrafter:
             args[unit.target] = target.ref()
             _link(step, unit.target, target)
             work.named.append(target)
-        for arg, kind in unit.refs.items():
-            other = self.locate(work, slot, kind, unit.server) if kind != unit.kind or target is None else target
-            args[arg] = other.ref()
-            _link(step, arg, other)
-            work.named.append(other)
-            work.said.append(self.book.text("where", entity=words_of(kind), value=other.label))
+        self._refs(work, slot, step, unit, target)
         required = set((unit.tool.input_schema or {}).get("required") or [])
         if label is not None and unit.labels:
             for arg in [a for a in unit.labels if a in required] or unit.labels[:1]:
@@ -206,6 +203,16 @@ class ShapeDrafter:
         self._mark(work, slot, step)
         self._dictate(step, unit, work)
         return step, answer
+
+    def _refs(self, work: Work, slot: str, step: Step, unit: Unit, target: Named | None) -> None:
+        """The records the unit's other id arguments name (where it acts: a card's list, the project a
+        listing is scoped to), each named in the request."""
+        for arg, kind in unit.refs.items():
+            other = self.locate(work, slot, kind, unit.server) if kind != unit.kind or target is None else target
+            step.plan.arguments[arg] = other.ref()
+            _link(step, arg, other)
+            work.named.append(other)
+            work.said.append(self.book.text("where", entity=words_of(kind), value=other.label))
 
     def _dictate(self, step: Step, unit: Unit, work: Work) -> None:
         """What a write's title and text say, as the person dictates it (resolved against what the earlier
@@ -332,6 +339,13 @@ def _tidy(text: str) -> str:
 
 
 _NUMBERED = re.compile(r" \(\d+\)$")
+
+
+def named_records(items: list[Any]) -> list[dict[str, Any]]:
+    """The records of a listing a request can name (a name a person would say; a numbered one only when no
+    other is there), up to its first page of 50."""
+    named = [r for r in items[:50] if isinstance(r, dict) and label_field(r) and not filler(r[label_field(r)])]
+    return [r for r in named if plain_name(r)] or named
 
 
 def plain_name(record: dict[str, Any]) -> bool:

@@ -28,6 +28,7 @@ from cworld.synth.offline.shape_chain import (
     answer_ref,
     enum_field,
     item_ref,
+    named_records,
     numeric_fields,
     unique_extreme,
 )
@@ -141,13 +142,7 @@ def schedule(d: ShapeDrafter, work: Work) -> None:
 def budget(d: ShapeDrafter, work: Work) -> None:
     """Pick the one option within a budget, look at it, and record the choice elsewhere."""
     step, path, items = d.listing(work, "option")
-    fields = numeric_fields(items, _MONEY)
-    if not fields:
-        raise BlockFailed("the options have no price to keep within a budget")
-    money = fields[0]
-    ranked = sorted(items, key=lambda r: r[money])
-    if len(ranked) < 2 or ranked[0][money] == ranked[1][money]:
-        raise BlockFailed("no single option fits a budget")
+    money, ranked = _cheapest(items)
     cheapest, next_up = ranked[0][money], ranked[1][money]
     limit = round(cheapest + (next_up - cheapest) / 2, 2)
     chosen = ranked[0]
@@ -159,6 +154,18 @@ def budget(d: ShapeDrafter, work: Work) -> None:
                        field=words_of(money), svc_b=d.service(work.unit("log")), kind_b=_kind(work, "log"))
     work.hints += [f"Chosen: {name_ref}", f"{words_of(money).capitalize()}: {price_ref}"]
     work.reports.append((f"{_kind(work, 'option')} chosen", record.label))
+
+
+def _cheapest(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The price field and the options by it, when one option alone is the cheapest."""
+    fields = numeric_fields(items, _MONEY)
+    if not fields:
+        raise BlockFailed("the options have no price to keep within a budget")
+    money = fields[0]
+    ranked = sorted(items, key=lambda r: r[money])
+    if len(ranked) < 2 or ranked[0][money] == ranked[1][money]:
+        raise BlockFailed("no single option fits a budget")
+    return money, ranked
 
 
 def _looked(d: ShapeDrafter, work: Work, slot: str, record: Named, step: Any, path: str,
@@ -193,13 +200,9 @@ def migrate(d: ShapeDrafter, work: Work) -> None:
 def report(d: ShapeDrafter, work: Work) -> None:
     """Count the records of one group and report the number (with one of them looked at) elsewhere."""
     step, path, items = d.listing(work, "source")
-    group = enum_field(items)
-    if group is None:
-        raise BlockFailed("the records have no field that groups them")
+    group = _group(items)
     value = work.rng.choice(sorted({str(i[group]) for i in items}))
     members = [i for i in items if str(i[group]) == value]
-    if len(items) >= 50:
-        raise BlockFailed("the list is longer than one page: a count would depend on paging")
     chosen = work.rng.choice(members)
     record = _named(work.unit("source").kind or "", chosen, step.plan.id, path, work.unit("source").server)
     name_ref = _looked(d, work, "source", record, step, path, chosen)
@@ -213,6 +216,17 @@ def report(d: ShapeDrafter, work: Work) -> None:
     _tell(d, work, "tell", f"{kind.capitalize()} count: {value}", text)
     work.hints.append(f"Count: {count}")
     work.reports.append((f"number of {kind} records with {words_of(group)} '{value}'", str(count)))
+
+
+def _group(items: list[dict[str, Any]]) -> str:
+    """The field that sorts one page of records into a few named groups (a count over more than a page
+    would depend on paging)."""
+    group = enum_field(items)
+    if group is None:
+        raise BlockFailed("the records have no field that groups them")
+    if len(items) >= 50:
+        raise BlockFailed("the list is longer than one page: a count would depend on paging")
+    return group
 
 
 def conditional(d: ShapeDrafter, work: Work) -> None:
@@ -268,20 +282,7 @@ def cleanup(d: ShapeDrafter, work: Work) -> None:
     """Remove the stale records of a kind (marked closed, cancelled...), or the oldest, then say so."""
     step, path, items = d.listing(work, "stale")
     unit = work.unit("stale")
-    group = next((k for k, v in items[0].items() if isinstance(v, str) and k != label_field(items[0])
-                  and any(str(i.get(k, "")).lower() in STALE for i in items)), None)
-    stale = [i for i in items if group and str(i.get(group, "")).lower() in STALE]
-    if group and 1 <= len(stale) <= 3:
-        rule = f"every {words_of(unit.kind or '')} whose {words_of(group)} is '{stale[0][group]}'"
-        if len({str(i[group]).lower() for i in stale}) > 1:
-            raise BlockFailed("stale records of several states")
-    else:
-        dated = [k for k, v in items[0].items() if isinstance(v, str) and _DATE_FIELD.search(snake(k))
-                 and all(isinstance(i.get(k), str) and len(i[k]) >= 10 for i in items)]
-        oldest = unique_extreme(items, lambda r: r[dated[0]], highest=False) if dated else None
-        if oldest is None:
-            raise BlockFailed("nothing in the list is stale by a rule a person would state")
-        stale, rule = [oldest], f"the {words_of(unit.kind or '')} with the earliest {words_of(dated[0])}"
+    stale, rule = _stale(items, words_of(unit.kind or ""))
     removed = []
     for record in stale:
         named = _named(unit.kind or "", record, step.plan.id, path, unit.server)
@@ -296,7 +297,55 @@ def cleanup(d: ShapeDrafter, work: Work) -> None:
     work.hints += [f"Removed: {r}" for r in removed]
 
 
+def _stale(items: list[dict[str, Any]], kind: str) -> tuple[list[dict[str, Any]], str]:
+    """The records a person would call stale (1-3 marked closed, cancelled...; else the oldest) and the rule
+    that says so."""
+    group = next((k for k, v in items[0].items() if isinstance(v, str) and k != label_field(items[0])
+                  and any(str(i.get(k, "")).lower() in STALE for i in items)), None)
+    stale = [i for i in items if group and str(i.get(group, "")).lower() in STALE]
+    if group and 1 <= len(stale) <= 3:
+        if len({str(i[group]).lower() for i in stale}) > 1:
+            raise BlockFailed("stale records of several states")
+        return stale, f"every {kind} whose {words_of(group)} is '{stale[0][group]}'"
+    dated = [k for k, v in items[0].items() if isinstance(v, str) and _DATE_FIELD.search(snake(k))
+             and all(isinstance(i.get(k), str) and len(i[k]) >= 10 for i in items)]
+    oldest = unique_extreme(items, lambda r: r[dated[0]], highest=False) if dated else None
+    if oldest is None:
+        raise BlockFailed("nothing in the list is stale by a rule a person would state")
+    return [oldest], f"the {kind} with the earliest {words_of(dated[0])}"
+
+
+def _states(items: list[dict[str, Any]]) -> None:
+    """Some record shows a value a condition can read (a status, a type)."""
+    if not any(_detail(r, _named("", r, "", "", ""), state_only=True) for r in items):
+        raise BlockFailed("the record shows no value to decide on")
+
+
+DECIDES: dict[str, Callable[[list[dict[str, Any]]], Any]] = {
+    "triage": _rule, "budget": _cheapest, "report": _group, "cleanup": lambda items: _stale(items, ""),
+    "conditional": _states,
+}
+"""What each deciding shape reads off a listing's records; it raises `BlockFailed` when they hold nothing to
+decide on. The composers call these, and the sampler tries them on the world's records of a unit's kind
+(`decides`) so it draws no unit whose records would fail the shape."""
+
+
+def decides(shape: str, records: list[Any]) -> bool:
+    """Whether the named ones of `records` hold what `shape` decides on (shapes that decide nothing: True)."""
+    test = DECIDES.get(shape)
+    if test is None:
+        return True
+    items = named_records(records)
+    if not items:
+        return False
+    try:
+        test(items)
+    except BlockFailed:
+        return False
+    return True
+
+
 COMPOSERS: dict[str, Compose] = {
     "reconcile": reconcile, "triage": triage, "schedule": schedule, "budget": budget, "migrate": migrate,
-    "report": report, "conditional": conditional, "cleanup": cleanup,
+    "report": report, "conditional": conditional, "cleanup": cleanup, "sync": migrate,
 }

@@ -1,0 +1,226 @@
+"""How much of the harvested pool the goal shapes can draw on, and how much of it a task set uses (issue 34,
+item 2: over 1,000 tasks >= 1,500 distinct harvested tools on >= 200 servers, no tool in > 3% of tasks).
+
+`pool` builds the world engine and the action space as `cworld synth --pool harvested` does and counts, for
+the harvested tools described in English: what the engine runs them by (family, inferred, simulated), why
+each tool is no unit (`ActionSpace.left_out`, split by whether its rule checks something), the units per
+use and how many play a part, the finders, and per shape slot the units that fit it (the sampler's own
+tests, before caps and server choice). The union of every fitting unit and its finders is the ceiling of
+distinct tools a run can reach.
+
+`tasks FILE` counts what a tasks file uses over its gold plans: distinct harvested tools and servers, how
+many play a part (the engine runs them by a family or inferred rule whose `check` is not empty), the most
+used tool's share, shapes, and the verifiable share. `run` synthesizes a task set first (as `cworld synth
+--pool harvested` does, in-process) and adds its rejections grouped by code, shape and gist.
+
+    python benchmarks/synth_breadth.py pool [--json]
+    python benchmarks/synth_breadth.py tasks FILE [--json]
+    python benchmarks/synth_breadth.py run [FILE] --n 200 --seed S [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("CWORLD_EMBED_MODEL", "hash")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _setup(workspace: Path) -> tuple[Any, Any, Any]:
+    """(the tool universe, the world engine, the shape sampler) of a harvested-pool run, as `prepare` builds
+    them."""
+    from cworld.environment import Environment, Workspace
+    from cworld.synth import api
+    from cworld.synth.options import SynthOptions
+    from cworld.synth.toolset import load_universe
+
+    env, ws = Environment.resolve(), Workspace.resolve(workspace)
+    universe = load_universe(env, ws, need_search=False, harvested=True)
+    engine = api._engine(env, ws, universe)
+    _, sampler = api._shape_sampler(env, universe, SynthOptions(n=1000, pool="harvested"), engine)
+    return universe, engine, sampler
+
+
+def _checks(engine: Any, tool: Any) -> tuple[str, bool]:
+    """(where the tool's rule comes from, whether it plays a part: run by a rule that checks something)."""
+    rule, origin = engine.rule_for(tool)
+    return origin, rule is not None and origin != "simulated" and bool(rule.check)
+
+
+def pool(workspace: Path) -> dict[str, Any]:
+    started = time.perf_counter()
+    universe, engine, sampler = _setup(workspace)
+    space = sampler.space
+    considered = [t for t in universe.tools.values() if t.server in universe.harvested]
+    from cworld.synth.harvest_pool import english
+
+    considered = [t for t in considered if english(t)]
+    origins: Counter[str] = Counter()
+    playing: set[str] = set()
+    for tool in considered:
+        origin, plays = _checks(engine, tool)
+        origins[origin] += 1
+        if plays:
+            playing.add(tool.id)
+    left = Counter(space.left_out.values())
+    left_playing = Counter(why for tid, why in space.left_out.items() if tid in playing)
+    units = list(space.units.values())
+    finders = {t.id: t for found in space.finders.values() for t in found}
+    slots = _slots(sampler)
+    reach: set[str] = set()
+    for info in slots.values():
+        reach |= set(info.pop("_tools"))
+    reach_servers = {universe.tools[t].server for t in reach}
+    return {
+        "harvested_english_tools": len(considered),
+        "servers": len({t.server for t in considered}),
+        "rule_origin": dict(origins.most_common()),
+        "rule_checks_something": len(playing),
+        "left_out": dict(left.most_common()),
+        "left_out_of_those_that_check": dict(left_playing.most_common()),
+        "units": dict(Counter(u.use for u in units)),
+        "units_play": dict(Counter(u.use for u in units if u.plays)),
+        "unit_servers": len({u.server for u in units}),
+        "finders": len(finders),
+        "finder_servers": len({t.server for t in finders.values()}),
+        "slots": slots,
+        "reachable_tools": len(reach),
+        "reachable_playing": len(reach & playing),
+        "reachable_servers": len(reach_servers),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def _slots(sampler: Any) -> dict[str, dict[str, Any]]:
+    """Per shape slot, the units that fit it as the sampler tests them (need, meaning, finder), with the
+    finder each would take; caps, affinity and server choice left aside."""
+    from cworld.synth.goal_shapes import Drawn
+
+    out: dict[str, dict[str, Any]] = {}
+    for shape in sampler.shapes.values():
+        before: dict[str, set[str]] = {}  # the slot before's record words -> their servers (for `alike`)
+        for slot in shape.slots:
+            fit: set[str] = set()
+            servers: set[str] = set()
+            heads: dict[str, set[str]] = {}
+            test = replace(slot, needs=slot.needs - {"alike"})
+            for use in slot.uses:
+                for unit in sampler._by_use[use]:
+                    if slot.same or not sampler._fits(unit, test, Drawn(shape, {})) or not sampler._means(unit, slot):
+                        continue
+                    head = sampler._head(unit)
+                    if "alike" in slot.needs and (head not in sampler.nouns.get("records", ())
+                                                  or not before.get(head, set()) - {unit.server}):
+                        continue
+                    heads.setdefault(head, set()).add(unit.server)
+                    finders = sampler.finders_for(unit) if unit.use != "find" else []
+                    if "finder" in slot.needs and not finders and unit.use != "find":
+                        continue
+                    fit.add(unit.id)
+                    fit.update(t.id for t in finders)
+                    servers.add(unit.server)
+            out[f"{shape.name}.{slot.name}"] = {"tools": len(fit), "servers": len(servers), "_tools": sorted(fit)}
+            before = heads
+    return out
+
+
+def tasks(path: Path, workspace: Path) -> dict[str, Any]:
+    from cworld.data_model import Task, read_jsonl
+
+    loaded = list(read_jsonl(path, Task))
+    universe, engine, _ = _setup(workspace)
+    harvested = {t.id: t for t in universe.tools.values() if t.server in universe.harvested}
+    used: Counter[str] = Counter()
+    for task in loaded:
+        used.update({s.tool for s in task.gold_plan if s.tool in harvested})
+    plays = {t for t in used if _checks(engine, harvested[t])[1]}
+    servers = {harvested[t].server for t in used}
+    per_server: dict[str, set[str]] = defaultdict(set)
+    for t in plays:
+        per_server[harvested[t].server].add(t)
+    top = used.most_common(1)[0] if used else ("", 0)
+    return {
+        "tasks": len(loaded),
+        "verifiable": sum(t.verifiable for t in loaded),
+        "shapes": dict(Counter(str(t.metadata.get("shape")) for t in loaded).most_common()),
+        "distinct_tools": len(used),
+        "tools_that_play": len(plays),
+        "servers": len(servers),
+        "servers_with_a_tool_that_plays": len(per_server),
+        "most_used_tool": top[0],
+        "most_used_share": round(top[1] / max(1, len(loaded)), 4),
+    }
+
+
+def run(n: int, seed: int, concurrency: int, workspace: Path, out: Path) -> dict[str, Any]:
+    """`cworld synth --n N --pool harvested --seed S` in-process, with every rejection's reason grouped (the
+    summary keeps one example per code): which compose failure costs the most attempts."""
+    import asyncio
+
+    from cworld.environment import Environment, Workspace
+    from cworld.synth import SynthOptions, prepare, run_prepared
+
+    started = time.perf_counter()
+    options = SynthOptions(n=n, seed=seed, concurrency=concurrency, pool="harvested")
+    prepared = prepare(Environment.resolve(), Workspace.resolve(workspace), options, out=out)
+    result, summary = asyncio.run(run_prepared(prepared))
+    reasons: Counter[str] = Counter()
+    for outcome in result.rejected:
+        query = next((str(p.get("retrieval_query")) for p in outcome.provenance if p.get("stage") == "sample"), "")
+        shape = query.removeprefix("shape: ")
+        reasons[f"{outcome.code} [{shape}]: {_gist(outcome.reason)}"] += 1
+    return {"accepted": summary.accepted, "attempts": result.attempts,
+            "minutes": round((time.perf_counter() - started) / 60, 2), "rejections": dict(reasons.most_common(25)),
+            **tasks(out, workspace)}
+
+
+def _gist(reason: str) -> str:
+    """A rejection reason without its record names and ids, so alike failures count together."""
+    import re
+
+    text = re.sub(r"'[^']*'|\{\{[^}]*\}\}|\b[\w.-]+/[\w.-]+\b|\d+", "_", reason.removeprefix("no workable draft: "))
+    return text[:90]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["pool", "tasks", "run"])
+    parser.add_argument("file", nargs="?", type=Path, help="tasks: the file to count; run: where to write")
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--workspace", type=Path, help="workspace whose worlds to use (default: a fresh one)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = args.workspace or Path(tmp) / "ws"
+        if args.what == "tasks":
+            if args.file is None:
+                parser.error("tasks needs FILE")
+            result = tasks(args.file, workspace)
+        elif args.what == "run":
+            result = run(args.n, args.seed, args.concurrency, workspace, args.file or Path(tmp) / "tasks.jsonl")
+        else:
+            result = pool(workspace)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    for key, value in result.items():
+        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+            print(f"{key}:")
+            for name, info in value.items():
+                print(f"  {name:<22} " + ", ".join(f"{k} {v}" for k, v in info.items()))
+        else:
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""What a harvested tool can do in a goal shape, read off the world engine (`offline/action_space.py`; issue
+34, "draw across the pool"): a list scoped to a parent record takes that record as the request names it; a
+world numbered for tools that take integers fits them; a kind held only by name can be looked at but not
+changed; a change keeps only the text arguments its rule writes; every tool left out says why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cworld.environment import Environment, Workspace
+from cworld.synth.offline.action_space import ActionSpace, key_value
+from cworld.synth.offline.goal_roles import Roles
+
+SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server")
+
+
+@pytest.fixture(scope="module")
+def space(tmp_path_factory: pytest.TempPathFactory, shared_worlds: Any) -> ActionSpace:
+    from cworld.synth import api
+    from cworld.synth.toolset import load_universe
+
+    env = Environment.resolve()
+    ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("space") / "ws"))
+    universe = load_universe(env, ws, need_search=False, harvested=True)
+    engine = api._engine(env, ws, universe)
+    tools = [t for t in universe.tools.values() if t.server in SERVERS]
+    return ActionSpace(engine, tools, Roles(engine))
+
+
+def test_a_scoped_list_finds_records_within_a_named_parent(space: ActionSpace) -> None:
+    unit = space.units["airtable-mcp-server/list_tables"]
+    assert unit.use == "find" and unit.kind == "table" and unit.refs == {"baseId": "base"}
+
+
+def test_a_change_carries_only_the_text_its_rule_keeps(space: ActionSpace) -> None:
+    """`figma_update_variable(variableId, description, value)` sets the variable's value: a note put in its
+    description would be lost, so the unit carries no text (a reconcile cannot note on it)."""
+    unit = space.units["figma-console-mcp/figma_update_variable"]
+    assert unit.use == "change" and unit.texts == ()
+
+
+def test_a_numbered_world_fits_tools_that_take_integers(space: ActionSpace) -> None:
+    unit = space.units["30book-mcp/sb_book"]
+    assert unit.use == "look" and unit.target == "book_id"
+    assert key_value({"7": {"id": 7, "name": "x"}}, "7") == 7
+    assert key_value({"bk_7": {"id": "bk_7"}}, "bk_7") == "bk_7"
+    assert key_value({"7": {"id": True}}, "7") == "7"
+
+
+def test_a_kind_held_only_by_name_is_looked_at_never_changed(space: ActionSpace) -> None:
+    assert space.units["30book-mcp/sb_author"].thin
+    assert space.left_out["linear-mcp-server/linear_update_issue"] == "thin_kind"
+    assert not any(u.thin and u.use not in ("look", "find") for u in space.units.values())
+
+
+def test_every_tool_left_out_says_why(space: ActionSpace) -> None:
+    ids = {t for t in space.left_out} | set(space.units)
+    assert not set(space.units) & set(space.left_out)
+    assert {t.split("/")[0] for t in ids} == set(SERVERS)
+    assert set(space.left_out.values()) <= {"simulated", "never", "list_no_kind", "list_not_kind", "thin_kind",
+                                            "names_no_record", "id_not_kind", "needs_value", "make_no_text",
+                                            "unnamed_or_keys"}
