@@ -284,16 +284,13 @@ class ChatTools(SandboxApp):
         return UnreadList(conversations=out, **meta)
 
     def _unread_stamps(self) -> dict[str, list[str]]:
-        """Conversation id -> the times of its messages you have not read: per conversation of yours, the
-        messages after your last read, off its sorted index (a time just above `seen` is `seen` + NUL)."""
-        me, messages = self.state["me"], for_reading(self.state["messages"])
+        """Conversation id -> the times of its messages you have not read (one pass over the messages)."""
+        me, last_read = self.state["me"], self.state["last_read"]
         unread: dict[str, list[str]] = {}
-        for conv, seen in self.state["last_read"].items():
-            after = self.ordered("messages", ("ts",), keys=True, within=(seen + "\0", None), conversation_id=conv,
-                                 deleted=False)
-            stamps = [messages[k]["ts"] for k in after if messages[k]["author"] != me]
-            if stamps:
-                unread[conv] = stamps
+        for m in self.state["messages"].values():
+            seen = last_read.get(m["conversation_id"])
+            if seen is not None and m["ts"] > seen and m["author"] != me and not m["deleted"]:
+                unread.setdefault(m["conversation_id"], []).append(m["ts"])
         return unread
 
     def _conv_name(self, conv: str) -> str:
