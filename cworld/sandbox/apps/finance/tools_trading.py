@@ -115,7 +115,7 @@ class TradingTools(SandboxApp):
             positions.append(Position(symbol=symbol, quantity=p["quantity"], average_cost=p["average_cost"],
                                       price=price, market_value=value,
                                       unrealized_gain=money(value - p["average_cost"] * p["quantity"]),
-                                      reserved=fin.reserved_shares(self, symbol)))
+                                      reserved=fin.reserved_shares(self.state, symbol)))
         broker = fin.brokerage_id(self.state)
         cash = self.state["accounts"][broker]["balance"]
         return Portfolio(positions=positions, cash=cash, cash_available=fin.available(self, broker),
@@ -145,7 +145,7 @@ class TradingTools(SandboxApp):
 
     def _shares_for(self, symbol: str, quantity: int) -> None:
         held = self.state["positions"].get(symbol, {}).get("quantity", 0)
-        reserved = fin.reserved_shares(self, symbol)
+        reserved = fin.reserved_shares(self.state, symbol)
         if quantity > held - reserved:
             raise AppError("limit", f"you hold {held} {symbol} ({reserved} reserved by open sell orders): sell at "
                                     f"most {held - reserved}")
