@@ -591,3 +591,19 @@ def test_a_table_is_keyed_by_the_name_its_statement_gives() -> None:
     rule, _ = induce(create, calls)
     verdict, after = run_on(rule, _obs(create, {"query": "CREATE TABLE todo_5 (x TEXT)"}, base))
     assert after["tables"]["todo_5"] == {"sql": "CREATE TABLE todo_5 (x TEXT)", "rows": {}}, rule.do
+
+
+def test_a_write_answers_the_record_it_made_under_the_key_its_answers_named_it() -> None:
+    create = _tool("create_event", {"title": {"type": "string"}}, ["title"])
+    base: dict[str, Any] = {"events": {"evt_0001": {"title": "old"}},
+                            "calendars": {"cal_mine": {"id": "cal_mine", "owner": "person_1"}}}
+    calls = []
+    for i, title in enumerate(("a", "b", "c"), start=2):
+        after = copy.deepcopy(base)
+        after["events"][f"evt_{i:04d}"] = {"title": title}
+        obs = _obs(create, {"title": title}, base, after,
+                   answer={"event_id": f"evt_{i:04d}", "calendar_id": "cal_mine", "title": title})
+        obs.ids = {"evt": i - 1}
+        calls.append(obs)
+    rule, _ = induce(create, calls)
+    assert rule.answer == "{'event_id': made_key, **made}", rule.answer

@@ -58,6 +58,8 @@ class Atom:
     store: str | None = None
     token_arg: str | None = None
     on_args: bool = False
+    least: int = 2
+    """refused calls it must explain to be a check (a `fail`; a find or auth needs one)"""
 
     @property
     def cost(self) -> tuple[int, int]:
@@ -207,7 +209,8 @@ def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], fo
     records_in += [(r, None) for r in _singletons(calls)]
     for name, binding in records_in:
         out += [Atom("fail", e, binding) for e in _record_atoms(name, props, calls, scopes)]
-    out += [Atom("fail", e, on_args=True) for e in _argument_atoms(props, calls)]
+    flags = {f"{arg(a)} is not None and not {arg(a)}" for a, spec in props.items() if kind_of(spec) == "boolean"}
+    out += [Atom("fail", e, on_args=True, least=3 if e in flags else 2) for e in _argument_atoms(props, calls)]
     return out
 
 

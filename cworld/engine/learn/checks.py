@@ -107,7 +107,7 @@ def _best(candidates: list[Atom], pool: list[Observation],
         error, right = next(((c, n) for c, n in counts.most_common() if c != "ok"), ("ok", 0))
         accepted = counts["ok"]
         other = len(covered) - right - accepted  # refused too, with another class: the verdict still holds
-        if error == "ok" or right < (1 if atom.kind != "fail" else 2) or accepted > right / 10 or other > right / 3:
+        if error == "ok" or right < (1 if atom.kind != "fail" else atom.least) or accepted > right / 10 or other > right / 3:
             continue
         score = right - 3 * accepted - other
         key = (score, (-atom.cost[0], -atom.cost[1]))

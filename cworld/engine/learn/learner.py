@@ -76,9 +76,8 @@ def induce(tool: ToolSpec, calls: list[Observation], hints: Hints | None = None)
             support["list"] = n
     elif rule.do:
         after = {id(o): Scope(o, state=_after_rule(rule, o)) for o in oks}
-        answer, n = learn_answer(oks, after)
-        if answer is None and sum(1 for e in rule.do if e.create is not None) > 1:
-            answer, n = made_answer(oks), len(oks)
+        made = made_answer(oks) if any(e.create is not None for e in rule.do) else None
+        answer, n = (made, len(oks)) if made is not None else learn_answer(oks, after)
         if answer is not None:
             rule.answer = answer
             support["answer"] = n

@@ -165,8 +165,9 @@ def _inside(record: dict[str, Any], value: Any, expr: str, depth: int) -> list[s
 
 
 def made_answer(oks: list[Observation]) -> str | None:
-    """Where a write makes two records (a transfer and its code), the answer shows the first, as the
-    service's did: its key under the answer key that named the new record in (nearly) every answer."""
+    """Where a write makes records (an event; a transfer and its code), the answer shows the first, as the
+    service's did: its key under the answer key that named the new record in (nearly) every answer (the
+    engine's answer names the record the world holds, so later calls find it by the id they were shown)."""
     named: Counter[str] = Counter()
     for o in oks:
         body = answer_value(o)
