@@ -18,6 +18,7 @@ from cworld.engine import load_cards
 from cworld.engine.cards.card import EntityType
 from cworld.engine.world.build import generated_world
 from cworld.environment import Environment, Workspace
+from cworld.errors import UsageError
 from cworld.synth import SynthOptions, prepare, run_prepared
 from cworld.synth.goal_shapes import ShapeSampler, load_nouns, load_shapes
 from cworld.synth.offline.action_space import Unit
@@ -65,7 +66,8 @@ class _Space:
 
 
 def test_the_sampler_spreads_use_and_caps_a_tools_share() -> None:
-    shapes = {k: v for k, v in load_shapes(BOOK).items() if k != "schedule"}  # the stand-in has no dates
+    # the stand-in has no dates (schedule) and one card (sync copies into a service of another)
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k not in ("schedule", "sync")}
     sampler = ShapeSampler(_Space(60), shapes, n_tasks=200, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
     rng = random.Random(5)
     drawn = [sampler.sample(rng)[1] for _ in range(200)]
@@ -118,14 +120,22 @@ def test_a_deciding_slot_takes_only_records_that_hold_what_it_decides_on() -> No
 
 
 def test_a_sync_copies_a_record_into_a_service_that_makes_its_kind() -> None:
-    """`sync` copies a record as the same kind (an item into an item), never into another kind (a note)."""
+    """`sync` copies a record as the same kind (an item into an item), never into another kind (a note), and
+    into a service of another card (two task boards are both "our task board" to the person)."""
     shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "sync"}
-    sampler = ShapeSampler(_Space(10), shapes, n_tasks=100, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    space = _Space(10)
+    for key, unit in list(space.units.items()):
+        if unit.server >= "srv005":
+            space.units[key] = replace(unit, card="documents")
+    sampler = ShapeSampler(space, shapes, n_tasks=100, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
     rng = random.Random(2)
     for _ in range(10):
         drawn = sampler.sample(rng)[1]
         assert drawn.units["copy"].tool.name == "create_item"
-        assert drawn.units["copy"].server != drawn.units["source"].server
+        assert drawn.units["copy"].card != drawn.units["source"].card
+    alone = ShapeSampler(_Space(10), shapes, n_tasks=100, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    with pytest.raises(UsageError):
+        alone.sample(rng)
 
 
 def test_a_sample_is_the_same_for_a_seed() -> None:

@@ -248,7 +248,7 @@ class ShapeSampler:
             if need in slot.needs and head not in self.nouns.get(need, frozenset()):
                 return False
         if "copyable" in slot.needs and not any(
-                server != unit.server and self._pairs(unit.card, card) for server, card in self._makers.get(head, ())):
+                card != unit.card and self._pairs(unit.card, card) for _, card in self._makers.get(head, ())):
             return False
         return "notes" not in slot.needs or verb_of(unit.tool) in self.nouns.get("notes", frozenset())
 
@@ -279,9 +279,10 @@ class ShapeSampler:
         return same is None or unit.kind == same.kind
 
     def _alike(self, unit: Unit, drawn: Drawn) -> bool:
-        """A make unit that makes the kind of the record the slot before it found (a customer for a customer)."""
+        """A make unit that makes the kind of the record the slot before it found (a customer for a customer),
+        in a service of another kind (two task boards are both "our task board" to the person)."""
         before = next(reversed(drawn.units.values()), None)
-        return before is not None and self._head(unit) == self._head(before) \
+        return before is not None and self._head(unit) == self._head(before) and unit.card != before.card \
             and self._head(unit) in self.nouns.get("records", frozenset())
 
 
