@@ -607,3 +607,16 @@ def test_a_write_answers_the_record_it_made_under_the_key_its_answers_named_it()
         calls.append(obs)
     rule, _ = induce(create, calls)
     assert rule.answer == "{'event_id': made_key, **made}", rule.answer
+
+
+def test_an_argument_that_must_be_the_folder_the_state_names() -> None:
+    add = _tool("git_add", {"repo_path": {"type": "string"}, "files": {"type": "array", "items": {"type": "string"}}},
+                ["repo_path", "files"])
+    state: dict[str, Any] = {"repo": "/scratch/git/repo", "index": {}}
+    calls = [_obs(add, {"repo_path": "/scratch/git/repo", "files": [f]}, state) for f in ("a", "b", "c")]
+    calls += [_obs(add, {"repo_path": p, "files": ["a"]}, state, error=("business", f"{p} is outside the repository"))
+              for p in ("/tmp/q3", "/home/x", "/scratch/git")]
+    rule, _ = induce(add, calls)
+    moved = {"repo": "/elsewhere/repo", "index": {}}
+    assert run_on(rule, _obs(add, {"repo_path": "/elsewhere/repo", "files": ["z"]}, moved))[0] == "ok", rule.check
+    assert run_on(rule, _obs(add, {"repo_path": "/scratch/git/repo", "files": ["z"]}, moved))[0] == "business"

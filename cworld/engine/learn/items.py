@@ -123,12 +123,18 @@ def _mine(records: list[dict[str, Any]], me: Any) -> str | None:
 
 
 def path_atoms(props: dict[str, Any], calls: list[Any]) -> list[str]:
-    """For an argument that names records by a path under a folder the state names (a file under the
+    """For an argument that is always the folder the state names (a repository's path): it is another one.
+    For an argument that names records by a path under a folder the state names (a file under the
     allowed folder): the path is outside that folder, is the folder, names a record of a collection (a
     folder where a file is wanted), names none, or lies in a record that is no folder (a file's path)."""
     out: list[str] = []
     state = next((o.before for o in calls if o.before is not None), None)
+    oks = [o for o in calls if o.verdict == "ok" and o.before is not None]
     for name in props:
+        for top, value in (state or {}).items():  # the one folder the service works in (a repository)
+            if isinstance(value, str) and value.startswith("/") and top.isidentifier() and oks and \
+                    all(o.args.get(name) == o.before.get(top) for o in oks):
+                out.append(f"{arg(name)} is not None and str({arg(name)}) != {top}")
         forms = {f for o in calls for f in key_forms(name, o.args.get(name), o.before)[1:]}
         for form in sorted(forms):
             top = form.split(".removeprefix(")[1].split(" + ")[0]
