@@ -157,3 +157,24 @@ def test_sorted_and_field_indexes_read_column_by_column_equal_the_sort(reverse: 
                 entries = list(sort.groups[(group,)])
                 read = [e[-1] for e in (reversed(entries) if reverse else entries)]
                 assert read == sorted(mine, key=key, reverse=reverse)
+
+
+def test_a_count_reads_a_sorted_index_of_the_same_fields() -> None:
+    """With no field index built, a count comes off the sorted index's group of the same fields, and stays
+    true through writes and undos."""
+    session = SandboxSession(0, [Rows])
+    rows = {f"r{i}": {"id": f"r{i}", "kind": "ab"[i % 2], "text": f"word{i % 7}"} for i in range(40)}
+    session.state["rows"] = {"rows": rows}
+    app = session.app("rows")
+    rng = random.Random(5)
+    for step in range(60):
+        assert len(app.ordered("rows", ("text",), kind="a")) == len(_walk(rows, "a"))
+        assert app.count("rows", kind="a") == len(_walk(rows, "a"))
+        cp = session.begin_write("rows")
+        view = app.state["rows"]
+        key = f"r{rng.randrange(50)}"
+        view[key] = {"id": key, "kind": rng.choice("ab"), "text": f"word{step}"}
+        if rng.random() < 0.3:
+            session.undo_write(cp)
+        session.end_write(cp)
+    assert not session.indexes._of[("rows", "rows")].fields, "the counts read the sorted index"

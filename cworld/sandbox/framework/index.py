@@ -522,10 +522,15 @@ class Indexes:
                     return len(sort.groups.get(having[1], ()))
             derived = index.deriving(having[0]).postings.by_value
             return None if _ODD in derived else len(derived.get(having[1], ()))
-        fields = index.field(tuple(sorted(equal)))
+        names, values = tuple(sorted(equal)), tuple(equal[f] for f in sorted(equal))
+        if names not in index.fields:
+            for (grouping, _, _), sort in index.sorts.items():  # a sorted index of the same fields knows it too
+                if grouping == names and not sort.unordered:
+                    return len(sort.groups.get(values, ()))
+        fields = index.field(names)
         if fields.odd():
             return None
-        return len(fields.hits(tuple(equal[f] for f in sorted(equal))))
+        return len(fields.hits(values))
 
     def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: SortBy,
                 reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any],
