@@ -101,6 +101,12 @@ class DocsTools(SandboxApp):
         chunk, meta = paginate(recs, page, page_size)
         return DocumentPage(documents=[self._info(d) for d in chunk], **meta)
 
+    def _shelf(self, folder_id: str | None, include_trashed: bool) -> Sequence[dict[str, Any]]:
+        """The documents you can open in a folder (None: any), most recently updated first, trashed ones when
+        asked: one sorted index serves the document lists and the folders' counts (its window's length)."""
+        shelves = [(self.state["me"], folder_id, trashed) for trashed in ((False, True) if include_trashed else (False,))]
+        return self.ordered("documents", ("updated_at", "id"), reverse=True, having=(_shelves, shelves))
+
     # --- people and folders --------------------------------------------------------------
     @tool(read_only=True)
     def find_people(self, query: PeopleQuery = "", page: OpenPage = 1, page_size: OpenPageSize = 10) -> PersonPage:
@@ -111,9 +117,7 @@ class DocsTools(SandboxApp):
     def list_folders(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> FolderList:
         """Your folders and how many documents each holds (20 a page by default)."""
         chunk, meta = paginate_in_order(self.state["folders"].values(), page, page_size)
-        me = self.state["me"]
-        return FolderList(folders=[Folder(folder_id=f["id"], name=f["name"],
-                                          documents=self.count_having("documents", _shelves, (me, f["id"], False)))
+        return FolderList(folders=[Folder(folder_id=f["id"], name=f["name"], documents=len(self._shelf(f["id"], False)))
                                    for f in chunk], **meta)
 
     @tool(read_only=False)
@@ -137,9 +141,7 @@ class DocsTools(SandboxApp):
         """Documents you can see, most recently updated first (titles can repeat: check folder and version)."""
         if folder_id is not None:
             self._folder(folder_id)
-        shelves = [(self.state["me"], folder_id, trashed) for trashed in ((False, True) if include_trashed else (False,))]
-        return self._page(self.ordered("documents", ("updated_at", "id"), reverse=True, having=(_shelves, shelves)),
-                          page, page_size)
+        return self._page(self._shelf(folder_id, include_trashed), page, page_size)
 
     @tool(read_only=True)
     def search_documents(
