@@ -768,8 +768,8 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
             tallies.setdefault(episode.server, Tally()).add(score(episode, rep))
             for call, sim in zip(episode.calls, rep.results, strict=True):
                 if not call.result.is_error:
-                    for key in (episode.server, "ALL"):
-                        pair = answers.setdefault(key, [0, 0])
+                    for where in (episode.server, "ALL"):  # not `key`: that names the engine in the JSON
+                        pair = answers.setdefault(where, [0, 0])
                         pair[0] += same_answer(episode, call.result, sim, rep.ids)
                         pair[1] += 1
         tallies["ALL"] = sum(tallies.values(), Tally())
