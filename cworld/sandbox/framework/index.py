@@ -38,10 +38,11 @@ _NOTHING = SortedList()
 _ODD = object()
 
 
-def _read(record: dict[str, Any], field: str) -> Any:
-    """`record[field]`, a dotted field read inside (`from.name`); None when it is not there."""
+def _read(record: dict[str, Any], path: tuple[str, ...]) -> Any:
+    """`record[field]` for a field's path (`from.name`: ("from", "name")), read inside; None when it is not
+    there."""
     value: Any = record
-    for part in field.split("."):
+    for part in path:
         value = value.get(part) if type(value) is dict else None
     return value
 
@@ -341,9 +342,10 @@ class TextIndex:
 
     def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
         self.fields = fields
+        paths = [tuple(f.split(".")) for f in fields]  # split once, not once a record
         self._read: Callable[[dict[str, Any]], tuple[Any, ...]] = (
             _reader(fields, None) if not any("." in f for f in fields)
-            else lambda record: tuple([_read(record, f) for f in fields]))
+            else lambda record: tuple([_read(record, path) for path in paths]))
         self.texts: dict[Any, str | None] = {}
         refile = self.refile
         for key, record in raw.items():
