@@ -62,3 +62,13 @@ def test_every_tool_left_out_says_why(space: ActionSpace) -> None:
     assert set(space.left_out.values()) <= {"simulated", "never", "list_no_kind", "list_not_kind", "thin_kind",
                                             "names_no_record", "id_not_kind", "needs_value", "make_no_text",
                                             "unnamed_or_keys"}
+
+
+def test_a_name_with_its_verb_last_still_says_what_it_makes() -> None:
+    from cworld.data_model import ToolSpec
+    from cworld.synth.offline.action_space import noun_of
+
+    assert noun_of(ToolSpec(server="boondmanager-mcp-server", name="boond_contacts_create"), None) == "contact"
+    assert noun_of(ToolSpec(server="ahdev-dokploy-mcp", name="project-create"), None) == "project"
+    assert noun_of(ToolSpec(server="x", name="create_voice_agent"), None) == "voice agent"
+    assert noun_of(ToolSpec(server="x", name="create_voice_agent"), "agent") == "agent"

@@ -311,16 +311,21 @@ def when_args(tool: ToolSpec) -> list[str]:
 
 
 def noun_of(tool: ToolSpec, kind: str | None) -> str:
-    """What the tool's name calls its record (`create_voice_agent` -> voice agent), else the world kind."""
+    """What the tool's name calls its record (`create_voice_agent` -> voice agent; a name that puts the verb
+    last, `boond_contacts_create`, the words before it but the server's prefix), else the world kind."""
     from cworld.engine.cards.operations import verb_kind
 
+    if kind:
+        return kind.replace("_", " ")
     words = name_tokens(tool.name)
     verb = next((i for i, w in enumerate(words) if verb_kind(w) is not None), None)
     nouns = [w for i, w in enumerate(words) if verb is not None and i > verb and len(w) > 1]
     while nouns and nouns[0] in _STOP:
         nouns.pop(0)
-    if kind:
-        return kind.replace("_", " ")
+    if not nouns and verb is not None:
+        server = name_tokens(tool.server)  # `boond_` of boondmanager is the server's prefix, no noun
+        nouns = [w for w in words[:verb] if len(w) > 1 and w not in _STOP
+                 and not any(s.startswith(w) or w.startswith(s) for s in server)][-2:]
     return " ".join(singular_word(w) for w in nouns[:3]) if nouns else ""
 
 
