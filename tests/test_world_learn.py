@@ -620,3 +620,33 @@ def test_an_argument_that_must_be_the_folder_the_state_names() -> None:
     moved = {"repo": "/elsewhere/repo", "index": {}}
     assert run_on(rule, _obs(add, {"repo_path": "/elsewhere/repo", "files": ["z"]}, moved))[0] == "ok", rule.check
     assert run_on(rule, _obs(add, {"repo_path": "/scratch/git/repo", "files": ["z"]}, moved))[0] == "business"
+
+
+def test_an_edit_whose_text_the_file_does_not_hold_is_refused() -> None:
+    edit = _tool("edit_file", {"path": {"type": "string"}, "edits": {"type": "array", "items": {"type": "object"}}},
+                 ["path", "edits"])
+    state: dict[str, Any] = {"root": "/r", "files": {f"f{i}.txt": {"content": f"line one {i}\nline two"} for i in range(6)}}
+    calls = [_obs(edit, {"path": f"/r/f{i}.txt", "edits": [{"oldText": "line two ", "newText": "x"}]}, state)
+             for i in range(4)]
+    calls += [_obs(edit, {"path": f"/r/f{i}.txt", "edits": [{"oldText": w, "newText": "y"}]}, state,
+                   error=("business", f"Could not find exact match for edit:\n{w}")) for i, w in ((4, "zzz"), (5, "qq"), (1, "nope"))]
+    rule, _ = induce(edit, calls)
+    fresh = {"root": "/r", "files": {"g.txt": {"content": "alpha beta"}}}
+    assert run_on(rule, _obs(edit, {"path": "/r/g.txt", "edits": [{"oldText": "gamma", "newText": ""}]}, fresh))[0] == "business"
+    assert run_on(rule, _obs(edit, {"path": "/r/g.txt", "edits": [{"oldText": " beta", "newText": ""}]}, fresh))[0] == "ok"
+
+
+def test_a_check_on_an_argument_is_shared_with_the_servers_other_tools() -> None:
+    from cworld.engine.learn.learner import learn_server
+    from cworld.engine.learn.traffic import Traffic
+
+    write = _tool("write_file", {"path": {"type": "string"}}, ["path"])
+    mkdir = _tool("create_directory", {"path": {"type": "string"}}, ["path"])
+    state: dict[str, Any] = {"root": "/r", "files": {}}
+    calls = [_obs(write, {"path": f"/r/a{i}.txt"}, state) for i in range(3)]
+    calls += [_obs(write, {"path": p}, state, error=("business", "Access denied")) for p in ("/etc/x", "/home/y", "/z")]
+    calls += [_obs(mkdir, {"path": f"/r/d{i}"}, state) for i in range(3)]
+    learned = learn_server(Traffic("fs", [write, mkdir], calls), lambda tool: None)
+    made = next(t for t in learned.tools if t.tool == "create_directory").rule
+    assert made is not None and run_on(made, _obs(mkdir, {"path": "/etc/hosts"}, state))[0] == "business", made
+    assert run_on(made, _obs(mkdir, {"path": "/r/new"}, state))[0] == "ok"

@@ -12,7 +12,13 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.learn.diff import collections, records
-from cworld.engine.learn.items import list_item_atoms, overlap_atoms, path_atoms, shared_item_atoms
+from cworld.engine.learn.items import (
+    item_text_atoms,
+    list_item_atoms,
+    overlap_atoms,
+    path_atoms,
+    shared_item_atoms,
+)
 from cworld.engine.learn.scope import MISSING, Scope, arg, field_of, key_forms
 from cworld.engine.learn.traffic import Observation
 from cworld.values import parse_time
@@ -205,6 +211,7 @@ def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], fo
     looped = [*list_item_atoms(props, calls, scopes), *shared_item_atoms(props, calls, scopes),
               *overlap_atoms(props, calls, scopes), *path_atoms(props, calls)]
     out += [Atom("fail", e) for e in looped]
+    out += [Atom("fail", e, b) for b in found for e in item_text_atoms(props, calls, scopes, b.name)]
     records_in: list[tuple[str, Binding | None]] = [(b.name, b) for b in found]
     records_in += [(r, None) for r in _singletons(calls)]
     for name, binding in records_in:
@@ -403,7 +410,7 @@ def _format_atoms(a: str, accepted: list[str]) -> list[str]:
     if all(parse_time(v) is not None for v in accepted):
         out.append(f"{arg(a)} is not None and parse_time({arg(a)}) is None")
     shapes = sorted({shape(v) for v in accepted})
-    if len(shapes) <= _MAX_SHAPES and all(r"\d" in s for s in shapes):
+    if len(shapes) <= _MAX_SHAPES and all(r"\d" in s for s in shapes) and not any("/" in v for v in accepted):
         pattern = "(?:" + "|".join(shapes) + r")\Z"
         out.append(f"{arg(a)} is not None and not re_match({pattern!r}, str({arg(a)}))")
     exact = exact_shape(accepted)
@@ -417,6 +424,8 @@ def exact_shape(values: list[str]) -> str | None:
     """The one form every value has, closer than `shape`: a letter run all of them share kept as it is, a
     digit run of one length counted (`htl_029`, `htl_112` -> `htl_\d{3}`, where `hotel_4618` is no hotel
     id); None when their runs differ."""
+    if any("/" in v or " " in v or len(v) > 40 for v in values):  # a path or a text: no id, its form says little
+        return None
     split = [re.findall(r"\d+|[A-Za-z]+|.", v, flags=re.S) for v in values]
     if not split or len({len(p) for p in split}) != 1:
         return None

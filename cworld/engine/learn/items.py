@@ -32,6 +32,26 @@ def list_item_atoms(props: dict[str, Any], calls: list[Any], scopes: dict[int, S
     return out
 
 
+def item_text_atoms(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope], record: str) -> list[str]:
+    """An item of a list argument whose text is not in a found record's text (an edit whose `oldText` the
+    file does not hold)."""
+    out: list[str] = []
+    for name in props:
+        items = [i for o in calls if isinstance(o.args.get(name), list) for i in o.args[name] if isinstance(i, dict)]
+        texts = sorted({k for i in items for k, v in i.items() if isinstance(k, str) and isinstance(v, str)})
+        if texts:
+            fields = sorted({f for o in calls for f, v in _bound(scopes[id(o)], record).items()
+                             if isinstance(f, str) and isinstance(v, str)})
+            out += [f"{record} is not None and any(str(i.get({k!r})).strip() not in str({record}.get({f!r}) or '') "
+                    f"for i in ({arg(name)} or []))" for k in texts for f in fields]
+    return out
+
+
+def _bound(scope: Scope, name: str) -> dict[str, Any]:
+    value = scope.bound(name)
+    return value if isinstance(value, dict) else {}
+
+
 def shared_item_atoms(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope]) -> list[str]:
     """A record of a collection whose field equals a string argument and whose list field holds an item of
     a list argument (a traveller already flying that flight), of any status or of one status."""

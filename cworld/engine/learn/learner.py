@@ -5,6 +5,7 @@ engine already had (the card's family rule, the inferred one) is not proposed: t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -199,4 +200,35 @@ def learn_server(traffic: Traffic, base: Callable[[ToolSpec], Rule | None], *, e
     for tool in traffic.tools:
         calls = traffic.of(tool.name)
         tools.append(learn_tool(tool, calls, base(tool), every=every, context=context, drafter=drafter, hints=hints))
+    _share_checks(traffic, tools)
     return ServerLearning(traffic.server, tools, len(traffic.calls))
+
+
+def _share_checks(traffic: Traffic, tools: list[ToolLearning]) -> None:
+    """An argument name means the same on every tool of a server: a check on the arguments and the state
+    alone that a sibling tool learned (a path outside the allowed folder) is put first in a tool's rule that
+    takes those arguments, where its calls replay at least as well (the traffic may never have sent this tool
+    such a path)."""
+    learned = [(t, t.rule) for t in tools if t.rule is not None and t.source in ("traffic", "model")]
+    shared = [(t.tool, c) for t, rule in learned for c in rule.check if c.fail is not None and _on_args(c.fail, rule)]
+    by_name = {t.name: t for t in traffic.tools}
+    for t, rule in learned:
+        props = set((by_name[t.tool].input_schema or {}).get("properties") or {})
+        calls = traffic.of(t.tool)
+        have = {c.fail for c in rule.check}
+        for source, check in shared:
+            names = set(re.findall(r"args\['(\w+)'\]", check.fail or ""))
+            if source == t.tool or check.fail in have or not names or not names <= props:
+                continue
+            trial = rule.model_copy(update={"check": [check, *rule.check]})
+            tried = agreement(trial, calls)
+            if tried.score >= t.final.score:
+                t.rule, t.final, rule = trial, tried, trial
+                t.support[f"check from {source}"] = 0
+                have.add(check.fail)
+
+
+def _on_args(expr: str, rule: Rule) -> bool:
+    """The condition names no record the rule's own steps bind (only arguments and the state)."""
+    bound = {c.find for c in rule.check if c.find} | {k for c in rule.check for k in (c.let or {})}
+    return not any(re.search(rf"\b{re.escape(b)}\b", expr) for b in bound)
