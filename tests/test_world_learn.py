@@ -650,3 +650,21 @@ def test_a_check_on_an_argument_is_shared_with_the_servers_other_tools() -> None
     made = next(t for t in learned.tools if t.tool == "create_directory").rule
     assert made is not None and run_on(made, _obs(mkdir, {"path": "/etc/hosts"}, state))[0] == "business", made
     assert run_on(made, _obs(mkdir, {"path": "/r/new"}, state))[0] == "ok"
+
+
+def test_a_moved_file_keeps_the_content_of_the_one_it_was_when_most_moves_were_of_files() -> None:
+    move = _tool("move_file", {"source": {"type": "string"}, "destination": {"type": "string"}}, ["source", "destination"])
+    base: dict[str, Any] = {"root": "/r", "files": {f"f{i}.txt": {"content": f"text {i}"} for i in range(5)},
+                            "directories": {"d": {"parent": ""}}}
+    calls = []
+    for i in range(4):
+        after = copy.deepcopy(base)
+        after["files"][f"g{i}.txt"] = after["files"].pop(f"f{i}.txt")
+        calls.append(_obs(move, {"source": f"/r/f{i}.txt", "destination": f"/r/g{i}.txt"}, base, after))
+    after = copy.deepcopy(base)
+    after["directories"]["e"] = after["directories"].pop("d")
+    calls.append(_obs(move, {"source": "/r/d", "destination": "/r/e"}, base, after))
+    rule, _ = induce(move, calls)
+    state = {"root": "/r", "files": {"x.md": {"content": "moved text"}}, "directories": {}}
+    verdict, end = run_on(rule, _obs(move, {"source": "/r/x.md", "destination": "/r/y.md"}, state))
+    assert verdict == "ok" and end["files"] == {"y.md": {"content": "moved text"}}, rule.do

@@ -141,12 +141,14 @@ def bindings(tool: ToolSpec, oks: list[Observation], scopes: dict[int, Scope],
         for form in key_forms(name, given[0].args[name], states[0]):
             for coll in colls:
                 held = [o for o in given if _has(scopes[id(o)], coll, scopes[id(o)].value(form))]
-                if len(held) == len(given) and len(held) > support:
+                if len(held) > support:
                     best, support, key = coll, len(held), form
-        if best is not None:
-            record = _record_name(name, names | set(props))
+        record = _record_name(name, names | set(props))
+        if best is not None and support == len(given):
             out.append(Binding(record, name, best, f"{best}.get({key})", optional=name not in required,
                                key=None if key == f"str({arg(name)})" else key))
+        elif best is not None and support * 2 >= len(given):  # most calls named one (a file; else a folder)
+            out.append(Binding(record, None, best, f"({best}.get({key}) or {{}})"))
     out += _referenced(out, oks, scopes, colls)
     me = states[0].get("me")
     if isinstance(me, str) and oks:

@@ -59,7 +59,7 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
         for change in changes(o.before, o.after):
             if (id(o), "/".join((*change.path, change.key))) not in explained:
                 _collect(change, o, scope, names, slots)
-    made = {key: _effect(slot, oks, scopes) for key, slot in slots.items()}
+    made = {key: _effect(slot, oks, scopes, names) for key, slot in slots.items()}
     out = []
     for key, effect in made.items():
         moved = made.get(("add", *key[1:]))
@@ -425,7 +425,7 @@ def _value_expr(expr: str, target: str, name: str) -> str:
     return expr
 
 
-def _effect(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> LearnedEffect | None:
+def _effect(slot: Slot, oks: list[Observation], scopes: dict[int, Scope], names: list[str]) -> LearnedEffect | None:
     n = len(slot.calls)
     if slot.kind == "create":
         record = {}
@@ -447,7 +447,7 @@ def _effect(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> Lea
         spec = {slot.kind: slot.target}
         spec.update({"key": slot.key_expr, "value": value} if slot.key_expr else {"to": {slot.name: value}})
         effect = Effect.model_validate(spec)
-    guard = _guard(slot, oks, scopes)
+    guard = _guard(slot, oks, scopes, names)
     if guard == "never":
         return None
     if guard:
@@ -460,7 +460,7 @@ def _names(effect: Effect) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
-def _guard(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> str | None:
+def _guard(slot: Slot, oks: list[Observation], scopes: dict[int, Scope], names: list[str]) -> str | None:
     """None when the change happened in (nearly) every accepted call whose target exists; else the argument
     condition that was given exactly when it happened; `never` when it happened in too few."""
     happened = {id(o) for o in slot.calls}
@@ -472,6 +472,9 @@ def _guard(slot: Slot, oks: list[Observation], scopes: dict[int, Scope]) -> str 
         fresh = f"{slot.key_expr} not in {slot.target}"
         if all(scopes[id(o)].holds(fresh) for o in slot.calls) and not any(scopes[id(o)].holds(fresh) for o in others):
             return fresh
+    for name in names:  # a record the call named was there exactly then (a file moved, not a folder)
+        if all(scopes[id(o)].holds(name) for o in slot.calls) and not any(scopes[id(o)].holds(name) for o in others):
+            return name
     given = [name for name in (slot.calls[0].tool.input_schema or {}).get("properties") or {}]
     for name in given:
         cond = f"{arg(name)} is not None"
