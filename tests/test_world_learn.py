@@ -668,3 +668,23 @@ def test_a_moved_file_keeps_the_content_of_the_one_it_was_when_most_moves_were_o
     state = {"root": "/r", "files": {"x.md": {"content": "moved text"}}, "directories": {}}
     verdict, end = run_on(rule, _obs(move, {"source": "/r/x.md", "destination": "/r/y.md"}, state))
     assert verdict == "ok" and end["files"] == {"y.md": {"content": "moved text"}}, rule.do
+
+
+def test_a_files_edits_are_replaced_in_order_and_its_size_follows_its_content() -> None:
+    edit = _tool("edit_file", {"path": {"type": "string"}, "edits": {"type": "array", "items": {"type": "object"}}},
+                 ["path", "edits"])
+    base: dict[str, Any] = {"root": "/r", "files": {f"f{i}.txt": {"content": f"one {i}\ntwo\n", "size": 8} for i in range(4)}}
+    calls = []
+    for i, edits in enumerate(([("two", "2")], [("one 1", "uno"), ("two", "dos")], [("two", "")], [(" two ", "zwei")])):
+        after = copy.deepcopy(base)
+        text = after["files"][f"f{i}.txt"]["content"]
+        for old, new in edits:
+            text = text.replace(old, new, 1) if old in text else text.replace(old.strip(), new.strip(), 1)
+        after["files"][f"f{i}.txt"].update(content=text, size=len(text))
+        calls.append(_obs(edit, {"path": f"/r/f{i}.txt", "edits": [{"oldText": a, "newText": b} for a, b in edits]},
+                          base, after))
+    rule, _ = induce(edit, calls)
+    state = {"root": "/r", "files": {"n.md": {"content": "alpha beta gamma", "size": 16}}}
+    verdict, end = run_on(rule, _obs(edit, {"path": "/r/n.md", "edits": [{"oldText": "beta", "newText": "B"},
+                                                                         {"oldText": "gamma", "newText": "G!"}]}, state))
+    assert verdict == "ok" and end["files"]["n.md"] == {"content": "alpha B G!", "size": 10}, rule.do

@@ -16,6 +16,7 @@ from cworld.engine.learn.diff import Change, changes, collections, is_map
 from cworld.engine.learn.loops import learn_loops
 from cworld.engine.learn.scope import MISSING, Scope, arg, key_forms
 from cworld.engine.learn.traffic import Observation
+from cworld.engine.rules.expr import replaced
 from cworld.engine.rules.spec import Effect
 from cworld.values import parse_time
 
@@ -157,7 +158,8 @@ def _collect(change: Change, o: Observation, scope: Scope, names: list[str], slo
         slot.options.append(explain(new[-1], None, scope, names))
     slot = slots.setdefault(("set", target, name or key_expr or ""), Slot("set", target, name, key_expr=key_expr))
     slot.calls.append(o)
-    slot.options.append(explain(new, old, scope, names))
+    after = _at(o.after or {}, change.path)
+    slot.options.append(explain(new, old, scope, names) + (_lengths(new, after) if name else []))
 
 
 def _named_by_argument(change: Change, o: Observation) -> bool:
@@ -165,6 +167,14 @@ def _named_by_argument(change: Change, o: Observation) -> bool:
     argument's value, and a number moved there."""
     return isinstance(change.new, int | float) and not isinstance(change.new, bool) and any(
         isinstance(v, str) and v == change.key for v in o.arguments.values())
+
+
+def _at(state: dict[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at a change's path in a state (the record after the call)."""
+    value: Any = state
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def _is_id(key: str) -> bool:
@@ -248,6 +258,7 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
         out += _prefixed(value, scope, names)
     if isinstance(old, bool) and isinstance(value, bool) and old != value:
         out.append("not_old")
+    out += _edited(value, old, scope)
     out += _removed(value, old, scope, names)
     if isinstance(value, list) and value and not out:
         out += _looked_up(value, scope)
@@ -283,6 +294,32 @@ def _derived(value: Any, given: Any, name: str, scope: Scope) -> list[str]:
         folder = f"{form}.rpartition('/')[0]"
         out += [folder] if scope.value(folder) == value else []
     return out
+
+
+def _edited(value: Any, old: Any, scope: Scope) -> list[str]:
+    """A text changed by the (old, new) pairs of a list argument's items, in order (a file's edits):
+    `edit:ARG:OLD_FIELD:NEW_FIELD`, written over the target's field once it is known."""
+    if not isinstance(value, str) or not isinstance(old, str) or value == old:
+        return []
+    out = []
+    for name, given in scope.obs.args.items():
+        items = [i for i in given if isinstance(i, dict)] if isinstance(given, list) else []
+        if not items or len(items) != len(given):
+            continue
+        fields = sorted({k for i in items for k, v in i.items() if isinstance(k, str) and isinstance(v, str)})
+        for a in fields:
+            for b in fields:
+                if a != b and replaced(old, [(i.get(a), i.get(b)) for i in items]) == value:
+                    out.append(f"edit:{name}:{a}:{b}")
+    return out
+
+
+def _lengths(value: Any, record: Any) -> list[str]:
+    """A number that is the length of a text field of the record after the call (a file's size after its
+    content changed): `length:FIELD`, read once the earlier effects have run."""
+    if not isinstance(value, int) or isinstance(value, bool) or not isinstance(record, dict):
+        return []
+    return [f"length:{f}" for f, v in record.items() if isinstance(f, str) and isinstance(v, str) and len(v) == value]
 
 
 def _normalized(value: Any, given: Any, name: str) -> list[str]:
@@ -422,6 +459,11 @@ def _value_expr(expr: str, target: str, name: str) -> str:
     if expr.startswith("fresh:"):
         _, prefix, length = expr.split(":")
         return f"{prefix!r} + secret(seed, now, server_ids, length={length})"
+    if expr.startswith("edit:"):
+        _, given, a, b = expr.split(":")
+        return (f"replaced({target}.get({name!r}), [(i.get({a!r}), i.get({b!r})) for i in ({arg(given)} or [])])")
+    if expr.startswith("length:"):
+        return f"len(str({target}.get({expr.split(':', 1)[1]!r}) or ''))"
     return expr
 
 

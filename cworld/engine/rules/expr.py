@@ -77,6 +77,19 @@ def close_match(name: Any, candidates: Any) -> str | None:
     return found[0] if found else None
 
 
+def replaced(text: Any, pairs: Any) -> str:
+    """`text` with each (old, new) pair replaced once, in order (an edit list); an old text written with
+    other surrounding space than the text has is matched without it (and its new text likewise)."""
+    out = str(text or "")
+    for old, new in pairs or []:
+        old, new = str(old), str(new)
+        if old and old in out:
+            out = out.replace(old, new, 1)
+        elif old.strip() and old.strip() in out:
+            out = out.replace(old.strip(), new.strip(), 1)
+    return out
+
+
 def next_key(collection: dict[str, Any], prefix: str) -> str:
     n = len(collection) + 1
     while f"{prefix}_{n:04d}" in collection:
@@ -90,7 +103,7 @@ FUNCTIONS: dict[str, Any] = {
     "matches": matches, "words": words, "norm": norm, "secret": secret, "later": later, "before": before,
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
-    "reversed": reversed, "tuple": tuple, "isinstance": isinstance,
+    "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced,
 }
 
 
