@@ -688,3 +688,19 @@ def test_a_files_edits_are_replaced_in_order_and_its_size_follows_its_content() 
     verdict, end = run_on(rule, _obs(edit, {"path": "/r/n.md", "edits": [{"oldText": "beta", "newText": "B"},
                                                                          {"oldText": "gamma", "newText": "G!"}]}, state))
     assert verdict == "ok" and end["files"]["n.md"] == {"content": "alpha B G!", "size": 10}, rule.do
+
+
+def test_observations_added_to_the_records_a_list_arguments_items_name() -> None:
+    item = {"type": "object", "properties": {"entityName": {"type": "string"}, "contents": {"type": "array"}}}
+    add = _tool("add_observations", {"observations": {"type": "array", "items": item}}, ["observations"])
+    base: dict[str, Any] = {"entities": {n: {"name": n, "observations": ["old"]} for n in ("Ada", "Bob", "Cy")}}
+    calls = []
+    for batch in ((("Ada", ["x", "old"]),), (("Bob", ["y"]), ("Cy", ["z", "w"])), (("Cy", ["q"]),)):
+        after = copy.deepcopy(base)
+        for name, contents in batch:
+            had = after["entities"][name]["observations"]
+            after["entities"][name]["observations"] = had + [c for c in contents if c not in had]
+        calls.append(_obs(add, {"observations": [{"entityName": n, "contents": c} for n, c in batch]}, base, after))
+    rule, _ = induce(add, calls)
+    verdict, end = run_on(rule, _obs(add, {"observations": [{"entityName": "Bob", "contents": ["old", "new"]}]}, base))
+    assert verdict == "ok" and end["entities"]["Bob"]["observations"] == ["old", "new"], rule.do

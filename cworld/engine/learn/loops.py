@@ -62,7 +62,60 @@ def learn_loops(oks: list[Observation], scopes: dict[int, Scope]) -> tuple[list[
                 for name, value in (change.new or {}).items() if kind == "create" else ():
                     loop.fields.setdefault(str(name), Counter()).update(_item_value(value, item))
     out = [_effect(loop) for loop in loops.values() if len(loop.calls) >= 2]
-    return [e for e in out if e is not None], explained
+    lists, touched = _list_loops(oks)
+    return [e for e in out if e is not None] + lists, explained | touched
+
+
+def _list_loops(oks: list[Observation]) -> tuple[list[LoopEffect], set[tuple[int, str]]]:
+    """A list field of the records a list argument's items name (by a field of theirs) that gained the
+    item's values it lacked, or lost the item's values (observations added to, or removed from, entities)."""
+    votes: dict[tuple[str, str, str, str, str, str], list[Observation]] = {}
+    touched: set[tuple[int, str]] = set()
+    for o in oks:
+        if o.before is None or o.after is None:
+            continue
+        for c in changes(o.before, o.after):
+            if c.kind != "set" or len(c.path) != 1 or not isinstance(c.old, dict) or not isinstance(c.new, dict):
+                continue
+            for form in _list_forms(o, c):
+                votes.setdefault((c.path[0], *form), []).append(o)
+                touched.add((id(o), f"{c.path[0]}/{c.key}"))
+    out = []
+    for (coll, over, key, field_, given, how), calls in votes.items():
+        if len({id(o) for o in calls}) < 2:
+            continue
+        record = f"{coll}[str({ITEM}.get({key!r}))]"
+        had = f"({record}.get({field_!r}) or [])"
+        new = f"(item.get({given!r}) or [])"
+        value = (f"{had} + [v for v in {new} if v not in {had}]" if how == "add" else
+                 f"[v for v in {had} if v not in {new}]")
+        inner = {"set": record, "to": {field_: value}, "if": f"str({ITEM}.get({key!r})) in {coll}"}
+        effect = Effect.model_validate({"each": f"({arg(over)} or [])", "as": ITEM, "do": [inner]})
+        out.append(LoopEffect(effect, len(calls), {coll, "args"}))
+    return out, touched
+
+
+def _list_forms(o: Observation, c: Change) -> list[tuple[str, str, str, str, str]]:
+    """(argument, item key field, list field, item list field, add/remove) explaining a record's change."""
+    out = []
+    for name, given in o.args.items():
+        items = [i for i in given if isinstance(i, dict)] if isinstance(given, list) else []
+        for item in items:
+            for key, value in item.items():
+                if value != c.key:
+                    continue
+                for f, new in c.new.items():
+                    old = c.old.get(f)
+                    if not isinstance(new, list) or not isinstance(old, list) or new == old:
+                        continue
+                    for g, values in item.items():
+                        if not isinstance(values, list):
+                            continue
+                        if new == old + [v for v in values if v not in old]:
+                            out.append((name, key, f, g, "add"))
+                        elif new == [v for v in old if v not in values]:
+                            out.append((name, key, f, g, "remove"))
+    return out
 
 
 def _matched(o: Observation, made: list[Change]) -> tuple[str, str, list[tuple[Change, Any]]] | None:
