@@ -245,3 +245,22 @@ def test_the_shared_vocabulary_file_is_valid() -> None:
 
     words = shared_vocabulary(Path(ENV.category_cards) / "_vocabulary.yaml")
     assert {"event", "card", "device", "room", "channel", "invoice", "service"} <= set(words)
+
+
+def test_a_record_another_argument_names_is_found_by_listing_it() -> None:
+    """A note made in a list names the list: the draw takes the server's list read of lists for that argument
+    (`Drawn.scopes`), so the plan finds the list the request names instead of knowing its id."""
+    space = _Space(4)
+    for key, unit in list(space.units.items()):
+        if unit.tool.name == "create_note":
+            space.units[key] = replace(unit, refs={"list_id": "list"})
+        space.finders[(unit.server, "list")] = [ToolSpec(server=unit.server, name="list_lists", category="task_board")]
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "migrate"}
+    sampler = ShapeSampler(space, shapes, n_tasks=100, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    rng = random.Random(4)
+    notes = [d for d in (sampler.sample(rng)[1] for _ in range(12)) if d.units["copy"].tool.name == "create_note"]
+    assert notes
+    for drawn in notes:
+        scope = drawn.scopes["copy"]["list_id"]
+        assert scope.name == "list_lists" and scope.server == drawn.units["copy"].server
+        assert drawn.tools().index(scope.id) < drawn.tools().index(drawn.units["copy"].id)

@@ -61,17 +61,20 @@ class Shape:
 
 @dataclass
 class Drawn:
-    """A shape with a unit per slot (and each unit's finder, when its record kind has one)."""
+    """A shape with a unit per slot (and each unit's finder, when its record kind has one, and per other id
+    argument the finder of the record it names: `scopes`, slot -> argument -> list read)."""
 
     shape: Shape
     units: dict[str, Unit]
     finders: dict[str, ToolSpec] = field(default_factory=dict)
+    scopes: dict[str, dict[str, ToolSpec]] = field(default_factory=dict)
 
     def tools(self) -> list[str]:
         out: list[str] = []
         for slot in self.shape.slots:
             finder = self.finders.get(slot.name)
             out += [finder.id] if finder is not None else []
+            out += [t.id for t in self.scopes.get(slot.name, {}).values()]
             out += [self.units[slot.name].id]
         return list(dict.fromkeys(out))
 
@@ -176,8 +179,25 @@ class ShapeSampler:
             drawn.units[slot.name] = unit
             if finder is not None:
                 drawn.finders[slot.name] = finder
+            scopes = self._scopes(unit)
+            if scopes:
+                drawn.scopes[slot.name] = scopes
             servers[slot.name] = unit.server
         return drawn
+
+    def _scopes(self, unit: Unit) -> dict[str, ToolSpec]:
+        """Per id argument naming a record of another kind (the project a note goes in), the least tried open
+        list read of that kind whose ids the argument may take: the plan finds the record the request names
+        by listing, as a person's assistant would, instead of knowing its id."""
+        out: dict[str, ToolSpec] = {}
+        for arg, kind in unit.refs.items():
+            if kind == unit.kind:
+                continue
+            found = [t for t in self.space.finders.get((unit.server, kind)) or []
+                     if self.drawn[t.id] < self.cap and takes_kind(arg, unit.tool, listed_kind(t))]
+            if found:
+                out[arg] = min(found, key=lambda t: (self.tried[t.id] - self.kept[t.id], self.tried[t.id], t.id))
+        return out
 
     def _pick(self, slot: Slot, rng: random.Random, avoid: set[str], used: set[str], server: str | None,
               drawn: Drawn) -> tuple[Unit, ToolSpec | None] | None:

@@ -105,16 +105,16 @@ class ShapeDrafter:
         services = self.book.mapping("services")
         return services.get(unit.card) or self.book.text("unknown_service")
 
-    def listing(self, work: Work, slot: str) -> tuple[Step, str, list[dict[str, Any]]]:
-        """Run the finder of the slot's record kind: its step, the answer path of the list and its records
-        that have a name a person would say."""
+    def listing(self, work: Work, slot: str, scope: Any = None) -> tuple[Step, str, list[dict[str, Any]]]:
+        """Run the finder of the slot's record kind (or `scope`, the finder of a record another argument
+        names): its step, the answer path of the list and its records that have a name a person would say."""
         unit = work.unit(slot)
-        finder = unit.tool if unit.use == "find" and not unit.queries else work.drawn.finders.get(slot)
+        finder = scope or (unit.tool if unit.use == "find" and not unit.queries else work.drawn.finders.get(slot))
         if finder is None:
             raise BlockFailed(f"{unit.id}: its kind has no finder")
+        others = self._others(work, slot, unit, None) if finder is unit.tool else {}
         step = work.probe.new_step(finder)
-        if finder is unit.tool:
-            self._refs(work, slot, step, unit, None)
+        self._name_others(work, step, others)
         self._plain(step, finder, work, said=False)
         answer = work.probe.run(step)
         for path, items in _lists(answer):
@@ -122,7 +122,7 @@ class ShapeDrafter:
             if named:
                 self._mark(work, slot, step)
                 return step, path, named
-        raise BlockFailed(f"{finder.id} lists no {work.unit(slot).kind} with a name")
+        raise BlockFailed(f"{finder.id} lists no {'record' if scope else work.unit(slot).kind} with a name")
 
     def search(self, work: Work, slot: str) -> tuple[Named, Any]:
         """A find unit on its own: a search for a world record's name that must find it, or a list read
@@ -135,9 +135,10 @@ class ShapeDrafter:
             work.named.append(named)  # a fact of the scenario: the record the request names
             return named, record
         wanted = self.world_record(work, unit.server, unit.kind or "")
+        others = self._others(work, slot, unit, None)
         step = work.probe.new_step(unit.tool)
         step.plan.arguments[unit.queries[0]] = step.literals[unit.queries[0]] = wanted.label
-        self._refs(work, slot, step, unit, None)
+        self._name_others(work, step, others)
         self._plain(step, unit.tool, work, said=False)
         answer = work.probe.run(step)
         for path, items in _lists(answer):
@@ -178,6 +179,7 @@ class ShapeDrafter:
         """Call the slot's unit: its record `target`, the records its other ids name, the goal's `label` and
         `text`, plain values stated in the request; dates ordered and in the world's future."""
         unit = work.unit(slot)
+        others = self._others(work, slot, unit, target)  # their listings run before the unit's step
         step = work.probe.new_step(unit.tool)
         args = step.plan.arguments
         if unit.target is not None:
@@ -186,7 +188,7 @@ class ShapeDrafter:
             args[unit.target] = target.ref()
             _link(step, unit.target, target)
             work.named.append(target)
-        self._refs(work, slot, step, unit, target)
+        self._name_others(work, step, others)
         required = set((unit.tool.input_schema or {}).get("required") or [])
         if label is not None and unit.labels:
             for arg in [a for a in unit.labels if a in required] or unit.labels[:1]:
@@ -204,15 +206,27 @@ class ShapeDrafter:
         self._dictate(step, unit, work)
         return step, answer
 
-    def _refs(self, work: Work, slot: str, step: Step, unit: Unit, target: Named | None) -> None:
+    def _others(self, work: Work, slot: str, unit: Unit, target: Named | None) -> dict[str, Named]:
         """The records the unit's other id arguments name (where it acts: a card's list, the project a
-        listing is scoped to), each named in the request."""
+        listing is scoped to): found by listing their kind when the draw has a finder for it (`scopes`),
+        else the world's own, named in the request."""
+        out: dict[str, Named] = {}
         for arg, kind in unit.refs.items():
-            other = self.locate(work, slot, kind, unit.server) if kind != unit.kind or target is None else target
+            scope = work.drawn.scopes.get(slot, {}).get(arg)
+            if scope is not None and kind != unit.kind:
+                found, path, items = self.listing(work, slot, scope)
+                out[arg] = _named(kind, work.rng.choice(items), found.plan.id, path, unit.server)
+            else:
+                out[arg] = self.locate(work, slot, kind, unit.server) if kind != unit.kind or target is None \
+                    else target
+        return out
+
+    def _name_others(self, work: Work, step: Step, others: dict[str, Named]) -> None:
+        for arg, other in others.items():
             step.plan.arguments[arg] = other.ref()
             _link(step, arg, other)
             work.named.append(other)
-            work.said.append(self.book.text("where", entity=words_of(kind), value=other.label))
+            work.said.append(self.book.text("where", entity=words_of(other.entity), value=other.label))
 
     def _dictate(self, step: Step, unit: Unit, work: Work) -> None:
         """What a write's title and text say, as the person dictates it (resolved against what the earlier
