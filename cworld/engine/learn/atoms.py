@@ -15,6 +15,7 @@ from cworld.engine.learn.diff import collections, records
 from cworld.engine.learn.items import (
     item_text_atoms,
     list_item_atoms,
+    named_collections,
     overlap_atoms,
     path_atoms,
     shared_item_atoms,
@@ -267,18 +268,8 @@ def _token_paths(state: dict[str, Any], token: str, prefix: str = "", depth: int
 
 def _list_reference_atoms(props: dict[str, Any], calls: list[Observation], scopes: dict[int, Scope]) -> list[Atom]:
     """A list argument naming records (`attendee_ids`): one of its items is not in a collection."""
-    out: list[Atom] = []
-    state = next((o.before for o in calls if o.before is not None), None)
-    if not state:
-        return out
-    for name in props:
-        lists = [o for o in calls if o.verdict == "ok" and isinstance(o.args.get(name), list) and o.args.get(name)]
-        if not lists:
-            continue
-        for coll in collections(state):
-            if all(all(_has(scopes[id(o)], coll, v) for v in o.args[name]) for o in lists):
-                out.append(Atom("fail", f"any(str(v) not in {coll} for v in ({arg(name)} or []))"))
-    return out
+    return [Atom("fail", f"any(str(v) not in {coll} for v in ({arg(name)} or []))")
+            for name, coll in named_collections(props, calls, scopes)]
 
 
 def _values(calls: list[Observation], scopes: dict[int, Scope], expr: str) -> list[tuple[Observation, Any]]:

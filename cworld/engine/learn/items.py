@@ -19,7 +19,7 @@ def list_item_atoms(props: dict[str, Any], calls: list[Any], scopes: dict[int, S
     """For a list argument whose accepted items are all keys of one collection: one of the records it
     names lacks a field, or holds a time already past."""
     out: list[str] = []
-    for name, coll in _named_collections(props, calls, scopes):
+    for name, coll in named_collections(props, calls, scopes):
         item = f"({coll}.get(str(v)) or {{}})"
         fields = _fields(calls, scopes, name, coll)
         for f, values in fields.items():
@@ -170,7 +170,9 @@ def path_atoms(props: dict[str, Any], calls: list[Any]) -> list[str]:
     return out
 
 
-def _named_collections(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope]) -> list[tuple[str, str]]:
+def named_collections(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope]) -> list[tuple[str, str]]:
+    """(list argument, collection) where every item of every accepted call's list was a key of the collection
+    (`attendee_ids` -> people): the records a list argument names."""
     state = next((o.before for o in calls if o.before is not None), None)
     if not state:
         return []
