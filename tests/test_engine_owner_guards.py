@@ -1,5 +1,6 @@
 """Who may change a record (issue 33, card families written for the category): only a document's owner deletes
-it (the documents card), only an event's organizer changes it (the calendar card), where the world points at
+it (the documents card), only an event's organizer changes it (the calendar card), only a message's author edits or
+deletes it (the messaging card), where the world points at
 the signed-in user (`me`). The check comes right after the record is found, before what it holds is checked
 (a permission before "not an attendee"). The services here are written for the test."""
 
@@ -43,6 +44,26 @@ def test_only_the_organizer_changes_an_event_and_that_is_checked_first() -> None
     assert not call("update_event", event_id="evt_1", title="New").is_error
     assert call("remove_attendee", event_id="evt_2", person_id="p_1").error_class == "business"  # not "not among"
     assert call("remove_attendee", event_id="evt_1", person_id="p_2").error_class == "not_found"
+
+
+def test_only_the_author_edits_or_deletes_a_message_whether_me_is_an_id_or_a_user_record() -> None:
+    messages = {"m_1": {"conversation_id": "C_1", "author": "U_1", "text": "mine"},
+                "m_2": {"conversation_id": "C_1", "author": "U_2", "text": "theirs"}}
+    tools = [tool("team-chat", "edit_message", {"message_id": STR, "text": STR}),
+             tool("team-chat", "delete_message", {"message_id": STR}),
+             tool("team-chat", "get_message", {"message_id": STR})]
+    for me in ("U_1", {"id": "U_1", "name": "A"}):
+        call = rules_caller("team-chat", "messaging", {"me": me, "users": {"U_1": {"name": "A"}, "U_2": {"name": "B"}},
+                                                     "messages": dict(messages)}, {"message": "messages", "user": "users"},
+                            tools)
+        refused = call("edit_message", message_id="m_2", text="changed")
+        assert refused.error_class == "business" and "only change your own messages" in refused.text
+        assert call("delete_message", message_id="m_2").error_class == "business"
+        assert call("get_message", message_id="m_2").structured_content["text"] == "theirs"  # type: ignore[index]
+        assert not call("edit_message", message_id="m_1", text="changed").is_error
+        assert not call("delete_message", message_id="m_1").is_error
+    no_one = rules_caller("team-chat", "messaging", {"messages": dict(messages)}, {"message": "messages"}, tools)
+    assert not no_one("edit_message", message_id="m_2", text="changed").is_error  # the world names no signed-in user
 
 
 def test_an_update_made_on_an_old_version_is_a_conflict_and_a_change_is_the_next_version() -> None:
