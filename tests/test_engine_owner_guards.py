@@ -36,14 +36,22 @@ def test_only_the_organizer_changes_an_event_and_that_is_checked_first() -> None
                         "organizer": "p_1", "attendees": ["p_1"]},
               "evt_2": {"title": "Theirs", "start": "2026-08-04T09:00:00Z", "end": "2026-08-04T10:00:00Z",
                         "organizer": "p_2", "attendees": ["p_2"]}}
-    tools = [tool("team-cal", "update_event", {"event_id": STR, "title": STR}),
-             tool("team-cal", "remove_attendee", {"event_id": STR, "person_id": STR})]
-    call = rules_caller("team-cal", "calendar", {"me": "p_1", "people": {"p_1": {"name": "A"}, "p_2": {"name": "B"}},
-                                           "events": events}, {"event": "events", "person": "people"}, tools)
+    tools = [tool("work-calendar", "update_event", {"event_id": STR, "title": STR}),
+             tool("work-calendar", "remove_attendee", {"event_id": STR, "person_id": STR}),
+             tool("work-calendar", "add_attendees", {"event_id": STR, "person_ids": {"type": "array", "items": STR}})
+             .model_copy(update={"output_schema": {"type": "object", "properties": {
+                 "event_id": STR, "calendar_id": STR, "title": STR, "organizer": STR}}})]
+    call = rules_caller("work-calendar", "calendar", {"me": "p_1", "people": {"p_1": {"name": "A"}, "p_2": {"name": "B"}},
+                                           "events": events, "calendars": {"cal_1": {"name": "Work", "owner": "p_1"}}},
+                        {"event": "events", "person": "people", "calendar": "calendars"}, tools)
     assert call("update_event", event_id="evt_2", title="New").error_class == "business"
     assert not call("update_event", event_id="evt_1", title="New").is_error
     assert call("remove_attendee", event_id="evt_2", person_id="p_1").error_class == "business"  # not "not among"
     assert call("remove_attendee", event_id="evt_1", person_id="p_2").error_class == "not_found"
+    # its answer's first ids point at a calendar, but the record it finds is an event: the guard reads the
+    # event's fields
+    assert call("add_attendees", event_id="evt_2", person_ids=["p_1"]).error_class == "business"
+    assert not call("add_attendees", event_id="evt_1", person_ids=["p_2"]).is_error
 
 
 def test_only_the_author_edits_or_deletes_a_message_whether_me_is_an_id_or_a_user_record() -> None:

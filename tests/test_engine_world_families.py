@@ -174,3 +174,26 @@ def test_a_write_whose_only_id_is_optional_and_not_given_changes_nothing(call: A
     assert not call("setBookingTotal", bookingId="bk_0004", total=5.0).is_error
     assert call("getBooking", bookingId="bk_0004").structured_content["total"] == 5.0
     assert call("getBooking", bookingId="bk_0005").structured_content["total"] == 600.0
+
+
+def test_a_thread_reads_as_its_messages_oldest_first_a_page_at_a_time() -> None:
+    """The email card's thread family, on a mailbox written for the test whose threads are a field of its
+    messages (no thread records): the thread's messages in date order, paged; an id no message carries is
+    not found."""
+    from engine_helpers import rules_caller
+
+    mails = {f"m_{n}": {"thread_id": "t_1" if n % 2 else "t_2", "subject": f"Budget {n}", "folder": "inbox",
+                        "date": f"2026-07-{10 - n:02d}T09:00:00Z"} for n in range(1, 8)}
+    tools = [ToolSpec(server="mailbox", name="get_thread", description="read a conversation",
+                      input_schema={"type": "object", "properties": {"thread_id": STR, "page": {"type": "integer"},
+                                                                     "page_size": {"type": "integer"}},
+                                    "required": ["thread_id"]})]
+    call = rules_caller("mailbox", "email", {"messages": mails}, {"message": "messages"}, tools)
+    first = call("get_thread", thread_id="t_1", page_size=3)
+    assert not first.is_error and first.meta.get("rule") == "family", first.text
+    content = first.structured_content or {}
+    assert [m["subject"] for m in content["messages"]] == ["Budget 7", "Budget 5", "Budget 3"]
+    assert content["total"] == 4 and content["has_more"] is True
+    rest = call("get_thread", thread_id="t_1", page=2, page_size=3).structured_content or {}
+    assert [m["subject"] for m in rest["messages"]] == ["Budget 1"]
+    assert call("get_thread", thread_id="t_9").error_class == "not_found"

@@ -123,9 +123,11 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     """The inferred rule with the family's checks after its find of `target` (else after its checks), then its effects
     and the family's; the family's answer where it gives one. None where inference gives no rule."""
     base = infer_rule(tool, card, world) if world is not None else None
-    entity = entity_for(tool, card)
+    if base is None or world is None:
+        return None
+    entity = _target_entity(base, card, world) or entity_for(tool, card)
     fields = _had(rule.has, entity)
-    if base is None or fields is None:
+    if fields is None:
         return None
     lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
     # right after the find of the record (a permission before what the record holds), else after every check
@@ -134,6 +136,13 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     return base.model_copy(update={"check": checks, "do": [*base.do, *rule.do],
                                    "answer": rule.answer if rule.answer is not None else base.answer,
                                    "read_only": base.read_only if not rule.do else False})
+
+
+def _target_entity(base: Rule, card: CategoryCard, world: ServerWorld) -> EntityType | None:
+    """The kind of the record the inferred rule finds as `target` (`add_attendees(event_id, person_ids)` finds
+    an event, though its words name none): the fields a guard reads are that record's."""
+    coll = next((c.in_ for c in base.check if c.find == "target"), None)
+    return next((e for e in card.entities if coll is not None and collection_of(e, world) == coll), None)
 
 
 def _parent(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> tuple[EntityType | None, str | None]:
