@@ -811,16 +811,25 @@ def record(seeds: list[int], apps: list[type[SandboxApp]], calls: int, repeats: 
     return episodes
 
 
+def verdicts_differ(live: ToolResult, sim: ToolResult) -> bool:
+    """One erred and the other did not, or both erred with another error class."""
+    return live.is_error != sim.is_error or (live.is_error and live.error_class != sim.error_class)
+
+
+def print_call_diff(tag: str, tool: str, args: dict[str, Any], live: ToolResult, sim: ToolResult,
+                    note: str = "") -> None:
+    print(f"{tag} {tool} {json.dumps(args, default=str)[:220]}\n"
+          f"    live:  {live.error_class} {live.text[:200]!r}\n"
+          f"    world: {sim.error_class} {note}{sim.text[:200]!r}")
+
+
 def show_diffs(engine: str, episode: Episode, rep: Replay) -> None:
     """Every call whose verdict or error class differs, and every end-state leaf missed or added: what a
     person (or the learner's author) reads to see where an engine's rules fall short."""
     tag = f"[{engine} {episode.seed} {episode.name}"
     for i, (call, sim, args) in enumerate(zip(episode.calls, rep.results, rep.arguments, strict=True)):
-        live = call.result
-        if live.is_error != sim.is_error or (live.is_error and live.error_class != sim.error_class):
-            print(f"{tag} #{i}] {call.tool.name} {json.dumps(args, default=str)[:220]}\n"
-                  f"    live:  {live.error_class} {live.text[:200]!r}\n"
-                  f"    world: {sim.error_class} {sim.text[:200]!r}")
+        if verdicts_differ(call.result, sim):
+            print_call_diff(f"{tag} #{i}]", call.tool.name, args, call.result, sim)
     skip = volatile_pattern(episode.app)
     wanted = changed_leaves(episode.initial, translated(episode.end, rep.created), skip)
     made = changed_leaves(episode.initial, rep.end, skip)

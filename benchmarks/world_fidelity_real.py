@@ -51,7 +51,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _explorer import Call, Explorer  # noqa: E402
-from world_fidelity import Tally, changed_leaves, count_end_state, count_verdicts, pct, translated  # noqa: E402
+from world_fidelity import (  # noqa: E402
+    Tally,
+    changed_leaves,
+    count_end_state,
+    count_verdicts,
+    pct,
+    print_call_diff,
+    translated,
+    verdicts_differ,
+)
 
 from cworld.data_model import ToolResult, ToolSpec  # noqa: E402
 from cworld.engine.world.real import (  # noqa: E402
@@ -634,10 +643,9 @@ def same_answer(episode: Episode, live: ToolResult, sim: ToolResult, ids: dict[s
 def show_diffs(episode: Episode, rep: Replay) -> None:
     for i, (call, sim, args) in enumerate(zip(episode.calls, rep.results, rep.arguments, strict=True)):
         live = call.result
-        if live.is_error != sim.is_error or (live.is_error and live.error_class != sim.error_class):
-            print(f"[{episode.seed} {episode.server} #{i}] {call.tool.name} {json.dumps(args)[:220]}\n"
-                  f"    live:  {live.error_class} {live.text[:200]!r}\n"
-                  f"    world: {sim.error_class} {sim.meta.get('rule')} {sim.text[:200]!r}")
+        if verdicts_differ(live, sim):
+            print_call_diff(f"[{episode.seed} {episode.server} #{i}]", call.tool.name, args, live, sim,
+                            f"{sim.meta.get('rule')} ")
         elif not live.is_error and not same_answer(episode, live, sim, rep.ids):
             print(f"[{episode.seed} {episode.server} #{i}] ANSWER {call.tool.name} {json.dumps(args)[:200]}\n"
                   f"    live:  {translate_text(live.text, episode.scratch, rep.ids)[:300]!r}\n"
