@@ -197,3 +197,21 @@ def test_a_thread_reads_as_its_messages_oldest_first_a_page_at_a_time() -> None:
     rest = call("get_thread", thread_id="t_1", page=2, page_size=3).structured_content or {}
     assert [m["subject"] for m in rest["messages"]] == ["Budget 1"]
     assert call("get_thread", thread_id="t_9").error_class == "not_found"
+
+
+def test_a_locked_document_opens_with_its_password_only() -> None:
+    """The documents card's unlock: on a record that keeps a password, a wrong one is refused (`auth`) and the
+    document stays locked; where the record keeps none, any password is taken."""
+    from engine_helpers import rules_caller
+
+    docs = {"doc_1": {"title": "Board minutes", "locked": True, "password": "tide-42"},
+            "doc_2": {"title": "Roadmap", "locked": True}}
+    tools = [ToolSpec(server="team-docs", name="unlock_document", description="unlock a document",
+                      input_schema={"type": "object", "properties": {"document_id": STR, "password": STR},
+                                    "required": ["document_id", "password"]})]
+    call = rules_caller("team-docs", "documents", {"documents": docs}, {"document": "documents"}, tools)
+    wrong = call("unlock_document", document_id="doc_1", password="guess")
+    assert wrong.error_class == "auth" and "wrong password" in wrong.text
+    assert not call("unlock_document", document_id="doc_1", password="tide-42").is_error
+    assert call("unlock_document", document_id="doc_1", password="tide-42").error_class == "business"  # not locked
+    assert not call("unlock_document", document_id="doc_2", password="anything").is_error
