@@ -83,3 +83,29 @@ def test_an_update_made_on_an_old_version_is_a_conflict_and_a_change_is_the_next
     assert not call("update_document", document_id="doc_1", content="b", expected_version=2).is_error
     assert call("get_document", document_id="doc_1").structured_content["version"] == 3  # type: ignore[index]
     assert call("update_document", document_id="doc_1", content="c", expected_version=2).error_class == "business"
+
+
+def test_a_board_observer_changes_nothing_and_only_an_admin_sets_roles() -> None:
+    """The task-board card's role guards, where a board keeps its members' roles: an observer's writes on the
+    board's cards and lists are refused, reads are not; changing a role needs the admin role; a board that keeps
+    no roles refuses nothing."""
+    boards = {"brd_1": {"name": "Ops", "roles": {"u_1": "observer", "u_2": "admin"}},
+              "brd_2": {"name": "Home", "roles": {"u_1": "admin"}}, "brd_3": {"name": "Open"}}
+    cards = {f"crd_{b}": {"board_id": f"brd_{b}", "list_id": f"lst_{b}", "title": f"Card {b}"} for b in (1, 2, 3)}
+    lists = {f"lst_{b}": {"board_id": f"brd_{b}", "name": "To do"} for b in (1, 2, 3)}
+    tools = [tool("team-board", "move_card", {"card_id": STR, "list_id": STR}),
+             tool("team-board", "create_list", {"board_id": STR, "title": STR}),
+             tool("team-board", "get_card", {"card_id": STR}),
+             tool("team-board", "set_member_role", {"board_id": STR, "member_id": STR, "role": STR})]
+    call = rules_caller("team-board", "task_board",
+                        {"me": "u_1", "people": {"u_1": {"name": "A"}, "u_2": {"name": "B"}}, "boards": boards,
+                         "cards": cards, "lists": lists},
+                        {"board": "boards", "card": "cards", "list": "lists", "member": "people"}, tools)
+    refused = call("move_card", card_id="crd_1", list_id="lst_1")
+    assert refused.error_class == "business" and "observer" in refused.text
+    assert call("create_list", board_id="brd_1", title="Later").error_class == "business"
+    assert not call("get_card", card_id="crd_1").is_error
+    assert call("set_member_role", board_id="brd_1", member_id="u_2", role="normal").error_class == "business"
+    assert not call("move_card", card_id="crd_2", list_id="lst_2").is_error
+    assert not call("set_member_role", board_id="brd_2", member_id="u_1", role="admin").is_error
+    assert not call("create_list", board_id="brd_3", title="Later").is_error
