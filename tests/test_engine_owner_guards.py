@@ -109,3 +109,27 @@ def test_a_board_observer_changes_nothing_and_only_an_admin_sets_roles() -> None
     assert not call("move_card", card_id="crd_2", list_id="lst_2").is_error
     assert not call("set_member_role", board_id="brd_2", member_id="u_1", role="admin").is_error
     assert not call("create_list", board_id="brd_3", title="Later").is_error
+
+
+def test_an_event_i_create_is_mine_to_change_and_not_mine_to_answer() -> None:
+    """A create fills who made the record (`organizer`) with the signed-in user; the calendar card's answer to an
+    invitation comes only from an invitee, never from the organizer."""
+    events = {"evt_1": {"title": "Theirs", "start": "2026-08-04T09:00:00Z", "end": "2026-08-04T10:00:00Z",
+                        "organizer": "p_2", "attendees": ["p_2", "p_1"]},
+              "evt_2": {"title": "Private", "start": "2026-08-05T09:00:00Z", "end": "2026-08-05T10:00:00Z",
+                        "organizer": "p_2", "attendees": ["p_2"]}}
+    tools = [tool("work-cal", "create_event", {"title": STR, "start": STR, "end": STR}),
+             tool("work-cal", "update_event", {"event_id": STR, "title": STR}),
+             tool("work-cal", "respond_to_invitation", {"event_id": STR, "response": STR})]
+    call = rules_caller("work-cal", "calendar", {"me": {"id": "p_1", "name": "A"}, "people": {"p_1": {"name": "A"},
+                                                  "p_2": {"name": "B"}}, "events": events},
+                        {"event": "events", "person": "people"}, tools)
+    made = call("create_event", title="Mine", start="2026-08-06T09:00:00Z", end="2026-08-06T10:00:00Z")
+    assert not made.is_error and (made.structured_content or {}).get("organizer") == "p_1", made.text
+    new_id = next(k for k in ("event_id", "id") if k in (made.structured_content or {}))
+    mine = (made.structured_content or {})[new_id]
+    assert not call("update_event", event_id=mine, title="Mine, moved").is_error
+    assert call("respond_to_invitation", event_id=mine, response="accepted").error_class == "invalid_args"
+    assert not call("respond_to_invitation", event_id="evt_1", response="accepted").is_error
+    refused = call("respond_to_invitation", event_id="evt_2", response="accepted")
+    assert refused.error_class == "business" and "not invited" in refused.text

@@ -90,6 +90,11 @@ def replaced(text: Any, pairs: Any) -> str:
     return out
 
 
+def user_id(user: Any) -> Any:
+    """A user's id, whether the world keeps the user as an id (`me: "u_1"`) or as a record (`{"id": "u_1", ...}`)."""
+    return user.get("id") if isinstance(user, dict) else user
+
+
 def next_key(collection: dict[str, Any], prefix: str) -> str:
     n = len(collection) + 1
     while f"{prefix}_{n:04d}" in collection:
@@ -103,7 +108,7 @@ FUNCTIONS: dict[str, Any] = {
     "matches": matches, "words": words, "norm": norm, "secret": secret, "later": later, "before": before,
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
-    "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced,
+    "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
 }
 
 

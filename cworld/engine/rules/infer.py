@@ -488,6 +488,9 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
               if f in entity.fields and f not in {field_for(p, entity, card) for p in given}]
     if stamps:
         record = record[:-1] + (", " if given else "") + ", ".join(f"{f!r}: now" for f in stamps) + "}"
+    creator = next((f for f in CREATOR_FIELDS if f in entity.fields), None)
+    if creator is not None and creator not in {field_for(p, entity, card) for p in given}:
+        record = record[:-1] + (", " if record != "{}" else "") + f"**({{{creator!r}: {ME}}} if {ME} is not None else {{}})" + "}"
     make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
     return Rule(op=op, check=[*checks, *value_checks(entity, props), *_unique_checks(entity, coll, props)],
                 do=[make], origin="inferred")
@@ -510,6 +513,10 @@ def _unique_checks(entity: EntityType, coll: str, props: dict[str, Any]) -> list
                 message=f"a {entity.name.replace('_', ' ')} with {field} {{args[{prop!r}]}} already exists"))
     return checks
 
+
+#: Fields a service fills with who made a record: the signed-in user, where the world keeps one (`me`).
+CREATOR_FIELDS = ("organizer", "owner", "created_by", "author")
+ME = "user_id(state.get('me'))"
 
 #: Fields a service stamps with the time a record is made.
 STAMP_FIELDS = ("created_at", "created", "updated_at", "booked_at", "placed_at", "sent_at")
