@@ -215,3 +215,18 @@ def test_a_locked_document_opens_with_its_password_only() -> None:
     assert not call("unlock_document", document_id="doc_1", password="tide-42").is_error
     assert call("unlock_document", document_id="doc_1", password="tide-42").error_class == "business"  # not locked
     assert not call("unlock_document", document_id="doc_2", password="anything").is_error
+
+
+def test_a_tool_no_rule_covers_still_refuses_an_id_the_world_does_not_hold() -> None:
+    """`create_label(board_id, color)` on a task board whose world holds boards but no labels: no rule covers it,
+    so the schema engine makes up its answer, but only after the board it names is found."""
+    from engine_helpers import rules_caller
+
+    tools = [ToolSpec(server="team-board", name="create_label", description="make a label on a board",
+                      input_schema={"type": "object", "properties": {"board_id": STR, "color": STR},
+                                    "required": ["board_id", "color"]})]
+    call = rules_caller("team-board", "task_board", {"boards": {"brd_1": {"name": "Ops"}}}, {"board": "boards"}, tools)
+    missing = call("create_label", board_id="brd_9", color="red")
+    assert missing.error_class == "not_found" and missing.meta.get("rule") == "inferred", missing.text
+    found = call("create_label", board_id="brd_1", color="red")
+    assert found.meta.get("simulated") is True  # on to the schema engine (this engine has none: `unavailable`)

@@ -30,7 +30,7 @@ from cworld.engine.rules.dispatch import operation_variants
 from cworld.engine.rules.family import fitted_family
 from cworld.engine.rules.formats import format_error
 from cworld.engine.rules.index import Indexes
-from cworld.engine.rules.infer import infer_rule, snake
+from cworld.engine.rules.infer import guard_rule, infer_rule, snake
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
@@ -131,6 +131,7 @@ class RulesEngine:
         self._variants: dict[str, tuple[str, dict[str, ToolSpec]]] = {}
         self._names: dict[int, set[str]] = {}
         self._patterns: dict[str, ResponsePattern] = {}
+        self._guards: dict[str, Rule] = {}
         self._world_cache: dict[int, World] = {}
         self._server_cards: dict[str, tuple[CategoryCard, CategoryCard]] = {}
         self.indexes = Indexes()
@@ -260,7 +261,11 @@ class RulesEngine:
             return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
                                     "schema and call again.", source="engine", engine=self.name)
         rule, origin = self.rule_for(tool, arguments)
-        server = self._server(state, tool.server) if rule is not None else None
+        server = self._server(state, tool.server)
+        if rule is None and server is not None:
+            refused = self._guarded(state, server, tool, arguments)
+            if refused is not None:
+                return refused
         if rule is None or server is None:
             return self._simulated(state, tool, arguments, session)
         self.stats.by_rule[origin] += 1
@@ -290,6 +295,23 @@ class RulesEngine:
         # twice is the same page), and a value the world cannot know stays put across calls
         rng = lambda: derive_rng(state.seed, f"engine:world:shape:{tool.id}:{canonical_json(arguments)}")  # noqa: E731
         return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments)
+
+    def _guarded(self, state: _Session, server: _Server, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
+        """The refusal of a tool no rule covers, where its token or an id it names contradicts the world
+        (`infer.guard_rule`); None when its checks pass and the schema engine answers."""
+        guard = self._guards.get(tool.id)
+        if guard is None:
+            guard = self._guards[tool.id] = guard_rule(tool, self._card_of(tool, server.base), server.base)
+        if not guard.check:
+            return None
+        props = tool.input_schema.get("properties") or {}
+        ctx = CallContext(server.state, {**dict.fromkeys(props), **arguments}, state.now(), kinds=server.base.kinds,
+                          ids=server.ids, seed=state.seed, store=server.store, indexes=self.indexes)
+        outcome = run_rule(guard, ctx, on_error=lambda exc: self._rule_error(tool, exc))
+        if not outcome.error_class:
+            return None
+        self.stats.by_rule["inferred"] += 1
+        return _error(outcome, self.name, "inferred")
 
     def _pattern(self, tool: ToolSpec) -> ResponsePattern:
         """The tool's output schema, or its card's response pattern when it declares none."""

@@ -386,6 +386,17 @@ def auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
     return [Check(auth=token)]
 
 
+def guard_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule:
+    """What a tool no rule covers still checks before the schema engine makes its answer up: a live token where
+    the world keeps tokens, and every id argument of a kind the world holds naming a record that exists (the
+    fallback never contradicts the world: `create_label(board_id)` on a board that is not there is refused)."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    own = entity_for(tool, card)
+    return Rule(op=operation_kind(tool), origin="inferred",
+                check=[*auth_checks(props, world), *reference_checks(props, required, card, world, own=own)])
+
+
 def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
                      own: EntityType, own_arg: str | None = None) -> list[Check]:
     """Every `<kind>_id` argument of another kind the world holds must name an existing record (a list filtered
