@@ -389,20 +389,21 @@ def auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:
 def guard_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule:
     """What a tool no rule covers still checks before the schema engine makes its answer up: a live token where
     the world keeps tokens, and every id argument of a kind the world holds naming a record that exists (the
-    fallback never contradicts the world: `create_label(board_id)` on a board that is not there is refused)."""
+    fallback never contradicts the world: `create_label(board_id)` on a board that is not there is refused), its
+    own kind's too (`get_free_busy(person_ids)`: no rule reads the people, but they must be there)."""
     props: dict[str, Any] = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required") or [])
-    own = entity_for(tool, card)
     return Rule(op=operation_kind(tool), origin="inferred",
-                check=[*auth_checks(props, world), *reference_checks(props, required, card, world, own=own)])
+                check=[*auth_checks(props, world), *reference_checks(props, required, card, world, own=None)])
 
 
 def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
-                     own: EntityType, own_arg: str | None = None) -> list[Check]:
+                     own: EntityType | None, own_arg: str | None = None) -> list[Check]:
     """Every `<kind>_id` argument of another kind the world holds must name an existing record (a list filtered
     by an unknown one too: services differ there, and most of those measured refuse it); of the tool's own kind
     too, but for `own_arg`, the one naming the record the tool is about (`link(workItemId, relatedWorkItemId)`:
-    the related item must exist). Without `own_arg` every argument of the own kind is passed over."""
+    the related item must exist). Without `own_arg` every argument of the own kind is passed over; without
+    `own`, every id argument of a kind the world holds is checked."""
     checks = []
     for name in props:
         named = id_kind(name, card)
