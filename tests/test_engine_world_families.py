@@ -244,3 +244,18 @@ def test_a_tool_no_rule_covers_checks_the_people_it_names_too() -> None:
                         {"person": "people", "event": "events"}, tools)
     assert call("get_free_busy", person_ids=["p_1", "p_9"], date="2026-08-03").error_class == "not_found"
     assert call("get_free_busy", person_ids=["p_1"], date="2026-08-03").meta.get("simulated") is True
+
+
+def test_a_due_date_is_marked_complete_only_once_a_card_has_one() -> None:
+    from engine_helpers import rules_caller
+
+    cards = {"crd_1": {"title": "Ship it", "due": "2026-08-10T12:00:00Z", "due_complete": False},
+             "crd_2": {"title": "Someday", "due": None, "due_complete": False}}
+    tools = [ToolSpec(server="team-board", name="mark_due_complete", description="tick a card's due date",
+                      input_schema={"type": "object", "properties": {"card_id": STR, "complete": {"type": "boolean"}},
+                                    "required": ["card_id"]})]
+    call = rules_caller("team-board", "task_board", {"cards": cards}, {"card": "cards"}, tools)
+    assert call("mark_due_complete", card_id="crd_2").error_class == "business"  # no due date yet
+    assert (call("mark_due_complete", card_id="crd_1").structured_content or {}).get("due_complete") is True
+    undone = call("mark_due_complete", card_id="crd_1", complete=False)
+    assert (undone.structured_content or {}).get("due_complete") is False
