@@ -15,6 +15,7 @@ from cworld.cli import main
 from cworld.controller.learn import McpDriver, learn_server_live
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import load_cards
+from cworld.engine.learn.session import Run
 from cworld.engine.world.real import WORLD_SCRATCH, manifest_spec
 from cworld.environment import Environment, Workspace
 from cworld.errors import UsageError
@@ -63,12 +64,16 @@ def test_the_driver_shows_a_live_server_in_the_worlds_names(tmp_path: Path) -> N
     assert not Path(driver.scratch).exists()  # the episode's scratch is removed
 
 
-def test_a_real_servers_rules_are_learned_from_its_live_traffic(tmp_path: Path) -> None:
-    ws = _workspace(tmp_path, "filesystem")
-    spec = manifest_spec("filesystem")
+def _learned_live(tmp_path: Path, server: str, calls: int) -> Run:
+    """`server` learned live from `calls` calls of seed 0, in a workspace of its own."""
+    spec = manifest_spec(server)
     assert spec is not None
     cards = load_cards(Environment.resolve().category_cards)
-    run = learn_server_live(spec, ws, _tools("filesystem"), cards, calls=60, seeds=(0,))
+    return learn_server_live(spec, _workspace(tmp_path, server), _tools(server), cards, calls=calls, seeds=(0,))
+
+
+def test_a_real_servers_rules_are_learned_from_its_live_traffic(tmp_path: Path) -> None:
+    run = _learned_live(tmp_path, "filesystem", calls=60)
     assert len(run.traffic.calls) == 60
     assert all(o.before is not None and o.before["root"] == f"{WORLD_SCRATCH}/filesystem" for o in run.traffic.calls)
     by_tool = {t.tool: t for t in run.learning.tools}
@@ -97,11 +102,7 @@ def test_learn_writes_a_real_servers_file_keeps_a_corrected_one_and_refuses_a_ba
 
 
 def test_a_server_whose_state_cannot_be_read_still_teaches_its_checks(tmp_path: Path) -> None:
-    ws = _workspace(tmp_path, "time")
-    spec = manifest_spec("time")
-    assert spec is not None
-    cards = load_cards(Environment.resolve().category_cards)
-    run = learn_server_live(spec, ws, _tools("time"), cards, calls=40, seeds=(0,))
+    run = _learned_live(tmp_path, "time", calls=40)
     assert all(o.before == {} and o.after is None for o in run.traffic.calls)  # no state: nothing known after
     convert = next(t for t in run.learning.tools if t.tool == "convert_time")
     assert convert.rule is not None and convert.final.agree > convert.base.agree
