@@ -261,15 +261,20 @@ class RulesEngine:
             return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
                                     "schema and call again.", source="engine", engine=self.name)
         rule, origin = self.rule_for(tool, arguments)
-        server = self._server(state, tool.server)
-        if rule is None and server is not None:
-            refused = self._guarded(state, server, tool, arguments)
-            if refused is not None:
-                return refused
+        server = self._server(state, tool.server) if rule is not None else None
         if rule is None or server is None:
-            return self._simulated(state, tool, arguments, session)
+            return self._guarded(state, tool, arguments) or self._simulated(state, tool, arguments, session)
         self.stats.by_rule[origin] += 1
         return self._run(state, server, tool, rule, origin, arguments)
+
+    def _context(self, state: _Session, server: _Server, tool: ToolSpec, arguments: dict[str, Any]) -> CallContext:
+        """What a rule runs on for this call: every schema property in `args` (None when not given)."""
+        props = tool.input_schema.get("properties") or {}
+        own = self.operations.get(tool.server)
+        return CallContext(server.state, {**dict.fromkeys(props), **arguments}, state.now(), kinds=server.base.kinds,
+                           ids=server.ids, consts={**(own.consts if own else {}), **server.base.reference},
+                           defs=own.defs if own else {}, seed=state.seed, advance=state.advance, store=server.store,
+                           indexes=self.indexes)
 
     def _run(self, state: _Session, server: _Server, tool: ToolSpec, rule: Rule, origin: str,
              arguments: dict[str, Any]) -> ToolResult:
@@ -277,15 +282,9 @@ class RulesEngine:
         if not read_only:
             server.own(self._touched(rule, server))
         state.ticks += 1
-        props = tool.input_schema.get("properties") or {}
-        args = {**dict.fromkeys(props), **arguments}
-        own = self.operations.get(tool.server)
         ids_before = dict(server.ids)
-        ctx = CallContext(server.state, args, state.now(), kinds=server.base.kinds, ids=server.ids,
-                          consts={**(own.consts if own else {}), **server.base.reference},
-                          defs=own.defs if own else {}, seed=state.seed, advance=state.advance, store=server.store,
-                          indexes=self.indexes)
-        outcome = run_rule(rule, ctx, on_error=lambda exc: self._rule_error(tool, exc))
+        outcome = run_rule(rule, self._context(state, server, tool, arguments),
+                           on_error=lambda exc: self._rule_error(tool, exc))
         if outcome.error_class:
             if not read_only:  # a refused write changes nothing but the clock (its time passed, as live)
                 server.ids.clear()
@@ -296,18 +295,19 @@ class RulesEngine:
         rng = lambda: derive_rng(state.seed, f"engine:world:shape:{tool.id}:{canonical_json(arguments)}")  # noqa: E731
         return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments)
 
-    def _guarded(self, state: _Session, server: _Server, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
+    def _guarded(self, state: _Session, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
         """The refusal of a tool no rule covers, where its token or an id it names contradicts the world
-        (`infer.guard_rule`); None when its checks pass and the schema engine answers."""
+        (`infer.guard_rule`); None when its checks pass (or it has none) and the schema engine answers."""
         guard = self._guards.get(tool.id)
         if guard is None:
-            guard = self._guards[tool.id] = guard_rule(tool, self._card_of(tool, server.base), server.base)
-        if not guard.check:
+            world = self._server_world(tool.server)
+            guard = self._guards[tool.id] = guard_rule(tool, self._card_of(tool, world), world) \
+                if world is not None else Rule(origin="inferred")
+        server = self._server(state, tool.server) if guard.check else None
+        if server is None:
             return None
-        props = tool.input_schema.get("properties") or {}
-        ctx = CallContext(server.state, {**dict.fromkeys(props), **arguments}, state.now(), kinds=server.base.kinds,
-                          ids=server.ids, seed=state.seed, store=server.store, indexes=self.indexes)
-        outcome = run_rule(guard, ctx, on_error=lambda exc: self._rule_error(tool, exc))
+        outcome = run_rule(guard, self._context(state, server, tool, arguments),
+                           on_error=lambda exc: self._rule_error(tool, exc))
         if not outcome.error_class:
             return None
         self.stats.by_rule["inferred"] += 1
