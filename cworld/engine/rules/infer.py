@@ -493,16 +493,15 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
     # it does not hold is whom to tell or invite (`attendee_ids`), which the record keeps its own way
     given = [p for p in props if snake(p) not in TOKEN_ARGS and (snake(p) not in PAGING_ARGS or snake(p) in held)
              and (field_for(p, entity, card) in held or not _option(p, props[p] or {}))]
-    record = "{" + ", ".join(f"{field_for(p, entity, card)!r}: args[{p!r}]" for p in given) + "}"
+    fields = {field_for(p, entity, card): p for p in given}
     key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
     made_order = _made_order_field(entity)  # what its lists sort by, newest first: a new record is the newest
     stamps = [f for f in dict.fromkeys((*STAMP_FIELDS, *([made_order] if made_order else [])))
-              if f in entity.fields and f not in {field_for(p, entity, card) for p in given}]
-    if stamps:
-        record = record[:-1] + (", " if given else "") + ", ".join(f"{f!r}: now" for f in stamps) + "}"
+              if f in entity.fields and f not in fields]
     creator = next((f for f in CREATOR_FIELDS if f in entity.fields), None)
-    if creator is not None and creator not in {field_for(p, entity, card) for p in given}:
-        record = record[:-1] + (", " if record != "{}" else "") + f"**({{{creator!r}: {ME}}} if {ME} is not None else {{}})" + "}"
+    entries = [*(f"{f!r}: args[{p!r}]" for f, p in fields.items()), *(f"{f!r}: now" for f in stamps),
+               *([f"**({{{creator!r}: {ME}}} if {ME} is not None else {{}})"] if creator and creator not in fields else [])]
+    record = "{" + ", ".join(entries) + "}"
     make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
     return Rule(op=op, check=[*checks, *value_checks(entity, props), *_unique_checks(entity, coll, props)],
                 do=[make], origin="inferred")
