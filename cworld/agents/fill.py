@@ -157,14 +157,17 @@ def _latest_field(ctx: FillContext, wanted: list[str]) -> str | None:
     return None
 
 
+def _nested(value: Any) -> Iterator[Any]:
+    """Every dict and list inside an answer (itself included), the outermost first."""
+    if isinstance(value, dict | list):
+        yield value
+        for child in value.values() if isinstance(value, dict) else value:
+            yield from _nested(child)
+
+
 def _records_in(value: Any) -> Iterator[dict[str, Any]]:
     """Every record (dict) inside an answer, the outermost first."""
-    if isinstance(value, dict):
-        yield value
-    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
-    for child in children:
-        if isinstance(child, dict | list):
-            yield from _records_in(child)
+    return (node for node in _nested(value) if isinstance(node, dict))
 
 
 def _tally(ctx: FillContext) -> int | None:
@@ -183,12 +186,8 @@ def _tally(ctx: FillContext) -> int | None:
 
 def _lists_in(value: Any) -> Iterator[list[dict[str, Any]]]:
     """Every list of records inside an answer, the outermost first."""
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        yield value
-    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
-    for child in children:
-        if isinstance(child, dict | list):
-            yield from _lists_in(child)
+    return (node for node in _nested(value) if isinstance(node, list) and node
+            and all(isinstance(v, dict) for v in node))
 
 
 def _arg_words(name: str) -> list[str]:
