@@ -107,8 +107,8 @@ class Planner:
         return {g.id: ("complete" if g.id in self.done else "pending") for g in self.subgoals}
 
     def status_text(self) -> str:
-        return "\n".join(f"- {g.id} [{'complete' if g.id in self.done else 'pending'}] {g.description}"
-                         for g in self.subgoals)
+        statuses = self._statuses()
+        return "\n".join(f"- {g.id} [{statuses[g.id]}] {g.description}" for g in self.subgoals)
 
     async def _ask(self, prompt: str, schema: type[BaseModel]) -> Any:
         system = PLANNER_SYSTEM + (f"\n\n{self.context}" if self.context else "")
