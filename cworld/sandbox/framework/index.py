@@ -25,7 +25,7 @@ from typing import Any, overload
 
 from sortedcontainers import SortedList
 
-from cworld.sandbox.framework.journal import CallJournal, CollectionView
+from cworld.sandbox.framework.journal import CallJournal, CollectionView, Kept
 from cworld.values import text_of
 
 #: A name in a sort's `by` that stands for the record's key in its map (orders keyed by their id only).
@@ -119,6 +119,23 @@ def _columns(raw: Mapping[Any, Any], fields: tuple[str, ...], by_key: bool = Fal
         return None
 
 
+def _path_columns(raw: Mapping[Any, Any], paths: list[tuple[str, ...]]) -> list[list[Any]] | None:
+    """`_columns` for dotted fields (`from.name`: ("from", "name")), each part read inside the last; None when
+    a record, or a value on the way, is not a dict holding the part."""
+    columns = _columns(raw, tuple(path[0] for path in paths))
+    if columns is None:
+        return None
+    for n, path in enumerate(paths):
+        for part in path[1:]:
+            if set(map(type, columns[n])) - {dict}:
+                return None
+            try:
+                columns[n] = list(map(itemgetter(part), columns[n]))
+            except KeyError:
+                return None
+    return columns
+
+
 def _rows(columns: list[list[Any]], size: int) -> list[tuple[Any, ...]]:
     """The records' tuples of those values (the empty tuple each, for no field)."""
     return list(zip(*columns, strict=True)) if columns else [()] * size
@@ -185,7 +202,19 @@ class DerivedIndex(_PostingIndex):
 
     def __init__(self, of: Callable[[Any], Iterable[Any]], raw: Mapping[Any, Any]) -> None:
         self.of = of
-        super().__init__(raw)
+        self.postings = _Postings()
+        filed, by_value = self.postings.filed, self.postings.by_value
+        for key, record in raw.items():  # `_values` and `_Postings.add` inlined: a build calls `of` 10,000 times
+            try:
+                values = tuple(of(record))
+            except Exception:  # noqa: BLE001 - as `_values`
+                values = (_ODD,)
+            filed[key] = values
+            for value in values:
+                bucket = by_value.get(value)
+                if bucket is None:
+                    bucket = by_value[value] = {}
+                bucket[key] = None
 
     def _values(self, record: Any) -> Iterable[Any]:
         try:
@@ -347,6 +376,10 @@ class TextIndex:
             _reader(fields, None) if not any("." in f for f in fields)
             else lambda record: tuple([_read(record, path) for path in paths]))
         self.texts: dict[Any, str | None] = {}
+        columns = _path_columns(raw, paths)
+        if columns is not None:  # every record a dict holding every field: read column by column
+            self.texts = dict(zip(raw, map(text_of, zip(*columns, strict=True)), strict=True))
+            return
         refile = self.refile
         for key, record in raw.items():
             refile(key, record)
@@ -436,6 +469,17 @@ class CollectionIndex:
         return sorted(keys, key=place.__getitem__)
 
 
+def _explained(index: CollectionIndex, kept: Kept | None) -> bool:
+    """Whether the keys a running write call touched account for the change in the map's size since `index`
+    was filed (keys added that it has no place for, keys of its that are gone)."""
+    if kept is None or kept.walked:
+        return False
+    raw, place = index.raw, index.place
+    added = sum(1 for k in kept.touched if k in raw and k not in place)
+    gone = sum(1 for k in kept.touched if k not in raw and k in place)
+    return len(place) + added - gone == len(raw)
+
+
 class Indexes:
     """The session's indexes, per (app, collection name), brought up to date when each write call ends."""
 
@@ -444,9 +488,13 @@ class Indexes:
         """False: every look-up walks its map (what the tests compare the indexes with)"""
         self._of: dict[tuple[str, str], CollectionIndex] = {}
 
-    def of(self, app: str, name: str, raw: dict[Any, Any]) -> CollectionIndex:
+    def of(self, app: str, name: str, raw: dict[Any, Any], kept: Kept | None = None) -> CollectionIndex:
+        """The map's index, built afresh when the map was replaced or its size changed behind the journal's
+        back. A running write call's keys (`kept`) may explain the size: it added a record and reads on (a new
+        event's clashes), and its touched keys are candidates anyway, so the index stays and is refiled when
+        the call ends instead of being built twice."""
         found = self._of.get((app, name))
-        if found is None or found.raw is not raw or len(found.place) != len(raw):
+        if found is None or found.raw is not raw or (len(found.place) != len(raw) and not _explained(found, kept)):
             found = self._of[(app, name)] = CollectionIndex(raw)
         return found
 
@@ -471,7 +519,7 @@ class Indexes:
         kept = journal.kept_of(raw) if journal is not None else None
         if not self.enabled or (kept is not None and kept.walked):
             return list(raw)
-        index = self.of(app, name, raw)
+        index = self.of(app, name, raw, kept)
         found: set[Any] | None = None
         if equal:
             fields_of = index.field(tuple(sorted(equal)))

@@ -37,7 +37,7 @@ def copied(value: Any) -> Any:
         return plain_copy(value)
 
 
-class _Kept:
+class Kept:
     """What one call kept of one collection: values by key (or `_ABSENT`), or a copy of all of it. For the
     indexes (`index.py`): every key the call touched by key, the keys it deleted (a key deleted and put back
     moves to the end of the map's order), and whether it `walked` the records (any may have changed)."""
@@ -70,7 +70,7 @@ class CallJournal:
         self.state = state
         self.view = StateView(self)
         self._top: dict[str, Any] = {}
-        self._kept: dict[int, tuple[dict[Any, Any], _Kept]] = {}
+        self._kept: dict[int, tuple[dict[Any, Any], Kept]] = {}
 
     def keep_top(self, name: str) -> None:
         """The top-level entry `name` as it is now (a map by reference: its own journal restores its content)."""
@@ -96,7 +96,7 @@ class CallJournal:
         if kept.whole is None:
             kept.whole = copied(raw)
 
-    def kept_of(self, raw: dict[Any, Any]) -> _Kept | None:
+    def kept_of(self, raw: dict[Any, Any]) -> Kept | None:
         """What this call kept of the map `raw`, if it touched it."""
         found = self._kept.get(id(raw))
         return found[1] if found is not None and found[0] is raw else None
@@ -105,10 +105,10 @@ class CallJournal:
         self.keep_key(raw, key)
         self._of(raw).deleted.add(key)
 
-    def _of(self, raw: dict[Any, Any]) -> _Kept:
+    def _of(self, raw: dict[Any, Any]) -> Kept:
         found = self._kept.get(id(raw))
         if found is None:
-            found = self._kept[id(raw)] = (raw, _Kept())
+            found = self._kept[id(raw)] = (raw, Kept())
         return found[1]
 
     def undo(self) -> None:
