@@ -129,9 +129,14 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     fields = _had(rule.has, entity)
     if fields is None:
         return None
-    lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
-    # right after the find of the record (a permission before what the record holds), else after every check
-    at = next((i + 1 for i, c in enumerate(base.check) if c.find == "target"), len(base.check))
+    # right after the find of the record (a permission before what the record holds), else after every check,
+    # with no record (`target` the anchor of its kind a list reads, `list_versions(document_id)`, else None: a
+    # guard about the record passes a create by)
+    at = next((i + 1 for i, c in enumerate(base.check) if c.find == "target"), None)
+    anchor = next((c.find for c in base.check if c.find == f"ref_{entity.name}"), "None")
+    lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields,
+                       **({"target": anchor} if at is None else {})})]
+    at = len(base.check) if at is None else at
     checks = [*base.check[:at], *lets, *rule.check, *base.check[at:]]
     return base.model_copy(update={"check": checks, "do": [*base.do, *rule.do],
                                    "answer": rule.answer if rule.answer is not None else base.answer,

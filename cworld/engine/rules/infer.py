@@ -165,11 +165,20 @@ CLOSED_STATUSES = ("cancelled", "canceled", "deleted", "void", "voided")
 def _closed_guard(entity: EntityType) -> list[Check]:
     """A change to a cancelled record is refused (a conflict), as services refuse it; undoing the status is a
     family of its own (reopen, restore), never this."""
+    kind = entity.name.replace('_', ' ')
     field = next((f for f in ("status", "state") if f in entity.fields), None)
-    if field is None:
-        return []
-    return [Check(fail=f"target is not None and norm(target.get({field!r})) in {CLOSED_STATUSES!r}", error="conflict",
-                  message=f"{entity.name.replace('_', ' ')} {{target_key}} is {{target.get({field!r})}}")]
+    trash = next((f for f in TRASH_FLAGS if f in entity.fields), None)
+    closed = [] if field is None else [
+        Check(fail=f"target is not None and norm(target.get({field!r})) in {CLOSED_STATUSES!r}", error="conflict",
+              message=f"{kind} {{target_key}} is {{target.get({field!r})}}")]
+    trashed = [] if trash is None else [  # a document in the trash is restored before it is edited again
+        Check(fail=f"target is not None and target.get({trash!r}) is True", error="conflict",
+              message=f"{kind} {{target_key}} is in the trash")]
+    return [*closed, *trashed]
+
+
+#: A kind's flag for a record moved to the trash (it keeps its id and reads back; changes wait for a restore).
+TRASH_FLAGS = ("trashed", "in_trash", "is_trashed")
 
 
 #: Fields that name one record as well as its id does (`get_user(email)`, `getRepo(slug)`).
