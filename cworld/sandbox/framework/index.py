@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import heapq
 from abc import ABC, abstractmethod
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import itemgetter, neg
@@ -274,6 +275,19 @@ def _entry_maker(by: SortBy, sign: int, place: dict[Any, int]) -> Callable[[Any,
     return lambda key, record: (*[key if f == BY_KEY else record.get(f) for f in by], sign * place[key], key)
 
 
+def _entries(by: SortBy, reverse: bool, raw: Mapping[Any, Any], place: dict[Any, int]) -> list[tuple[Any, ...]] | None:
+    """Every record's entry as `_entry_maker` makes it, read column by column (fields: every record a dict
+    holding them) or by one `map` of the function; None when the fields cannot be read so."""
+    keys = list(raw)
+    places = list(map(place.__getitem__, keys))
+    if reverse:
+        places = list(map(neg, places))
+    if callable(by):
+        return [(*values, at, key) for values, at, key in zip(map(by, keys, raw.values()), places, keys, strict=True)]
+    values = _columns(raw, by, by_key=True)
+    return None if values is None else list(zip(*values, places, keys, strict=True))
+
+
 class SortedIndex:
     """Per group (`Grouping`), the keys ordered as Python's stable `sorted` orders their records by the values
     of `by` (`reverse` too): ties keep the map's order. A map with a record that cannot be filed or ordered is
@@ -289,7 +303,7 @@ class SortedIndex:
         """each filed key's entry; and `under`, what it is filed under (flat, as `_Postings` keeps it)"""
         self.under: dict[Any, Any] = {}
         self.unordered: set[Any] = set()
-        grouped = self._fast(grouping, by, reverse, raw, place) if self._one and not callable(by) else None
+        grouped = self._fast(grouping, by, reverse, raw, place)
         if grouped is None:
             grouped = self._one_by_one(raw)
         for group, entries in grouped.items():
@@ -298,25 +312,33 @@ class SortedIndex:
             except TypeError:  # values that do not compare: this map is sorted by the caller
                 self.unordered.update(entry[-1] for entry in entries)
 
-    def _fast(self, grouping: Grouping, by: tuple[str, ...], reverse: bool, raw: Mapping[Any, Any],
+    def _fast(self, grouping: Grouping, by: SortBy, reverse: bool, raw: Mapping[Any, Any],
               place: dict[Any, int]) -> dict[Any, list[tuple[Any, ...]]] | None:
-        """Every record's group and entry read column by column (fields only, every record a dict holding
-        them), grouped; None when that cannot be done (the records are then filed one by one)."""
-        assert isinstance(grouping, tuple)
-        groups, values = _columns(raw, grouping), _columns(raw, by, by_key=True)
-        if groups is None or values is None:
+        """Every record's groups and entry read a column or a `map` at a time (no per-record call of the
+        index's own), grouped; None when that cannot be done (the records are then filed one by one, which
+        leaves the ones it cannot file to the caller)."""
+        entries = _entries(by, reverse, raw, place)
+        if entries is None:
             return None
-        places = list(map(place.__getitem__, raw))
-        entries = list(zip(*values, map(neg, places) if reverse else places, raw, strict=True))
-        unders = _rows(groups, len(raw))
-        grouped: dict[Any, list[tuple[Any, ...]]] = {}
+        if isinstance(grouping, tuple):
+            groups = _columns(raw, grouping)
+            if groups is None:
+                return None
+            unders: list[Any] = _rows(groups, len(raw))
+        else:
+            try:  # as `_grouper`'s by_function, each record's groups once
+                unders = list(map(tuple, map(set, map(grouping, raw.values()))))
+            except Exception:  # noqa: BLE001 - a record the function cannot read: filed one by one
+                return None
+        grouped: defaultdict[Any, list[tuple[Any, ...]]] = defaultdict(list)
         try:
-            for under, entry in zip(unders, entries, strict=True):
-                found = grouped.get(under)
-                if found is None:
-                    grouped[under] = [entry]
-                else:
-                    found.append(entry)
+            if self._one:
+                for under, entry in zip(unders, entries, strict=True):
+                    grouped[under].append(entry)
+            else:
+                for under, entry in zip(unders, entries, strict=True):
+                    for group in under:
+                        grouped[group].append(entry)
         except TypeError:  # a group that cannot be hashed
             return None
         self.entries, self.under = dict(zip(raw, entries, strict=True)), dict(zip(raw, unders, strict=True))

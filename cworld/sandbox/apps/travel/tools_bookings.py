@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate
+from cworld.sandbox.apps._shared.records import Page, PageSize, lookup, paginate, paginate_counted
 from cworld.sandbox.apps._shared.values import iso, later, money, parse_iso
 from cworld.sandbox.apps.travel import state as world
 from cworld.sandbox.apps.travel.models import (
@@ -41,6 +41,18 @@ Seat = Annotated[str, Field(description="seat label such as 14C, from get_seat_m
 def _riders(booking: dict[str, Any]) -> list[tuple[str | None, str]]:
     """(traveller, or None for everyone, the booking's status): the groups an itinerary reads in time order."""
     return [(None, booking["status"]), *((t, booking["status"]) for t in booking["travellers"])]
+
+def _ends_at(booking: dict[str, Any]) -> str:
+    """When a booking is behind us, as UTC text like `iso` writes (compared as text, nothing parsed): a
+    flight once it departs, a hotel stay once its check-out morning (11:00) passes."""
+    return booking["check_out"] + "T11:00:00Z" if booking["kind"] == "hotel" else booking["starts_at"]
+
+
+def _by_end(key: str, booking: dict[str, Any]) -> tuple[str]:
+    """Bookings ordered by when they are behind us: the sorted index whose window after now counts an
+    itinerary, where reading each trip to test it cost the whole group a call."""
+    return (_ends_at(booking),)
+
 
 class BookingTools(TravelBase):
     """Booking, seats, itinerary and cancellation."""
@@ -145,8 +157,11 @@ class BookingTools(TravelBase):
         if traveller_id is not None:
             self._traveller(traveller_id)
         bookings, now = self.state["bookings"], iso(self.now)
-        trips = self.ordered("bookings", ("starts_at", BY_KEY), keys=True, having=(_riders, (traveller_id, "confirmed")))
-        chunk, meta = paginate([b for b in trips if self._ends_at_text(bookings[b]) >= now], page, page_size)
+        riders = (_riders, (traveller_id, "confirmed"))
+        trips = self.ordered("bookings", ("starts_at", BY_KEY), keys=True, having=riders)
+        ahead = self.ordered("bookings", _by_end, keys=True, having=riders, within=(now, None))
+        found = (b for b in trips if _ends_at(bookings[b]) >= now)  # read up to the page's end, counted by `ahead`
+        chunk, meta = paginate_counted(found, len(ahead), page, page_size)
         return Itinerary(traveller_id=traveller_id, segments=[self._view(b) for b in chunk], **meta)
 
     @tool(read_only=False)
@@ -226,11 +241,6 @@ class BookingTools(TravelBase):
         if kind and booking["kind"] != kind:
             raise AppError("invalid", f"booking {booking_id} is a {booking['kind']} booking, not a {kind} booking")
         return booking
-
-    def _ends_at_text(self, booking: dict[str, Any]) -> str:
-        """When a booking is behind us, as UTC text like `iso` writes (compared as text, nothing parsed): a
-        flight once it departs, a hotel stay once its check-out morning (11:00) passes."""
-        return booking["check_out"] + "T11:00:00Z" if booking["kind"] == "hotel" else booking["starts_at"]
 
     def _cancel_fee(self, booking_id: str, booking: dict[str, Any]) -> float:
         start = parse_iso(booking["starts_at"])
