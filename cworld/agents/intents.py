@@ -41,7 +41,8 @@ _FIELD = re.compile(r"\b([a-z][a-z]*(?: [a-z]+){0,2}) (?:'([^']{1,80})'|(\d{4}-\
 _CURRENCIES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF", "cad": "CAD", "aud": "AUD",
                "dollars": "USD", "euros": "EUR", "pounds": "GBP", "yen": "JPY", "francs": "CHF"}
 _NOT_NAMES = {"Please", "Could", "Can", "Also", "Next", "After", "Then", "When", "Let", "Report", "Make", "Give",
-              "I", "My", "The", "Once", "Finally", "First", "Look", "Send", "Set", "Put", "Track", "Find"}
+              "I", "My", "The", "Once", "Finally", "First", "Look", "Send", "Set", "Put", "Track", "Find",
+              "Email", "Ping", "Post", "Share", "Write", "Keep", "Remind", "Pay", "Order", "Book", "Add"}
 _CHATTER = re.compile(r"^(please|could you|can you|i'm|i am|let me know|report back|tell me|give me|thanks|thank you|"
                       r"take care|do all of this|help me)\b", re.IGNORECASE)
 _SUBJECT = re.compile(r"^(i|i'm|i've|i'd|we|we're|we've|our|my|there|there's|here's|it|this|that|the|two|time|money|"
@@ -166,7 +167,7 @@ def facts_of(text: str) -> Facts:
         if any(ch.isdigit() for ch in value) or label.lower() == "password":
             facts.labelled.setdefault(_label(label), value)
     unquoted = _QUOTED.sub(" ", text)
-    facts.names = [n for n in _NAME.findall(unquoted) if n.split()[0] not in _NOT_NAMES and not _is_date(n)]
+    facts.names = [n for n in map(_name_of, _NAME.findall(unquoted)) if n and not _is_date(n)]
     facts.amounts = [float(a.replace(",", "")) for a in _AMOUNT.findall(text)]
     facts.counts = [(int(n), unit.lower()) for n, unit in _COUNT.findall(_AMOUNT.sub(" ", text))]
     facts.times = [(int(h), int(m)) for h, m in _TIME.findall(text)]
@@ -189,7 +190,8 @@ def intents_of(text: str) -> list[Intent]:
 
     def hold(match: re.Match[str]) -> str:
         dictated.append(match.group(0))
-        return f"\x00{len(dictated) - 1}\x00"
+        ends = "." if match.group(2).rstrip()[-1:] in (".", "!", "?") else ""  # `saying "Moved it." Then ...`
+        return f"\x00{len(dictated) - 1}\x00{ends}"
 
     masked = _DICTATED.sub(hold, text.strip())
     first = True
@@ -273,6 +275,14 @@ def words_of(text: str) -> set[str]:
 def _label(label: str) -> str:
     label = label.lower().replace(" ", "_")
     return {"customer": "customer_id", "user_name": "username", "passcode": "pin"}.get(label, label)
+
+
+def _name_of(words: str) -> str:
+    """A name without the verb that opens its sentence ("Email Liam Garcia" -> "Liam Garcia"); "" if none."""
+    parts = words.split()
+    while parts and parts[0] in _NOT_NAMES:
+        parts = parts[1:]
+    return " ".join(parts) if len(parts) > 1 else ""
 
 
 def _is_date(name: str) -> bool:

@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from cworld.sandbox.framework import world
+from cworld.synth.offline.blocks.dictated import dictated
 from cworld.synth.offline.composer import BlockFailed, Composer, anchor, follow_up, tools
 from cworld.synth.offline.people import colleague, exclude_twin, first_name, namesakes
 from cworld.synth.offline.phrases import day
@@ -43,7 +44,7 @@ def meeting(c: Composer) -> None:
         guests = guests[:1]  # two colleagues in far-apart time zones may share no working hours
         when, slot, room = _day_with_room(c, [directory[g] for g in guests], minutes, video)
     topic = c.pick(world.cast(c.seed)["topics"])
-    title = topic["meeting"]
+    title, agenda = dictated(topic["meeting"]), dictated(topic["agenda"])
     c.subgoal("schedule_meeting", title=title, guests=", ".join(guests))
     refs = []
     for n, guest in enumerate(guests):
@@ -68,7 +69,7 @@ def meeting(c: Composer) -> None:
             "end": end,
             "attendee_ids": refs,
             "room_id": rooms.ref(f"rooms[room_id={room['room_id']}].room_id"),
-            "description": topic["agenda"],
+            "description": agenda,
         },
         title=title,
     )
@@ -85,7 +86,7 @@ def meeting(c: Composer) -> None:
     c.decide("finish_by", "deadline", over, ["slot"], cutoff=cutoff[11:16], day=day(when))
     exclude_twin(c, "guest_twin", guests[0], directory, CAL + "create_event", "attendee_ids")
     asked_for = {"minutes": minutes, "title": title, "guests": " and ".join(guests), "day": day(when)}
-    c.say(*c.variants("meeting.say", need=need, agenda=topic["agenda"].lower(), **asked_for))
+    c.say(*c.variants("meeting.say", need=need, agenda=agenda, **asked_for))
     start_ref, end_ref = event.ref("start"), event.ref("end")
     c.hint(c.text("meeting.hint", title=title, start=start_ref, end=end_ref, room=room["name"]))
     c.report(c.text("meeting.reports.room"), room["name"])
@@ -147,13 +148,13 @@ def trip_event(c: Composer) -> None:
     topic = c.facts["topic"]
     c.subgoal("block_calendar")
     blocked = {
-        "title": c.text("trip_event.title", topic=topic),
+        "title": dictated(c.text("trip_event.title", topic=topic)),
         "start": start_ref,
         "end": end_ref,
         "allow_overlap": True,
     }
     event = c.step("travel_event", CAL + "create_event", blocked, topic=topic)
-    c.say(*c.variants("trip_event.say"))
+    c.say(*c.variants("trip_event.say", title=blocked["title"]))
     c.hint(c.text("trip_event.hint", start=event.ref("start"), end=event.ref("end")))
 
 

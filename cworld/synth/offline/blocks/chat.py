@@ -3,6 +3,7 @@ directly; one sign-in serves both."""
 
 from __future__ import annotations
 
+from cworld.synth.offline.blocks.dictated import dictated
 from cworld.synth.offline.composer import Composer, follow_up, tools
 from cworld.synth.offline.people import colleague, exclude_twin, first_name
 
@@ -29,12 +30,12 @@ def chat_post(c: Composer) -> None:
     ref = found.ref(f"channels[name={name}].channel_id")
     if c.state["chat"]["me"] not in channel["members"]:
         c.step("join", CHAT + "join_channel", {"token": token, "channel_id": ref}, channel=name)
-    posted = {"token": token, "channel_id": ref, "text": c.facts["summary"]}
+    posted = {"token": token, "channel_id": ref, "text": dictated(c.facts["summary"])}
     c.step("post", CHAT + "post_message", posted, channel=name, topic=c.facts["topic"])
     if banned:
         kept_out = {"kind": "argument_excludes", "tool": CHAT + "post_message", "argument": "channel_id"}
         c.decide("channel", "exclusion", {**kept_out, "value": banned})
-    c.say(*c.variants("chat_post.say", channel=name))
+    c.say(*c.variants("chat_post.say", channel=name, text=posted["text"]))
 
 
 def chat_dm(c: Composer) -> None:
@@ -46,11 +47,11 @@ def chat_dm(c: Composer) -> None:
     sent = {
         "token": token,
         "user_id": found.ref(f"users[name={who}].user_id"),
-        "text": c.text("chat_dm.text", first=first_name(who), summary=c.facts["summary"]),
+        "text": dictated(c.text("chat_dm.text", first=first_name(who), summary=c.facts["summary"])),
     }
     c.step("dm", CHAT + "send_direct_message", sent, who=who, topic=c.facts["topic"])
     exclude_twin(c, "dm_twin", who, users, CHAT + "send_direct_message", "user_id")
-    c.say(*c.variants("chat_dm.say", who=who))
+    c.say(*c.variants("chat_dm.say", who=who, text=sent["text"]))
 
 
 def _login(c: Composer) -> tuple[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from cworld.synth.offline.blocks.dictated import dictated
 from cworld.synth.offline.composer import BlockFailed, Composer, follow_up, tools
 from cworld.synth.offline.phrases import day
 
@@ -23,9 +24,9 @@ def reminder(c: Composer) -> None:
     topic = c.facts["topic"]
     c.subgoal("reminder")
     c.step("timezone", CLOCK + "get_timezone", {})
-    remind = {"text": c.text("reminder.text", topic=topic), "at": at.isoformat()}
+    remind = {"text": dictated(c.text("reminder.text", topic=topic)), "at": at.isoformat()}
     c.step("remind", CLOCK + "schedule_reminder", remind, topic=topic)
-    c.say(*c.variants("reminder.say", time=f"{at:%H:%M}", day=day(at.date())))
+    c.say(*c.variants("reminder.say", time=f"{at:%H:%M}", day=day(at.date()), text=remind["text"]))
 
 
 def _zone(c: Composer) -> Any:

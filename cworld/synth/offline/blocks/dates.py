@@ -1,5 +1,6 @@
 """Date-calculator block (the `datetime` server): how many working days are left before what an anchor
-scheduled."""
+scheduled. The count goes to the final answer, not into the texts the other blocks dictate: a dictated text
+holds only what the request states."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ def workdays(c: Composer) -> None:
     c.say(*c.variants("workdays.say", day=day(when)))
     c.hint(c.text("workdays.hint", date=when.isoformat(), days=days))
     c.report(c.text("workdays.report"), days)
-    c.quote_in_summary(c.text("workdays.summary", days=days))
 
 
 BLOCKS = [follow_up("workdays", APP, frozenset({COUNT}), workdays, needs="when summary future")]

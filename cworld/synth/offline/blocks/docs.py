@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from cworld.sandbox.framework import world
+from cworld.synth.offline.blocks.dictated import dictated
 from cworld.synth.offline.composer import BlockFailed, Composer, anchor, follow_up, tools
 from cworld.synth.offline.people import colleague, exclude_twin, first_name
 
@@ -21,13 +22,13 @@ def doc_note(c: Composer) -> None:
     }
     who = colleague(c, list(directory), avoid=set(c.facts.get("people", [])))
     topic, summary = c.facts["topic"], c.facts["summary"]
-    title = c.text("doc_note.title", topic=topic)
+    title = dictated(c.text("doc_note.title", topic=topic))
     c.subgoal("write_note", topic=topic, who=who)
     listed = c.step("folders", DOCS + "list_folders", {}, folder=folder, topic=topic)
     written = {
         "title": title,
         "folder_id": listed.ref(f"folders[name={folder}].folder_id"),
-        "content": c.text("doc_note.content", title=title, summary=summary),
+        "content": dictated(c.text("doc_note.content", title=title, summary=summary)),
     }
     doc = c.step("note", DOCS + "create_document", written, topic=topic)
     person = c.step("find_reader", DOCS + "find_people", {"query": first_name(who)}, who=who)
@@ -41,7 +42,8 @@ def doc_note(c: Composer) -> None:
     c.step("share", DOCS + "share_document", shared, why=access, who=who)
     exclude_twin(c, "doc_twin", who, directory, DOCS + "share_document", "person_id")
     can, named = c.book.mapping("doc_note.can")[role], c.book.mapping("doc_note.role")[role]
-    c.say(*c.variants("doc_note.say", folder=folder, who=who, can=can, role=named))
+    said = {"title": title, "content": written["content"], "folder": folder, "who": who}
+    c.say(*c.variants("doc_note.say", can=can, role=named, **said))
 
 
 def locked_doc(c: Composer) -> None:
@@ -50,7 +52,7 @@ def locked_doc(c: Composer) -> None:
     if not docs:
         raise BlockFailed("no locked document")
     title = locked["title"]
-    note = c.text("locked_doc.note", today=c.today.isoformat())
+    note = dictated(c.text("locked_doc.note", today=c.today.isoformat()))
     c.subgoal("unlock", title=title)
     mails = c.step("find_password", "mail/search_messages", {"query": "password"}, title=title)
     c.step("read_password", "mail/get_message", {"message_id": mails.ref("messages.0.message_id")})

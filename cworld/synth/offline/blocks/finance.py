@@ -112,7 +112,7 @@ def stock(c: Composer) -> None:
         topic=c.text("stock.topic", company=company),
         when=c.today.isoformat(),
         summary=c.text(
-            "stock.summary", company=company, symbol=symbol, price=price, percent=percent, days=days
+            "stock.summary", company=company, watchlist=name, symbol=symbol, price=price, percent=percent, days=days
         ),
     )
 

@@ -83,9 +83,9 @@ def purchase(c: Composer) -> None:
     if coupon:
         c.report(c.text("purchase.reports.coupon"), coupon)
     c.facts.update(
-        topic=c.text("purchase.topic", product=product),
+        topic=c.text("purchase.topic", product=product, label=label),
         amount=(paid_total, order.value["total"], c.text("purchase.fact")),
-        summary=c.text("purchase.summary", product=product, total=paid_total, order=order_id),
+        summary=c.text("purchase.summary", product=product, label=label, total=paid_total, order=order_id),
         when=(c.today.isoformat()),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from cworld.synth.offline.blocks.dictated import dictated
 from cworld.synth.offline.composer import BlockFailed, Composer, anchor, follow_up, tools
 from cworld.synth.offline.people import colleague
 from cworld.synth.offline.phrases import day
@@ -49,8 +50,8 @@ def card(c: Composer) -> None:
     detail = c.step("board", TB + "get_board", board_ref, column=column, who=who, board=name)
     new = {
         "list_id": detail.ref(f"lists[name={column}].list_id"),
-        "title": c.text("card.title", topic=topic),
-        "description": summary,
+        "title": dictated(c.text("card.title", topic=topic)),
+        "description": dictated(summary),
         "due": due,
     }
     made = c.step("new_card", TB + "create_card", new, topic=topic)
@@ -60,9 +61,11 @@ def card(c: Composer) -> None:
         items = c.variants("card.checklist_items")
         checklist = {"card_id": made.ref("card_id"), "name": c.text("card.checklist"), "items": items}
         c.step("checklist", TB + "add_checklist", checklist)
+        c.say(c.text("card.checklist_say", name=checklist["name"], items=", ".join(f"'{i}'" for i in items)))
     deadline = {"kind": "deadline", "tool": TB + "create_card", "argument": "due", "value": f"{due}:00Z"}
     c.decide("card_due", "deadline", deadline, day=day(due_day))
-    c.say(*c.variants("card.say", column=column, board=name, who=who, day=day(due_day)))
+    said = {"title": new["title"], "text": new["description"]}
+    c.say(*c.variants("card.say", column=column, board=name, who=who, day=day(due_day), **said))
 
 
 def overdue(c: Composer) -> None:
@@ -88,11 +91,11 @@ def overdue(c: Composer) -> None:
     ref = found.ref(f"cards[title={title}].card_id")
     c.step("card", TB + "get_card", {"card_id": ref}, title=title)
     c.step("new_due", TB + "set_due_date", {"card_id": ref, "due": due}, title=title)
-    noted = {"card_id": ref, "text": c.text("overdue.comment", date=moved)}
+    noted = {"card_id": ref, "text": dictated(c.text("overdue.comment", date=moved))}
     c.step("comment", TB + "add_comment", noted, title=title)
     deadline = {"kind": "deadline", "tool": TB + "set_due_date", "argument": "due", "value": f"{due}:00Z"}
     c.decide("new_due", "deadline", deadline, title=title, day=day(new_day))
-    c.say(*c.variants("overdue.say", title=title, board=board, day=day(new_day)))
+    c.say(*c.variants("overdue.say", title=title, board=board, day=day(new_day), comment=noted["text"]))
     c.hint(c.text("overdue.hint", title=title, date=moved))
     c.report(c.text("overdue.report"), moved)
     c.facts.update(

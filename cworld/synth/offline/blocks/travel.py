@@ -123,6 +123,7 @@ def flight(c: Composer) -> None:
         amount=(fare_total, book.value["total"], c.text("flight.fact")),
         summary=c.text(
             "flight.summary",
+            day=day(when),
             number=chosen["flight_number"],
             city=city,
             departs=departs,
@@ -232,7 +233,7 @@ def hotel(c: Composer) -> None:
     c.facts.setdefault("when", check_in.isoformat())
     c.facts.setdefault("city", city)
     c.facts.setdefault("amount", (stay_total, book.value["total"], c.text("hotel.fact")))
-    c.quote_in_summary(c.text("hotel.summary", hotel=chosen["name"], **stay))
+    c.quote_in_summary(c.text("hotel.summary", hotel=chosen["name"], city=city, **stay))
 
 
 def _hotel_city(c: Composer) -> tuple[str, str]:

@@ -1,5 +1,5 @@
 """Unit-converter block: what an amount an anchor left (a payment, an order, a fare) comes to in another
-currency."""
+currency. The amount goes to the final answer only (a dictated text holds only what the request states)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ def currency(c: Composer) -> None:
     c.say(*c.variants("currency.say", label=label, currency=target))
     c.hint(c.text("currency.hint", Label=label.capitalize(), currency=target, amount=amount))
     c.report(c.text("currency.report", currency=target), amount)
-    c.quote_in_summary(c.text("currency.summary", amount=amount, currency=target))
 
 
 BLOCKS = [follow_up("currency", APP, frozenset({"units/convert_currency"}), currency, needs="amount")]
