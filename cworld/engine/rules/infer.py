@@ -8,6 +8,7 @@ writes it out for a person to review and correct.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from cworld.data_model import ToolSpec
@@ -25,6 +26,7 @@ from cworld.engine.cards.operations import (
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
+from cworld.engine.world.fresh import freshen
 
 _REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
@@ -81,7 +83,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                     list_=_list_read(tool, coll, entity, props, card), origin="inferred")
     if op == "create":
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
-                       _held_fields(entity, world.state.get(coll)))
+                       _held_fields(entity, world.state.get(coll)), {singular_word(t) for t in name_tokens(tool.name)})
     key = f"args[{own!r}]" if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
@@ -99,8 +101,39 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                for f in fields]  # an optional id argument not given finds no target: nothing to set
     valid = value_checks(entity, props) if effects or op == "action" else []
     expected, bump = _version_check(entity, props) if effects else ([], [])
-    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity), *expected],
+    members = _on_record_checks(tool, entity, props, card, world)
+    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity), *members, *expected],
                 do=[*effects, *bump], origin="inferred")
+
+
+#: Name words of a tool that puts a member on a record (the member need not be on it yet).
+ADDING_WORDS = frozenset({"add", "invite", "assign", "attach", "include", "join", "share", "grant", "link", "enroll",
+                          "subscribe", "tag", "append", "insert", "put", "set", "replace", "update", "edit"})
+
+
+def _on_record_checks(tool: ToolSpec, entity: EntityType, props: dict[str, Any], card: CategoryCard,
+                      world: ServerWorld) -> list[Check]:
+    """A change to a record for one of its members (`select_seat(booking_id, traveller_id)`, the record listing
+    its travellers): the member must be on the record, as services refuse a seat for someone not on the booking.
+    Not for a tool that puts members on (`add_`, `assign_`...)."""
+    if {singular_word(t) for t in name_tokens(tool.name)} & ADDING_WORDS:
+        return []
+    checks = []
+    for arg in props:
+        named = id_kind(arg, card)
+        other = named[0] if named is not None and not named[1] else None
+        if other is None or other is entity or collection_of(other, world) is None:
+            continue
+        field = next((f for f, kind in entity.fields.items()
+                      if str(kind).startswith("list") and singular_word(f) == other.name), None)
+        if field is not None:
+            have = f"(target.get({field!r}) or [])"
+            checks.append(Check(fail=f"target is not None and args[{arg!r}] is not None and isinstance({have}, list) "
+                                     f"and {have} and str(args[{arg!r}]) not in [str(m) for m in {have}]",
+                                error="not_found",
+                                message=f"{other.name.replace('_', ' ')} {{args[{arg!r}]}} is not on "
+                                        f"{entity.name.replace('_', ' ')} {{target_key}} ({field}: {{{have}}})"))
+    return checks
 
 
 #: Arguments of an update that name the version it was made on (optimistic concurrency, HTTP's If-Match).
@@ -423,6 +456,7 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
             continue
         coll = collection_of(other, world)
         if coll is None:
+            checks.extend(_shown_form_check(name, other, bool(named and named[1]), world))
             continue
         if named and named[1]:
             checks.append(Check(fail=f"any(str(k) not in {coll} for k in (args[{name!r}] or []))", error="not_found",
@@ -431,6 +465,49 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
             checks.append(Check(find=f"ref_{other.name}", in_=coll, key=f"args[{name!r}]",
                                 optional=name not in required, message=not_found_message(other, card)))
     return checks
+
+
+def _shown_form_check(arg: str, kind: EntityType, many: bool, world: ServerWorld) -> list[Check]:
+    """An id of a kind the world holds no records of, only references to (a booking's `hotel_id`): it must have
+    the form of the ids the world shows (`htl_047`, `GH723-20260902`), as a service answers 404 for an id it
+    never issued; no check where the world shows none."""
+    forms = shown_id_forms(world, kind.name)
+    if not forms:
+        return []
+    pattern = "|".join(f"(?:{f})" for f in sorted(forms))
+    given = f"(args[{arg!r}] or [])" if many else f"[args[{arg!r}]]"
+    return [Check(fail=f"any(k is not None and not re_match({f'^(?:{pattern})$'!r}, str(k)) for k in {given})",
+                  error="not_found", message=f"no {kind.name.replace('_', ' ')} {{args[{arg!r}]}}")]
+
+
+_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]")
+_FORMS: dict[tuple[int, str], frozenset[str]] = {}
+
+
+def shown_id_forms(world: ServerWorld, kind: str) -> frozenset[str]:
+    """The forms (regular expressions) of the ids of `kind` the world shows: the values of `<kind>_id` across its
+    records, and the keys of a map named for the kind (`hotel_nights` keyed by hotel). Lower-case words
+    kept (a prefix such as `htl`), upper-case words, digits and other runs generalized: `GH723-20260902` reads as
+    upper-case letters, digits, a dash, digits)."""
+    cached = _FORMS.get((id(world), kind))
+    if cached is not None:
+        return cached
+    field = f"{kind}_id"
+    values = {v for coll in world.state.values() if isinstance(coll, dict)
+              for rec in coll.values() if isinstance(rec, dict) and isinstance(v := rec.get(field), str) and v}
+    values |= {k for name, coll in world.state.items() if isinstance(coll, dict) and name.startswith(f"{kind}_")
+               for k in coll if isinstance(k, str) and any(c.isdigit() for c in k)}
+    forms = frozenset("".join(_run_form(r) for r in _RUNS.findall(v)) for v in values)
+    _FORMS[(id(world), kind)] = forms
+    return forms
+
+
+def _run_form(run: str) -> str:
+    if run.isdigit():
+        return r"\d+"
+    if run.isupper():
+        return "[A-Z]+"
+    return re.escape(run)
 
 
 def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | None:
@@ -474,7 +551,11 @@ def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
     hold `card_id`, the kind tasks are: a list filtered by `task_id` then finds what the create made)."""
     plain = snake(prop)
     named = id_kind(prop, card) if plain not in entity.fields else None
-    if named is None or named[0] is None or named[1]:
+    if named is not None and named[1]:  # `traveller_ids` fills the record's `travellers` list where it has one
+        listed = next((f for f, kind in entity.fields.items()
+                       if str(kind).startswith("list") and singular_word(f) == id_stem(prop)[0]), None)  # type: ignore[index]
+        return listed or plain
+    if named is None or named[0] is None:
         return plain
     refs = [f for f in entity.fields if (kind := id_kind(f, card)) is not None and kind == (named[0], False)]
     return refs[0] if len(refs) == 1 else plain
@@ -495,8 +576,17 @@ def _option(prop: str, schema: dict[str, Any]) -> bool:
     return "boolean" in schema_types(schema) or (stem is not None and stem[1])
 
 
+def fresh_fields(entity: EntityType, given: set[str], words: set[str]) -> dict[str, Any]:
+    """What a new record of the kind holds that the call did not give (`world/fresh.freshen`: the state machine's
+    first state, the enum member the tool's name names, flags false, empty lists, version 1); its times are
+    the rule's stamps, not these."""
+    record: dict[str, Any] = {}
+    freshen(record, entity, given, words, datetime(2000, 1, 1, tzinfo=UTC))
+    return {f: v for f, v in record.items() if entity.fields.get(f) not in ("datetime", "date")}
+
+
 def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any],
-            card: CategoryCard, held: set[str]) -> Rule:
+            card: CategoryCard, held: set[str], words: set[str]) -> Rule:
     # a create pages nothing: `start` or `limit` is a paging argument only where the kind has no such field;
     # and a flag its kind does not hold (`allow_overlap`, `notify`) is an option, not a field, as a list of ids
     # it does not hold is whom to tell or invite (`attendee_ids`), which the record keeps its own way
@@ -508,7 +598,9 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
     stamps = [f for f in dict.fromkeys((*STAMP_FIELDS, *([made_order] if made_order else [])))
               if f in entity.fields and f not in fields]
     creator = next((f for f in CREATOR_FIELDS if f in entity.fields), None)
-    entries = [*(f"{f!r}: args[{p!r}]" for f, p in fields.items()), *(f"{f!r}: now" for f in stamps),
+    fresh = fresh_fields(entity, set(fields) | set(stamps), words)
+    entries = [*(f"{f!r}: {v!r}" for f, v in fresh.items()),
+               *(f"{f!r}: args[{p!r}]" for f, p in fields.items()), *(f"{f!r}: now" for f in stamps),
                *([f"**({{{creator!r}: {ME}}} if {ME} is not None else {{}})"] if creator and creator not in fields else [])]
     record = "{" + ", ".join(entries) + "}"
     make = Effect(create=coll, id=None if key else entity.id_prefix, key=key, record=record, as_="made")
