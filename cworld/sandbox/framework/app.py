@@ -129,9 +129,11 @@ class SandboxApp:
         """`keys_where(name, **equal)` narrowed to the records that may hold every word of `query` in `fields`
         (as `matches` reads them; a field may be dotted, `from.name`): a superset, in the map's order, that
         the tool's own `matches` decides."""
+        keys = self._keys(name, equal, norm(query).split(), fields)
+        if not equal:
+            return keys
         raw = for_reading(self.state[name])
-        return [k for k in self._keys(name, equal, norm(query).split(), fields)
-                if type(raw[k]) is not dict or _holds(raw[k], equal)]
+        return [k for k in keys if type(raw[k]) is not dict or _holds(raw[k], equal)]
 
     def matching(self, name: str, query: Any, fields: tuple[str, ...], /, **equal: Any) -> list[Any]:
         """The records of `keys_matching` (through a write call's view)."""
@@ -149,6 +151,14 @@ class SandboxApp:
         found = self.session.indexes.count(self.name, name, self.state[name], self.session.journals.get(self.name),
                                            {}, (of, value))
         return len(self.keys_having(name, of, value)) if found is None else found
+
+    def held(self, name: str, of: Callable[[Any], Iterable[Any]], /) -> set[Any]:
+        """The values `of` reads off some record of the map `name` (the groups that are not empty), from the
+        index's groups when it can say exactly: a board's lists that hold cards, without asking each list."""
+        found = self.session.indexes.held(self.name, name, self.state[name], self.session.journals.get(self.name), of)
+        if found is not None:
+            return found
+        return {value for record in for_reading(self.state[name]).values() for value in of(record)}
 
     def ordered(self, name: str, by: SortBy, /, reverse: bool = False, within: tuple[Any, Any] = (None, None),
                 having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None, keys: bool = False,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import itemgetter, neg
 from typing import Any, overload
@@ -486,9 +486,13 @@ class CollectionIndex:
                 sort.refile(key, record)
         return True
 
-    def in_order(self, keys: Iterable[Any]) -> list[Any]:
-        place = self.place
-        return sorted(keys, key=place.__getitem__)
+    def in_order(self, keys: Collection[Any]) -> list[Any]:
+        """`keys` (all filed) in the map's order: sorted by place when they are few, else read off the map's
+        own order (a sort of thousands of keys cost several walks of the map)."""
+        if len(keys) * 8 > len(self.place):
+            wanted = keys if isinstance(keys, (set, frozenset, dict)) else set(keys)
+            return [k for k in self.raw if k in wanted]
+        return sorted(keys, key=self.place.__getitem__)
 
 
 def _explained(index: CollectionIndex, kept: Kept | None) -> bool:
@@ -552,7 +556,9 @@ class Indexes:
         if having is not None:
             hits = index.deriving(having[0]).candidates(having[1])
             found = hits if found is None else found & hits
-        keys = set(raw) if found is None else found
+        if found is None:  # nothing narrowed it: every key, as the map orders them
+            return list(raw)
+        keys = found
         if kept is None or not kept.touched:
             return index.in_order(keys)
         keys = {k for k in keys | kept.touched if k in raw}
@@ -603,6 +609,19 @@ class Indexes:
         if fields.odd():
             return None
         return len(fields.hits(values))
+
+    def held(self, app: str, name: str, collection: Any, journal: CallJournal | None,
+             of: Callable[[Any], Iterable[Any]]) -> set[Any] | None:
+        """The values `of` reads off some record (a sorted index's groups of that function, else its derived
+        index's buckets), or None when the index cannot say exactly."""
+        index = self.fresh(app, name, collection, journal)
+        if index is None:
+            return None
+        for (grouping, _, _), sort in index.sorts.items():
+            if grouping is of and not sort.unordered:
+                return {value for value, group in sort.groups.items() if group}
+        derived = index.deriving(of).postings.by_value
+        return None if _ODD in derived else set(derived)
 
     def ordered(self, app: str, name: str, collection: Any, journal: CallJournal | None, by: SortBy,
                 reverse: bool, equal: Mapping[str, Any], within: tuple[Any, Any],
@@ -701,7 +720,11 @@ class Merged(_Window):
         return sum(len(part) for part in self._parts)
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self[:])
+        """Read as far as the reader goes (a page off the front of a long merge costs the page)."""
+        if not self._parts:
+            return iter(())
+        read = self._parts[0].read
+        return (read(entry) for entry in heapq.merge(*(part.entries() for part in self._parts), reverse=self._reverse))
 
     def _slice(self, start: int, stop: int, step: int) -> list[Any]:
         if not self._parts:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -123,7 +124,7 @@ class ShopTools(ShopBase):
         if category is not None and not self.count("catalog", category=category):
             raise AppError("not_found", f"no category '{category}': list_categories shows the exact names")
         words = norm(query).split()
-        if not words and ((min_price is None and max_price is None) or sort == "price_asc"):
+        if not words:
             chunk, meta = self._shelf_page(category, min_price, max_price, in_stock_only, sort, page, page_size)
             return ProductPage(products=[self._summary(pid) for pid in chunk], **meta)
         catalog = self.state["catalog"]
@@ -147,7 +148,26 @@ class ShopTools(ShopBase):
         stocked = [True] if in_stock else [True, False]
         having = (_stocked, stocked) if category is None else (_shelf, [(category, s) for s in stocked])
         within = (min_price, None if max_price is None else math.nextafter(max_price, math.inf))
-        return paginate(self.ordered("catalog", ORDERS[sort], keys=True, having=having, within=within), page, page_size)
+        if sort == "price_asc" or within == (None, None):
+            return paginate(self.ordered("catalog", ORDERS[sort], keys=True, having=having, within=within), page,
+                            page_size)
+        return self._priced_page(having, within, ORDERS[sort], page, page_size)
+
+    def _priced_page(self, having: tuple[Any, Any], within: tuple[float | None, float | None],
+                     order: Callable[[str, dict[str, Any]], tuple[float, str]], page: int,
+                     page_size: int) -> tuple[list[str], dict[str, Any]]:
+        """A page of a price range in another order than price's: the total is the price order's window; the
+        page is read off `order`'s shelf while the range holds enough of it that few products are skipped,
+        else the window is sorted up to the page (both what sorting every product in range gives)."""
+        priced = self.ordered("catalog", _by_price, keys=True, having=having, within=within)
+        shelf = self.ordered("catalog", order, keys=True, having=having)
+        catalog, (lo, hi), end = self.state["catalog"], within, page * page_size
+        if end * len(shelf) <= len(priced) ** 2:
+            found = (pid for pid in shelf if (lo is None or catalog[pid]["price"] >= lo)
+                     and (hi is None or catalog[pid]["price"] < hi))
+            return paginate_counted(found, len(priced), page, page_size)
+        first = heapq.nsmallest(end, priced, key=lambda pid: order(pid, catalog[pid]))
+        return paginate_counted(iter(first), len(priced), page, page_size)
 
     def _sort_key(self, pid: str, words: list[str], sort: str) -> tuple[float, str]:
         p = self.state["catalog"][pid]

@@ -255,7 +255,9 @@ class TaskboardTools(SandboxApp):
         order = [list_id] if list_id is not None else self.ordered("lists", ("position",), keys=True, board_id=board_id) \
             if board_id is not None else self.ordered("lists", ("board_id", "position"), keys=True)
         states = (False, True) if include_archived else (False,)
-        for _, run in groupby(order, key=lambda lid: (lists[lid]["board_id"], lists[lid]["position"])):
+        holders = {lid for lid, archived in self.held("cards", tb.filed) if archived in states}
+        holding = (lid for lid in order if lid in holders)  # a list without cards adds nothing to the order
+        for _, run in groupby(holding, key=lambda lid: (lists[lid]["board_id"], lists[lid]["position"])):
             yield from self.ordered("cards", ("position", BY_KEY), keys=True,
                                     having=(tb.filed, [(lid, a) for lid in run for a in states]))
 
