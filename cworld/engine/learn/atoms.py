@@ -20,6 +20,7 @@ from cworld.engine.learn.items import (
     path_atoms,
     shared_item_atoms,
 )
+from cworld.engine.learn.limits import tally_atoms
 from cworld.engine.learn.scope import MISSING, Scope, arg, field_of, key_forms
 from cworld.engine.learn.traffic import Observation
 from cworld.values import parse_time
@@ -215,6 +216,8 @@ def atoms(tool: ToolSpec, calls: list[Observation], scopes: dict[int, Scope], fo
               *overlap_atoms(props, calls, scopes), *path_atoms(props, calls)]
     out += [Atom("fail", e) for e in looped]
     out += [Atom("fail", e, b) for b in found for e in item_text_atoms(props, calls, scopes, b.name)]
+    by_name = {b.name: b for b in found}
+    out += [Atom("fail", e, by_name.get(r or "")) for e, r in tally_atoms(props, calls, scopes, list(by_name))]
     records_in: list[tuple[str, Binding | None]] = [(b.name, b) for b in found]
     records_in += [(r, None) for r in _singletons(calls)]
     for name, binding in records_in:
@@ -414,7 +417,7 @@ def _format_atoms(a: str, accepted: list[str]) -> list[str]:
 
 
 def exact_shape(values: list[str]) -> str | None:
-    """The one form every value has, closer than `shape`: a letter run all of them share kept as it is, a
+    r"""The one form every value has, closer than `shape`: a letter run all of them share kept as it is, a
     digit run of one length counted (`htl_029`, `htl_112` -> `htl_\d{3}`, where `hotel_4618` is no hotel
     id); None when their runs differ."""
     if any("/" in v or " " in v or len(v) > 40 for v in values):  # a path or a text: no id, its form says little

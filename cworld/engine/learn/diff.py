@@ -81,7 +81,7 @@ def collections(state: dict[str, Any]) -> list[str]:
     for name, value in state.items():
         if not isinstance(value, dict) or not name.isidentifier():
             continue
-        if _is_records(value):
+        if _is_records(value) and not is_reference(name):
             out.append(name)
             continue
         for sub, inner in value.items():
@@ -92,7 +92,14 @@ def collections(state: dict[str, Any]) -> list[str]:
 
 def records(state: dict[str, Any]) -> list[str]:
     """Top-level single records (`account`, `cart`): maps that are not maps of records."""
-    return [n for n, v in state.items() if isinstance(v, dict) and n.isidentifier() and v and not _is_records(v)]
+    return [n for n, v in state.items()
+            if isinstance(v, dict) and n.isidentifier() and v and not _is_records(v) and not is_reference(n)]
+
+
+def is_reference(name: str) -> bool:
+    """The world's reference data (`NETWORK`, `MARKET`: named as the rule language's consts are): a folder
+    of collections (`NETWORK['hotels']`), never one itself, never changed."""
+    return name.isupper()
 
 
 def is_map(value: Any) -> bool:

@@ -61,6 +61,7 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
             if (id(o), "/".join((*change.path, change.key))) not in explained:
                 _collect(change, o, scope, names, slots)
     made = {key: _effect(slot, oks, scopes, names) for key, slot in slots.items()}
+    _filled_later(slots, made)
     out = []
     for key, effect in made.items():
         moved = made.get(("add", *key[1:]))
@@ -72,6 +73,22 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
     out += [LearnedEffect(loop.effect, loop.support, loop.names) for loop in loops]
     out.sort(key=lambda e: -e.support)
     return _shared_keys(_ordered(out))
+
+
+def _filled_later(slots: dict[tuple[str, str, str], Slot], made: dict[tuple[str, str, str], LearnedEffect | None]) -> None:
+    """A record made keyed by ids (a hotel's booked nights, `{'2026-09-20': 1}`) that an add or set of the
+    same call fills entry by entry is made empty: its entries are the ones the call names, which the add
+    writes (the literal keys of the nights seen would be wrong on any other night, and the add doubles
+    them)."""
+    for key, slot in slots.items():
+        effect = made.get(key)
+        if slot.kind != "create" or effect is None or not slot.key_expr or not slot.fields or \
+                not all(_is_id(f) for f in slot.fields):
+            continue
+        inner = f"{slot.target}[{slot.key_expr}]"
+        if any(k[0] in ("add", "set") and k[1] == inner and e is not None and e.effect.key is not None
+               for k, e in made.items()):
+            effect.effect = effect.effect.model_copy(update={"record": "{}"})
 
 
 def _rather(add: LearnedEffect, put: LearnedEffect) -> bool:

@@ -16,6 +16,7 @@ mistyped as often as any reference).
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ ALIASES = {"to": ("email",), "cc": ("email",), "bcc": ("email",), "recipients": 
 #: Tools that make something new: a `name` they take is the new thing's name, not a reference.
 _CREATES = re.compile(r"^(create|add|new|make|write|insert|register|post|open)_", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
+_AGAIN = 8
 
 
 #: What a task tells the agent about its own account: these keys of the app's user records.
@@ -89,15 +91,22 @@ class Rates:
     """read the values an error lists for the argument it quoted (`no hotels listed in 'Lisbon'. Cities with
     hotels: Auckland, Bangkok, ...`) and give one of them next time, as an agent fixing its call would
     (learning's explorer; off for the benchmarks' one, whose traffic stays as measured)"""
+    again: float = 0.0
+    """chance, after a write the service accepted, to send it again with the same arguments until it is
+    refused or answers as the last time (at most `_AGAIN` times): a limit shows itself (a hotel full, a
+    balance spent, a duplicate); learning's explorer, off for the benchmarks' one"""
 
 
 class Explorer:
     """Picks calls over one server's tools, learning values from the answers it is shown."""
 
     def __init__(self, tools: list[ToolSpec], rng: random.Random, now: datetime | None = None,
-                 rates: Rates | None = None, briefing: dict[str, Any] | None = None) -> None:
-        """`briefing`: what the task told the agent before it started (its own credentials), by key."""
-        self.rng, self.now, self.rates = rng, now, rates or Rates()
+                 rates: Rates | None = None, briefing: dict[str, Any] | None = None,
+                 again: random.Random | None = None) -> None:
+        """`briefing`: what the task told the agent before it started (its own credentials), by key;
+        `again`: the rng of the choice to send a write again (`rates.again`; none: never), its own so the
+        rest of the exploration draws as without it."""
+        self.rng, self.now, self.rates, self.again = rng, now, rates or Rates(), again
         self.reads = [t for t in tools if t.annotations.read_only_hint]
         self.writes = [t for t in tools if not t.annotations.read_only_hint]
         self.bank = ValueBank(now)
@@ -106,10 +115,15 @@ class Explorer:
         self._retried = False
         self._last: dict[str, Any] = {}
         self._hints: dict[tuple[str, str], list[str]] = {}
+        self._again: tuple[ToolSpec, dict[str, Any], str, int] | None = None
 
     # --- choosing ---------------------------------------------------------------------------------------
     def next_call(self) -> tuple[ToolSpec, dict[str, Any]]:
         """The next tool and its arguments."""
+        if self._again is not None:
+            tool, args = self._again[0], self._again[1]
+            self._retried, self._last = False, copy.deepcopy(args)
+            return tool, copy.deepcopy(args)
         self._retried = self._retry is not None
         tool = self._retry or self._pick()
         self._retry = None
@@ -120,10 +134,20 @@ class Explorer:
     def observe(self, tool: ToolSpec, result: ToolResult) -> None:
         """Learn the answer's values; after an error (not of a retry), maybe retry the same tool next."""
         self.bank.learn(result)
+        self._again = self._pushed(tool, result)
         if result.is_error and self.rates.hints:
             self._hints.update({(tool.name, n): v for n, v in listed_values(result.text, self._last).items()})
         if result.is_error and not self._retried and self.rng.random() < self.rates.retry:
             self._retry = tool
+
+    def _pushed(self, tool: ToolSpec, result: ToolResult) -> tuple[ToolSpec, dict[str, Any], str, int] | None:
+        """The write to send again next (accepted, and answered otherwise than the last time), or None."""
+        if result.is_error or tool.annotations.read_only_hint or self.again is None:
+            return None
+        if self._again is not None and self._again[0] is tool:
+            _, args, text, times = self._again
+            return None if text == result.text or times >= _AGAIN else (tool, args, result.text, times + 1)
+        return (tool, self._last, result.text, 1) if self.again.random() < self.rates.again else None
 
     def _pick(self) -> ToolSpec:
         writes = self.writes and (not self.reads or self.rng.random() < self.rates.write)

@@ -50,16 +50,22 @@ def result_class(kind: str | None) -> str:
 def run_on(rule: Rule | None, obs: Observation, *, kinds: dict[str, str] | None = None,
            consts: dict[str, Any] | None = None, defs: dict[str, Def] | None = None) -> tuple[str, dict[str, Any]]:
     """(the verdict, the state after) of a rule on the call's state before (no rule: accepted, no change)."""
-    state = plain_copy(obs.before or {})
+    state = _copied(obs)
     if rule is None:
         return "ok", state
     props = (obs.tool.input_schema or {}).get("properties") or {}
     ctx = CallContext(state, {**dict.fromkeys(props), **obs.arguments}, obs.now, kinds=kinds or {},
-                      ids=dict(obs.ids), consts=consts or {}, defs=defs or {})
+                      ids=dict(obs.ids), consts={**(consts or {}), **obs.reference}, defs=defs or {})
     outcome = run_rule(rule, ctx)
     if outcome.error_class:
-        return result_class(outcome.error_class), plain_copy(obs.before or {})
+        return result_class(outcome.error_class), _copied(obs)
     return "ok", state
+
+
+def _copied(obs: Observation) -> dict[str, Any]:
+    """The state before the call to run a rule on: the service's entries copied, the reference data shared
+    (the world's own for the call's seed, read-only)."""
+    return {k: v if k in obs.reference else plain_copy(v) for k, v in (obs.before or {}).items()}
 
 
 def agreement(rule: Rule | None, calls: list[Observation], **context: Any) -> Agreement:

@@ -43,7 +43,7 @@ class Scope:
         self.obs = obs
         base = state if state is not None else (obs.before or {})
         names = {k: v for k, v in base.items() if _NAME.match(k)}
-        names.update(state=base, args=obs.args, now=obs.now, seed=0, server_ids=dict(obs.ids), consts={})
+        names.update(state=base, args=obs.args, now=obs.now, seed=0, server_ids=dict(obs.ids), consts=obs.reference)
         self.ev = Evaluator(names)
         self._cache: dict[str, Any] = {}
 

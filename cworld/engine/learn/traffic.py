@@ -23,6 +23,9 @@ from cworld.data_model import ToolResult, ToolSpec, Trajectory
 from cworld.engine.learn.explorer import Explorer, Rates, briefing
 from cworld.schemas.validation import validation_error
 
+#: How learning's explorer behaves: it reads the values an error lists, and pushes an accepted write again.
+LEARNING = Rates(hints=True, again=0.15)
+
 
 @dataclass
 class Observation:
@@ -38,6 +41,9 @@ class Observation:
     """the id counters just before the call (the next `ord_NNNN` a create takes)"""
     origin: str = ""
     """where the call came from (`seed 0 call 17`), for the calls a rule still gets wrong"""
+    reference: dict[str, Any] = field(default_factory=dict)
+    """the world's read-only reference data for the seed (travel's `NETWORK`: its hotels and their rooms),
+    also under its names in `before`/`after` (one shared copy): the engine runs a rule with it as consts"""
 
     @property
     def args(self) -> dict[str, Any]:
@@ -84,6 +90,10 @@ class Driver(ABC):
     def ids(self) -> dict[str, int]:
         return {}
 
+    def reference(self) -> dict[str, Any]:
+        """Read-only data the world holds beside the state (none unless the service publishes some)."""
+        return {}
+
 
 class SandboxDriver(Driver):
     """A sandbox app in a fresh session of a seed, called as the sandbox backend calls it."""
@@ -120,30 +130,44 @@ class SandboxDriver(Driver):
     def start(self) -> datetime:
         return self.session.clock.now()
 
+    def reference(self) -> dict[str, Any]:
+        """The app's published reference data (`world_reference`), as the world engine is given it."""
+        from cworld.sandbox.framework.session import plain_copy
+
+        return plain_copy(self.session.app(self.app).world_reference())  # type: ignore[no-any-return]
+
 
 def explore(driver: Driver, tools: list[ToolSpec], calls: int, rng: random.Random, *, start: datetime | None = None,
             told: dict[str, Any] | None = None, origin: str = "", progress: Callable[[int], None] | None = None,
-            explorer: Explorer | None = None) -> list[Observation]:
+            explorer: Explorer | None = None, again: random.Random | None = None) -> list[Observation]:
     """`calls` explorer calls on a live service, each with the state before and after (when readable);
     `explorer` one made for the service (else the seeded generic one, told `told`, reading the values an
     error lists). A service whose state
     cannot be read is seen as holding no records before each call and nothing known after (as a run's
     trajectory is): its checks on the arguments, lists and answers are learned, never effects."""
-    explorer = explorer or Explorer(tools, rng, start, briefing=told, rates=Rates(hints=True))
+    explorer = explorer or Explorer(tools, rng, start, briefing=told, rates=LEARNING, again=again)
     out: list[Observation] = []
-    state = driver.state()
+    reference = driver.reference()
+    state = with_reference(driver.state(), reference)
     for i in range(calls):
         tool, arguments = explorer.next_call()
         ids = driver.ids()
         result = driver.call(tool, arguments)
-        after = driver.state()
+        after = with_reference(driver.state(), reference)
         explorer.observe(tool, result)
         before = state if state is not None else {}
-        out.append(Observation(tool, arguments, result, driver.now(), before, after, ids, f"{origin}call {i}"))
+        out.append(Observation(tool, arguments, result, driver.now(), before, after, ids, f"{origin}call {i}",
+                               reference))
         state = after
         if progress is not None:
             progress(i)
     return out
+
+
+def with_reference(state: dict[str, Any] | None, reference: dict[str, Any]) -> dict[str, Any] | None:
+    """The state as learning reads it: the service's own entries and the world's reference data beside
+    them (shared, never copied per call: it does not change)."""
+    return None if state is None else {**reference, **state}
 
 
 def explore_sandbox(app: str, seed: int, calls: int, explorer_seed: str, *, brief: bool = True) -> Traffic:
@@ -158,7 +182,8 @@ def explore_sandbox(app: str, seed: int, calls: int, explorer_seed: str, *, brie
     tools = tool_specs(cls)
     told = briefing(driver.state()) if brief else None
     observed = explore(driver, tools, calls, derive_rng(seed, f"learn:explorer:{app}:{explorer_seed}"),
-                       start=driver.start(), told=told, origin=f"seed {seed} ")
+                       start=driver.start(), told=told, origin=f"seed {seed} ",
+                       again=derive_rng(seed, f"learn:again:{app}:{explorer_seed}"))
     return Traffic(app, tools, observed)
 
 

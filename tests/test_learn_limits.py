@@ -1,0 +1,92 @@
+"""Learning a limit the state does not hold (docs/world-engine.md "Learning rules"): a hotel's rooms, read
+from the world's reference data, against the rooms a tally of the state says are booked; a record of
+nights made empty and filled by the add; the learning explorer sending an accepted write again."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.learn.explorer import Explorer, Rates
+from cworld.engine.learn.learner import induce
+from cworld.engine.learn.replay import run_on
+from cworld.engine.learn.traffic import Observation, with_reference
+
+NOW = "2026-08-21T09:45:20Z"
+BOOK = ToolSpec.model_validate({
+    "server": "stays", "name": "book_room", "description": "book rooms at a hotel for a night (test)",
+    "input_schema": {"type": "object", "required": ["hotel_id", "night"],
+                     "properties": {"hotel_id": {"type": "string"}, "night": {"type": "string"},
+                                    "rooms": {"type": "integer", "default": 1}}},
+    "annotations": {"read_only_hint": False}})
+
+
+def _service(state: dict[str, Any], reference: dict[str, Any], args: dict[str, Any]) -> ToolResult:
+    """The service learned from (the test's stand-in): a hotel of the reference, rooms free that night."""
+    hotel = reference["NET"]["hotels"].get(args["hotel_id"])
+    if hotel is None:
+        return ToolResult.error("not_found", f"no hotel '{args['hotel_id']}'")
+    booked = state["nights"].get(args["hotel_id"], {}).get(args["night"], 0)
+    if booked + args.get("rooms", 1) > hotel["rooms"]:
+        return ToolResult.error("business", "conflict: the hotel is full that night")
+    state["nights"].setdefault(args["hotel_id"], {})
+    state["nights"][args["hotel_id"]][args["night"]] = booked + args.get("rooms", 1)
+    return ToolResult.ok({"ok": True})
+
+
+def _traffic(reference: dict[str, Any], seed: int) -> list[Observation]:
+    rng = random.Random(seed)
+    state: dict[str, Any] = {"nights": {}}
+    out = []
+    for _ in range(60):
+        args: dict[str, Any] = {"hotel_id": rng.choice(["h_001", "h_002", "h_003", "h_404"]),
+                                "night": rng.choice(["2026-09-01", "2026-09-02"])}
+        if rng.random() < 0.5:
+            args["rooms"] = rng.randint(1, 3)
+        before = copy.deepcopy(state)
+        result = _service(state, reference, args)
+        out.append(Observation(BOOK, args, result, NOW, with_reference(before, reference),
+                               with_reference(copy.deepcopy(state), reference), reference=reference))
+    return out
+
+
+def _reference(rooms: tuple[int, int, int]) -> dict[str, Any]:
+    return {"NET": {"hotels": {f"h_00{i}": {"rooms": n, "stars": 3} for i, n in enumerate(rooms, start=1)}}}
+
+
+def test_a_booking_past_a_hotels_rooms_is_refused_by_a_tally_over_the_reference_data() -> None:
+    calls = _traffic(_reference((4, 6, 5)), 1) + _traffic(_reference((5, 3, 7)), 2)
+    rule, _ = induce(BOOK, calls)
+    assert rule.check[0].find and rule.check[0].in_ == "NET['hotels']", rule.check
+    assert any("nights" in (s.fail or "") and "rooms" in (s.fail or "") for s in rule.check), rule.check
+    other = _reference((2, 9, 9))  # another world: the limit is the hotel's own, not a number seen
+    state = with_reference({"nights": {"h_001": {"2026-09-01": 1}}}, other)
+    ask = {"hotel_id": "h_001", "night": "2026-09-01", "rooms": 2}
+    full = Observation(BOOK, ask, ToolResult.ok({}), NOW, state, reference=other)
+    assert run_on(rule, full)[0] == "business"
+    verdict, after = run_on(rule, Observation(BOOK, {**ask, "rooms": 1}, ToolResult.ok({}), NOW, state, reference=other))
+    assert verdict == "ok" and after["nights"]["h_001"] == {"2026-09-01": 2}
+    fresh = Observation(BOOK, {"hotel_id": "h_002", "night": "2026-10-05", "rooms": 3}, ToolResult.ok({}), NOW, state,
+                        reference=other)
+    verdict, after = run_on(rule, fresh)
+    assert verdict == "ok" and after["nights"]["h_002"] == {"2026-10-05": 3}  # the night asked, counted once
+    gone = Observation(BOOK, {"hotel_id": "h_007", "night": "2026-09-01"}, ToolResult.ok({}), NOW, state,
+                       reference=other)
+    assert run_on(rule, gone)[0] == "not_found"
+
+
+def test_the_learning_explorer_sends_an_accepted_write_again_until_it_is_refused() -> None:
+    explorer = Explorer([BOOK], random.Random(3), rates=Rates(again=1.0), again=random.Random(4))
+    tool, first = explorer.next_call()
+    explorer.observe(tool, ToolResult.ok({"booking": 1}))
+    assert explorer.next_call() == (BOOK, first)
+    explorer.observe(tool, ToolResult.ok({"booking": 2}))
+    assert explorer.next_call() == (BOOK, first)
+    explorer.observe(tool, ToolResult.error("business", "conflict: full"))
+    assert explorer._again is None  # refused: the next call is chosen afresh
+    plain = Explorer([BOOK], random.Random(3), rates=Rates(again=1.0))  # no rng of its own: never again
+    tool, args = plain.next_call()
+    plain.observe(tool, ToolResult.ok({"booking": 1}))
+    assert plain._again is None
