@@ -55,3 +55,17 @@ def test_a_created_booking_holds_what_a_new_one_holds() -> None:
     made = json.loads(call("book_flight", flight_id="QX101-20260902", traveller_ids=["trv_2"]).text)
     record = json.loads(call("get_booking", booking_id=made["booking_id"]).text)
     assert record["status"] == "confirmed" and record["kind"] == "flight" and record["travellers"] == ["trv_2"]
+
+
+def test_a_child_named_with_its_parent_must_be_the_parents() -> None:
+    """`list_cards(board_id, list_id)` on a board service: a list of another board is refused; moving a card
+    to a list (the list written into the card) is not such a pair."""
+    tools = [ToolSpec(server="team-board", name="list_cards", description="list cards",
+                      input_schema={"type": "object", "properties": {"board_id": STR, "list_id": STR},
+                                    "required": ["board_id"]})]
+    state = {"boards": {"brd_1": {"name": "Ops"}, "brd_2": {"name": "Web"}},
+             "lists": {"lst_1": {"board_id": "brd_1", "name": "To do"}, "lst_2": {"board_id": "brd_2", "name": "Done"}},
+             "cards": {"crd_1": {"board_id": "brd_1", "list_id": "lst_1", "title": "Fix login"}}}
+    call = rules_caller("team-board", "task_board", state, {"board": "boards", "list": "lists", "card": "cards"}, tools)
+    assert not call("list_cards", board_id="brd_1", list_id="lst_1").is_error
+    assert call("list_cards", board_id="brd_1", list_id="lst_2").error_class == "invalid_args"

@@ -79,6 +79,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     checks = auth_checks(props, world) + reference_checks(props, required, card, world, own=entity,
                                                           own_arg="" if listing else own)
     if listing:  # a filter's times and a required query are checked as a write's values are
+        checks += belongs_checks(checks, card, entity)
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
                     list_=_list_read(tool, coll, entity, props, card), origin="inferred")
     if op == "create":
@@ -101,9 +102,30 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                for f in fields]  # an optional id argument not given finds no target: nothing to set
     valid = value_checks(entity, props) if effects or op == "action" else []
     expected, bump = _version_check(entity, props) if effects else ([], [])
-    members = _on_record_checks(tool, entity, props, card, world)
+    # a reference the update writes into the record (`move_document(folder_id)`) is its new parent, not its own
+    named = [c for c in checks if c.key not in {f"args[{f!r}]" for f in fields}]
+    members = [*_on_record_checks(tool, entity, props, card, world), *belongs_checks([*named, find], card, entity)]
     return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity), *members, *expected],
                 do=[*effects, *bump], origin="inferred")
+
+
+def belongs_checks(checks: list[Check], card: CategoryCard, own: EntityType) -> list[Check]:
+    """Two records a call names, one the other's child (`list_cards(board_id, list_id)`, the list holding its
+    `board_id`): the child must be the parent's, as services refuse a list of another board."""
+    found = [(c, own if c.find == "target" else card.entity(c.find[4:])) for c in checks
+             if c.find and c.key and (c.find == "target" or c.find.startswith("ref_"))]
+    out = []
+    for parent, parent_kind in found:
+        for child, child_kind in found:
+            field = f"{parent_kind.name}_id" if parent_kind is not None else ""
+            if child is parent or child_kind is None or field not in child_kind.fields:
+                continue
+            out.append(Check(fail=f"{child.find} is not None and {parent.find} is not None and "
+                                  f"{child.find}.get({field!r}) not in (None, '') and "
+                                  f"str({child.find}.get({field!r})) != str({parent.key})", error="invalid",
+                             message=f"{child_kind.name.replace('_', ' ')} {{{child.key}}} is not on "
+                                     f"{parent_kind.name.replace('_', ' ')} {{{parent.key}}}"))  # type: ignore[union-attr]
+    return out
 
 
 #: Name words of a tool that puts a member on a record (the member need not be on it yet).
