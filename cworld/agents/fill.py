@@ -91,6 +91,8 @@ def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, An
         said = {k: _LETTER.sub(lambda m: found.get(m.group(0), m.group(0)), v) if isinstance(v, str) else v
                 for k, v in said.items()}
     for name, prop in props.items():
+        if name in ("cc", "bcc") and name not in needed and not intent.words & {"cc", "bcc", "copy"}:
+            continue  # nobody is copied in unless the person says so
         value = fill_one(spec, name, prop, intent, ctx, said.get(name))
         if value is not None and (name in needed or name in said or (ctx.optional and _confident(name, prop))):
             args[name] = value
@@ -200,6 +202,8 @@ def fill_one(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ct
     kind = _type(prop)
     is_id = id_like(name, prop)
     value = said
+    if value is None and name in _SEARCH_ARGS and intent.facts.names and _PERSON.search(f"{spec.name} {spec.description}".lower()):
+        value = intent.facts.names[0]  # a people search looks for the person the clause names, not the record
     if value is None and ctx.reads_results and is_id:
         value = from_results(spec, name, prop, intent, ctx)
     if value is None:
@@ -237,7 +241,7 @@ def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent
             if str(candidate) in ruled_out or isinstance(candidate, dict | list) or candidate in (None, ""):
                 continue
             same = record.server == spec.server
-            if name == "token" and not same:
+            if name == "token" and not same or not names_fit(name, prop, item, intent):
                 continue
             fit = match_score(item, intent) if ctx.pick == "matched" else 0.0
             fit += 10.0 if position == picked else 0.0
@@ -245,6 +249,23 @@ def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent
             if best is None or rank > best:
                 best, value = rank, candidate
     return value
+
+
+_PERSON = re.compile(r"^(to|cc|bcc)$|user|person|member|contact|attendee|recipient|assignee|payee|guest|invitee")
+
+
+def names_fit(name: str, prop: dict[str, Any], item: dict[str, Any], intent: Intent) -> bool:
+    """An argument naming a person takes the id of someone the clause names (never my own profile's id, nor
+    the first person a listing shows); a clause that names nobody puts no condition."""
+    if not intent.facts.names or not _PERSON.search(f"{name} {prop.get('description', '')}".strip().lower()):
+        return True
+    texts = [str(v).lower() for v in item.values() if isinstance(v, str)]
+    return any(n.lower() in t for n in intent.facts.names for t in texts)
+
+
+def holds(value: Any, name: str, intent: Intent) -> bool:
+    """Whether an answer holds a value for argument `name` that fits the clause (its person, if it names one)."""
+    return any(names_fit(name, {}, item, intent) for item, _ in _holders(value, result_keys(name, {})))
 
 
 def ruled(items: list[dict[str, Any]], rule: Rule) -> int | None:
@@ -333,8 +354,14 @@ def from_request(name: str, prop: dict[str, Any], intent: Intent, ctx: FillConte
     return None
 
 
+_ENUM_WORDS = {"viewer": {"read", "view"}, "editor": {"edit"}, "commenter": {"comment"}}
+"""Words a person uses for an access role ("read only", "can edit")."""
+
+
 def _enum(values: list[Any], intent: Intent) -> Any:
-    scored = [(len(words_of(str(v)) & intent.words), -i, v) for i, v in enumerate(values)]
+    """The value whose words the clause uses (or, for a role, the words a person says for it)."""
+    scored = [(len((words_of(str(v)) | _ENUM_WORDS.get(str(v).lower(), set())) & intent.words), -i, v)
+              for i, v in enumerate(values)]
     best = max(scored, default=(0, 0, None))
     return best[2] if best[0] > 0 else None
 
@@ -390,7 +417,10 @@ def _confident(name: str, prop: dict[str, Any]) -> bool:
 
 
 def id_like(name: str, prop: dict[str, Any]) -> bool:
+    """An argument that takes an id copied from a result; a search's words never do ("words from a name")."""
     description = str(prop.get("description", "")).lower()
+    if name in _SEARCH_ARGS and not name.endswith(("_id", "_ids")):
+        return False
     return (name.endswith(("_id", "_ids")) or name in ("token", "symbol", "handle", "code", "to", "from")
             or bool(_ID_WORDS.search(description)) or "from " in description)
 

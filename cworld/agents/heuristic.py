@@ -43,6 +43,7 @@ from cworld.agents.fill import (
     Record,
     dictation,
     fill,
+    holds,
     id_like,
     match_score,
     properties,
@@ -303,8 +304,8 @@ class HeuristicAgent:
         """A prerequisite whose product is now known (another step produced it meanwhile)."""
         if not job.needed_for or not self.abilities.reads_results:
             return False
-        keys = result_keys(job.needed_for, {})
-        return any(_has_key(r.payload, keys) and r.server == job.tool.split("/")[0] for r in self.memory)
+        server = job.tool.split("/")[0]
+        return any(r.server == server and holds(r.payload, job.needed_for, job.intent) for r in self.memory)
 
     def _cached(self, spec: ToolSpec, args: dict[str, Any]) -> Any:
         """A read or login already made with the same arguments: reuse it (never repeat a lookup)."""

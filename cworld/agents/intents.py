@@ -103,7 +103,7 @@ class Facts:
         return list(dict.fromkeys([*self.quoted, *self.tags, *self.names, *self.proper]))
 
 
-_SYNONYMS = {"meeting": "event", "email": "mail draft", "buy": "cart checkout order", "order": "checkout",
+_SYNONYMS = {"meeting": "event", "email": "mail send", "buy": "cart checkout order", "order": "checkout",
              "message": "send", "dm": "direct message", "pay": "transfer", "payment": "transfer", "send": "send",
              "book": "book reserve", "remind": "reminder", "note": "document", "watchlist": "watchlist add",
              "moved": "history change", "changed": "history change", "price": "quote", "due": "due date",

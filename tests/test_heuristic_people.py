@@ -1,0 +1,69 @@
+"""The heuristic agents address the person the request names: a people search looks for that name, an id of a
+person is copied only from a record that names them, a role is read as a person says it, nobody is copied in
+unasked (the steps they skipped on `make demo`'s sandbox tasks: docs/task-synthesis.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cworld.agents.fill import FillContext, Record, fill, id_like
+from cworld.agents.intents import facts_of, intents_of
+from cworld.data_model import ToolSpec
+
+
+def _spec(server: str, name: str, description: str, props: dict[str, Any], needed: list[str]) -> ToolSpec:
+    schema = {"type": "object", "properties": props, "required": needed}
+    return ToolSpec(server=server, name=name, description=description, input_schema=schema)
+
+
+DM = _spec("chat", "send_direct_message", "Send a private message to one person.",
+           {"token": {"type": "string", "description": "session token from login"},
+            "user_id": {"type": "string", "description": "user id from search_users"},
+            "text": {"type": "string", "description": "message text"}}, ["token", "user_id", "text"])
+USERS = _spec("chat", "search_users", "Find people to get their user ids.",
+              {"query": {"type": "string", "description": "words from a name, handle or title"}}, [])
+SHARE = _spec("docs", "share_document", "Share a document with someone.",
+              {"document_id": {"type": "string", "description": "document id"},
+               "person_id": {"type": "string", "description": "person id from find_people"},
+               "role": {"type": "string", "enum": ["viewer", "editor"]}}, ["document_id", "person_id", "role"])
+MAIL = _spec("mail", "send_email", "Send a new email to contacts.",
+             {"to": {"type": "array", "description": "contact ids (from search_contacts)"},
+              "cc": {"type": "array", "description": "contact ids to copy"},
+              "subject": {"type": "string"}, "body": {"type": "string"}}, ["to", "subject", "body"])
+QUERY = 'Ping Nikos Kowalski privately on chat, saying "Hi Nikos! The card moved."'
+ME = Record("chat/login", {"token": "xoxs_1", "user_id": "U_0001", "name": "Catherine Chen"})
+
+
+def _ctx(query: str, *memory: Record) -> FillContext:
+    return FillContext(list(memory), facts_of(query), True)
+
+
+def test_a_search_for_people_looks_for_the_person_named() -> None:
+    assert not id_like("query", {"description": "words from a name, handle or title"})
+    intent = intents_of("Share the 'Q3 plan' document with Natalie Santos as a viewer.")[0]
+    args, _ = fill(USERS, intent, _ctx(intent.text))
+    assert args == {"query": "Natalie Santos"}
+
+
+def test_a_person_id_comes_from_the_record_that_names_them() -> None:
+    intent = intents_of(QUERY)[0]
+    args, missing = fill(DM, intent, _ctx(QUERY, ME))
+    assert "user_id" in missing and args["token"] == "xoxs_1"  # not my own id: look Nikos up first
+    found = Record("chat/search_users", {"users": [{"user_id": "U_0027", "name": "Nikos Kowalski"}]})
+    args, missing = fill(DM, intent, _ctx(QUERY, ME, found))
+    assert not missing and args["user_id"] == "U_0027" and args["text"] == "Hi Nikos! The card moved."
+
+
+def test_a_role_is_read_as_a_person_says_it() -> None:
+    for said, role in (("(can edit)", "editor"), ("(read only)", "viewer"), ("as a viewer", "viewer")):
+        intent = intents_of(f"Share it with Harper Nair {said}.")[0]
+        assert fill(SHARE, intent, _ctx(intent.text))[0]["role"] == role, said
+
+
+def test_nobody_is_copied_in_unasked() -> None:
+    contacts = Record("mail/search_contacts", {"contacts": [{"contact_id": "ct_7", "name": "Liam Garcia"}]})
+    asked = 'Email Liam Garcia, titled "Update" and saying "It moved."'
+    args, _ = fill(MAIL, intents_of(asked)[0], _ctx(asked, contacts))
+    assert args["to"] == ["ct_7"] and "cc" not in args
+    copied = 'Email Liam Garcia and copy Liam Garcia in, titled "Update" and saying "It moved."'
+    assert fill(MAIL, intents_of(copied)[0], _ctx(copied, contacts))[0].get("cc") == ["ct_7"]
