@@ -67,3 +67,28 @@ def test_nobody_is_copied_in_unasked() -> None:
     assert args["to"] == ["ct_7"] and "cc" not in args
     copied = 'Email Liam Garcia and copy Liam Garcia in, titled "Update" and saying "It moved."'
     assert fill(MAIL, intents_of(copied)[0], _ctx(copied, contacts))[0].get("cc") == ["ct_7"]
+
+
+HOTELS = _spec("travel", "search_hotels", "Hotels in a city.",
+               {"city": {"type": "string"}, "check_in": {"type": "string", "description": "date as YYYY-MM-DD"},
+                "check_out": {"type": "string", "description": "date as YYYY-MM-DD"},
+                "max_rate": {"type": "number", "description": "highest nightly rate"}}, ["city", "check_in", "check_out"])
+
+
+def test_a_stay_is_searched_as_asked() -> None:
+    """The city, both dates (the year from the request's own ISO dates) and the nightly cap of a constraint."""
+    query = ('I need a hotel in Honolulu from Monday 6 April for 3 nights. Post in #trips saying "Back on '
+             '2026-04-09." For the hotel, get the most stars you can without paying more than 243.10 a night. '
+             'The whole stay must stay under 875.00.')
+    args, missing = fill(HOTELS, intents_of(query)[0], _ctx(query))
+    assert not missing
+    assert args == {"city": "Honolulu", "check_in": "2026-04-06", "check_out": "2026-04-09", "max_rate": 243.1}
+    stated = "Find me somewhere to stay in Seoul, checking in Sunday 16 August and out Thursday 20 August."
+    args, _ = fill(HOTELS, intents_of(stated)[0], _ctx(stated, Record("x/y", {"at": "2026-08-01"})))
+    assert (args["check_in"], args["check_out"]) == ("2026-08-16", "2026-08-20") and "max_rate" not in args
+
+
+def test_a_second_write_in_one_sentence_is_its_own_clause() -> None:
+    query = "move its due date to Tuesday 11 August at 12:00 UTC and leave a comment saying \"Moved it.\""
+    first, second = intents_of(query)
+    assert first.facts.dates and not first.facts.saying and second.facts.saying == ["Moved it."]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any, Literal
 
 from cworld.agents.intents import Facts, Intent, Rule, words_of
@@ -331,8 +332,8 @@ def from_request(name: str, prop: dict[str, Any], intent: Intent, ctx: FillConte
         return emails[0] if emails else None
     if id_like:
         return None
-    if kind in ("integer", "number"):
-        return _number(tokens, description, facts)
+    if kind in ("integer", "number") or "max" in tokens:
+        return _cap(tokens, description, every) if tokens & {"max", "maximum"} else _number(tokens, description, facts)
     if "currency" in tokens:
         return _currency(tokens, facts)
     if tokens & _DATE_WORDS or "yyyy-mm-dd" in description:
@@ -340,6 +341,8 @@ def from_request(name: str, prop: dict[str, Any], intent: Intent, ctx: FillConte
     if "channel" in tokens and facts.tags:
         return facts.tags[0]
     places = facts.proper
+    if tokens & {"city", "location", "place"} and (places or facts.names):
+        return (places or facts.names)[0]
     if tokens & _ORIGIN_WORDS and places:
         return places[0]
     if tokens & _DESTINATION_WORDS and len(places) > 1:
@@ -376,6 +379,14 @@ def _number(tokens: set[str], description: str, facts: Facts) -> float | int | N
     return None
 
 
+def _cap(tokens: set[str], description: str, facts: Facts) -> float | None:
+    """A `max_*` argument takes the limit the person set on what it measures (`max_rate`, "highest nightly
+    rate": "without paying more than 243.10 a night"), matched by word stems."""
+    words = (tokens | words_of(description)) - {"max", "maximum", "highest", "the", "a", "of", "per"}
+    stems = {w[:4] for w in words if len(w) > 3}
+    return next((amount for amount, said in facts.caps if stems & {w[:4] for w in said if len(w) > 3}), None)
+
+
 def _currency(tokens: set[str], facts: Facts) -> str | None:
     if not facts.currencies:
         return None
@@ -387,11 +398,15 @@ def _currency(tokens: set[str], facts: Facts) -> str | None:
 def _date(name: str, description: str, facts: Facts, ctx: FillContext) -> str | None:
     if not facts.dates:
         return None
-    when = facts.dates[0]
-    year = when.year or _year_seen(ctx.memory)
+    ends = bool(set(name.lower().split("_")) & {"out", "end", "until", "return"})
+    when = facts.dates[1] if ends and len(facts.dates) > 1 else facts.dates[0]
+    year = when.year or next(iter(ctx.facts.years), None) or _year_seen(ctx.memory)  # the person's own dates first
     if year is None:
         return None
     day = f"{year:04d}-{when.month:02d}-{when.day:02d}"
+    nights = next((n for n, unit in facts.counts if unit in ("nights", "night")), None)
+    if ends and len(facts.dates) == 1 and nights:  # "from Monday 6 April for 3 nights"
+        day = (date.fromisoformat(day) + timedelta(days=nights)).isoformat()
     if ("yyyy-mm-dd" in description and "t" not in description.split("yyyy-mm-dd", 1)[1][:2]) or name == "date":
         return day
     return f"{day}T{when.hour or 17:02d}:{when.minute:02d}"

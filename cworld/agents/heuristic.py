@@ -246,7 +246,10 @@ class HeuristicAgent:
     def _plan_intent(self) -> None:
         """Rank the visible tools for the intent; the best one becomes the goal."""
         self.searched.add(self.intent.text)
-        self.candidates = [t.id for t in self._rank(self.intent)][: self.abilities.candidates]
+        ranked = self._rank(self.intent)
+        # the fallbacks do what the first choice does: a clause that reads never falls back on a write
+        kind = ranked[0].is_read_only if ranked else None
+        self.candidates = [t.id for t in ranked if t.is_read_only == kind][: self.abilities.candidates]
         if self.candidates:
             self.agenda.append(Job(self.candidates.pop(0), self.intent, "goal"))
             if self.abilities.explores:

@@ -15,12 +15,15 @@ import re
 from dataclasses import dataclass, field
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z'\"])")
-_CLAUSE = re.compile(r",\s+(?:and|then)\s+|;\s+|:\s+(?=[a-z])")
+_CLAUSE = re.compile(r",\s+(?:and|then)\s+|;\s+|:\s+(?=[a-z])|\s+and\s+(?=(?:leave|add|append|comment|post|send)\s)")
+"""Where a sentence splits into clauses: `, and`, `;`, a colon before a lower-case word, and ` and ` before a
+second write (`move its due date to Friday and leave a comment saying ...`)."""
 _QUOTED = re.compile(r"(?<![A-Za-z0-9])'([^']{2,80}?)'(?![A-Za-z])|\"([^\"]{2,80}?)\"")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LABELLED = re.compile(r"\b(password|pin|customer id|customer|passcode|username|user name|handle|account)"
                        r"(?:\s+(?:is|number|id))?\s*[:=]?\s+([^\s,;()]+)", re.IGNORECASE)
-_NAME = re.compile(r"\b([A-Z][a-z]+(?:[ '-](?:[A-Z][a-z'A-Z]+|\d+))+)\b")
+_NAME = re.compile(r"\b([A-Z][a-z]+(?:-[a-z]+)?(?:[ '-](?:[A-Z][a-z'A-Z]+(?:-[a-z]+)?|\d+))+)\b")
+"""Capitalised words in a row (`Seo-yeon Murray`, `Robotek Automation`, `Q3`-free)."""
 _AMOUNT = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})*\.\d{1,2}|\d+\.\d{1,2})(?![\w.])")
 _COUNT = re.compile(r"(?<![\w.])(\d{1,4})(?:-|\s+)(?:[a-z]+\s+)?([a-z]+)", re.IGNORECASE)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -38,6 +41,8 @@ _FOUND = re.compile(r"\bwith ([A-Z]) the ([a-z][a-z ]{0,40}?) you find\b")
 _TALLY = re.compile(r"\b(?:how many|count)\b[^?.;]*?\b(?:have|has|whose|with)\s+([a-z][a-z ]{0,30}?)\s+(?:is\s+)?"
                     r"'([^']{1,60})'", re.IGNORECASE)
 _FIELD = re.compile(r"\b([a-z][a-z]*(?: [a-z]+){0,2}) (?:'([^']{1,80})'|(\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d\d:\d\d)?)?))")
+_CAP = re.compile(r"\b(?:more than|at most|under|below|less than|up to)\s+([\d,]+(?:\.\d+)?)\b([^.;]{0,40})", re.I)
+"""A limit the person sets (`without paying more than 243.10 a night`): the amount and the words after it."""
 _CURRENCIES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF", "cad": "CAD", "aud": "AUD",
                "dollars": "USD", "euros": "EUR", "pounds": "GBP", "yen": "JPY", "francs": "CHF"}
 _NOT_NAMES = {"Please", "Could", "Can", "Also", "Next", "After", "Then", "When", "Let", "Report", "Make", "Give",
@@ -89,6 +94,10 @@ class Facts:
     """What the person asks to count: `how many ... have state 'ACTIVE'` -> ("state", "ACTIVE")."""
     fields: dict[str, str] = field(default_factory=dict)
     """Values named by what they are: `rate '92'` -> {"rate": "92"}, `due date 2026-07-18` -> {"due date": ...}."""
+    years: list[int] = field(default_factory=list)
+    """Years of the ISO dates the request writes (`Moved the due date to 2026-05-06.`)."""
+    caps: list[tuple[float, set[str]]] = field(default_factory=list)
+    """Limits the person sets, each with the words of its sentence: (243.1, {"paying", "night", ...})."""
     letters: dict[str, str] = field(default_factory=dict)
     """What a dictated letter stands for, the agent's to work out: `with X the name of the one the rule
     picks` -> {"X": "picked"}, `with V the status you find` -> {"V": "status"} (a field it reads)."""
@@ -149,6 +158,7 @@ class Intent:
 
 def facts_of(text: str) -> Facts:
     facts = Facts()
+    facts.years = [int(y) for y in re.findall(r"\b(20\d\d)-\d\d-\d\d", text)]
     for how, value in _DICTATED.findall(text):
         (facts.titled if how == "titled" else facts.saying).append(value)
     text = _DICTATED.sub(" ", text)
@@ -162,6 +172,8 @@ def facts_of(text: str) -> Facts:
         facts.fields.setdefault(words, quoted or day)
     facts.quoted = [a or b for a, b in _QUOTED.findall(text)]
     facts.emails = _EMAIL.findall(text)
+    for sentence in _SENTENCE.split(text):
+        facts.caps += [(float(m.group(1).replace(",", "")), words_of(sentence)) for m in _CAP.finditer(sentence)]
     for label, value in _LABELLED.findall(text):
         value = value.rstrip(".,;)")
         if any(ch.isdigit() for ch in value) or label.lower() == "password":
