@@ -90,3 +90,48 @@ def test_the_learning_explorer_sends_an_accepted_write_again_until_it_is_refused
     tool, args = plain.next_call()
     plain.observe(tool, ToolResult.ok({"booking": 1}))
     assert plain._again is None
+
+
+def test_normpath_resolves_dots_in_a_rule_expression() -> None:
+    from cworld.engine.rules.expr import Evaluator
+
+    ev = Evaluator({"p": "/scratch/fs/../outside.txt", "q": "/scratch/fs/./docs//a.md"})
+    assert ev("normpath(p)") == "/scratch/outside.txt"
+    assert ev("normpath(q)") == "/scratch/fs/docs/a.md"
+
+
+MOVE = ToolSpec.model_validate({
+    "server": "fs", "name": "move_file", "description": "move a file or folder (test)",
+    "input_schema": {"type": "object", "required": ["source", "destination"],
+                     "properties": {"source": {"type": "string"}, "destination": {"type": "string"}}},
+    "annotations": {"read_only_hint": False}})
+
+
+def test_a_path_escaping_the_folder_by_dots_and_a_folder_moved_into_itself_are_refused() -> None:
+    root = "/scratch/fs"
+    state: dict[str, Any] = {"root": root, "files": {f"f{i}.txt": {"parent": "", "content": str(i)} for i in range(6)},
+                             "directories": {"docs": {"parent": ""}}}
+    calls = []
+    for i in range(6):
+        after = copy.deepcopy(state)
+        after["files"][f"docs/f{i}.txt"] = after["files"].pop(f"f{i}.txt")
+        calls.append(Observation(MOVE, {"source": f"{root}/f{i}.txt", "destination": f"{root}/docs/f{i}.txt"},
+                                 ToolResult.ok({}), NOW, state, after))
+    for outside in (f"{root}/../x.txt", "/etc/hosts", f"{root}/docs/../../y.txt"):
+        calls.append(Observation(MOVE, {"source": outside, "destination": f"{root}/z.txt"},
+                                 ToolResult.error("business", "Access denied - path outside allowed directories"), NOW,
+                                 state, copy.deepcopy(state)))
+    for folder in ("docs", "docs", "docs"):
+        calls.append(Observation(MOVE, {"source": f"{root}/{folder}", "destination": f"{root}/{folder}/sub"},
+                                 ToolResult.error("invalid_args", "EINVAL: invalid argument, rename"), NOW, state,
+                                 copy.deepcopy(state)))
+    rule, _ = induce(MOVE, calls)
+    fresh = {"root": root, "files": {"a.txt": {"parent": "", "content": "a"}}, "directories": {"box": {"parent": ""}}}
+
+    def verdict(source: str, destination: str) -> str:
+        return run_on(rule, Observation(MOVE, {"source": source, "destination": destination}, ToolResult.ok({}),
+                                        NOW, fresh))[0]
+
+    assert verdict(f"{root}/box/../../etc.txt", f"{root}/b.txt") == "business", rule.check
+    assert verdict(f"{root}/box", f"{root}/box/inner") == "invalid_args", rule.check
+    assert verdict(f"{root}/a.txt", f"{root}/box/a.txt") == "ok", rule.check

@@ -159,15 +159,24 @@ def path_atoms(props: dict[str, Any], calls: list[Any]) -> list[str]:
         for form in sorted(forms):
             top = form.split(".removeprefix(")[1].split(" + ")[0]
             given = f"{arg(name)} is not None and "
-            out += [given + f"not str({arg(name)}).startswith({top} + '/')", given + f"str({arg(name)}) == {top}"]
+            out += [given + f"not str({arg(name)}).startswith({top} + '/')", given + f"str({arg(name)}) == {top}",
+                    given + f"str({arg(name)}).startswith('/') and not (normpath({arg(name)}) + '/').startswith({top} + '/')"]
             inside = given + f"str({arg(name)}).startswith({top} + '/') and "
+            parent = f"{form}.rpartition('/')[0]"
             for coll in collections(state or {}):
-                out += [inside + f"{form} in {coll}", inside + f"{form} not in {coll}",
-                        inside + f"{form}.rpartition('/')[0] in {coll}"]
+                out += [inside + f"{form} in {coll}", inside + f"{form} not in {coll}", inside + f"{parent} in {coll}"]
             colls = collections(state or {})
             if len(colls) > 1:
                 out.append(inside + " and ".join(f"{form} not in {c}" for c in colls))
+    out += _nested_paths(props, calls)
     return out
+
+
+def _nested_paths(props: dict[str, Any], calls: list[Any]) -> list[str]:
+    """Two path arguments, the second under the first (a folder moved into itself)."""
+    paths = [n for n in props if any(isinstance(o.args.get(n), str) and o.args[n].startswith("/") for o in calls)]
+    return [f"{arg(a)} is not None and {arg(b)} is not None and str({arg(b)}).startswith(str({arg(a)}) + '/')"
+            for a in paths for b in paths if a != b]
 
 
 def named_collections(props: dict[str, Any], calls: list[Any], scopes: dict[int, Scope]) -> list[tuple[str, str]]:

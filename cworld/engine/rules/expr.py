@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
+import posixpath
 import random
 import re
 from collections.abc import Callable
@@ -44,6 +45,11 @@ def before(a: Any, b: Any) -> bool:
 def re_match(pattern: str, text: Any) -> bool:
     """`text` matches the regular expression from its start (Python's `re.match`)."""
     return isinstance(text, str) and re.match(pattern, text) is not None
+
+
+def normpath(path: Any) -> str:
+    """A path with `.` and `..` resolved (`/scratch/a/../b` -> `/scratch/b`): where a path really points."""
+    return posixpath.normpath(str(path))
 
 
 def seeded_gauss(text: str, mu: float, sigma: float) -> float:
@@ -109,6 +115,7 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
+    "normpath": normpath,
 }
 
 
