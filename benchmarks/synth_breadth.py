@@ -75,6 +75,7 @@ def pool(workspace: Path) -> dict[str, Any]:
     units = list(space.units.values())
     finders = {t.id: t for found in space.finders.values() for t in found}
     slots = _slots(sampler)
+    excluded = _excluded(sampler)
     reach: set[str] = set()
     for info in slots.values():
         reach |= set(info.pop("_tools"))
@@ -92,6 +93,7 @@ def pool(workspace: Path) -> dict[str, Any]:
         "finders": len(finders),
         "finder_servers": len({t.server for t in finders.values()}),
         "slots": slots,
+        "excluded_by": excluded,
         "reachable_tools": len(reach),
         "reachable_playing": len(reach & playing),
         "reachable_servers": len(reach_servers),
@@ -129,6 +131,29 @@ def _slots(sampler: Any) -> dict[str, dict[str, Any]]:
                     servers.add(unit.server)
             out[f"{shape.name}.{slot.name}"] = {"tools": len(fit), "servers": len(servers), "_tools": sorted(fit)}
             before = heads
+    return out
+
+
+def _excluded(sampler: Any) -> dict[str, dict[str, int]]:
+    """Per shape slot, of the units of its uses, how many each requirement alone refuses (the sampler's own
+    tests, one need at a time: `cards`, each of `needs`, and `finder`): which requirement narrows a slot
+    most. A unit refused by several counts under each."""
+    from cworld.synth.goal_shapes import Drawn
+
+    out: dict[str, dict[str, int]] = {}
+    for shape in sampler.shapes.values():
+        for slot in shape.slots:
+            units = [u for use in slot.uses for u in sampler._by_use[use]]
+            refused: Counter[str] = Counter({"units": len(units)})
+            for need in sorted(slot.needs - {"alike"}) + ["cards"]:
+                test = replace(slot, needs=frozenset({need}) if need != "cards" else frozenset(),
+                               cards=slot.cards if need == "cards" else ())
+                for unit in units:
+                    if need == "finder":
+                        refused[need] += unit.use != "find" and not sampler.finders_for(unit)
+                    elif not (sampler._fits(unit, test, Drawn(shape, {})) and sampler._means(unit, test)):
+                        refused[need] += 1
+            out[f"{shape.name}.{slot.name}"] = dict(refused)
     return out
 
 

@@ -1,7 +1,8 @@
 """What a harvested tool can do in a goal shape, read off the world engine (`offline/action_space.py`; issue
 34, "draw across the pool"): a list scoped to a parent record takes that record as the request names it; a
 world numbered for tools that take integers fits them; a kind held only by name can be looked at but not
-changed; a change keeps only the text arguments its rule writes; every tool left out says why."""
+changed; a change keeps only the text arguments its rule writes; an argument named as the field the world
+keys a kind by names that kind (a page's `url`); every tool left out says why."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from cworld.environment import Environment, Workspace
 from cworld.synth.offline.action_space import ActionSpace, key_value
 from cworld.synth.offline.goal_roles import Roles
 
-SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server")
+SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server", "fetcher-mcp")
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,16 @@ def test_a_kind_held_only_by_name_is_looked_at_never_changed(space: ActionSpace)
     assert space.units["30book-mcp/sb_author"].thin
     assert space.left_out["linear-mcp-server/linear_update_issue"] == "thin_kind"
     assert not any(u.thin and u.use not in ("look", "find") for u in space.units.values())
+
+
+def test_an_argument_the_world_keys_a_kind_by_names_that_kind(space: ActionSpace) -> None:
+    """`fetch_url(url)`: the world keys its pages by their `url`, so the argument names a page though its name
+    says no kind; a bare `id` says nothing of which kind it is."""
+    unit = space.units["fetcher-mcp/fetch_url"]
+    assert unit.use == "look" and unit.target == "url" and unit.kind == "page"
+    assert space._keyed_by("fetcher-mcp", "page", "url")
+    assert not space._keyed_by("fetcher-mcp", "page", "id")
+    assert not space._keyed_by("fetcher-mcp", "page", "title")
 
 
 def test_every_tool_left_out_says_why(space: ActionSpace) -> None:

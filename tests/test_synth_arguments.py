@@ -28,6 +28,7 @@ TOOLS = [
     _tool("foreman", "list_time_cards", {}, read_only=True),
     _tool("board", "list_cards", {}, read_only=True),
     _tool("board", "get_card", {"card_id": S}, read_only=True),
+    _tool("board", "update_card", {"card_id": S, "dueDate": S, "start": S}, "task_board"),
     _tool("mail", "send_email", {"to": S, "subject": S, "body": S}, "email"),
     _tool("drive", "upload_file", {"name": S, "content": S}, "file_system"),
     _tool("papers", "search_papers", {"query": S}, "research_papers", read_only=True),
@@ -53,6 +54,20 @@ def test_date_ranges_are_ordered() -> None:
                    arguments={"city": "Lisbon", "check_in": "2026-05-21", "check_out": "2026-05-07"})
     assert "date_order" not in _codes("A hotel in Lisbon.", ok)
     assert "date_order" in _codes("A hotel in Lisbon.", bad)
+
+
+def test_a_due_date_is_not_before_the_start() -> None:
+    """A card's start and due date are a range too (`update_card_details(dueDate, start)`), and the drafter
+    fills a range's start first whatever order the schema lists them in."""
+    from cworld.synth.argument_checks import ends_range
+
+    ok = PlanStep(id="s1", tool="board/update_card", arguments={"card_id": "c1", "start": "2026-04-21",
+                                                                "dueDate": "2026-04-23"})
+    bad = PlanStep(id="s1", tool="board/update_card", arguments={"card_id": "c1", "dueDate": "2026-04-21",
+                                                                 "start": "2026-04-23"})
+    assert "date_order" not in _codes("Plan the card.", ok)
+    assert "date_order" in _codes("Plan the card.", bad)
+    assert sorted(["dueDate", "start"], key=ends_range) == ["start", "dueDate"]
 
 
 def test_bookings_are_in_the_worlds_future() -> None:

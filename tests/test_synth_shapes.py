@@ -78,6 +78,22 @@ def test_the_sampler_spreads_use_and_caps_a_tools_share() -> None:
         assert len(servers) >= 2 or any(s.same for s in d.shape.slots)
 
 
+def test_a_find_is_drawn_with_a_look_that_opens_what_it_found() -> None:
+    """A source slot filled by a find (a search) takes a look of the same kind on its server, so the plan
+    opens the record it found (a reader role beside the finder); the task's metadata records it."""
+    from cworld.synth.goal_shapes import describe
+
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "migrate"}
+    sampler = ShapeSampler(_Space(10), shapes, n_tasks=1000, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    rng = random.Random(4)
+    drawn = [sampler.sample(rng)[1] for _ in range(10)]
+    finds = [d for d in drawn if d.units["source"].use == "find"]
+    assert finds and all(d.looks["source"].id == f"{d.units['source'].server}/get_item" for d in finds)
+    assert all(d.looks["source"].id in d.tools() and describe(d)["opens"] == {"source": d.looks["source"].id}
+               for d in finds)
+    assert not any(d.looks for d in drawn if d.units["source"].use == "look")
+
+
 def test_the_sampler_tries_every_fitting_tool_before_any_twice() -> None:
     """Coverage: of the tools that fit a slot the least tried is drawn, so over a run the draws spread over
     the whole pool instead of a few random picks; a tool whose draw failed drifts behind the others."""

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 #: (start, end) argument stems of a range: the end must not come first.
 RANGES = (("start", "end"), ("check_in", "check_out"), ("checkin", "checkout"), ("from", "to"),
-          ("begin", "end"), ("departure", "return"), ("arrival", "departure"), ("since", "until"))
+          ("begin", "end"), ("departure", "return"), ("arrival", "departure"), ("since", "until"),
+          ("start", "due"))
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _BOOKS = re.compile(r"(^|_)(book|books|booking|reserve|reservation|schedule|appointment|event|meeting|rsvp|hold)(_|$)")
 _SENDS = re.compile(r"(^|_)(send|reply|forward|email|mail|message|dm|notify|sms)(_|$)")
@@ -113,6 +114,13 @@ def date_problems(step: PlanStep, spec: ToolSpec, today: date | None) -> list[st
         found += [f"{step.id}: {name} {day} is before today ({today})" for name, day in days.values() if day < today
                   and not re.search(r"birth|dob|issued|created|since|from_date", snake(name))]
     return found
+
+
+def ends_range(name: str) -> bool:
+    """The argument is the end of a range (an end, a check-out, a due date): a draft fills it after the
+    range's start, whatever order the schema lists them in (`dueDate` before `start`)."""
+    key = snake(name)
+    return any(_stem_is(key, end) for _, end in RANGES) and not any(_stem_is(key, start) for start, _ in RANGES)
 
 
 def _stem_is(key: str, stem: str) -> bool:

@@ -68,6 +68,10 @@ class Drawn:
     units: dict[str, Unit]
     finders: dict[str, ToolSpec] = field(default_factory=dict)
     scopes: dict[str, dict[str, ToolSpec]] = field(default_factory=dict)
+    looks: dict[str, Unit] = field(default_factory=dict)
+    """Per slot whose unit finds (a list or a search) where the slot may look: a look of the same kind on its
+    server that opens the record found (`get_course` after `list_courses`), as a person opens what they
+    found before copying or scheduling it. The source's reader role, beside its finder."""
 
     def tools(self) -> list[str]:
         out: list[str] = []
@@ -76,6 +80,8 @@ class Drawn:
             out += [finder.id] if finder is not None else []
             out += [t.id for t in self.scopes.get(slot.name, {}).values()]
             out += [self.units[slot.name].id]
+            look = self.looks.get(slot.name)
+            out += [look.id] if look is not None else []
         return list(dict.fromkeys(out))
 
 
@@ -119,6 +125,10 @@ class ShapeSampler:
         self._meant: dict[tuple[str, frozenset[str]], bool] = {}
         self._by_use = {use: sorted(space.by_use(use), key=lambda u: u.id) for use in USES}
         self._firsts: dict[str, list[Unit]] = {}
+        self._looks: dict[tuple[str, str], list[Unit]] = {}
+        """(server, kind) -> its look units: the openers of what a find unit finds (`_opener`)."""
+        for unit in self._by_use["look"]:
+            self._looks.setdefault((unit.server, unit.kind or ""), []).append(unit)
         self._makers: dict[str, set[tuple[str, str]]] = {}
         """Kind word -> the (server, card) of each make unit (with a name) that makes it: `copyable`."""
         for unit in self._by_use["make"]:
@@ -182,6 +192,9 @@ class ShapeSampler:
             scopes = self._scopes(unit)
             if scopes:
                 drawn.scopes[slot.name] = scopes
+            look = self._opener(unit, avoid) if unit.use == "find" and "look" in slot.uses else None
+            if look is not None:
+                drawn.looks[slot.name] = look
             servers[slot.name] = unit.server
         return drawn
 
@@ -198,6 +211,18 @@ class ShapeSampler:
             if found:
                 out[arg] = min(found, key=lambda t: (self.tried[t.id] - self.kept[t.id], self.tried[t.id], t.id))
         return out
+
+    def _opener(self, found: Unit, avoid: set[str]) -> Unit | None:
+        """The least failed, then least tried open look of the find unit's kind on its server whose id
+        argument may take what the find lists (the id_kind rule) and that names no other record: it opens
+        the record found. Looks are drawn this way as well as on their own, so a run covers more readers; one
+        tried more often than the find is left alone, so no tool is tried twice before another once."""
+        listed = listed_kind(found.tool)
+        fits = [u for u in self._looks.get((found.server, found.kind or ""), ()) if u.id not in avoid
+                and self.drawn[u.id] < self.cap and self.tried[u.id] <= self.tried[found.id]
+                and not u.refs and u.target is not None
+                and takes_kind(u.target, u.tool, listed)]
+        return min(fits, key=lambda u: (self.tried[u.id] - self.kept[u.id], self.tried[u.id], u.id)) if fits else None
 
     def _pick(self, slot: Slot, rng: random.Random, avoid: set[str], used: set[str], server: str | None,
               drawn: Drawn) -> tuple[Unit, ToolSpec | None] | None:
@@ -320,4 +345,7 @@ def shape_of(candidates: Candidates) -> str:
 
 def describe(drawn: Drawn) -> dict[str, Any]:
     """What the task's metadata keeps of the draw: the shape and the tool of each slot."""
-    return {"shape": drawn.shape.name, "slots": {k: u.id for k, u in drawn.units.items()}}
+    out: dict[str, Any] = {"shape": drawn.shape.name, "slots": {k: u.id for k, u in drawn.units.items()}}
+    if drawn.looks:
+        out["opens"] = {k: u.id for k, u in drawn.looks.items()}
+    return out

@@ -41,6 +41,7 @@ from cworld.synth.offline.schema_links import id_entity, same_entity
 from cworld.synth.offline.schema_values import is_text_param, snake
 
 USES = ("look", "change", "remove", "make", "find")
+_GENERIC_KEYS = frozenset({"id", "uuid", "key", "name", "slug", "handle", "number", "ref", "value"})
 _ARG = re.compile(r"""^args\[['"]([^'"]+)['"]\]$""")
 _ARGS = re.compile(r"""args\[['"]([^'"]+)['"]\]""")
 _DESTRUCTIVE = re.compile(r"(^|[_\-])(delete|remove|drop|destroy|purge|trash|archive|clear)", re.I)
@@ -153,10 +154,10 @@ class ActionSpace:
             return self._out(tool, "names_no_record")
         target = next((a for a, _ in found), None) if use != "make" else None
         kind = dict(found).get(target) if target else None
-        if target is not None and not id_means(target, kind or "", tool):
+        if target is not None and not self._means(target, kind or "", tool):
             return self._out(tool, "id_not_kind")
         refs = {a: k for a, k in found if a != target}
-        if any(not id_means(a, k, tool) for a, k in refs.items()):
+        if any(not self._means(a, k, tool) for a, k in refs.items()):
             return self._out(tool, "id_not_kind")
         filled = _fill(tool, use, set(dict(found)))
         if filled is None:
@@ -179,7 +180,7 @@ class ActionSpace:
         if not id_means(f"{kind}s", kind, tool) and _noun(tool, kind) is None:
             return self._out(tool, "list_not_kind")
         refs = {a: k for a, k in _found_args(rule, kinds, collections) if k != kind}
-        if any(not id_means(a, k, tool) for a, k in refs.items()):
+        if any(not self._means(a, k, tool) for a, k in refs.items()):
             return self._out(tool, "id_not_kind")
         filled = _fill(tool, "find", set(refs))
         if filled is None:
@@ -190,6 +191,23 @@ class ActionSpace:
         unit = Unit(tool, operation_kind(tool), "find", self.engine.index.card_for(tool).name, kind, None, refs,
                     (), (), queries, plain, plays=bool(rule.check))
         return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
+
+    def _means(self, arg: str, kind: str, tool: ToolSpec) -> bool:
+        """The argument names a record of `kind`: by its name (`id_means`), or because the world keys that
+        kind's records by their own field of the argument's name (`symbol` of a stock keyed by its ticker, `url`
+        of a page keyed by its address): the argument takes exactly what the record is known by."""
+        return id_means(arg, kind, tool) or self._keyed_by(tool.server, kind, arg)
+
+    def _keyed_by(self, server: str, kind: str, arg: str) -> bool:
+        if snake(arg) in _GENERIC_KEYS:  # every record has an `id`: it says nothing of which kind
+            return False
+        world = self.engine.world(0).server(server)
+        records = world.collection(kind) if world is not None else None
+        first = next(iter((records or {}).items()), None)
+        if first is None or not isinstance(first[1], dict):
+            return False
+        key, record = first
+        return any(snake(name) == snake(arg) and str(value) == str(key) for name, value in record.items())
 
     def _fit(self, unit: Unit) -> bool:
         """Every record the unit names can be named, and the world's keys fit the arguments' schemas."""

@@ -18,6 +18,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from cworld.data_model import Scenario, ScenarioEntity, SubGoal
+from cworld.synth.argument_checks import ends_range
 from cworld.synth.draft import Draft
 from cworld.synth.goal_shapes import Drawn
 from cworld.synth.leak import LeakChecker
@@ -175,10 +176,11 @@ class ShapeDrafter:
         return Named(kind, str(record[by]), by, key_value(records, key), server=server)
 
     def run(self, work: Work, slot: str, target: Named | None, *, label: Any = None, text: Any = None,
-            dates: bool = False) -> tuple[Step, Any]:
-        """Call the slot's unit: its record `target`, the records its other ids name, the goal's `label` and
-        `text`, plain values stated in the request; dates ordered and in the world's future."""
-        unit = work.unit(slot)
+            dates: bool = False, unit: Unit | None = None) -> tuple[Step, Any]:
+        """Call the slot's unit (or `unit`, the look that opens what the slot found): its record `target`, the
+        records its other ids name, the goal's `label` and `text`, plain values stated in the request; dates
+        ordered and in the world's future."""
+        unit = unit or work.unit(slot)
         others = self._others(work, slot, unit, target)  # their listings run before the unit's step
         step = work.probe.new_step(unit.tool)
         args = step.plan.arguments
@@ -205,6 +207,25 @@ class ShapeDrafter:
         self._mark(work, slot, step)
         self._dictate(step, unit, work)
         return step, answer
+
+    def open(self, work: Work, slot: str, found: Named, fallback: str) -> tuple[str, Any] | None:
+        """Open the record the slot's find found with the slot's look (`Drawn.looks`): a reference to its
+        name in the look's answer, and that answer. None when the slot has no look, or its answer does not
+        show the name (the step is taken back: a read nothing uses serves no goal) or the probe refuses it:
+        `fallback` stands."""
+        look = work.drawn.looks.get(slot)
+        if look is None:
+            return None
+        try:
+            step, answer = self.run(work, slot, found, unit=look)
+        except BlockFailed:  # the probe refused it (kept out of later draws): the find alone serves
+            return None
+        ref = answer_ref(step, answer, found.label, fallback)
+        if ref != fallback:
+            return ref, answer
+        work.probe.forget(step)
+        work.slot_steps[slot].remove(step.plan.id)
+        return None
 
     def _others(self, work: Work, slot: str, unit: Unit, target: Named | None) -> dict[str, Named]:
         """The records the unit's other id arguments name (where it acts: a card's list, the project a
@@ -246,7 +267,7 @@ class ShapeDrafter:
         """Date arguments of a write: in the world's future, an end after its start (a check-out after the
         check-in); the request states them."""
         props = (unit.tool.input_schema or {}).get("properties") or {}
-        names = [n for n in date_args(unit.tool) if n not in step.plan.arguments]
+        names = sorted((n for n in date_args(unit.tool) if n not in step.plan.arguments), key=ends_range)
         start = work.today + timedelta(days=work.rng.randint(3, 21))
         for i, name in enumerate(names):
             day = start + timedelta(days=i * work.rng.randint(1, 3))
@@ -258,7 +279,7 @@ class ShapeDrafter:
                 work.said.append(f"{words_of(name)} {value}")
 
     def _plain(self, step: Step, spec: Any, work: Work, *, said: bool) -> None:
-        unit = work.drawn.units.get(next((k for k, u in work.drawn.units.items() if u.tool is spec), ""), None)
+        unit = next((u for u in [*work.drawn.units.values(), *work.drawn.looks.values()] if u.tool is spec), None)
         props = (spec.input_schema or {}).get("properties") or {}
         names = unit.plain if unit is not None else tuple((spec.input_schema or {}).get("required") or [])
         for name in names:

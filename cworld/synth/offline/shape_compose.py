@@ -47,7 +47,8 @@ def _look(d: ShapeDrafter, work: Work, slot: str) -> tuple[Named, str, Any]:
     unit = work.unit(slot)
     if unit.use == "find":
         found, record = d.search(work, slot)
-        return found, found.ref(found.label_field), record
+        opened = d.open(work, slot, found, found.ref(found.label_field))
+        return (found, *opened) if opened else (found, found.ref(found.label_field), record)
     target = d.locate(work, slot, unit.kind or "", unit.server)
     step, answer = d.run(work, slot, target)
     return target, answer_ref(step, answer, target.label, target.ref(target.label_field)), answer
@@ -175,7 +176,8 @@ def _looked(d: ShapeDrafter, work: Work, slot: str, record: Named, step: Any, pa
     listed = item_ref(step, path, chosen, record.label_field)
     if work.unit(slot).use != "look":
         work.named.append(record)
-        return listed
+        opened = d.open(work, slot, record, listed)
+        return opened[0] if opened else listed
     look, answer = d.run(work, slot, record)
     return answer_ref(look, answer, record.label, listed)
 
