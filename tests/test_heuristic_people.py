@@ -92,3 +92,16 @@ def test_a_second_write_in_one_sentence_is_its_own_clause() -> None:
     query = "move its due date to Tuesday 11 August at 12:00 UTC and leave a comment saying \"Moved it.\""
     first, second = intents_of(query)
     assert first.facts.dates and not first.facts.saying and second.facts.saying == ["Moved it."]
+
+
+def test_a_password_told_in_a_message_is_read_from_it() -> None:
+    unlock = _spec("docs", "unlock_document", "Unlock a password-protected document.",
+                   {"document_id": {"type": "string", "description": "document id"},
+                    "password": {"type": "string", "description": "the document's password"}},
+                   ["document_id", "password"])
+    query = "The 'Q3 plan' document is password-protected (the password is somewhere in my inbox). Unlock it."
+    found = Record("docs/search_documents", {"documents": [{"document_id": "doc_1", "title": "Q3 plan"}]})
+    intent = intents_of(query)[0]
+    assert fill(unlock, intent, _ctx(query, found))[1] == ["password"]  # "somewhere" is no password
+    mail = Record("mail/get_message", {"body": "Hi, I locked 'Q3 plan'. The password is maple-orbit-42 - thanks."})
+    assert fill(unlock, intent, _ctx(query, found, mail))[0]["password"] == "maple-orbit-42"

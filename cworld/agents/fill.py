@@ -94,7 +94,7 @@ def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, An
     for name, prop in props.items():
         if name in ("cc", "bcc") and name not in needed and not intent.words & {"cc", "bcc", "copy"}:
             continue  # nobody is copied in unless the person says so
-        value = fill_one(spec, name, prop, intent, ctx, said.get(name))
+        value = fill_one(spec, name, prop, intent, ctx, said.get(name), own_server=name not in needed)
         if value is not None and (name in needed or name in said or (ctx.optional and _confident(name, prop))):
             args[name] = value
     return args, [n for n in needed if n not in args]
@@ -199,14 +199,18 @@ def _arg_words(name: str) -> list[str]:
 
 
 def fill_one(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext,
-             said: Any = None) -> Any:
+             said: Any = None, own_server: bool = False) -> Any:
+    """One argument's value; `own_server`: an id is copied only from the tool's own server's answers (an
+    optional id is a reference within the service, never a mail thread's id sent to a chat post)."""
     kind = _type(prop)
     is_id = id_like(name, prop)
     value = said
     if value is None and name in _SEARCH_ARGS and intent.facts.names and _PERSON.search(f"{spec.name} {spec.description}".lower()):
         value = intent.facts.names[0]  # a people search looks for the person the clause names, not the record
     if value is None and ctx.reads_results and is_id:
-        value = from_results(spec, name, prop, intent, ctx)
+        value = from_results(spec, name, prop, intent, ctx, own_server)
+    if value is None and ctx.reads_results and name in SECRETS:
+        value = secret_in(ctx.memory, name)
     if value is None:
         value = from_request(name, prop, intent, ctx, is_id)
     ruled_out = ctx.excluded.get(name, set())
@@ -228,7 +232,8 @@ def result_keys(name: str, prop: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext) -> Any:
+def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext,
+                 own_server: bool = False) -> Any:
     keys = result_keys(name, prop)
     ruled_out = ctx.excluded.get(name, set())
     best: tuple[int, float, int, int] | None = None
@@ -242,7 +247,7 @@ def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent
             if str(candidate) in ruled_out or isinstance(candidate, dict | list) or candidate in (None, ""):
                 continue
             same = record.server == spec.server
-            if name == "token" and not same or not names_fit(name, prop, item, intent):
+            if (name == "token" or own_server) and not same or not names_fit(name, prop, item, intent):
                 continue
             fit = match_score(item, intent) if ctx.pick == "matched" else 0.0
             fit += 10.0 if position == picked else 0.0
@@ -267,6 +272,29 @@ def names_fit(name: str, prop: dict[str, Any], item: dict[str, Any], intent: Int
 def holds(value: Any, name: str, intent: Intent) -> bool:
     """Whether an answer holds a value for argument `name` that fits the clause (its person, if it names one)."""
     return any(names_fit(name, {}, item, intent) for item, _ in _holders(value, result_keys(name, {})))
+
+
+SECRETS = {"password", "passcode", "pin", "code"}
+"""Arguments a person may only have been told in a message ("The password is maple-orbit-42")."""
+
+
+def secret_in(memory: list[Record], name: str) -> str | None:
+    """The secret a message the agent read states (`The password is X`, `password: X`), the latest first."""
+    said = re.compile(rf"\b{name}\s*(?:is|:)\s*([^\s,;]+)", re.IGNORECASE)
+    for record in reversed(memory):
+        for text in _texts(record.payload):
+            found = said.search(text)
+            if found and found.group(1).rstrip(".!?'\")").lower() not in ("somewhere", "in", "the", "a"):
+                return found.group(1).rstrip(".!?'\")")
+    return None
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every string inside an answer."""
+    for node in _nested(value):
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, str):
+                yield child
 
 
 def ruled(items: list[dict[str, Any]], rule: Rule) -> int | None:

@@ -38,6 +38,7 @@ from typing import Any, Literal
 from cworld.agents.answer import trim_to_words
 from cworld.agents.base import Action, Observation
 from cworld.agents.fill import (
+    SECRETS,
     FillContext,
     Pick,
     Record,
@@ -61,6 +62,7 @@ from cworld.errors import UsageError
 
 PREFIX = "heuristic:"
 _NEXT_STEP = re.compile(r"\b(?:use|call|after|with|then)\s+`?([a-z][a-z0-9_]{3,})`?", re.IGNORECASE)
+_FIRST = re.compile(r"\b([a-z][a-z0-9_]{3,}) first\b")
 _WORD_LIMIT = re.compile(r"(?:at most|no more than|under|within)\s+(\d+)\s+words", re.IGNORECASE)
 _REQUIRED_LINE = re.compile(r"'([A-Z][A-Z ]{2,30}:)'")
 
@@ -335,9 +337,19 @@ class HeuristicAgent:
                 continue
             scored.append((int(tool.name in named), int(tool.server == spec.server), tool.id, tool))
         if not scored:
-            return self._lister(spec, argument, pool)
+            return self._reader(argument, job, pool) or self._lister(spec, argument, pool)
         best = max(scored, key=lambda s: (s[0], s[1], -len(required(s[3])), s[2]))
         return best[3] if best[1] or best[0] else self._lister(spec, argument, pool)
+
+    def _reader(self, argument: str, job: Job, pool: list[ToolSpec]) -> ToolSpec | None:
+        """For a secret no tool answers (a password "somewhere in my inbox"): search the messages, then read
+        the one found; `fill` takes the secret from the text (`secret_in`)."""
+        if argument not in SECRETS:
+            return None
+        mail = [t for t in pool if t.is_read_only and re.search(r"messages?|mail|inbox", f"{t.name} {t.description}")]
+        searches = [t for t in mail if t.name.startswith("search")]
+        readers = [t for t in mail if t.name.startswith("get") and "message_id" in required(t)]
+        return next((t for t in [*searches, *readers] if (t.id, argument) not in self.asked), None)
 
     @staticmethod
     def _lister(spec: ToolSpec, argument: str, pool: list[ToolSpec]) -> ToolSpec | None:
@@ -470,6 +482,11 @@ class HeuristicAgent:
     def _rethink(self, job: Job, result: ToolResult, spec: ToolSpec | None) -> None:
         """An error: rule out the value of the argument it names and try again, or try the next tool."""
         text = result.text.lower()
+        first = self._named_first(text, spec, job)
+        if first is not None:  # "you are not a member of #x; join_channel first": do that, then this again
+            self.agenda.insert(0, Job(first.id, job.intent, "prerequisite", job.depth + 1))
+            job.args = {}
+            return
         if self.abilities.fixes_arguments and spec is not None and job.tries < self.abilities.max_tries:
             named = [a for a in job.args if re.search(rf"\b{re.escape(a)}\b", text) or str(job.args[a]).lower() in text]
             fresh = [a for a in named if str(job.args[a]) not in self.ctx.excluded.get(a, set())]
@@ -482,6 +499,17 @@ class HeuristicAgent:
             self.agenda.insert(0, Job(self.candidates.pop(0), job.intent, "goal"))
             return
         self._fail(job, _first_line(result))
+
+    def _named_first(self, text: str, spec: ToolSpec | None, job: Job) -> ToolSpec | None:
+        """A write of the same server that an error says to call first, not asked before for this clause."""
+        if spec is None or not self.abilities.prerequisites:
+            return None
+        for name in _FIRST.findall(text):
+            tool = self.toolbox.spec(f"{spec.server}/{name}")
+            if tool is not None and tool.id != spec.id and (tool.id, job.intent.text) not in self.asked:
+                self.asked.add((tool.id, job.intent.text))
+                return tool
+        return None
 
     def _fail(self, job: Job, why: str) -> None:
         """Drop the job and everything of its intent: the intent is not reachable this way (a failed look

@@ -116,7 +116,8 @@ _SYNONYMS = {"meeting": "event", "email": "mail send", "buy": "cart checkout ord
              "message": "send", "dm": "direct message", "pay": "transfer", "payment": "transfer", "send": "send",
              "book": "book reserve", "remind": "reminder", "note": "document", "watchlist": "watchlist add",
              "moved": "history change", "changed": "history change", "price": "quote", "due": "due date",
-             "track": "card", "follow-up": "card create"}
+             "track": "card", "follow-up": "card create",
+             "nights": "book reserve", "stay": "book reserve"}
 _PARENS = re.compile(r"\([^)]*\)")
 
 
@@ -153,6 +154,8 @@ class Intent:
         """What to rank tools with: the clause without its parentheses, plus common synonyms of its words."""
         core = _PARENS.sub(" ", _DICTATED.sub(" ", self.text))
         extra = [_SYNONYMS[w] for w in re.findall(r"[a-z-]+", core.lower()) if w in _SYNONYMS]
+        if self.facts.tags:  # "#onboarding" names a channel to post in
+            extra.append("channel post message")
         return " ".join([core, *extra])
 
 
@@ -176,7 +179,7 @@ def facts_of(text: str) -> Facts:
         facts.caps += [(float(m.group(1).replace(",", "")), words_of(sentence)) for m in _CAP.finditer(sentence)]
     for label, value in _LABELLED.findall(text):
         value = value.rstrip(".,;)")
-        if any(ch.isdigit() for ch in value) or label.lower() == "password":
+        if any(ch.isdigit() for ch in value) or label.lower() == "password" and not value.isalpha():
             facts.labelled.setdefault(_label(label), value)
     unquoted = _QUOTED.sub(" ", text)
     facts.names = [n for n in map(_name_of, _NAME.findall(unquoted)) if n and not _is_date(n)]
