@@ -14,7 +14,8 @@ from cworld.environment import Environment, Workspace
 from cworld.synth.offline.action_space import ActionSpace, key_value
 from cworld.synth.offline.goal_roles import Roles
 
-SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server", "fetcher-mcp")
+SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server", "fetcher-mcp",
+           "mcp-yahoo-finance")
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +65,17 @@ def test_an_argument_the_world_keys_a_kind_by_names_that_kind(space: ActionSpace
     assert space._keyed_by("fetcher-mcp", "page", "url")
     assert not space._keyed_by("fetcher-mcp", "page", "id")
     assert not space._keyed_by("fetcher-mcp", "page", "title")
+
+
+def test_a_stock_without_a_name_is_named_by_its_symbol(space: ActionSpace) -> None:
+    """People name a stock by its ticker: the world's stocks have a symbol and a company but no name, so the
+    symbol is what a request says ('NWSC'), and `get_current_stock_price(symbol)` looks one up."""
+    from cworld.synth.offline.goal_roles import label_field
+
+    assert label_field({"symbol": "NWSC", "company": "Northwind Semiconductors", "price": 70.9}) == "symbol"
+    assert label_field({"name": "Bitcoin", "symbol": "BTC"}) == "name"
+    unit = space.units["mcp-yahoo-finance/get_current_stock_price"]
+    assert unit.use == "look" and unit.target == "symbol" and unit.kind == "symbol"
 
 
 def test_every_tool_left_out_says_why(space: ActionSpace) -> None:

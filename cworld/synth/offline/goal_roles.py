@@ -314,7 +314,9 @@ def _faker(key: str, rng: random.Random) -> str:
     return {"first_name": person.first_name, "last_name": person.last_name}.get(key, person.name)
 
 
-LABELS = ("title", "name", "subject", "summary", "display_name", "full_name", "headline", "label", "caption")
+LABELS = ("title", "name", "subject", "summary", "display_name", "full_name", "headline", "label", "caption", "symbol")
+"""Fields a person names a record by, best first: a stock or a trading pair that has no name is named by its
+symbol ('NWSC', 'BTC/USDT'), as people do."""
 _SAFE_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 .,:()/+#-]{2,70}$")
 """A name the request can quote and a reference can select by: no quote, no `[ ] = ~ &`."""
 
