@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,11 @@ os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")  # litellm, imported 
 for _role in ("AGENT", "ENGINE", "SYNTH"):
     os.environ.pop(f"CWORLD_{_role}_MODEL", None)
 os.environ.pop("CWORLD_JUDGE_MODELS", None)
+
+# Bytecode caches even where PYTHONDONTWRITEBYTECODE is set (this machine sets it): without them every worker
+# rewrites the asserts of every test module again while it collects (7 s of CPU a worker, a third of the
+# collection), and every run compiles again each module it imports. They go to `__pycache__/` (git ignores it).
+sys.dont_write_bytecode = False
 
 from cworld.llm import RetryPolicy, set_default_retry  # noqa: E402  (after the env is set)
 
