@@ -105,3 +105,13 @@ def test_a_password_told_in_a_message_is_read_from_it() -> None:
     assert fill(unlock, intent, _ctx(query, found))[1] == ["password"]  # "somewhere" is no password
     mail = Record("mail/get_message", {"body": "Hi, I locked 'Q3 plan'. The password is maple-orbit-42 - thanks."})
     assert fill(unlock, intent, _ctx(query, found, mail))[0]["password"] == "maple-orbit-42"
+
+
+def test_a_list_of_quoted_items_fills_a_list() -> None:
+    checklist = _spec("taskboard", "add_checklist", "Add a checklist to a card.",
+                      {"card_id": {"type": "string", "description": "card id"}, "name": {"type": "string"},
+                       "items": {"type": "array", "items": {"type": "string"}}}, ["card_id", "name", "items"])
+    query = "Give the card a checklist titled \"Steps\" with the items 'Confirm details', 'Share it', 'Close out'."
+    card = Record("taskboard/create_card", {"card_id": "crd_9", "title": "Follow up"})
+    args, missing = fill(checklist, intents_of(query)[0], _ctx(query, card))
+    assert not missing and args["items"] == ["Confirm details", "Share it", "Close out"] and args["name"] == "Steps"

@@ -216,6 +216,9 @@ def fill_one(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ct
     ruled_out = ctx.excluded.get(name, set())
     if value is None or str(value) in ruled_out or str([value]) in ruled_out:
         return None
+    quoted = intent.facts.quoted
+    if kind == "array" and isinstance(value, str) and value in quoted and not is_id:
+        return quoted[quoted.index(value):]  # "with the items 'Confirm details', 'Close out'": all of them
     if kind == "array" and not isinstance(value, list):
         return [value]
     return _coerce(value, kind)
@@ -382,6 +385,8 @@ def from_request(name: str, prop: dict[str, Any], intent: Intent, ctx: FillConte
         return entities[0] if entities else None
     if name in _TITLE_ARGS:
         return facts.quoted[0] if facts.quoted else _title(intent)
+    if kind == "array" and len(facts.quoted) > 1:  # "with the items 'Confirm details', 'Close out'"
+        return list(facts.quoted)
     return None
 
 

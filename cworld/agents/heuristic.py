@@ -171,7 +171,7 @@ class HeuristicAgent:
         self.events: list[dict[str, Any]] = []
         self.explored: set[str] = set()
         self.decided: dict[tuple[str, str], bool | None] = {}
-        self.asked: set[tuple[str, str]] = set()
+        self.asked: set[tuple[str, ...]] = set()
 
     async def act(self, observation: Observation) -> Action:
         if observation.user_messages and self.abilities.listens:
@@ -249,9 +249,11 @@ class HeuristicAgent:
         """Rank the visible tools for the intent; the best one becomes the goal."""
         self.searched.add(self.intent.text)
         ranked = self._rank(self.intent)
-        # the fallbacks do what the first choice does: a clause that reads never falls back on a write
-        kind = ranked[0].is_read_only if ranked else None
-        self.candidates = [t.id for t in ranked if t.is_read_only == kind][: self.abilities.candidates]
+        # the fallbacks do what the first choice does: a clause that reads never falls back on a write, and a
+        # write falls back only on another write of the same service (an append never becomes an email)
+        top = ranked[0] if ranked else None
+        self.candidates = [t.id for t in ranked if top is not None and t.is_read_only == top.is_read_only
+                           and (top.is_read_only or t.server == top.server)][: self.abilities.candidates]
         if self.candidates:
             self.agenda.append(Job(self.candidates.pop(0), self.intent, "goal"))
             if self.abilities.explores:
@@ -292,8 +294,9 @@ class HeuristicAgent:
             job.args, missing = fill(spec, job.intent, self.ctx)
         if missing and self.abilities.prerequisites and job.depth < self.abilities.max_depth:
             producer = self._producer(spec, missing[0], job)
-            if producer is not None and (producer.id, missing[0]) not in self.asked:
-                self.asked.add((producer.id, missing[0]))  # asked once: an answer without it is not asked again
+            if producer is not None and (producer.id, missing[0], job.intent.text) not in self.asked:
+                # asked once per clause: an answer without it is not asked again (another clause asks anew)
+                self.asked.add((producer.id, missing[0], job.intent.text))
                 self.agenda.insert(0, Job(producer.id, job.intent, "prerequisite", job.depth + 1, needed_for=missing[0]))
                 return None
             query = f"{spec.server} {properties(spec).get(missing[0], {}).get('description', missing[0])}"
@@ -346,10 +349,11 @@ class HeuristicAgent:
         the one found; `fill` takes the secret from the text (`secret_in`)."""
         if argument not in SECRETS:
             return None
-        mail = [t for t in pool if t.is_read_only and re.search(r"messages?|mail|inbox", f"{t.name} {t.description}")]
+        mail = [t for t in pool if t.is_read_only and re.search(r"messages?|mail|inbox", t.name)]
         searches = [t for t in mail if t.name.startswith("search")]
-        readers = [t for t in mail if t.name.startswith("get") and "message_id" in required(t)]
-        return next((t for t in [*searches, *readers] if (t.id, argument) not in self.asked), None)
+        servers = {t.server for t in searches}
+        readers = [t for t in mail if t.name.startswith("get") and t.server in servers and "message_id" in required(t)]
+        return next((t for t in [*searches, *readers] if (t.id, argument, job.intent.text) not in self.asked), None)
 
     @staticmethod
     def _lister(spec: ToolSpec, argument: str, pool: list[ToolSpec]) -> ToolSpec | None:

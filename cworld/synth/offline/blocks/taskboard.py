@@ -57,15 +57,18 @@ def card(c: Composer) -> None:
     made = c.step("new_card", TB + "create_card", new, topic=topic)
     owner = {"card_id": made.ref("card_id"), "member_id": detail.ref(f"members[name={who}].member_id")}
     c.step("assign", TB + "assign_member", owner, who=who)
+    listed_too = ""
     if c.wants(TB + "add_checklist"):
         items = c.variants("card.checklist_items")
         checklist = {"card_id": made.ref("card_id"), "name": c.text("card.checklist"), "items": items}
         c.step("checklist", TB + "add_checklist", checklist)
-        c.say(c.text("card.checklist_say", name=checklist["name"], items=", ".join(f"'{i}'" for i in items)))
+        listed_too = c.text("card.checklist_say", name=checklist["name"], items=", ".join(f"'{i}'" for i in items))
     deadline = {"kind": "deadline", "tool": TB + "create_card", "argument": "due", "value": f"{due}:00Z"}
     c.decide("card_due", "deadline", deadline, day=day(due_day))
     said = {"title": new["title"], "text": new["description"]}
     c.say(*c.variants("card.say", column=column, board=name, who=who, day=day(due_day), **said))
+    if listed_too:
+        c.say(listed_too)
 
 
 def overdue(c: Composer) -> None:
