@@ -135,3 +135,26 @@ def test_a_path_escaping_the_folder_by_dots_and_a_folder_moved_into_itself_are_r
     assert verdict(f"{root}/box/../../etc.txt", f"{root}/b.txt") == "business", rule.check
     assert verdict(f"{root}/box", f"{root}/box/inner") == "invalid_args", rule.check
     assert verdict(f"{root}/a.txt", f"{root}/box/a.txt") == "ok", rule.check
+
+
+def _write(name: str, props: dict[str, Any]) -> ToolSpec:
+    return ToolSpec.model_validate({"server": "chat", "name": name, "description": f"{name} (test)",
+                                    "input_schema": {"type": "object", "properties": props, "required": list(props)},
+                                    "annotations": {"read_only_hint": False}})
+
+
+def test_the_learning_explorer_logs_in_again_when_its_token_is_refused_and_resends_the_call() -> None:
+    login = _write("login", {"handle": {"type": "string"}})
+    post = _write("post_message", {"token": {"type": "string"}, "text": {"type": "string"}})
+    explorer = Explorer([login, post], random.Random(5), rates=Rates(relogin=True), briefing={"handle": "me"})
+    explorer.bank.learn(ToolResult.ok({"token": "tok_old"}))
+    tool, args = explorer.next_call()
+    while tool is not post:
+        explorer.observe(tool, ToolResult.ok({}))
+        tool, args = explorer.next_call()
+    explorer.observe(post, ToolResult.error("auth", "auth: token is not valid"))
+    assert explorer.next_call() == (login, {"handle": "me"})
+    explorer.observe(login, ToolResult.ok({"token": "tok_new"}))
+    assert explorer.next_call() == (post, {**args, "token": "tok_new"})
+    explorer.observe(post, ToolResult.error("auth", "auth: token is not valid"))  # the resent call: no loop
+    assert explorer._resend is None

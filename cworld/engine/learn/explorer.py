@@ -44,6 +44,8 @@ ALIASES = {"to": ("email",), "cc": ("email",), "bcc": ("email",), "recipients": 
 _CREATES = re.compile(r"^(create|add|new|make|write|insert|register|post|open)_", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
 _AGAIN = 8
+_LOGIN = re.compile(r"^(log_?in|sign_?in|authenticate)$", re.IGNORECASE)
+_TOKEN = re.compile(r"(^|_)(token|session)$", re.IGNORECASE)
 
 
 #: What a task tells the agent about its own account: these keys of the app's user records.
@@ -91,6 +93,10 @@ class Rates:
     """read the values an error lists for the argument it quoted (`no hotels listed in 'Lisbon'. Cities with
     hotels: Auckland, Bangkok, ...`) and give one of them next time, as an agent fixing its call would
     (learning's explorer; off for the benchmarks' one, whose traffic stays as measured)"""
+    relogin: bool = False
+    """after a call refused for its token (`auth`), log in (a tool named login, sign_in or authenticate, with
+    the credentials the task told) and send the refused call again with the newest token, as an agent whose
+    session ran out would (learning's explorer; off for the benchmarks' one)"""
     again: float = 0.0
     """chance, after a write the service accepted, to send it again with the same arguments until it is
     refused or answers as the last time (at most `_AGAIN` times): a limit shows itself (a hotel full, a
@@ -116,6 +122,12 @@ class Explorer:
         self._last: dict[str, Any] = {}
         self._hints: dict[tuple[str, str], list[str]] = {}
         self._again: tuple[ToolSpec, dict[str, Any], str, int] | None = None
+        self._told = dict(briefing or {})
+        self._login = next((t for t in self.writes if _LOGIN.match(t.name)), None)
+        self._resend: tuple[ToolSpec, dict[str, Any]] | None = None
+        """the call refused for its token, sent again after the login"""
+        self._fresh_token = False
+        self._resent = False
 
     # --- choosing ---------------------------------------------------------------------------------------
     def next_call(self) -> tuple[ToolSpec, dict[str, Any]]:
@@ -124,6 +136,17 @@ class Explorer:
             tool, args = self._again[0], self._again[1]
             self._retried, self._last = False, copy.deepcopy(args)
             return tool, copy.deepcopy(args)
+        if self._fresh_token and self._resend is not None:
+            tool, args = self._resend
+            self._resend, self._fresh_token, self._retried, self._resent = None, False, True, True
+            self._last = {k: self._newest(k, v) for k, v in args.items()}
+            return tool, copy.deepcopy(self._last)
+        if self._resend is not None and self._login is not None:
+            self._retried = True
+            with session_clock(self.now):
+                self._last = {**self.arguments(self._login, careful=True),
+                              **{k: v for k, v in self._told.items() if k in self._props(self._login)}}
+            return self._login, copy.deepcopy(self._last)
         self._retried = self._retry is not None
         tool = self._retry or self._pick()
         self._retry = None
@@ -135,14 +158,38 @@ class Explorer:
         """Learn the answer's values; after an error (not of a retry), maybe retry the same tool next."""
         self.bank.learn(result)
         self._again = self._pushed(tool, result)
+        self._relogged(tool, result)
         if result.is_error and self.rates.hints:
             self._hints.update({(tool.name, n): v for n, v in listed_values(result.text, self._last).items()})
         if result.is_error and not self._retried and self.rng.random() < self.rates.retry:
             self._retry = tool
 
+    def _relogged(self, tool: ToolSpec, result: ToolResult) -> None:
+        """Keep a call refused for its token to send again once a login answered (one login per refusal, none
+        for the call sent again)."""
+        resent, self._resent = self._resent, False
+        if tool is self._login:
+            self._fresh_token = self._resend is not None and not result.is_error
+            if result.is_error:
+                self._resend = None
+        elif result.is_error and result.error_class == "auth" and self.rates.relogin and self._login is not None \
+                and self._resend is None and not resent:
+            self._resend, self._retry = (tool, dict(self._last)), None
+
+    def _newest(self, name: str, value: Any) -> Any:
+        """A token argument takes the token the last login gave; any other keeps its value."""
+        if not _TOKEN.search(name):
+            return value
+        fresh = self.bank.candidates(name)
+        return fresh[0] if fresh else value
+
+    @staticmethod
+    def _props(tool: ToolSpec) -> set[str]:
+        return set((tool.input_schema or {}).get("properties") or {})
+
     def _pushed(self, tool: ToolSpec, result: ToolResult) -> tuple[ToolSpec, dict[str, Any], str, int] | None:
         """The write to send again next (accepted, and answered otherwise than the last time), or None."""
-        if result.is_error or tool.annotations.read_only_hint or self.again is None:
+        if result.is_error or tool.annotations.read_only_hint or self.again is None or tool is self._login:
             return None
         if self._again is not None and self._again[0] is tool:
             _, args, text, times = self._again

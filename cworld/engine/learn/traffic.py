@@ -23,8 +23,9 @@ from cworld.data_model import ToolResult, ToolSpec, Trajectory
 from cworld.engine.learn.explorer import Explorer, Rates, briefing
 from cworld.schemas.validation import validation_error
 
-#: How learning's explorer behaves: it reads the values an error lists, and pushes an accepted write again.
-LEARNING = Rates(hints=True, again=0.15)
+#: How learning's explorer behaves: it reads the values an error lists, logs in again when its token is
+#: refused, and pushes an accepted write again.
+LEARNING = Rates(hints=True, relogin=True, again=0.15)
 
 
 @dataclass
