@@ -39,7 +39,8 @@ class ShopApp(ShopTools, OrderTools):
     title = "Shop"
     description = "Online store: search the catalog, fill a cart, apply coupons, check out, track, cancel and return orders."
     category = "shopping"
-    entity_kinds = {"catalog": "product", "orders": "order", "cart": "cart_item", "addresses": "address", "payment_methods": "payment_method"}
+    entity_kinds = {"catalog": "product", "orders": "order", "cart": "cart_item", "addresses": "address", "payment_methods": "payment_method",
+                    "coupons": "coupon"}
     prerequisites = _edges()
 
     initial_state = seed_state
