@@ -4,6 +4,7 @@ holds (one not in the wallet is not found, a used or expired one is refused)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from engine_helpers import rules_caller
@@ -41,3 +42,17 @@ def test_a_coupon_applies_only_while_it_holds() -> None:
     assert call("apply_coupon", code="NOPE").error_class == "not_found"
     assert call("apply_coupon", code="WELCOME").error_class == "business"
     assert call("apply_coupon", code="WINTER").error_class == "business"  # expired before the world's now
+
+
+def test_a_reply_flags_the_message_answered_and_a_made_record_keeps_its_key_as_the_world_does() -> None:
+    tools = [tool("home-mail", "reply_to_message", {"message_id": STR, "body": STR}),
+             tool("home-mail", "get_message", {"message_id": STR}),
+             tool("home-mail", "create_contact", {"full_name": STR, "email": STR})]
+    state = {"messages": {"mail_1": {"id": "mail_1", "subject": "Hi", "folder": "inbox", "thread_id": "t1",
+                                     "sender": "ana@example.com", "replied": False}},
+             "contacts": {"contact_1": {"id": "contact_1", "name": "Ana", "email": "ana@example.com"}}}
+    call = rules_caller("home-mail", "email", state, {"message": "messages", "contact": "contacts"}, tools)
+    assert not call("reply_to_message", message_id="mail_1", body="Thanks!").is_error
+    assert '"replied": true' in call("get_message", message_id="mail_1").text
+    made = call("create_contact", full_name="Ben", email="ben@example.com")
+    assert not made.is_error and json.loads(made.text)["id"] == json.loads(made.text)["contact_id"] == "contact_0001"

@@ -84,7 +84,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                     list_=_list_read(tool, coll, entity, props, card), origin="inferred")
     if op == "create":
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
-                       _held_fields(entity, world.state.get(coll)), {singular_word(t) for t in name_tokens(tool.name)})
+                       _held_fields(entity, world.state.get(coll)), {singular_word(t) for t in name_tokens(tool.name)},
+                       self_key_field(world.state.get(coll)))
     key = f"args[{own!r}]" if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
@@ -592,6 +593,16 @@ def _held_fields(entity: EntityType, records: Any) -> set[str]:
     return held
 
 
+def self_key_field(records: Any) -> str | None:
+    """The field in which every record of the collection holds its own key (`{'mail_0003': {'id': 'mail_0003', ...}}`),
+    so a record made keeps it there too; None where the world's records do not (a few looked at)."""
+    if not isinstance(records, dict) or not records:
+        return None
+    sample = list(records.items())[:20]
+    shared = set.intersection(*(set(r) if isinstance(r, dict) else set() for _, r in sample))
+    return next((f for f in sorted(shared) if all(str(r[f]) == str(k) for k, r in sample)), None)
+
+
 def _option(prop: str, schema: dict[str, Any]) -> bool:
     """A flag, or a list of ids: what a create is told to do, not a value of the record it makes."""
     stem = id_stem(prop)
@@ -608,7 +619,7 @@ def fresh_fields(entity: EntityType, given: set[str], words: set[str]) -> dict[s
 
 
 def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any],
-            card: CategoryCard, held: set[str], words: set[str]) -> Rule:
+            card: CategoryCard, held: set[str], words: set[str], own_key: str | None = None) -> Rule:
     # a create pages nothing: `start` or `limit` is a paging argument only where the kind has no such field;
     # and a flag its kind does not hold (`allow_overlap`, `notify`) is an option, not a field, as a list of ids
     # it does not hold is whom to tell or invite (`attendee_ids`), which the record keeps its own way
@@ -621,7 +632,7 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
               if f in entity.fields and f not in fields]
     creator = next((f for f in CREATOR_FIELDS if f in entity.fields), None)
     fresh = fresh_fields(entity, set(fields) | set(stamps), words)
-    entries = [*(f"{f!r}: {v!r}" for f, v in fresh.items()),
+    entries = [*(f"{f!r}: {v!r}" for f, v in fresh.items()), *([f"{own_key!r}: made_key"] if own_key else []),
                *(f"{f!r}: args[{p!r}]" for f, p in fields.items()), *(f"{f!r}: now" for f in stamps),
                *([f"**({{{creator!r}: {ME}}} if {ME} is not None else {{}})"] if creator and creator not in fields else [])]
     record = "{" + ", ".join(entries) + "}"
