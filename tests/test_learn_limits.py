@@ -158,3 +158,28 @@ def test_the_learning_explorer_logs_in_again_when_its_token_is_refused_and_resen
     assert explorer.next_call() == (post, {**args, "token": "tok_new"})
     explorer.observe(post, ToolResult.error("auth", "auth: token is not valid"))  # the resent call: no loop
     assert explorer._resend is None
+
+
+def test_a_folder_moved_moves_its_directory_entry_and_makes_no_file() -> None:
+    root = "/scratch/fs"
+    calls = []
+    for i in range(8):
+        state: dict[str, Any] = {"root": root, "files": {f"f{i}.txt": {"parent": "", "content": str(i)}},
+                                 "directories": {f"d{i}": {"parent": ""}}}
+        after = copy.deepcopy(state)
+        if i % 3:  # a file moved
+            after["files"][f"g{i}.txt"] = after["files"].pop(f"f{i}.txt")
+            args = {"source": f"{root}/f{i}.txt", "destination": f"{root}/g{i}.txt"}
+        else:  # a folder moved
+            after["directories"][f"e{i}"] = after["directories"].pop(f"d{i}")
+            args = {"source": f"{root}/d{i}", "destination": f"{root}/e{i}"}
+        calls.append(Observation(MOVE, args, ToolResult.ok({}), NOW, state, after))
+    rule, _ = induce(MOVE, calls)
+    fresh = {"root": root, "files": {"a.txt": {"parent": "", "content": "a"}}, "directories": {"box": {"parent": ""}}}
+    verdict, after = run_on(rule, Observation(MOVE, {"source": f"{root}/box", "destination": f"{root}/crate"},
+                                              ToolResult.ok({}), NOW, fresh))
+    assert verdict == "ok" and "crate" in after["directories"] and "box" not in after["directories"], rule.do
+    assert "crate" not in after["files"], rule.do
+    verdict, after = run_on(rule, Observation(MOVE, {"source": f"{root}/a.txt", "destination": f"{root}/b.txt"},
+                                              ToolResult.ok({}), NOW, fresh))
+    assert after["files"].keys() == {"b.txt"} and after["directories"].keys() == {"box"}, rule.do

@@ -519,13 +519,39 @@ def _names(effect: Effect) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
+def _named_guard(slot: Slot, others: list[Observation], scopes: dict[int, Scope]) -> str | None:
+    """`KEY in coll` for a record an argument names that was in a collection on the calls that made the change
+    and on (nearly: one in ten) none of the others (a folder moved: its `directories` entry goes with it, no
+    file is made), else None."""
+    first = slot.calls[0]
+    colls = collections(first.before or {})
+    fresh = f"{slot.key_expr} not in {slot.target}" if slot.kind == "create" and slot.key_expr else None
+    if fresh is not None and all(scopes[id(o)].holds(fresh) for o in slot.calls):
+        others = [o for o in others if scopes[id(o)].holds(fresh)]  # a record already there is left to the sets
+    else:
+        fresh = None
+    for name, given in first.arguments.items():
+        for form in key_forms(name, given, first.before)[1:]:
+            for coll in colls:
+                cond = f"{form} in {coll}"
+                if others and all(scopes[id(o)].holds(cond) for o in slot.calls) and \
+                        sum(scopes[id(o)].holds(cond) for o in others) <= len(others) // 10:
+                    return cond if fresh is None else f"{fresh} and {cond}"
+    return None
+
+
 def _guard(slot: Slot, oks: list[Observation], scopes: dict[int, Scope], names: list[str]) -> str | None:
     """None when the change happened in (nearly) every accepted call whose target exists; else the argument
     condition that was given exactly when it happened; `never` when it happened in too few."""
     happened = {id(o) for o in slot.calls}
     reachable = [o for o in oks if o.after is not None and scopes[id(o)].value(slot.target) is not MISSING]
     others = [o for o in reachable if id(o) not in happened]
-    if not others or len(others) <= len(happened) // 10:
+    if not others:
+        return None
+    named = _named_guard(slot, others, scopes)
+    if named is not None:  # the record an argument names was there exactly then (a folder moved, not a file)
+        return named
+    if len(others) <= len(happened) // 10:
         return None
     if slot.kind == "create" and slot.key_expr:  # a record made where none was, else left to the sets
         fresh = f"{slot.key_expr} not in {slot.target}"
