@@ -52,6 +52,17 @@ def normpath(path: Any) -> str:
     return posixpath.normpath(str(path))
 
 
+def under_root(path: Any, root: Any) -> Any:
+    """A path as a world kept under `root` keys it (`/scratch/fs/docs/a.md` under `/scratch/fs` -> `docs/a.md`,
+    the root itself `''`); a path elsewhere, or one already relative, as given."""
+    if not isinstance(path, str) or not isinstance(root, str) or not root.startswith("/") or not path.startswith("/"):
+        return path
+    resolved, base = posixpath.normpath(path), posixpath.normpath(root)
+    if resolved == base:
+        return ""
+    return resolved[len(base) + 1:] if resolved.startswith(base.rstrip("/") + "/") else path
+
+
 def seeded_gauss(text: str, mu: float, sigma: float) -> float:
     """A normal draw fixed by `text`: a service's per-record randomness (a cabin's load), reproducible."""
     return random.Random(text).gauss(mu, sigma)
@@ -115,6 +126,7 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
+    "under_root": under_root,
     "normpath": normpath,
 }
 

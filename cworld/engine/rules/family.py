@@ -25,6 +25,7 @@ from cworld.engine.rules.infer import (
     infer_rule,
     not_found_message,
     own_key_arg,
+    record_key,
     reference_checks,
     snake,
 )
@@ -91,7 +92,7 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
     if own is None:
         return _on_each(rule, tool, card, world, entity, coll, {**bound, **fields}) if rule.about == "record" else None
     front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity, own_arg=own),
-             Check(find="target", in_=coll, key=f"args[{own!r}]", message=not_found_message(entity, card)),
+             Check(find="target", in_=coll, key=record_key(own, entity, world), message=not_found_message(entity, card)),
              Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
     return rule.model_copy(update={"check": [*front, *rule.check], "do": [_placed(e, coll) for e in rule.do]})
 

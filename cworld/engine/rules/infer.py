@@ -85,8 +85,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     if op == "create":
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
                        _held_fields(entity, world.state.get(coll)), {singular_word(t) for t in name_tokens(tool.name)},
-                       self_key_field(world.state.get(coll)))
-    key = f"args[{own!r}]" if own is not None else _key_by_field(entity, coll, props, required)
+                       self_key_field(world.state.get(coll)), world)
+    key = record_key(own, entity, world) if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
         return Rule(op=op, read_only=op == "get", check=checks, origin="inferred") if checks else None
@@ -593,6 +593,14 @@ def _held_fields(entity: EntityType, records: Any) -> set[str]:
     return held
 
 
+def record_key(arg: str, entity: EntityType, world: ServerWorld) -> str:
+    """The key an argument names its record by: the argument, or, for a kind keyed by path in a world kept under a
+    root folder (a file store's allowed directory), the path under that root (`/scratch/fs/a.md` -> `a.md`)."""
+    if entity.fields.get(entity.key_field) == "path" and isinstance(world.state.get("root"), str):
+        return f"under_root(args[{arg!r}], root)"
+    return f"args[{arg!r}]"
+
+
 def self_key_field(records: Any) -> str | None:
     """The field in which every record of the collection holds its own key (`{'mail_0003': {'id': 'mail_0003', ...}}`),
     so a record made keeps it there too; None where the world's records do not (a few looked at)."""
@@ -619,14 +627,14 @@ def fresh_fields(entity: EntityType, given: set[str], words: set[str]) -> dict[s
 
 
 def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any],
-            card: CategoryCard, held: set[str], words: set[str], own_key: str | None = None) -> Rule:
+            card: CategoryCard, held: set[str], words: set[str], own_key: str | None, world: ServerWorld) -> Rule:
     # a create pages nothing: `start` or `limit` is a paging argument only where the kind has no such field;
     # and a flag its kind does not hold (`allow_overlap`, `notify`) is an option, not a field, as a list of ids
     # it does not hold is whom to tell or invite (`attendee_ids`), which the record keeps its own way
     given = [p for p in props if snake(p) not in TOKEN_ARGS and (snake(p) not in PAGING_ARGS or snake(p) in held)
              and (field_for(p, entity, card) in held or not _option(p, props[p] or {}))]
     fields = {field_for(p, entity, card): p for p in given}
-    key = f"args[{entity.key_field!r}]" if entity.key_field != "id" and entity.key_field in props else None
+    key = record_key(entity.key_field, entity, world) if entity.key_field != "id" and entity.key_field in props else None
     made_order = _made_order_field(entity)  # what its lists sort by, newest first: a new record is the newest
     stamps = [f for f in dict.fromkeys((*STAMP_FIELDS, *([made_order] if made_order else [])))
               if f in entity.fields and f not in fields]
