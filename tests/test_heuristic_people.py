@@ -115,3 +115,41 @@ def test_a_list_of_quoted_items_fills_a_list() -> None:
     card = Record("taskboard/create_card", {"card_id": "crd_9", "title": "Follow up"})
     args, missing = fill(checklist, intents_of(query)[0], _ctx(query, card))
     assert not missing and args["items"] == ["Confirm details", "Share it", "Close out"] and args["name"] == "Steps"
+
+
+EVENT = _spec("calendar", "create_event", "Schedule a meeting you organize.",
+              {"title": {"type": "string"}, "start": {"type": "string", "description": "UTC time, YYYY-MM-DDTHH:MM"},
+               "end": {"type": "string", "description": "UTC time, YYYY-MM-DDTHH:MM"},
+               "attendee_ids": {"type": "array", "description": "person ids to invite"},
+               "room_id": {"type": "string", "description": "room id from list_rooms"}}, ["title", "start", "end"])
+MEETING = ('Set up a 30-minute meeting with Nicholas Carter and Benjamin Suzuki on Friday 8 May, with a room with '
+           'video, titled "Talk dry run". Post in #x saying "On 2026-05-08."')
+
+
+def test_a_meeting_takes_the_earliest_free_slot_everyone_and_a_free_room_with_video() -> None:
+    intent = intents_of(MEETING)[0]
+    people = [Record("calendar/find_people", {"people": [{"person_id": p, "name": n}]})
+              for p, n in (("p1", "Nicholas Carter"), ("p2", "Benjamin Suzuki"))]
+    args, missing = fill(EVENT, intent, _ctx(MEETING, people[0]))
+    assert {"start", "end", "room_id"} <= set(missing) and "attendee_ids" not in args  # one guest still unknown
+    slots = Record("calendar/find_free_slots", {"slots": [["2026-05-07T14:00:00Z", "2026-05-07T14:30:00Z"],
+                                                          ["2026-05-08T14:30:00Z", "2026-05-08T15:00:00Z"]]})
+    rooms = Record("calendar/list_rooms", {"rooms": [
+        {"room_id": "r1", "name": "Cedar", "video": False, "available": True},
+        {"room_id": "r2", "name": "Maple", "video": True, "available": False},
+        {"room_id": "r3", "name": "Kite", "video": True, "available": True}]})
+    args, missing = fill(EVENT, intent, _ctx(MEETING, *people, slots, rooms))
+    assert not missing and args["attendee_ids"] == ["p1", "p2"] and args["room_id"] == "r3"
+    assert (args["start"], args["end"]) == ("2026-05-08T14:30", "2026-05-08T15:00")
+
+
+def test_an_id_of_a_kind_named_by_name_comes_from_the_record_of_that_name() -> None:
+    create = _spec("docs", "create_document", "Create a document.",
+                   {"title": {"type": "string"}, "folder_id": {"type": "string", "description": "folder id"}},
+                   ["title", "folder_id"])
+    query = 'Write it up in a document titled "Notes" in my Team folder.'
+    opened = Record("docs/unlock_document", {"document_id": "doc_1", "folder_id": "fld_1", "title": "Plan"})
+    assert fill(create, intents_of(query)[0], _ctx(query, opened))[1] == ["folder_id"]
+    folders = Record("docs/list_folders", {"folders": [{"folder_id": "fld_1", "name": "Projects"},
+                                                      {"folder_id": "fld_2", "name": "Team"}]})
+    assert fill(create, intents_of(query)[0], _ctx(query, opened, folders))[0]["folder_id"] == "fld_2"

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any, Literal
 
 from cworld.agents.intents import Facts, Intent, Rule, words_of
+from cworld.agents.schedule import MOMENTS, fits_room, open_time, slot_moment
 from cworld.data_model import ToolSpec
 
 _ID_WORDS = re.compile(r"\b([a-z]+) ids?\b")
@@ -91,10 +92,16 @@ def fill(spec: ToolSpec, intent: Intent, ctx: FillContext) -> tuple[dict[str, An
     if found:  # "saying "Triage: X was picked", with X the name of the one the rule picks"
         said = {k: _LETTER.sub(lambda m: found.get(m.group(0), m.group(0)), v) if isinstance(v, str) else v
                 for k, v in said.items()}
+    timed = open_time(intent, props)
+    if "room_id" in props and "room" in intent.words and not spec.is_read_only:
+        needed = [*needed, "room_id"]  # "book it with a room": the room is asked for
     for name, prop in props.items():
         if name in ("cc", "bcc") and name not in needed and not intent.words & {"cc", "bcc", "copy"}:
             continue  # nobody is copied in unless the person says so
-        value = fill_one(spec, name, prop, intent, ctx, said.get(name), own_server=name not in needed)
+        if timed and name in MOMENTS:  # no time of day given: the earliest free slot that day
+            value = slot_moment(ctx.memory, intent, name) if ctx.reads_results else None
+        else:
+            value = fill_one(spec, name, prop, intent, ctx, said.get(name), own_server=name not in needed)
         if value is not None and (name in needed or name in said or (ctx.optional and _confident(name, prop))):
             args[name] = value
     return args, [n for n in needed if n not in args]
@@ -206,7 +213,10 @@ def fill_one(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ct
     is_id = id_like(name, prop)
     value = said
     if value is None and name in _SEARCH_ARGS and intent.facts.names and _PERSON.search(f"{spec.name} {spec.description}".lower()):
-        value = intent.facts.names[0]  # a people search looks for the person the clause names, not the record
+        value = _unfound(intent.facts.names, ctx)  # a people search looks for a person the clause names
+    if value is None and ctx.reads_results and is_id and _type(prop) == "array" and len(intent.facts.names) > 1 \
+            and _PERSON.search(f"{name} {prop.get('description', '')}".lower()):
+        return _each_named(spec, name, prop, intent, ctx)
     if value is None and ctx.reads_results and is_id:
         value = from_results(spec, name, prop, intent, ctx, own_server)
     if value is None and ctx.reads_results and name in SECRETS:
@@ -252,6 +262,8 @@ def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent
             same = record.server == spec.server
             if (name == "token" or own_server) and not same or not names_fit(name, prop, item, intent):
                 continue
+            if name == "room_id" and not fits_room(item, intent) or not kind_fits(name, item, intent):
+                continue
             fit = match_score(item, intent) if ctx.pick == "matched" else 0.0
             fit += 10.0 if position == picked else 0.0
             rank = (int(same), fit, index, -position)
@@ -272,9 +284,53 @@ def names_fit(name: str, prop: dict[str, Any], item: dict[str, Any], intent: Int
     return any(n.lower() in t for n in intent.facts.names for t in texts)
 
 
+def kind_fits(name: str, item: dict[str, Any], intent: Intent) -> bool:
+    """An id of a kind the clause names by name ("in my Team folder" for `folder_id`, "the 'Ideas' watchlist")
+    comes from a record that matches that name; a clause that names no such record puts no condition."""
+    kind = name.removesuffix("_ids").removesuffix("_id")
+    if kind == name or kind not in intent.words:
+        return True
+    said = [*intent.facts.quoted, *intent.facts.tags, *intent.facts.proper]  # what a record is called, not people
+    named = [e for e in said if re.search(rf"{re.escape(e)}'?\s+{re.escape(kind)}\b|\b{re.escape(kind)}\s+[#']?"
+                                          rf"{re.escape(e)}", intent.text, re.IGNORECASE)]
+    if not named:
+        return True
+    texts = [str(v).lower() for v in item.values() if isinstance(v, str)]
+    return any(e.lower() in t or (len(t) > 3 and t in e.lower()) for e in named for t in texts)
+
+
+def holds_all(payloads: list[Any], name: str, intent: Intent) -> bool:
+    """Whether the answers hold a fitting value for argument `name` for every person the clause names (a
+    meeting with two guests needs both looked up), else for the clause as a whole."""
+    if len(intent.facts.names) > 1 and _PERSON.search(name):
+        ones = [replace(intent, facts=replace(intent.facts, names=[n])) for n in intent.facts.names]
+        return all(any(holds(p, name, one) for p in payloads) for one in ones)
+    return any(holds(p, name, intent) for p in payloads)
+
+
 def holds(value: Any, name: str, intent: Intent) -> bool:
     """Whether an answer holds a value for argument `name` that fits the clause (its person, if it names one)."""
-    return any(names_fit(name, {}, item, intent) for item, _ in _holders(value, result_keys(name, {})))
+    return any(names_fit(name, {}, item, intent) and kind_fits(name, item, intent)
+               for item, _ in _holders(value, result_keys(name, {})))
+
+
+def _unfound(names: list[str], ctx: FillContext) -> str:
+    """The first name the clause gives that no answer read so far shows (the next person to look up)."""
+    seen = " ".join(str(r.payload) for r in ctx.memory).lower()
+    return next((n for n in names if n.lower() not in seen), names[0])
+
+
+def _each_named(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent, ctx: FillContext) -> Any:
+    """Ids of every person the clause names ("with Nicholas Carter and Benjamin Suzuki"), or None while one
+    is still to be looked up."""
+    out = []
+    for person in dict.fromkeys(intent.facts.names):
+        one = replace(intent, facts=replace(intent.facts, names=[person]))
+        value = from_results(spec, name, prop, one, ctx)
+        if value is None:
+            return None
+        out.append(value)
+    return out
 
 
 SECRETS = {"password", "passcode", "pin", "code"}
@@ -363,7 +419,7 @@ def from_request(name: str, prop: dict[str, Any], intent: Intent, ctx: FillConte
         return emails[0] if emails else None
     if id_like:
         return None
-    if kind in ("integer", "number") or "max" in tokens:
+    if kind in ("integer", "number"):
         return _cap(tokens, description, every) if tokens & {"max", "maximum"} else _number(tokens, description, facts)
     if "currency" in tokens:
         return _currency(tokens, facts)
@@ -385,8 +441,6 @@ def from_request(name: str, prop: dict[str, Any], intent: Intent, ctx: FillConte
         return entities[0] if entities else None
     if name in _TITLE_ARGS:
         return facts.quoted[0] if facts.quoted else _title(intent)
-    if kind == "array" and len(facts.quoted) > 1:  # "with the items 'Confirm details', 'Close out'"
-        return list(facts.quoted)
     return None
 
 

@@ -44,7 +44,7 @@ from cworld.agents.fill import (
     Record,
     dictation,
     fill,
-    holds,
+    holds_all,
     id_like,
     match_score,
     properties,
@@ -54,6 +54,7 @@ from cworld.agents.fill import (
 from cworld.agents.intents import Condition, Intent, facts_of, intents_of, words_of
 from cworld.agents.observe import payload, retry_after_turns, salvage, verdict
 from cworld.agents.rank import Ranker, rank_tools
+from cworld.agents.schedule import MOMENTS, finder
 from cworld.agents.toolbox import Toolbox
 from cworld.controller.alternatives import similar_tools
 from cworld.controller.faults import is_login
@@ -62,6 +63,7 @@ from cworld.errors import UsageError
 
 PREFIX = "heuristic:"
 _NEXT_STEP = re.compile(r"\b(?:use|call|after|with|then)\s+`?([a-z][a-z0-9_]{3,})`?", re.IGNORECASE)
+_READING = re.compile(r"^(?:open|read|look at|view|check)\b[^.;]*$", re.IGNORECASE)
 _FIRST = re.compile(r"\b([a-z][a-z0-9_]{3,}) first\b")
 _WORD_LIMIT = re.compile(r"(?:at most|no more than|under|within)\s+(\d+)\s+words", re.IGNORECASE)
 _REQUIRED_LINE = re.compile(r"'([A-Z][A-Z ]{2,30}:)'")
@@ -249,11 +251,10 @@ class HeuristicAgent:
         """Rank the visible tools for the intent; the best one becomes the goal."""
         self.searched.add(self.intent.text)
         ranked = self._rank(self.intent)
-        # the fallbacks do what the first choice does: a clause that reads never falls back on a write, and a
-        # write falls back only on another write of the same service (an append never becomes an email)
+        # the fallbacks do what the first choice does: a clause that reads never falls back on a write
         top = ranked[0] if ranked else None
-        self.candidates = [t.id for t in ranked if top is not None and t.is_read_only == top.is_read_only
-                           and (top.is_read_only or t.server == top.server)][: self.abilities.candidates]
+        self.candidates = [t.id for t in ranked if top is not None and (t.is_read_only or not top.is_read_only)
+                           ][: self.abilities.candidates]
         if self.candidates:
             self.agenda.append(Job(self.candidates.pop(0), self.intent, "goal"))
             if self.abilities.explores:
@@ -294,9 +295,11 @@ class HeuristicAgent:
             job.args, missing = fill(spec, job.intent, self.ctx)
         if missing and self.abilities.prerequisites and job.depth < self.abilities.max_depth:
             producer = self._producer(spec, missing[0], job)
-            if producer is not None and (producer.id, missing[0], job.intent.text) not in self.asked:
-                # asked once per clause: an answer without it is not asked again (another clause asks anew)
-                self.asked.add((producer.id, missing[0], job.intent.text))
+            # a question is asked once: the same call for the same clause is not made again
+            asked = (producer.id, missing[0], job.intent.text, _key(producer.id, fill(producer, job.intent, self.ctx)[0])) \
+                if producer is not None else ()
+            if producer is not None and asked not in self.asked:
+                self.asked.add(asked)
                 self.agenda.insert(0, Job(producer.id, job.intent, "prerequisite", job.depth + 1, needed_for=missing[0]))
                 return None
             query = f"{spec.server} {properties(spec).get(missing[0], {}).get('description', missing[0])}"
@@ -313,7 +316,7 @@ class HeuristicAgent:
         if not job.needed_for or not self.abilities.reads_results:
             return False
         server = job.tool.split("/")[0]
-        return any(r.server == server and holds(r.payload, job.needed_for, job.intent) for r in self.memory)
+        return holds_all([r.payload for r in self.memory if r.server == server], job.needed_for, job.intent)
 
     def _cached(self, spec: ToolSpec, args: dict[str, Any]) -> Any:
         """A read or login already made with the same arguments: reuse it (never repeat a lookup)."""
@@ -339,6 +342,8 @@ class HeuristicAgent:
             if argument in required(tool):
                 continue
             scored.append((int(tool.name in named), int(tool.server == spec.server), tool.id, tool))
+        if argument in MOMENTS:  # a time the clause leaves open is found among the free slots
+            return finder(pool, spec.server)
         if not scored:
             return self._reader(argument, job, pool) or self._lister(spec, argument, pool)
         best = max(scored, key=lambda s: (s[0], s[1], -len(required(s[3])), s[2]))
@@ -353,7 +358,8 @@ class HeuristicAgent:
         searches = [t for t in mail if t.name.startswith("search")]
         servers = {t.server for t in searches}
         readers = [t for t in mail if t.name.startswith("get") and t.server in servers and "message_id" in required(t)]
-        return next((t for t in [*searches, *readers] if (t.id, argument, job.intent.text) not in self.asked), None)
+        done = {k[:3] for k in self.asked}
+        return next((t for t in [*searches, *readers] if (t.id, argument, job.intent.text) not in done), None)
 
     @staticmethod
     def _lister(spec: ToolSpec, argument: str, pool: list[ToolSpec]) -> ToolSpec | None:
@@ -373,6 +379,8 @@ class HeuristicAgent:
         tools = sorted((t for t in self.toolbox.visible() if t.id not in self.gone), key=lambda t: t.id)
         if intent.facts.titled or intent.facts.saying:  # the write must carry what the person dictated
             tools = [t for t in tools if not t.is_read_only and dictation(t, intent.facts)] or tools
+        elif _READING.match(intent.text):  # "Open it, read it": a read, never a message
+            tools = [t for t in tools if t.is_read_only] or tools
         hits = rank_tools(self.abilities.ranker, intent.ask, tools)
         if not hits:
             return []

@@ -25,7 +25,7 @@ _LABELLED = re.compile(r"\b(password|pin|customer id|customer|passcode|username|
 _NAME = re.compile(r"\b([A-Z][a-z]+(?:-[a-z]+)?(?:[ '-](?:[A-Z][a-z'A-Z]+(?:-[a-z]+)?|\d+))+)\b")
 """Capitalised words in a row (`Seo-yeon Murray`, `Robotek Automation`, `Q3`-free)."""
 _AMOUNT = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})*\.\d{1,2}|\d+\.\d{1,2})(?![\w.])")
-_COUNT = re.compile(r"(?<![\w.])(\d{1,4})(?:-|\s+)(?:[a-z]+\s+)?([a-z]+)", re.IGNORECASE)
+_COUNT = re.compile(r"(?<![\w.])(\d{1,4})(?:-|\s+)(?:([a-z]+)\s+)?([a-z]+)", re.IGNORECASE)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 _DATE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(m.title() for m in _MONTHS) + r")\b"
@@ -184,7 +184,8 @@ def facts_of(text: str) -> Facts:
     unquoted = _QUOTED.sub(" ", text)
     facts.names = [n for n in map(_name_of, _NAME.findall(unquoted)) if n and not _is_date(n)]
     facts.amounts = [float(a.replace(",", "")) for a in _AMOUNT.findall(text)]
-    facts.counts = [(int(n), unit.lower()) for n, unit in _COUNT.findall(_AMOUNT.sub(" ", text))]
+    for n, word, unit in _COUNT.findall(_AMOUNT.sub(" ", text)):  # "45-minute meeting": minute and meeting
+        facts.counts += [(int(n), unit.lower())] + ([(int(n), word.lower())] if word else [])
     facts.times = [(int(h), int(m)) for h, m in _TIME.findall(text)]
     facts.dates = [_date(m, facts.times) for m in _DATE.finditer(text)]
     facts.tags = _TAG.findall(text)
