@@ -183,3 +183,24 @@ def test_a_folder_moved_moves_its_directory_entry_and_makes_no_file() -> None:
     verdict, after = run_on(rule, Observation(MOVE, {"source": f"{root}/a.txt", "destination": f"{root}/b.txt"},
                                               ToolResult.ok({}), NOW, fresh))
     assert after["files"].keys() == {"b.txt"} and after["directories"].keys() == {"box"}, rule.do
+
+
+def test_a_runs_trajectories_are_read_with_the_reference_data_of_each_episodes_seed() -> None:
+    from cworld.data_model import Trajectory
+    from cworld.engine.learn.traffic import from_trajectories
+
+    def episode(seed: int, hotel: str, error: bool) -> Trajectory:
+        result = ToolResult.error("not_found", f"no hotel '{hotel}'") if error else ToolResult.ok({"ok": True})
+        return Trajectory.model_validate({
+            "episode_id": f"ep{seed}", "task_id": "t", "agent": "test", "mode": "live", "seed": seed,
+            "steps": [{"index": 0, "turn": 0, "tool_call": {"id": "c0", "tool": "stays/book_room",
+                                                            "arguments": {"hotel_id": hotel, "night": "2026-09-01"}},
+                       "raw_result": result.model_dump()}]})
+
+    references = {1: _reference((4, 6, 5)), 2: _reference((2, 2, 2))}
+    traffic = from_trajectories([episode(1, "h_002", False), episode(2, "h_404", True)], "stays", [BOOK],
+                                lambda seed: {"nights": {}}, lambda seed: references[seed])
+    first, second = traffic.calls
+    assert first.reference is references[1] and second.reference is references[2]
+    assert first.before is not None and first.before["NET"] is references[1]["NET"]  # shared, never copied
+    assert first.before["nights"] == {}

@@ -70,11 +70,22 @@ def learn_from_run(server: str, trajectories: Iterable[Trajectory], tools: list[
     if not own:
         raise UsageError(f"no tools of server '{server}' in this environment")
 
+    worlds: dict[int, Any] = {}
+
+    def world(seed: int) -> Any:
+        if seed not in worlds:
+            worlds[seed] = build_world(seed, own, cards, servers=[server]).server(server)
+        return worlds[seed]
+
     def initial(seed: int) -> dict[str, Any] | None:
-        found = build_world(seed, own, cards, servers=[server]).server(server)
+        found = world(seed)
         return dict(found.state) if found is not None else None
 
-    traffic = from_trajectories(trajectories, server, own, initial)
+    def reference(seed: int) -> dict[str, Any]:
+        found = world(seed)
+        return dict(found.reference) if found is not None else {}
+
+    traffic = from_trajectories(trajectories, server, own, initial, reference)
     if not traffic.calls:
         raise UsageError(f"{where} holds no live calls of server '{server}'")
     base, context = card_rules(server, own, cards)

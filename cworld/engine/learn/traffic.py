@@ -189,14 +189,16 @@ def explore_sandbox(app: str, seed: int, calls: int, explorer_seed: str, *, brie
 
 
 def from_trajectories(trajectories: Iterable[Trajectory], server: str, tools: list[ToolSpec],
-                      initial: Callable[[int], dict[str, Any] | None]) -> Traffic:
+                      initial: Callable[[int], dict[str, Any] | None],
+                      reference: Callable[[int], dict[str, Any]] | None = None) -> Traffic:
     """A run's calls on `server`, in order, with the world of the episode's seed (`initial`) as the state
     every call starts from: a trajectory keeps no state between calls, so only checks over records the world
     already held, lists and answers are learned from it, never effects."""
     by_name = {t.name: t for t in tools}
     out: list[Observation] = []
     for trajectory in trajectories:
-        state = initial(trajectory.seed)
+        shared = reference(trajectory.seed) if reference is not None else {}
+        state = with_reference(initial(trajectory.seed), shared)
         for step in trajectory.steps:
             call, result = step.tool_call, step.raw_result
             if call is None or result is None or result.meta.get("source") not in (None, "live"):
@@ -205,7 +207,7 @@ def from_trajectories(trajectories: Iterable[Trajectory], server: str, tools: li
             if server_id != server or name not in by_name:
                 continue
             out.append(Observation(by_name[name], dict(call.arguments), result, _step_now(trajectory, step.index),
-                                   state, None, {}, f"{trajectory.episode_id} step {step.index}"))
+                                   state, None, {}, f"{trajectory.episode_id} step {step.index}", shared))
     return Traffic(server, tools, out)
 
 
