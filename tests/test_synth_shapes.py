@@ -167,18 +167,20 @@ def test_a_sample_is_the_same_for_a_seed() -> None:
 
 def test_the_sampler_chooses_finders_by_the_id_kind_rule() -> None:
     """A finder whose name lists another kind (`list_time_cards` for a `card_id`) is passed over, as the
-    id_kind check would refuse the draft; with only such finders, a slot that needs one takes another unit."""
+    id_kind check would refuse the draft; so is one the probe refused (its answer held no name); with only
+    such finders, a slot that needs one takes another unit."""
     space = _Space(4)
     for (server, _), found in space.finders.items():
         found[:] = [ToolSpec(server=server, name="list_time_items", category="task_board"), *found]
     sampler = ShapeSampler(space, load_shapes(BOOK), n_tasks=50, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
     change = next(u for u in space.by_use("change") if u.server == "srv000")
     for _ in range(5):  # the wrong one is tried least often, so only the rule keeps it out
-        finder = sampler._finder(change)
+        finder = sampler._finder(change, set())
         assert finder is not None and finder.name == "list_items"
         sampler.tried[finder.id] += 1
+    assert sampler._finder(change, {"srv000/list_items"}) is None  # refused by the probe: never taken again
     space.finders[("srv000", "item")] = space.finders[("srv000", "item")][:1]
-    assert sampler._finder(change) is None
+    assert sampler._finder(change, set()) is None
 
 
 @pytest.fixture(scope="module")

@@ -189,7 +189,7 @@ class ShapeSampler:
             drawn.units[slot.name] = unit
             if finder is not None:
                 drawn.finders[slot.name] = finder
-            scopes = self._scopes(unit)
+            scopes = self._scopes(unit, avoid)
             if scopes:
                 drawn.scopes[slot.name] = scopes
             look = self._opener(unit, avoid) if unit.use == "find" and "look" in slot.uses else None
@@ -198,7 +198,7 @@ class ShapeSampler:
             servers[slot.name] = unit.server
         return drawn
 
-    def _scopes(self, unit: Unit) -> dict[str, ToolSpec]:
+    def _scopes(self, unit: Unit, avoid: set[str]) -> dict[str, ToolSpec]:
         """Per id argument naming a record of another kind (the project a note goes in), the least tried open
         list read of that kind whose ids the argument may take: the plan finds the record the request names
         by listing, as a person's assistant would, instead of knowing its id."""
@@ -206,8 +206,8 @@ class ShapeSampler:
         for arg, kind in unit.refs.items():
             if kind == unit.kind:
                 continue
-            found = [t for t in self.space.finders.get((unit.server, kind)) or []
-                     if self.drawn[t.id] < self.cap and takes_kind(arg, unit.tool, listed_kind(t))]
+            found = [t for t in self.space.finders.get((unit.server, kind)) or [] if t.id not in avoid
+                     and self.drawn[t.id] < self.cap and takes_kind(arg, unit.tool, listed_kind(t))]
             if found:
                 out[arg] = min(found, key=lambda t: (self.tried[t.id] - self.kept[t.id], self.tried[t.id], t.id))
         return out
@@ -242,7 +242,7 @@ class ShapeSampler:
         for unit in fitting:
             if "finder" in slot.needs and unit.use == "find" and unit.queries:
                 continue  # a search is no listing to count or rank
-            finder = self._finder(unit) if unit.use != "find" else None
+            finder = self._finder(unit, avoid) if unit.use != "find" else None
             if "finder" in slot.needs and finder is None and unit.use != "find":
                 continue
             if self._open((unit, finder)):
@@ -252,9 +252,10 @@ class ShapeSampler:
     def _open(self, pick: tuple[Unit, ToolSpec | None]) -> bool:
         return all(self.drawn[t.id] < self.cap for t in (pick[0].tool, pick[1]) if t is not None)
 
-    def _finder(self, unit: Unit) -> ToolSpec | None:
-        """The least tried of the unit's finders."""
-        found = self.finders_for(unit)
+    def _finder(self, unit: Unit, avoid: set[str]) -> ToolSpec | None:
+        """The least tried of the unit's finders the probe has not refused (one whose answer held no name a
+        request can say fails every draw it is in)."""
+        found = [t for t in self.finders_for(unit) if t.id not in avoid]
         return min(found, key=lambda t: (self.tried[t.id], t.id)) if found else None
 
     def finders_for(self, unit: Unit) -> list[ToolSpec]:

@@ -123,6 +123,7 @@ class ShapeDrafter:
             if named:
                 self._mark(work, slot, step)
                 return step, path, named
+        self.refused.add(finder.id)  # its answer holds no name a request can say: no later draw takes it
         raise BlockFailed(f"{finder.id} lists no {'record' if scope else work.unit(slot).kind} with a name")
 
     def search(self, work: Work, slot: str) -> tuple[Named, Any]:
