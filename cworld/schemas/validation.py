@@ -72,6 +72,21 @@ def validation_error(schema: dict[str, Any], value: Any) -> str | None:
     return _jsonschema_error(schema, value)
 
 
+def conforms(schema: dict[str, Any], value: Any) -> bool:
+    """Whether `value` validates against `schema`: the verdict alone, without the message `validation_error`
+    builds for an invalid value (jsonschema's best match costs far more than the check)."""
+    check = _check_for(schema)
+    if check is not None:
+        try:
+            return bool(check(value))
+        except Exception:  # noqa: BLE001 - an odd value or schema the compiled check did not foresee
+            pass
+    try:
+        return bool(_validator(_canonical(schema)).is_valid(value))
+    except Exception:  # noqa: BLE001 - a malformed schema: nothing validates against it
+        return False
+
+
 def _jsonschema_error(schema: dict[str, Any], value: Any) -> str | None:
     validator = _validator(_canonical(schema))
     try:

@@ -42,7 +42,7 @@ from cworld.engine.world.state import Outcome
 from cworld.sandbox.framework.session import SECONDS_PER_CALL
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
 from cworld.sandbox.statediff.world import WORLD_KEY, world_delta
-from cworld.schemas.validation import validation_error
+from cworld.schemas.validation import conforms, validation_error
 from cworld.seeding import derive_rng
 from cworld.values import iso
 
@@ -450,11 +450,11 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
     if isinstance(payload, dict) and props and schema.get("additionalProperties") is False:
         payload = {k: v for k, v in payload.items() if k in props}
     structured = payload if isinstance(payload, dict) else {"result": payload}
-    valid = validation_error(schema, structured) is None if props else True
+    valid = conforms(schema, structured) if props else True
     invented: list[str] = []
     if not valid:
         filled = Shaper(rng(), given=arguments).fill(schema, payload)
-        if isinstance(filled, dict) and validation_error(schema, filled) is None:
+        if isinstance(filled, dict) and conforms(schema, filled):
             invented = made_up(filled, (payload, arguments))
             structured, valid = filled, True
     text = json.dumps(structured, ensure_ascii=False, default=str)
