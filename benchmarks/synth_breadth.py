@@ -8,12 +8,16 @@ use and how many play a part, the finders, and per shape slot the units that fit
 tests, before caps and server choice). The union of every fitting unit and its finders is the ceiling of
 distinct tools a run can reach.
 
+`draws` runs the shape sampler alone, every draw taken as accepted: the breadth the draws allow before any
+composition fails.
+
 `tasks FILE` counts what a tasks file uses over its gold plans: distinct harvested tools and servers, how
 many play a part (the engine runs them by a family or inferred rule whose `check` is not empty), the most
 used tool's share, shapes, and the verifiable share. `run` synthesizes a task set first (as `cworld synth
 --pool harvested` does, in-process) and adds its rejections grouped by code, shape and gist.
 
     python benchmarks/synth_breadth.py pool [--json]
+    python benchmarks/synth_breadth.py draws --n 1000 [--json]
     python benchmarks/synth_breadth.py tasks FILE [--json]
     python benchmarks/synth_breadth.py run [FILE] --n 200 --seed S [--json]
 """
@@ -157,6 +161,23 @@ def _excluded(sampler: Any) -> dict[str, dict[str, int]]:
     return out
 
 
+def draws(n: int, workspace: Path) -> dict[str, Any]:
+    """The sampler alone: `n` draws (each with its own seeded RNG, `random.Random(i)`) as if every one were
+    accepted, so composition failures are left aside: the breadth the draws themselves allow."""
+    import random
+
+    _, _, sampler = _setup(workspace)
+    shapes: Counter[str] = Counter()
+    used: Counter[str] = Counter()
+    for i in range(n):
+        _, drawn = sampler.sample(random.Random(i))
+        sampler.settle(drawn, accepted=True)
+        shapes[drawn.shape.name] += 1
+        used.update(drawn.tools())
+    return {"draws": n, "distinct_tools": len(used), "servers": len({t.split("/", 1)[0] for t in used}),
+            "most_used_share": round(max(used.values()) / n, 4), "shapes": dict(shapes.most_common())}
+
+
 def tasks(path: Path, workspace: Path) -> dict[str, Any]:
     from cworld.data_model import Task, read_jsonl
 
@@ -217,7 +238,7 @@ def _gist(reason: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["pool", "tasks", "run"])
+    parser.add_argument("what", choices=["pool", "draws", "tasks", "run"])
     parser.add_argument("file", nargs="?", type=Path, help="tasks: the file to count; run: where to write")
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
@@ -231,6 +252,8 @@ def main() -> None:
             if args.file is None:
                 parser.error("tasks needs FILE")
             result = tasks(args.file, workspace)
+        elif args.what == "draws":
+            result = draws(args.n, workspace)
         elif args.what == "run":
             result = run(args.n, args.seed, args.concurrency, workspace, args.file or Path(tmp) / "tasks.jsonl")
         else:
