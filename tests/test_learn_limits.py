@@ -204,3 +204,12 @@ def test_a_runs_trajectories_are_read_with_the_reference_data_of_each_episodes_s
     assert first.reference is references[1] and second.reference is references[2]
     assert first.before is not None and first.before["NET"] is references[1]["NET"]  # shared, never copied
     assert first.before["nights"] == {}
+
+
+def test_a_random_tokens_digits_and_letters_are_no_form_to_check_but_an_ids_are() -> None:
+    from cworld.engine.learn.atoms import _format_atoms
+
+    assert _format_atoms("token", ["tok_00fdd0d578ff9193daca", "tok_399288df156ffb0b7c59"]) == []
+    assert any("htl_" in a for a in _format_atoms("hotel_id", ["htl_029", "htl_112"]))
+    sha = ["0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"]
+    assert _format_atoms("revision", sha)  # a bare hash keeps its form

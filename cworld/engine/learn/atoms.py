@@ -29,6 +29,9 @@ _TIME = re.compile(r"^\d{4}-\d{2}(-\d{2})?")
 _MAX_CATEGORIES = 8
 _MAX_SHAPES = 3
 _WORD = re.compile(r"^[a-z][a-z_\- ]{0,23}$")
+#: A value drawn at random after its prefix (a session token, `tok_00fdd0d578ff9193daca`): its digits and
+#: letters follow no rule of the service's (a bare hash, a commit's sha, keeps its form)
+_RANDOM = re.compile(r"[A-Za-z]+[_-](?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}")
 
 
 @dataclass(frozen=True)
@@ -405,6 +408,8 @@ def _format_atoms(a: str, accepted: list[str]) -> list[str]:
         return out
     if all(parse_time(v) is not None for v in accepted):
         out.append(f"{arg(a)} is not None and parse_time({arg(a)}) is None")
+    if all(_RANDOM.fullmatch(v) for v in accepted):  # a token's digits and letters fall as they may
+        return out
     shapes = sorted({shape(v) for v in accepted})
     if len(shapes) <= _MAX_SHAPES and all(r"\d" in s for s in shapes) and not any("/" in v for v in accepted):
         pattern = "(?:" + "|".join(shapes) + r")\Z"
