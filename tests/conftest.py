@@ -23,8 +23,9 @@ for _role in ("AGENT", "ENGINE", "SYNTH"):
 os.environ.pop("CWORLD_JUDGE_MODELS", None)
 
 # Bytecode caches even where PYTHONDONTWRITEBYTECODE is set (this machine sets it): without them every worker
-# rewrites the asserts of every test module again while it collects (7 s of CPU a worker, a third of the
-# collection), and every run compiles again each module it imports. They go to `__pycache__/` (git ignores it).
+# rewrites the asserts of every test module again while it collects, and every run compiles again each module
+# it imports (with test_architecture's graph made lazy, a worker's collection went from 24 to 17 s of CPU;
+# docs/testing.md). They go to `__pycache__/`, which git ignores.
 sys.dont_write_bytecode = False
 
 from cworld.llm import RetryPolicy, set_default_retry  # noqa: E402  (after the env is set)
