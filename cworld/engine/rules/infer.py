@@ -275,14 +275,21 @@ def _singleton_rule(tool: ToolSpec, op: str, props: dict[str, Any], world: Serve
             coll, name = pointer
             return Rule(op=op, read_only=True, origin="inferred",
                         check=[*checks, Check(find="target", in_=coll, key=name, message="no signed-in user")])
-    named = next((n for w in reversed(words) for n in (w, f"{w}s") if _is_singleton(world.state.get(n))), None)
+    # a text held once is set by an argument of its name (`set_timezone(timezone)`); else it may be a pointer (`me`)
+    named = next((n for w in reversed(words) for n in (w, f"{w}s") if _is_singleton(world.state.get(n)) or (
+        op == "update" and isinstance(world.state.get(n), str) and any(snake(p) == n for p in props))), None)
     if named is None or not named.isidentifier():
         return None
     if op == "get":
         value = world.state[named]
         return Rule(op=op, read_only=True, check=checks, origin="inferred",
                     answer=named if isinstance(value, dict) else f"{{{named!r}: {named}}}")
-    fields = [p for p in props if isinstance(world.state[named], dict) and snake(p) in world.state[named]]
+    if not isinstance(world.state[named], dict):  # a value held once (`timezone: Europe/Lisbon`): set it whole
+        given = next((p for p in props if snake(p) == named), None)
+        return None if given is None else Rule(
+            op=op, check=checks, origin="inferred", answer=f"{{{named!r}: state[{named!r}]}}",
+            do=[Effect(set="state", key=repr(named), value=f"args[{given!r}]", if_=f"args[{given!r}] is not None")])
+    fields = [p for p in props if snake(p) in world.state[named]]
     if not fields:
         return None
     return Rule(op=op, check=checks, origin="inferred", answer=named,
