@@ -184,16 +184,20 @@ def _member_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld
     if op not in ("create", "delete"):
         return None
     words = {singular_word(t) for t in name_tokens(tool.name)}
-    if any(collection_of(e, world) for e in card.entities if e.name in words):
+    # `create_watchlist` makes a watchlist; `add_to_watchlist(watchlist_id, symbol)` names the one it changes
+    named = {k[0].name for p in props if (k := id_kind(p, card)) is not None and k[0] is not None and not k[1]}
+    if any(collection_of(e, world) for e in card.entities if e.name in words and e.name not in named):
         return None
     for arg in props:
         named = id_kind(arg, card)
         kind = named[0] if named is not None and not named[1] else None
         coll = collection_of(kind, world) if kind is not None else None
-        field = next((f for f in kind.fields if singular_word(f) in words and str(kind.fields[f]).startswith("list")),
-                     None) if kind is not None and coll is not None else None
         value = next((p for p in props if p != arg and snake(p) not in TOKEN_ARGS and snake(p) not in PAGING_ARGS
                       and p in required), None)
+        # the list the name names (`add_attendees`), else the one the value argument names (`symbol` -> `symbols`)
+        named_by = words | ({singular_word(snake(value))} if value is not None else set())
+        field = next((f for f in kind.fields if singular_word(f) in named_by and str(kind.fields[f]).startswith("list")),
+                     None) if kind is not None and coll is not None else None
         if kind is None or coll is None or field is None or value is None:
             continue
         have, given = f"(target.get({field!r}) or [])", f"(args[{value!r}] if isinstance(args[{value!r}], list) else [args[{value!r}]])"

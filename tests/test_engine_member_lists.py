@@ -1,0 +1,31 @@
+"""Inference on a brokerage written for the test (issue 33): `add_to_watchlist(watchlist_id, symbol)` names the
+watchlist it changes, so it adds the symbol to the list its value argument names (`symbols`), where it had made a
+new watchlist; a watchlist that is not there is `not_found`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolSpec
+
+STR = {"type": "string"}
+
+
+def tool(name: str, props: dict[str, Any]) -> ToolSpec:
+    return ToolSpec(server="pocket-broker", name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props, "required": list(props)})
+
+
+def test_adding_to_a_named_list_changes_that_record() -> None:
+    tools = [tool("add_to_watchlist", {"watchlist_id": STR, "symbol": STR}),
+             tool("remove_from_watchlist", {"watchlist_id": STR, "symbol": STR})]
+    state = {"watchlists": {"wl_1": {"name": "Tech", "symbols": ["AAPL"]}},
+             "accounts": {"acct_1": {"name": "Brokerage", "balance": 100.0}}}
+    call = rules_caller("pocket-broker", "finance", state, {"watchlist": "watchlists", "account": "accounts"}, tools)
+    added = json.loads(call("add_to_watchlist", watchlist_id="wl_1", symbol="MSFT").text)
+    assert added["symbols"] == ["AAPL", "MSFT"]
+    assert call("add_to_watchlist", watchlist_id="wl_9", symbol="MSFT").error_class == "not_found"
+    assert call("remove_from_watchlist", watchlist_id="wl_1", symbol="TSLA").error_class == "not_found"
