@@ -185,8 +185,8 @@ def _member_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld
         return None
     words = {singular_word(t) for t in name_tokens(tool.name)}
     # `create_watchlist` makes a watchlist; `add_to_watchlist(watchlist_id, symbol)` names the one it changes
-    named = {k[0].name for p in props if (k := id_kind(p, card)) is not None and k[0] is not None and not k[1]}
-    if any(collection_of(e, world) for e in card.entities if e.name in words and e.name not in named):
+    changed = {k[0].name for p in props if (k := id_kind(p, card)) is not None and k[0] is not None and not k[1]}
+    if any(collection_of(e, world) for e in card.entities if e.name in words and e.name not in changed):
         return None
     for arg in props:
         named = id_kind(arg, card)
