@@ -117,7 +117,7 @@ _SYNONYMS = {"meeting": "event", "email": "mail send", "buy": "cart checkout ord
              "book": "book reserve", "remind": "reminder", "note": "document", "watchlist": "watchlist add",
              "moved": "history change", "changed": "history change", "price": "quote", "due": "due date",
              "track": "card", "follow-up": "card create",
-             "nights": "book reserve", "stay": "book reserve", "owner": "assign member", "assign": "member"}
+             "nights": "book reserve", "stay": "book reserve", "draft": "create draft", "owner": "assign member", "assign": "member"}
 _PARENS = re.compile(r"\([^)]*\)")
 
 
