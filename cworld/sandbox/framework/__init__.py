@@ -1,7 +1,7 @@
-"""The app template: `SandboxApp`, `@tool`, `AppError`, `SandboxSession`, the knowledge base."""
+"""The app template: `SandboxApp`, `@tool`, `AppError`, `SandboxSession`, `SandboxWorld`, the knowledge base."""
 
 from cworld.sandbox.framework.app import Prerequisite, SandboxApp
-from cworld.sandbox.framework.session import SandboxSession, VirtualClock
+from cworld.sandbox.framework.session import SandboxSession, SandboxWorld, VirtualClock
 from cworld.sandbox.framework.tools import AppError, ToolMeta, tool
 
-__all__ = ["AppError", "Prerequisite", "SandboxApp", "SandboxSession", "ToolMeta", "VirtualClock", "tool"]
+__all__ = ["AppError", "Prerequisite", "SandboxApp", "SandboxSession", "SandboxWorld", "ToolMeta", "VirtualClock", "tool"]

@@ -16,18 +16,22 @@ the indexes rest on.
 
 from __future__ import annotations
 
+import copy
 import heapq
+import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import itemgetter, neg
-from typing import Any, overload
+from typing import Any, Self, TypeVar, overload
 
 from sortedcontainers import SortedList
 
 from cworld.sandbox.framework.journal import CallJournal, CollectionView, Kept
 from cworld.values import text_of
+
+_Built = TypeVar("_Built")
 
 #: A name in a sort's `by` that stands for the record's key in its map (orders keyed by their id only).
 BY_KEY = "@key"
@@ -53,12 +57,29 @@ class _Postings:
     filed is flat (a value, not a tuple of tuples): the collector leaves a tuple that holds tracked tuples
     tracked, and 10,000 of them set off a full collection of the whole heap."""
 
-    __slots__ = ("by_value", "filed", "single")
+    __slots__ = ("by_value", "filed", "single", "mine")
 
     def __init__(self, single: bool = False) -> None:
         self.by_value: dict[Any, dict[Any, None]] = {}
         self.filed: dict[Any, Any] = {}
         self.single = single
+        self.mine: set[Any] | None = None
+        """a fork's buckets it has copied (the others are a shared index's, never changed); None: all its own"""
+
+    def forked(self) -> _Postings:
+        """A copy that shares every bucket until it changes one (`_own`): forking costs two dict copies."""
+        new = _Postings(self.single)
+        new.by_value, new.filed, new.mine = dict(self.by_value), dict(self.filed), set()
+        return new
+
+    def _own(self, value: Any, bucket: dict[Any, None]) -> dict[Any, None]:
+        """The bucket of `value`, copied first when it is still a shared index's."""
+        mine = self.mine
+        if mine is None or value in mine:
+            return bucket
+        mine.add(value)
+        bucket = self.by_value[value] = dict(bucket)
+        return bucket
 
     def add(self, key: Any, values: Iterable[Any]) -> None:
         if self.single:
@@ -70,6 +91,10 @@ class _Postings:
             bucket = by_value.get(value)
             if bucket is None:
                 bucket = by_value[value] = {}
+                if self.mine is not None:
+                    self.mine.add(value)
+            else:
+                bucket = self._own(value, bucket)
             bucket[key] = None
 
     def remove(self, key: Any) -> None:
@@ -79,6 +104,7 @@ class _Postings:
         for value in (filed,) if self.single else filed:
             bucket = self.by_value.get(value)
             if bucket is not None:  # None: a value the record gave twice, gone with the first
+                bucket = self._own(value, bucket)
                 bucket.pop(key, None)
                 if not bucket:
                     del self.by_value[value]
@@ -155,6 +181,12 @@ class _PostingIndex(ABC):
         self.postings.remove(key)
         if record is not _MISSING:
             self.postings.add(key, self._values(record))
+
+    def forked(self) -> Self:
+        """This index for one session to change (`CollectionIndex.fork`), sharing what it does not change."""
+        new = copy.copy(self)
+        new.postings = self.postings.forked()
+        return new
 
     @abstractmethod
     def _values(self, record: Any) -> Iterable[Any]: ...
@@ -295,10 +327,12 @@ class SortedIndex:
 
     def __init__(self, grouping: Grouping, by: SortBy, reverse: bool, raw: Mapping[Any, Any],
                  place: dict[Any, int]) -> None:
-        self.grouping, self.by = grouping, by
+        self.grouping, self.by, self.reverse = grouping, by, reverse
         self._filed_under, self._entry = _grouper(grouping), _entry_maker(by, -1 if reverse else 1, place)
         self._one = isinstance(grouping, tuple)
         self.groups: dict[Any, SortedList] = {}
+        self.mine: set[Any] | None = None
+        """a fork's groups it has copied (the others are a shared index's, never changed); None: all its own"""
         self.entries: dict[Any, tuple[Any, ...]] = {}
         """each filed key's entry; and `under`, what it is filed under (flat, as `_Postings` keeps it)"""
         self.under: dict[Any, Any] = {}
@@ -362,13 +396,33 @@ class SortedIndex:
                     found.append(entry)
         return grouped
 
+    def forked(self, place: dict[Any, int]) -> Self:
+        """This index for one session to change, its entries placed by that session's `place`; it shares every
+        group until it changes one (`_own`), so forking costs a few dict copies."""
+        new = copy.copy(self)
+        new._entry = _entry_maker(self.by, -1 if self.reverse else 1, place)
+        new.groups, new.entries, new.under = dict(self.groups), dict(self.entries), dict(self.under)
+        new.unordered, new.mine = set(self.unordered), set()
+        return new
+
+    def _own(self, group: Any) -> SortedList:
+        """The group's entries, copied first when they are still a shared index's (a new group is its own)."""
+        found = self.groups.get(group)
+        mine = self.mine
+        if found is None:
+            found = self.groups[group] = SortedList()
+        elif mine is not None and group not in mine:
+            found = self.groups[group] = SortedList(found)
+        if mine is not None:
+            mine.add(group)
+        return found
+
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         if key in self.entries:
             entry, under = self.entries.pop(key), self.under.pop(key)
             for group in (under,) if self._one else under:
-                found = self.groups.get(group)
-                if found is not None:
-                    found.discard(entry)
+                if group in self.groups:
+                    self._own(group).discard(entry)
         self.unordered.discard(key)
         if record is _MISSING:
             return
@@ -378,7 +432,7 @@ class SortedIndex:
                 raise TypeError("unfiled")
             entry = self._entry(key, record)
             for group in (under,) if self._one else under:
-                self.groups.setdefault(group, SortedList()).add(entry)
+                self._own(group).add(entry)
         except TypeError:  # values that do not compare with the others: this map is sorted by the caller
             self.unordered.add(key)
             return
@@ -406,6 +460,12 @@ class TextIndex:
         for key, record in raw.items():
             refile(key, record)
 
+    def forked(self) -> Self:
+        """This index for one session to change (its texts are strings: one dict copy)."""
+        new = copy.copy(self)
+        new.texts = dict(self.texts)
+        return new
+
     def refile(self, key: Any, record: Any = _MISSING) -> None:
         if record is _MISSING:
             self.texts.pop(key, None)
@@ -424,39 +484,76 @@ class TextIndex:
 
 
 class CollectionIndex:
-    """The indexes of one `{key: record}` map and each key's place in its order."""
+    """The indexes of one `{key: record}` map and each key's place in its order.
 
-    def __init__(self, raw: dict[Any, Any]) -> None:
+    With `shared` (a world's index over the records the map was copied from, `WorldIndexes`), it reads and
+    extends the world's indexes, built once for all the world's sessions, until a write call touches the
+    map: `fork` then gives it its own, which share every bucket and group they have not changed."""
+
+    def __init__(self, raw: dict[Any, Any], shared: CollectionIndex | None = None) -> None:
         self.raw = raw
+        self.shared = shared
+        self.built_s = 0.0
+        """CPU seconds spent building this map's indexes (a shared one's: the world's load)"""
+        self.place: dict[Any, int]
+        self._next: int
+        self.fields: dict[tuple[str, ...], FieldIndex]
+        self.texts: dict[tuple[str, ...], TextIndex]
+        self.derived: dict[Callable[[Any], Iterable[Any]], DerivedIndex]
+        self.sorts: dict[tuple[Grouping, SortBy, bool], SortedIndex]
+        if shared is not None:
+            self.place, self._next = shared.place, shared._next
+            self.fields, self.texts, self.derived, self.sorts = shared.fields, shared.texts, shared.derived, shared.sorts
+            return
         self.place = {key: n for n, key in enumerate(raw)}
         self._next = len(raw)
-        self.fields: dict[tuple[str, ...], FieldIndex] = {}
-        self.texts: dict[tuple[str, ...], TextIndex] = {}
-        self.derived: dict[Callable[[Any], Iterable[Any]], DerivedIndex] = {}
-        self.sorts: dict[tuple[Grouping, SortBy, bool], SortedIndex] = {}
+        self.fields, self.texts, self.derived, self.sorts = {}, {}, {}, {}
+
+    def fork(self) -> None:
+        """Own indexes from now on (a write call touched the map), so no other session sees its changes: the
+        shared ones forked, each sharing what it has not changed (a few dict copies, not a build)."""
+        shared = self.shared
+        if shared is None:
+            return
+        self.shared = None
+        self.place, self._next = dict(shared.place), shared._next
+        self.fields = {k: v.forked() for k, v in shared.fields.items()}
+        self.texts = {k: v.forked() for k, v in shared.texts.items()}
+        self.derived = {k: v.forked() for k, v in shared.derived.items()}
+        self.sorts = {k: v.forked(self.place) for k, v in shared.sorts.items()}
+
+    def _built(self, make: Callable[[Mapping[Any, Any]], _Built]) -> _Built:
+        """`make(records)`, timed into the owner's `built_s`; a shared index is built from the world's own
+        records, which are the ones this map holds and which no session changes."""
+        owner = self.shared or self
+        started = time.process_time()
+        made = make(owner.raw)
+        owner.built_s += time.process_time() - started
+        return made
 
     def field(self, names: tuple[str, ...]) -> FieldIndex:
         found = self.fields.get(names)
         if found is None:
-            found = self.fields[names] = FieldIndex(names, self.raw)
+            found = self.fields[names] = self._built(lambda raw: FieldIndex(names, raw))
         return found
 
     def sort(self, grouping: Grouping, by: SortBy, reverse: bool) -> SortedIndex:
         found = self.sorts.get((grouping, by, reverse))
         if found is None:
-            found = self.sorts[(grouping, by, reverse)] = SortedIndex(grouping, by, reverse, self.raw, self.place)
+            found = self.sorts[(grouping, by, reverse)] = self._built(
+                lambda raw: SortedIndex(grouping, by, reverse, raw, self.place))
         return found
 
     def deriving(self, of: Callable[[Any], Iterable[Any]]) -> DerivedIndex:
         found = self.derived.get(of)
         if found is None:
-            found = self.derived[of] = DerivedIndex(of, self.raw)
+            found = self.derived[of] = self._built(lambda raw: DerivedIndex(of, raw))
         return found
 
     def text(self, fields: tuple[str, ...]) -> TextIndex:
         found = self.texts.get(fields)
         if found is None:
-            found = self.texts[fields] = TextIndex(fields, self.raw)
+            found = self.texts[fields] = self._built(lambda raw: TextIndex(fields, raw))
         return found
 
     def refile(self, keys: set[Any], moved: set[Any]) -> bool:
@@ -506,33 +603,84 @@ def _explained(index: CollectionIndex, kept: Kept | None) -> bool:
     return len(place) + added - gone == len(raw)
 
 
-class Indexes:
-    """The session's indexes, per (app, collection name), brought up to date when each write call ends."""
+class WorldIndexes:
+    """A world's indexes, shared by every session that starts from it, as a database keeps its indexes: each
+    (app, collection) indexed once, on its first use by a session whose copy of the map no write call has
+    touched (`Indexes`), and never changed after (a session that writes forks its own, `CollectionIndex.fork`).
+    `state` is the world's start state, which no session changes (each works on its own copy)."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, state: Mapping[str, Mapping[str, Any]]) -> None:
+        self._state = state
+        self._cores: dict[tuple[str, str], CollectionIndex] = {}
+
+    def core(self, app: str, name: str) -> CollectionIndex | None:
+        """The world's index of the app's map `name` (None when the world holds no such map)."""
+        found = self._cores.get((app, name))
+        if found is None:
+            raw = self._state.get(app, {}).get(name)
+            if type(raw) is not dict:
+                return None
+            found = self._cores[(app, name)] = CollectionIndex(raw)
+        return found
+
+    def built_s(self) -> float:
+        """CPU seconds spent building the world's indexes so far: its load, paid once for all its sessions."""
+        return sum(core.built_s for core in self._cores.values())
+
+    def cores(self) -> dict[tuple[str, str], CollectionIndex]:
+        return dict(self._cores)
+
+
+class Indexes:
+    """The session's indexes, per (app, collection name), brought up to date when each write call ends; with
+    `world`, the world's own indexes for the maps in `pristine` (the session's copies of the world's maps)
+    until a write call touches them."""
+
+    def __init__(self, enabled: bool = True, world: WorldIndexes | None = None,
+                 pristine: dict[tuple[str, str], dict[Any, Any]] | None = None) -> None:
         self.enabled = enabled
         """False: every look-up walks its map (what the tests compare the indexes with)"""
+        self.world = world
+        self._pristine = dict(pristine or {})
         self._of: dict[tuple[str, str], CollectionIndex] = {}
 
     def of(self, app: str, name: str, raw: dict[Any, Any], kept: Kept | None = None) -> CollectionIndex:
         """The map's index, built afresh when the map was replaced or its size changed behind the journal's
         back. A running write call's keys (`kept`) may explain the size: it added a record and reads on (a new
         event's clashes), and its touched keys are candidates anyway, so the index stays and is refiled when
-        the call ends instead of being built twice."""
+        the call ends instead of being built twice. A map the running call touched has indexes of its own."""
         found = self._of.get((app, name))
         if found is None or found.raw is not raw or (len(found.place) != len(raw) and not _explained(found, kept)):
-            found = self._of[(app, name)] = CollectionIndex(raw)
+            found = self._of[(app, name)] = self._new(app, name, raw)
+        if kept is not None:
+            self._pristine.pop((app, name), None)
+            found.fork()
         return found
 
+    def _new(self, app: str, name: str, raw: dict[Any, Any]) -> CollectionIndex:
+        """The world's index for a map still as the world holds it, else one of the session's own."""
+        if self.world is not None and self._pristine.get((app, name)) is raw:
+            core = self.world.core(app, name)
+            if core is not None and len(core.raw) == len(raw):
+                return CollectionIndex(raw, shared=core)
+        return CollectionIndex(raw)
+
     def after_write(self, app: str, journal: CallJournal) -> None:
-        """File again what a write call touched (after it is done or undone)."""
+        """File again what a write call touched (after it is done or undone), in the session's own indexes."""
+        for (owner, name), raw in list(self._pristine.items()):
+            if owner == app and journal.kept_of(raw) is not None:
+                del self._pristine[(owner, name)]
         for (owner, _), index in list(self._of.items()):
             if owner != app:
                 continue
             kept = journal.kept_of(index.raw)
             if kept is None:
                 continue
-            if kept.walked or not index.refile(kept.touched, kept.deleted):
+            if kept.walked:
+                del self._of[(owner, _)]
+                continue
+            index.fork()
+            if not index.refile(kept.touched, kept.deleted):
                 del self._of[(owner, _)]
 
     def select(self, app: str, name: str, collection: Any, journal: CallJournal | None, *,

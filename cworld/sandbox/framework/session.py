@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cworld.sandbox.framework.app import SandboxApp
-from cworld.sandbox.framework.index import Indexes
-from cworld.sandbox.framework.journal import CallJournal
+from cworld.sandbox.framework.index import Indexes, WorldIndexes
+from cworld.sandbox.framework.journal import CallJournal, copied
 from cworld.seeding import derive_rng
 
 #: Seconds of virtual time each tool call takes; tokens and deadlines expire against this clock.
@@ -75,8 +75,10 @@ class SandboxSession:
     """One seeded world over the app classes it is given (callers pass `catalog.all_apps()` for all of them:
     the framework never reaches up to discovery)."""
 
-    def __init__(self, seed: int, apps: Sequence[type[SandboxApp]]) -> None:
+    def __init__(self, seed: int, apps: Sequence[type[SandboxApp]], world: SandboxWorld | None = None) -> None:
         self.seed = seed
+        self.world = world
+        """the world this session starts from (`SandboxWorld.session`): its state copied, its indexes shared"""
         self.clock = VirtualClock(seeded_start(seed))
         self.app_types: list[type[SandboxApp]] = list(apps)
         self.apps: dict[str, SandboxApp] = {t.name: t(self) for t in self.app_types}
@@ -96,6 +98,12 @@ class SandboxSession:
         self.calls = 0
         self.state = {}
         self.indexes = Indexes()
+        if self.world is not None:
+            self.state = {name: copied(self.world.state[name]) for name in self.apps}
+            self._id_counters = dict(self.world.counters)
+            maps = {(app, name): raw for app, st in self.state.items() for name, raw in st.items() if type(raw) is dict}
+            self.indexes = Indexes(world=self.world.indexes, pristine=maps)
+            return
         for name, app in self.apps.items():
             self.state[name] = app.initial_state(derive_rng(self.seed, f"sandbox:state:{name}"))
 
@@ -155,3 +163,27 @@ class SandboxSession:
         self._id_counters = counters
         self.clock.set(now)
         self.calls = calls
+
+
+class SandboxWorld:
+    """One world that many sessions start from (one per episode), as a service's database is loaded once:
+    its start state and id counters, taken from a session, and its indexes (`WorldIndexes`), each built once,
+    on its first use by a session, and shared by all of them. A session that writes a map forks that map's
+    indexes (copy on write), so no session sees another's changes. The world's sessions change their state
+    only through tool calls (a map changed behind the journals' backs is not theirs to share)."""
+
+    def __init__(self, session: SandboxSession) -> None:
+        self.seed = session.seed
+        self.app_types = list(session.app_types)
+        self.state: dict[str, dict[str, Any]] = {name: copied(st) for name, st in session.state.items()}
+        self.counters = session.id_counters()
+        self.indexes = WorldIndexes(self.state)
+
+    @classmethod
+    def load(cls, seed: int, apps: Sequence[type[SandboxApp]]) -> SandboxWorld:
+        """The seeded world of `seed` over `apps` (what `SandboxSession(seed, apps)` starts from)."""
+        return cls(SandboxSession(seed, apps))
+
+    def session(self) -> SandboxSession:
+        """A new session of this world: its own copy of the state, the world's indexes."""
+        return SandboxSession(self.seed, self.app_types, world=self)

@@ -1,0 +1,129 @@
+"""A world's indexes shared by its sessions (`SandboxWorld`, `framework/index.py`'s `WorldIndexes`): built once,
+read by every session of the world, forked copy-on-write by a session that writes, so sessions stay isolated
+and answer as a session alone does."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+
+from cworld.controller.backends.sandbox import to_tool_result
+from cworld.engine.learn.explorer import Explorer, briefing
+from cworld.sandbox.catalog import all_apps, stateful_apps
+from cworld.sandbox.framework import SandboxSession, SandboxWorld
+from cworld.sandbox.framework.index import CollectionIndex, WorldIndexes
+from cworld.sandbox.framework.server import build_server, tool_specs
+from tests.test_sandbox_index import Rows, _kind, _walk, assert_fresh, grown
+
+
+def frozen(indexes: WorldIndexes) -> dict[tuple[str, str], Any]:
+    """Everything the world's indexes hold, as plain values (to see that no session changed them)."""
+    out: dict[tuple[str, str], Any] = {}
+    for at, core in indexes.cores().items():
+        out[at] = (dict(core.place), core._next,
+                   {n: copy.deepcopy(f.postings.by_value) for n, f in core.fields.items()},
+                   {n: dict(t.texts) for n, t in core.texts.items()},
+                   {n: copy.deepcopy(d.postings.by_value) for n, d in core.derived.items()},
+                   {n: {g: list(s) for g, s in sort.groups.items()} for n, sort in core.sorts.items()})
+    return out
+
+
+def test_a_write_in_one_session_is_not_seen_by_another() -> None:
+    """Two sessions of one world: the one that writes forks the map's indexes; the other still answers from
+    the world's, which are unchanged, and a third session started after the write sees the world's start."""
+    template = SandboxSession(0, [Rows])
+    template.state["rows"] = {"rows": {f"r{i}": {"id": f"r{i}", "kind": "ab"[i % 2], "text": f"word{i % 7}"}
+                                       for i in range(40)}}
+    world = SandboxWorld(template)
+    one, two = world.session(), world.session()
+    for session in (one, two):
+        assert session.app("rows").keys_where("rows", kind="a") == _walk(world.state["rows"]["rows"], "a")
+        assert session.app("rows").ordered("rows", ("text",), having=(_kind, ["a", "b"]))
+    core = world.indexes.core("rows", "rows")
+    assert core is not None and core.fields and core.sorts, "the sessions read the world's indexes"
+    before = frozen(world.indexes)
+    assert world.indexes.built_s() > 0
+
+    writer = one.app("rows")
+    cp = one.begin_write("rows")
+    view = writer.state["rows"]
+    view["r0"]["kind"] = "b"
+    view["new"] = {"id": "new", "kind": "a", "text": "word1"}
+    del view["r1"]
+    one.end_write(cp)
+
+    assert writer.keys_where("rows", kind="a") == _walk(one.state["rows"]["rows"], "a")
+    assert "new" in writer.keys_where("rows", kind="a") and "r0" not in writer.keys_where("rows", kind="a")
+    assert [r["id"] for r in writer.ordered("rows", ("text",), having=(_kind, ["a"]))] == [
+        r["id"] for r in sorted((r for r in one.state["rows"]["rows"].values() if r["kind"] == "a"),
+                                key=lambda r: r["text"])]
+    reader = two.app("rows")
+    assert reader.keys_where("rows", kind="a") == _walk(world.state["rows"]["rows"], "a")
+    assert "r1" in reader.keys_where("rows", kind="b") and reader.count("rows", kind="a") == 20
+    assert frozen(world.indexes) == before, "a session's write changed the world's indexes"
+    assert two.indexes._of[("rows", "rows")].shared is core
+    assert one.indexes._of[("rows", "rows")].shared is None
+    third = world.session()
+    assert third.app("rows").keys_where("rows", kind="a") == _walk(world.state["rows"]["rows"], "a")
+    assert_fresh(one.indexes)
+
+
+def test_a_map_changed_behind_the_journal_is_not_shared() -> None:
+    """A session whose map no longer holds the world's records (replaced, or grown outside a call) builds
+    its own index rather than read the world's."""
+    template = SandboxSession(0, [Rows])
+    template.state["rows"] = {"rows": {f"r{i}": {"id": f"r{i}", "kind": "ab"[i % 2]} for i in range(10)}}
+    world = SandboxWorld(template)
+    session = world.session()
+    session.state["rows"]["rows"]["extra"] = {"id": "extra", "kind": "a"}
+    assert session.app("rows").keys_where("rows", kind="a")[-1] == "extra"
+    assert session.indexes._of[("rows", "rows")].shared is None
+    replaced = world.session()
+    replaced.state["rows"] = {"rows": {"x": {"id": "x", "kind": "a"}}}
+    assert replaced.app("rows").keys_where("rows", kind="a") == ["x"]
+    assert not world.indexes.cores() or not any(c.fields for c in world.indexes.cores().values())
+
+
+@pytest.mark.parametrize("app", [a.name for a in stateful_apps()])
+def test_sessions_of_a_world_answer_as_a_session_alone(app: str) -> None:
+    """The seeded explorer's calls on a grown world: a session of the world that runs them answers every call
+    as a session of its own (same answer, same state); a second session of the world, started after the
+    first wrote, answers the same calls the same way; the world's indexes are unchanged by either and equal
+    ones built afresh from the world's start."""
+    app_type = next(a for a in stateful_apps() if a.name == app)
+    template, alone = SandboxSession(5, all_apps()), SandboxSession(5, all_apps())
+    for session in (template, alone):
+        grown(session, app, 4)
+    world = SandboxWorld(template)
+    first = world.session()
+    explorer = Explorer(tool_specs(app_type), random.Random(11), first.clock.now(), briefing=briefing(first.state[app]))
+    answers, calls = [], []
+    servers = [build_server(s, app) for s in (first, alone)]
+    for _ in range(120):
+        tool, arguments = explorer.next_call()
+        one, two = (to_tool_result(s.call_tool_sync(tool.name, copy.deepcopy(arguments)), 0.0) for s in servers)
+        assert (one.is_error, one.content) == (two.is_error, two.content), f"{tool.name}({arguments})"
+        assert first.state[app] == alone.state[app], f"{tool.name}({arguments}) left other states"
+        explorer.observe(tool, one)
+        answers.append((one.is_error, one.content))
+        calls.append((tool.name, arguments))
+    assert_fresh(first.indexes)
+    before = frozen(world.indexes)
+    assert before or app == "clock", "no call used the world's indexes: the test compared nothing"
+    second = build_server(world.session(), app)
+    for (name, arguments), answer in zip(calls, answers, strict=True):
+        got = to_tool_result(second.call_tool_sync(name, copy.deepcopy(arguments)), 0.0)
+        assert (got.is_error, got.content) == answer, f"{name}({arguments}) in the second session"
+    assert frozen(world.indexes).keys() >= before.keys()
+    assert {k: v for k, v in frozen(world.indexes).items() if k in before} == before
+    for (owner, name), core in world.indexes.cores().items():
+        fresh = CollectionIndex(world.state[owner][name])
+        assert core.place == fresh.place
+        for names, field in core.fields.items():
+            assert field.postings.by_value == fresh.field(names).postings.by_value
+        for (grouping, by, reverse), sort in core.sorts.items():
+            assert {g: list(s) for g, s in sort.groups.items() if s} == {
+                g: list(s) for g, s in fresh.sort(grouping, by, reverse).groups.items() if s}
