@@ -15,6 +15,7 @@ from typing import Any
 from cworld.engine.learn.diff import Change, changes, collections, is_map
 from cworld.engine.learn.loops import learn_loops
 from cworld.engine.learn.scope import MISSING, Scope, arg, key_forms
+from cworld.engine.learn.statements import learn_statements
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.expr import replaced
 from cworld.engine.rules.spec import Effect
@@ -52,12 +53,16 @@ class LearnedEffect:
 def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[str]) -> list[LearnedEffect]:
     """The effects the accepted calls' state diffs support, most supported first."""
     slots: dict[tuple[str, str, str], Slot] = {}
+    statements, whole = learn_statements(oks, scopes)
     loops, explained = learn_loops(oks, scopes)
+    loops = [loop for loop in loops if _target(loop.effect) not in whole]
     for o in oks:
         if o.before is None or o.after is None:
             continue
         scope = scopes[id(o)]
         for change in changes(o.before, o.after):
+            if (change.path[:1] or (change.key,))[0] in whole:
+                continue  # the statement gives that collection whole
             if (id(o), "/".join((*change.path, change.key))) not in explained:
                 _collect(change, o, scope, names, slots)
     made = {key: _effect(slot, oks, scopes, names) for key, slot in slots.items()}
@@ -71,8 +76,16 @@ def learn_effects(oks: list[Observation], scopes: dict[int, Scope], names: list[
             continue
         out.append(effect)
     out += [LearnedEffect(loop.effect, loop.support, loop.names) for loop in loops]
+    out += [LearnedEffect(effect, support, set()) for effect, support in statements]
     out.sort(key=lambda e: -e.support)
     return _shared_keys(_ordered(out))
+
+
+def _target(effect: Effect) -> str:
+    """The top-level collection an effect writes (an `each` loop's first inner effect's)."""
+    inner = effect.do[0] if effect.each is not None and effect.do else effect
+    name = inner.create or inner.delete or inner.set or inner.add or inner.append or ""
+    return re.split(r"[\[.(]", name, maxsplit=1)[0]
 
 
 def _filled_later(slots: dict[tuple[str, str, str], Slot], made: dict[tuple[str, str, str], LearnedEffect | None]) -> None:

@@ -112,6 +112,14 @@ def user_id(user: Any) -> Any:
     return user.get("id") if isinstance(user, dict) else user
 
 
+def sql_tables(tables: Any, query: Any) -> Any:
+    """A sqlite world's `tables` after one statement as the sqlite server runs it (`world.real.sql_exec`:
+    SQLite itself, so a rule need not restate SQL); unchanged where the statement reads or errs."""
+    from cworld.engine.world.real import sql_exec  # sqlite3 and the launch code only where a rule runs SQL
+
+    return sql_exec(dict(tables or {}), str(query))["tables"]
+
+
 def next_key(collection: dict[str, Any], prefix: str) -> str:
     n = len(collection) + 1
     while f"{prefix}_{n:04d}" in collection:
@@ -127,7 +135,7 @@ FUNCTIONS: dict[str, Any] = {
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
     "under_root": under_root,
-    "normpath": normpath,
+    "normpath": normpath, "sql_tables": sql_tables,
 }
 
 
