@@ -29,3 +29,15 @@ def test_adding_to_a_named_list_changes_that_record() -> None:
     assert added["symbols"] == ["AAPL", "MSFT"]
     assert call("add_to_watchlist", watchlist_id="wl_9", symbol="MSFT").error_class == "not_found"
     assert call("remove_from_watchlist", watchlist_id="wl_1", symbol="TSLA").error_class == "not_found"
+
+
+def test_a_member_of_a_kind_the_world_keeps_no_records_of_is_added_to_the_record() -> None:
+    """`add_label(card_id, label_id)`: labels are not records of this world (a board keeps them), yet the card's
+    `labels` list shows their ids, so a label id of another form is refused and one of that form is added."""
+    tools = [ToolSpec(server="team-board", name="add_label", description="add a label to a card",
+                      input_schema={"type": "object", "properties": {"card_id": STR, "label_id": STR},
+                                    "required": ["card_id", "label_id"]})]
+    state = {"cards": {"crd_1": {"title": "Fix login", "labels": ["lbl_0001"]}}}
+    call = rules_caller("team-board", "task_board", state, {"card": "cards"}, tools)
+    assert json.loads(call("add_label", card_id="crd_1", label_id="lbl_0002").text)["labels"] == ["lbl_0001", "lbl_0002"]
+    assert call("add_label", card_id="crd_1", label_id="urgent").error_class == "not_found"

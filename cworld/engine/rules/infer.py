@@ -65,14 +65,15 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     single = _singleton_rule(tool, op, props, world)
     if single is not None:
         return single
+    required = set(tool.input_schema.get("required") or [])
+    # before the tool's own kind is looked for: `add_label(card_id, label_id)` changes a card, whatever labels are
+    member = _member_rule(tool, op, card, world, props, required)
+    if member is not None:
+        return member
     entity = entity_for(tool, card)
     coll = collection_of(entity, world)
     if coll is None:
         return None
-    required = set(tool.input_schema.get("required") or [])
-    member = _member_rule(tool, op, card, world, props, required)
-    if member is not None:
-        return member
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
     # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
@@ -520,7 +521,8 @@ _FORMS: dict[tuple[int, str], frozenset[str]] = {}
 
 def shown_id_forms(world: ServerWorld, kind: str) -> frozenset[str]:
     """The forms (regular expressions) of the ids of `kind` the world shows: the values of `<kind>_id` across its
-    records, and the keys of a map named for the kind (`hotel_nights` keyed by hotel). Lower-case words
+    records, the keys of a map named for the kind (`hotel_nights` keyed by hotel) and the ids in a record's list
+    named for it (`labels`). Lower-case words
     kept (a prefix such as `htl`), upper-case words, digits and other runs generalized: `GH723-20260902` reads as
     upper-case letters, digits, a dash, digits)."""
     cached = _FORMS.get((id(world), kind))
@@ -531,6 +533,10 @@ def shown_id_forms(world: ServerWorld, kind: str) -> frozenset[str]:
               for rec in coll.values() if isinstance(rec, dict) and isinstance(v := rec.get(field), str) and v}
     values |= {k for name, coll in world.state.items() if isinstance(coll, dict) and name.startswith(f"{kind}_")
                for k in coll if isinstance(k, str) and any(c.isdigit() for c in k)}
+    plural = f"{kind}s"  # a record's list named for the kind holds its ids (a card's `labels: [lbl_0001]`)
+    values |= {v for coll in world.state.values() if isinstance(coll, dict)
+               for rec in coll.values() if isinstance(rec, dict) and isinstance(rec.get(plural), list)
+               for v in rec[plural] if isinstance(v, str) and any(c.isdigit() for c in v)}
     forms = frozenset("".join(_run_form(r) for r in _RUNS.findall(v)) for v in values)
     _FORMS[(id(world), kind)] = forms
     return forms
