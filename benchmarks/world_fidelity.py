@@ -97,17 +97,19 @@ class Episode:
         return self.app.name
 
 
-def explore_live(seed: int, app: type[SandboxApp], calls: int, *, brief: bool = True) -> Episode:
-    """`calls` explorer calls on a fresh session, through the app's server as the sandbox backend calls it;
-    with `brief`, the explorer knows the user's own credentials, as a task would state them (`told`)."""
+def explore_live(seed: int, app: type[SandboxApp], calls: int, *, brief: bool = True, session: Any = None,
+                 stream: str = "bench:explorer") -> Episode:
+    """`calls` explorer calls on a fresh session (or `session`), through the app's server as the sandbox
+    backend calls it; with `brief`, the explorer knows the user's own credentials, as a task would state them
+    (`told`). `stream` names the explorer's RNG stream (another one draws other calls)."""
     from cworld.sandbox.catalog import all_apps
     from cworld.sandbox.framework.server import build_server, tool_specs
     from cworld.sandbox.framework.session import SandboxSession, plain_copy
 
-    session = SandboxSession(seed, all_apps())
+    session = session or SandboxSession(seed, all_apps())
     server = build_server(session, app.name)
     initial = plain_copy(session.state[app.name])
-    explorer = Explorer(tool_specs(app), derive_rng(seed, f"bench:explorer:{app.name}"), session.clock.now(),
+    explorer = Explorer(tool_specs(app), derive_rng(seed, f"{stream}:{app.name}"), session.clock.now(),
                         briefing=told(initial) if brief else None)
     out: list[Call] = []
     for _ in range(calls):
@@ -717,31 +719,76 @@ async def scale_ratio(subject: WorldSubject, episodes: list[Episode], replays: l
     return out
 
 
-def live_scale(episodes: list[Episode], budget: float) -> dict[str, Scale]:
+@dataclass
+class LiveScale:
+    """The live apps' scale figures: a world's first session (its answers pay the index builds), a session of
+    a loaded world (whose indexes an earlier session of other calls built), and the world's load (the index
+    builds, CPU seconds, small and large), each reported, none hidden in another."""
+
+    first: dict[str, Scale] = field(default_factory=dict)
+    loaded: dict[str, Scale] = field(default_factory=dict)
+    load: dict[str, Scale] = field(default_factory=dict)
+
+    def add(self, app: str, first: Scale, loaded: Scale, load: Scale) -> None:
+        for key in (app, "ALL"):
+            for into, one in ((self.first, first), (self.loaded, loaded), (self.load, load)):
+                into.setdefault(key, Scale()).add(one)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {part: {a: s.as_dict() for a, s in getattr(self, part).items()} for part in ("first", "loaded", "load")}
+
+
+def live_scale(episodes: list[Episode], budget: float) -> LiveScale:
     """The same ratio for the live apps: the explorer's calls on a session whose app holds 10,000 records
     per collection (grown as for the engine, id counters moved past them) over one of 100, the large one
     cut at `budget` CPU seconds. What the service itself pays as its world grows, beside the engine's. An
     untimed replay in the small world comes first, so neither timed one pays the process's first-use costs
-    (caches that do not grow with the world: travel's first small replay took 36 ms of CPU, its next 27)."""
-    out: dict[str, Scale] = {}
+    (caches that do not grow with the world: travel's first small replay took 36 ms of CPU, its next 27).
+
+    Timed twice per size: as a world's first session (on a world just made, so its calls build the indexes
+    they ask), and as a session of a loaded world, after sessions of OTHER calls (`loaded_world`) built the
+    indexes those asked; what the timed session still builds is in its time. The world's load, every index build of its sessions (`WorldIndexes.built_s`), is its own figure."""
+    out = LiveScale()
     for episode in episodes:
-        live_replay_seconds(episode, SCALES[0], float("inf"))  # warms the process's caches, untimed
-        large_s, done, complete = live_replay_seconds(episode, SCALES[1], budget)
+        live_replay_seconds(episode, live_world(episode, SCALES[0]).session(), float("inf"))  # warms caches, untimed
+        cold = live_world(episode, SCALES[1])
+        large_s, done, complete = live_replay_seconds(episode, cold.session(), budget)
         covered = done if complete else done + 1
-        small_s, _, _ = live_replay_seconds(episode, SCALES[0], float("inf"), covered)
-        one = Scale(small_s, large_s, len(episode.calls), done, complete)
-        for key in (episode.name, "ALL"):
-            out.setdefault(key, Scale()).add(one)
+        small_s, _, _ = live_replay_seconds(episode, live_world(episode, SCALES[0]).session(), float("inf"), covered)
+        first = Scale(small_s, large_s, len(episode.calls), done, complete)
+        worlds = [loaded_world(episode, size) for size in SCALES]
+        large_s, done, complete = live_replay_seconds(episode, worlds[1].session(), budget)
+        covered = done if complete else done + 1
+        small_s, _, _ = live_replay_seconds(episode, worlds[0].session(), float("inf"), covered)
+        loaded = Scale(small_s, large_s, len(episode.calls), done, complete)
+        load = Scale(worlds[0].indexes.built_s(), worlds[1].indexes.built_s(), len(episode.calls), done, complete)
+        out.add(episode.name, first, loaded, load)
     return out
 
 
-def live_replay_seconds(episode: Episode, size: int, budget: float,
-                        limit: int | None = None) -> tuple[float, int, bool]:
-    """CPU seconds of the episode's first `limit` calls live in a world of `size` records per collection,
-    calls answered, and whether all were answered within `budget`."""
+#: Sessions of other calls that load a world, at most (`loaded_world`).
+LOAD_SESSIONS = 6
+
+
+def loaded_world(episode: Episode, size: int) -> Any:
+    """`live_world`, loaded as a service's world is by the sessions before yours: explorer sessions of other
+    calls than the episode's (each its own RNG stream), untimed, until one builds no index the earlier ones
+    had not (or `LOAD_SESSIONS` ran)."""
+    world = live_world(episode, size)
+    for n in range(LOAD_SESSIONS):
+        before = len(world.indexes.built())
+        explore_live(episode.seed, episode.app, len(episode.calls), session=world.session(),
+                     stream=f"bench:explorer:load:{n}")
+        if n and len(world.indexes.built()) == before:
+            break
+    return world
+
+
+def live_world(episode: Episode, size: int) -> Any:
+    """The episode's seeded world (a `SandboxWorld`) whose app holds `size` records per collection, its id
+    counters moved past the new keys."""
     from cworld.sandbox.catalog import all_apps
-    from cworld.sandbox.framework.server import build_server
-    from cworld.sandbox.framework.session import SandboxSession
+    from cworld.sandbox.framework.session import SandboxSession, SandboxWorld
 
     session = SandboxSession(episode.seed, all_apps())
     session.state[episode.name] = scaled_state(session.state[episode.name], size)
@@ -751,6 +798,15 @@ def live_replay_seconds(episode: Episode, size: int, budget: float,
             if match and match.group(1).endswith("_"):
                 prefix = match.group(1)[:-1]
                 session._id_counters[prefix] = max(session._id_counters.get(prefix, 0), int(match.group(2)))
+    return SandboxWorld(session)
+
+
+def live_replay_seconds(episode: Episode, session: Any, budget: float,
+                        limit: int | None = None) -> tuple[float, int, bool]:
+    """CPU seconds of the episode's first `limit` calls live on `session`, calls answered, and whether all
+    were answered within `budget`."""
+    from cworld.sandbox.framework.server import build_server
+
     server = build_server(session, episode.name)
     calls = episode.calls[:limit] if limit is not None else episode.calls
     collected()
@@ -880,6 +936,11 @@ def scale_text(scale: dict[str, Scale]) -> str:
     return f"ALL {shown(scale['ALL'])}; {per_app}"
 
 
+def load_text(load: dict[str, Scale]) -> str:
+    """Each world's index builds, large and small, in ms of CPU."""
+    return "; ".join(f"{a} {s.large_s * 1000:.0f} ms ({s.small_s * 1000:.1f} ms)" for a, s in load.items())
+
+
 def report(result: Result) -> None:
     print(f"\nengine {result.engine}")
     for line in table(result):
@@ -946,14 +1007,18 @@ def main(argv: list[str] | None = None) -> int:
     if opts.live_scale and opts.scale_budget > 0:
         first = [e for e in episodes if e.seed == episodes[0].seed]
         live_scaled = live_scale(first, opts.scale_budget)
-        print(f"\nlive apps, per-call time, {SCALES[1]:,} records per collection over {SCALES[0]}: "
-              f"{scale_text(live_scaled)}")
+        print(f"\nlive apps, per-call time, {SCALES[1]:,} records per collection over {SCALES[0]}:\n"
+              f"  a world's first session (its calls build the indexes): {scale_text(live_scaled.first)}\n"
+              f"  a session of a loaded world (indexes built by an earlier session of other calls): "
+              f"{scale_text(live_scaled.loaded)}\n"
+              f"  the world's load, index builds of its sessions, {SCALES[1]:,} over {SCALES[0]}: "
+              f"{load_text(live_scaled.load)}")
     print(f"\n({time.perf_counter() - started:.0f} s)")
     if opts.json:
         opts.json.write_text(json.dumps({"seeds": opts.seeds, "calls_per_app": opts.calls_per_app,
                                          "apps": [a.name for a in apps], "notes": notes,
                                          "engines": [r.as_dict() for r in results],
-                                         "live_scale": {a: v.as_dict() for a, v in (live_scaled or {}).items()}},
+                                         "live_scale": live_scaled.as_dict() if live_scaled else {}},
                                         indent=2))
     return 0
 

@@ -495,6 +495,9 @@ class CollectionIndex:
         self.shared = shared
         self.built_s = 0.0
         """CPU seconds spent building this map's indexes (a shared one's: the world's load)"""
+        self.origin: CollectionIndex | None = None
+        """the world's index this one forked from, and `changed`, the keys the session's writes refiled since"""
+        self.changed: set[Any] = set()
         self.place: dict[Any, int]
         self._next: int
         self.fields: dict[tuple[str, ...], FieldIndex]
@@ -515,7 +518,7 @@ class CollectionIndex:
         shared = self.shared
         if shared is None:
             return
-        self.shared = None
+        self.shared, self.origin = None, shared
         self.place, self._next = dict(shared.place), shared._next
         self.fields = {k: v.forked() for k, v in shared.fields.items()}
         self.texts = {k: v.forked() for k, v in shared.texts.items()}
@@ -531,29 +534,48 @@ class CollectionIndex:
         owner.built_s += time.process_time() - started
         return made
 
+    def _made(self, of_world: Callable[[CollectionIndex], _Built], make: Callable[[Mapping[Any, Any]], _Built],
+              forked: Callable[[_Built], _Built]) -> _Built:
+        """A new index of the map: once forked from the world's, the world's (built there once, into its
+        load) forked and refiled at the keys this session's writes changed, which costs those keys, not a
+        build; else built."""
+        origin = self.origin
+        if origin is None:
+            return self._built(make)
+        made = forked(of_world(origin))
+        raw = self.raw
+        for key in self.changed:
+            made.refile(key, raw.get(key, _MISSING))  # type: ignore[attr-defined]
+        return made
+
     def field(self, names: tuple[str, ...]) -> FieldIndex:
         found = self.fields.get(names)
         if found is None:
-            found = self.fields[names] = self._built(lambda raw: FieldIndex(names, raw))
+            found = self.fields[names] = self._made(lambda world: world.field(names),
+                                                    lambda raw: FieldIndex(names, raw), FieldIndex.forked)
         return found
 
     def sort(self, grouping: Grouping, by: SortBy, reverse: bool) -> SortedIndex:
         found = self.sorts.get((grouping, by, reverse))
         if found is None:
-            found = self.sorts[(grouping, by, reverse)] = self._built(
-                lambda raw: SortedIndex(grouping, by, reverse, raw, self.place))
+            found = self.sorts[(grouping, by, reverse)] = self._made(
+                lambda world: world.sort(grouping, by, reverse),
+                lambda raw: SortedIndex(grouping, by, reverse, raw, self.place),
+                lambda made: made.forked(self.place))
         return found
 
     def deriving(self, of: Callable[[Any], Iterable[Any]]) -> DerivedIndex:
         found = self.derived.get(of)
         if found is None:
-            found = self.derived[of] = self._built(lambda raw: DerivedIndex(of, raw))
+            found = self.derived[of] = self._made(lambda world: world.deriving(of), lambda raw: DerivedIndex(of, raw),
+                                                  DerivedIndex.forked)
         return found
 
     def text(self, fields: tuple[str, ...]) -> TextIndex:
         found = self.texts.get(fields)
         if found is None:
-            found = self.texts[fields] = self._built(lambda raw: TextIndex(fields, raw))
+            found = self.texts[fields] = self._made(lambda world: world.text(fields), lambda raw: TextIndex(fields, raw),
+                                                    TextIndex.forked)
         return found
 
     def refile(self, keys: set[Any], moved: set[Any]) -> bool:
@@ -561,6 +583,8 @@ class CollectionIndex:
         back, stands at the end of the map's order, as a dict puts it: those keys are the map's last ones,
         placed in that order. False when they are not (the index must be built afresh)."""
         raw = self.raw
+        if self.origin is not None:
+            self.changed |= keys
         tail = [k for k in keys if k in raw and (k not in self.place or k in moved)]
         if tail:
             last = list(islice(reversed(raw), len(tail)))[::-1]
@@ -626,6 +650,12 @@ class WorldIndexes:
     def built_s(self) -> float:
         """CPU seconds spent building the world's indexes so far: its load, paid once for all its sessions."""
         return sum(core.built_s for core in self._cores.values())
+
+    def built(self) -> set[tuple[Any, ...]]:
+        """Which indexes the world holds: (app, map, kind, what it is over) each."""
+        return {(*at, kind, key) for at, core in self._cores.items()
+                for kind, made in (("field", core.fields), ("text", core.texts), ("derived", core.derived),
+                                   ("sorted", core.sorts)) for key in made}
 
     def cores(self) -> dict[tuple[str, str], CollectionIndex]:
         return dict(self._cores)
