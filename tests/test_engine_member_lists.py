@@ -41,3 +41,13 @@ def test_a_member_of_a_kind_the_world_keeps_no_records_of_is_added_to_the_record
     call = rules_caller("team-board", "task_board", state, {"card": "cards"}, tools)
     assert json.loads(call("add_label", card_id="crd_1", label_id="lbl_0002").text)["labels"] == ["lbl_0001", "lbl_0002"]
     assert call("add_label", card_id="crd_1", label_id="urgent").error_class == "not_found"
+
+
+def test_a_page_token_the_service_never_gave_is_refused() -> None:
+    tools = [ToolSpec(server="pocket-broker", name="list_watchlists", description="list watchlists",
+                      input_schema={"type": "object", "properties": {"page_token": STR, "page_size": {"type": "integer"}}})]
+    state = {"watchlists": {f"wl_{i}": {"name": f"List {i}", "symbols": []} for i in range(1, 6)}}
+    call = rules_caller("pocket-broker", "finance", state, {"watchlist": "watchlists"}, tools)
+    first = json.loads(call("list_watchlists", page_size=2).text)
+    assert first["next_cursor"] and not call("list_watchlists", page_token=first["next_cursor"], page_size=2).is_error
+    assert call("list_watchlists", page_token="eyJwYWdlIjogMn0", page_size=2).error_class == "invalid_args"

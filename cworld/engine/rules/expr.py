@@ -9,6 +9,7 @@ and whatever earlier steps bound (`order`, `order_key`). Each expression is comp
 from __future__ import annotations
 
 import ast
+import base64
 import difflib
 import hashlib
 import posixpath
@@ -61,6 +62,20 @@ def under_root(path: Any, root: Any) -> Any:
     if resolved == base:
         return ""
     return resolved[len(base) + 1:] if resolved.startswith(base.rstrip("/") + "/") else path
+
+
+def cursor_position(cursor: Any) -> int | None:
+    """The position an opaque cursor this world gave holds (`at:<n>`, base64), None for any other text."""
+    try:
+        text = base64.urlsafe_b64decode(str(cursor) + "=" * (-len(str(cursor)) % 4)).decode()
+        return max(0, int(text.removeprefix("at:"))) if text.startswith("at:") else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def given_cursor(cursor: Any) -> bool:
+    """A cursor this world gave (an empty one asks for the first page): a service refuses one it never issued."""
+    return cursor in (None, "") or cursor_position(cursor) is not None
 
 
 def seeded_gauss(text: str, mu: float, sigma: float) -> float:
@@ -134,7 +149,7 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
-    "under_root": under_root,
+    "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables,
 }
 

@@ -80,7 +80,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     checks = auth_checks(props, world) + reference_checks(props, required, card, world, own=entity,
                                                           own_arg="" if listing else own)
     if listing:  # a filter's times and a required query are checked as a write's values are
-        checks += belongs_checks(checks, card, entity)
+        checks += [*belongs_checks(checks, card, entity), *cursor_checks(props)]
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
                     list_=_list_read(tool, coll, entity, props, card), origin="inferred")
     if op == "create":
@@ -109,6 +109,21 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     members = [*_on_record_checks(tool, entity, props, card, world), *belongs_checks([*named, find], card, entity)]
     return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity), *members, *expected],
                 do=[*effects, *bump], origin="inferred")
+
+
+#: Paging arguments that take only a token the service issued (`after`, `starting_after`, `marker` may name a record).
+ISSUED_CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "next_token", "continuation_token")
+
+
+def cursor_checks(props: dict[str, Any]) -> list[Check]:
+    """A page token the service never issued is refused (Slack's `invalid_cursor`, Google's "invalid page token"),
+    where it had read as the first page; the engine's own `next_cursor` is accepted."""
+    cursor = _named(props, ISSUED_CURSOR_ARGS, "string")
+    if cursor is None:
+        return []
+    return [Check(fail=f"not given_cursor(args[{cursor!r}])", error="invalid",
+                  message=f"'{cursor}' {{args[{cursor!r}]}} is not a cursor this service gave: call without it for "
+                          "the first page, then pass the next_cursor an answer gives")]
 
 
 def belongs_checks(checks: list[Check], card: CategoryCard, own: EntityType) -> list[Check]:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from cworld.engine.rules.cow import SessionStore
-from cworld.engine.rules.expr import Evaluator, RuleExprError, parsed
+from cworld.engine.rules.expr import Evaluator, RuleExprError, cursor_position, parsed
 from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
@@ -382,12 +382,9 @@ def _cursor(position: int) -> str:
 
 
 def _from_cursor(cursor: Any) -> int:
-    """The position a cursor of `_cursor` holds; a cursor this world never gave starts at the beginning."""
-    try:
-        text = base64.urlsafe_b64decode(str(cursor) + "=" * (-len(str(cursor)) % 4)).decode()
-        return max(0, int(text.removeprefix("at:"))) if text.startswith("at:") else 0
-    except (ValueError, UnicodeDecodeError):
-        return 0
+    """The position a cursor of `_cursor` holds; one this world never gave (a rule that does not refuse it)
+    starts at the beginning."""
+    return cursor_position(cursor) or 0
 
 
 def _positive(value: Any, default: int) -> int:
