@@ -42,8 +42,9 @@ def test_a_write_the_outcome_does_not_need_is_refused(engine: WorldEngine) -> No
             step(2, "docs/create_document", title="Q3 notes", folder_id="fld_0001", content="draft")]
     outcome, writes = _check(engine, plan)
     assert writes == ["s1", "s2"] and outcome.ground_truth is not None  # both writes are the outcome
-    there_and_back = [*plan, step(3, "docs/move_document", document_id="doc_0001", folder_id="fld_0002"),
-                      step(4, "docs/move_document", document_id="doc_0001", folder_id="fld_0001")]
+    made = "{{s2.document_id}}"  # the document just made: a seeded one may be locked (documents card)
+    there_and_back = [*plan, step(3, "docs/move_document", document_id=made, folder_id="fld_0002"),
+                      step(4, "docs/move_document", document_id=made, folder_id="fld_0001")]
     outcome, writes = _check(engine, there_and_back)
     assert "s3" in writes and outcome.ground_truth is None and outcome.code == STEP_NOT_NEEDED
 
