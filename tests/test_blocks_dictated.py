@@ -28,6 +28,7 @@ WRITES = {
     "taskboard/add_checklist": ("name",),
     "clock/schedule_reminder": ("text",),
     "calendar/create_event": ("title", "description"),
+    "finance/create_transfer": ("memo",),
 }
 
 

@@ -153,3 +153,14 @@ def test_an_id_of_a_kind_named_by_name_comes_from_the_record_of_that_name() -> N
     folders = Record("docs/list_folders", {"folders": [{"folder_id": "fld_1", "name": "Projects"},
                                                       {"folder_id": "fld_2", "name": "Team"}]})
     assert fill(create, intents_of(query)[0], _ctx(query, opened, folders))[0]["folder_id"] == "fld_2"
+
+
+def test_a_payment_goes_to_the_payee_named_with_the_note_dictated() -> None:
+    transfer = _spec("finance", "create_transfer", "Set up a transfer.",
+                     {"to_id": {"type": "string", "description": "own account id (list_accounts) or payee id"},
+                      "amount": {"type": "number"}, "memo": {"type": "string"}}, ["to_id", "amount"])
+    query = 'Pay Emma Johansson 149.26 for the shared taxi, with the note "shared taxi" (PIN 5544).'
+    payees = Record("finance/list_payees", {"payees": [{"payee_id": "pay_1", "name": "Landlord"},
+                                                       {"payee_id": "pay_3", "name": "Emma Johansson"}]})
+    args, missing = fill(transfer, intents_of(query)[0], _ctx(query, payees))
+    assert not missing and args == {"to_id": "pay_3", "amount": 149.26, "memo": "shared taxi"}

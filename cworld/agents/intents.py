@@ -33,7 +33,7 @@ _DATE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(m.title() for m
 _TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 _PROPER = re.compile(r"(?<=[a-z,] )([A-Z][a-z]{2,})\b")
 _TAG = re.compile(r"(?<![\w#])#([\w-]{2,40})")
-_DICTATED = re.compile(r"\b(titled|saying)\s+\"([^\"]*)\"")
+_DICTATED = re.compile(r"\b(titled|saying|with the note)\s+\"([^\"]*)\"")
 #: `with X the name of the one the rule picks`, `with X, Y the names of what the rule picks`
 _PICKED = re.compile(r"\bwith ([A-Z](?:, [A-Z])*) the names? of (?:the one|what) the rule picks")
 #: `with V the status you find`
@@ -298,6 +298,8 @@ def _name_of(words: str) -> str:
     parts = words.split()
     while parts and parts[0] in _NOT_NAMES:
         parts = parts[1:]
+    while parts and parts[-1].isdigit():  # "Pay Emma Johansson 149.26": the amount is no part of her name
+        parts = parts[:-1]
     return " ".join(parts) if len(parts) > 1 else ""
 
 
