@@ -22,7 +22,7 @@ _QUOTED = re.compile(r"(?<![A-Za-z0-9])'([^']{2,80}?)'(?![A-Za-z])|\"([^\"]{2,80
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LABELLED = re.compile(r"\b(password|pin|customer id|customer|passcode|username|user name|handle|account)"
                        r"(?:\s+(?:is|number|id))?\s*[:=]?\s+([^\s,;()]+)", re.IGNORECASE)
-_NAME = re.compile(r"\b([A-Z][a-z]+(?:-[a-z]+)?(?:[ '-](?:[A-Z][a-z'A-Z]+(?:-[a-z]+)?|\d+))+)\b")
+_NAME = re.compile(r"\b([A-Z][a-z]+(?:-[a-z]+)?(?:[ '-](?:[A-Z][a-z'A-Z]+(?:-[a-z]+)?|\d+(?![.,]\d)))+)\b")
 """Capitalised words in a row (`Seo-yeon Murray`, `Robotek Automation`, `Q3`-free)."""
 _AMOUNT = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})*\.\d{1,2}|\d+\.\d{1,2})(?![\w.])")
 _COUNT = re.compile(r"(?<![\w.])(\d{1,4})(?:-|\s+)(?:([a-z]+)\s+)?([a-z]+)", re.IGNORECASE)
@@ -298,8 +298,6 @@ def _name_of(words: str) -> str:
     parts = words.split()
     while parts and parts[0] in _NOT_NAMES:
         parts = parts[1:]
-    while parts and parts[-1].isdigit():  # "Pay Emma Johansson 149.26": the amount is no part of her name
-        parts = parts[:-1]
     return " ".join(parts) if len(parts) > 1 else ""
 
 
