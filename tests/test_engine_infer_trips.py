@@ -69,3 +69,15 @@ def test_a_child_named_with_its_parent_must_be_the_parents() -> None:
     call = rules_caller("team-board", "task_board", state, {"board": "boards", "list": "lists", "card": "cards"}, tools)
     assert not call("list_cards", board_id="brd_1", list_id="lst_1").is_error
     assert call("list_cards", board_id="brd_1", list_id="lst_2").error_class == "invalid_args"
+
+
+def test_a_kind_only_referenced_is_read_by_an_id_of_its_shown_form() -> None:
+    """`get_flight(flight_id)` where the world keeps no flights, only bookings naming them: an id of the form
+    the bookings show is answered (what the world cannot know is made up, and the answer says so); another is
+    `not_found`."""
+    tools = [tool("get_flight", {"flight_id": STR}, {"flight_id": STR, "airline": STR})]
+    state = {"bookings": {"bk_1": {"kind": "flight", "status": "confirmed", "flight_id": "QX101-20260902"}}}
+    call = rules_caller("trip-desk", "travel", state, {"booking": "bookings"}, tools)
+    found = call("get_flight", flight_id="AB12-20261105")
+    assert not found.is_error and json.loads(found.text)["flight_id"] == "AB12-20261105"
+    assert call("get_flight", flight_id="flight_9479").error_class == "not_found"

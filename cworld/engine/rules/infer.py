@@ -73,7 +73,7 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     entity = entity_for(tool, card)
     coll = collection_of(entity, world)
     if coll is None:
-        return None
+        return _referenced_get(tool, op, entity, props, required, card, world)
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
     # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
@@ -143,6 +143,21 @@ def belongs_checks(checks: list[Check], card: CategoryCard, own: EntityType) -> 
                              message=f"{child_kind.name.replace('_', ' ')} {{{child.key}}} is not on "
                                      f"{parent_kind.name.replace('_', ' ')} {{{parent.key}}}"))  # type: ignore[union-attr]
     return out
+
+
+def _referenced_get(tool: ToolSpec, op: str, entity: EntityType, props: dict[str, Any], required: set[str],
+                    card: CategoryCard, world: ServerWorld) -> Rule | None:
+    """A get of a kind the world holds no records of, only references to (a booking's `flight_id`): an id of the
+    form the world shows names a record (the schema's other fields are made up, and the answer says so), any
+    other id is `not_found`; the schema engine had answered `not_found` for every id it had not invented."""
+    if op != "get":
+        return None
+    own = own_key_arg(entity, props, required, op, card)
+    if own is None or not shown_id_forms(world, entity.name):
+        return None
+    checks = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=None)]
+    key = entity.key_field if entity.key_field != "id" else f"{entity.name}_id"
+    return Rule(op=op, read_only=True, check=checks, answer=f"{{{key!r}: args[{own!r}]}}", origin="inferred")
 
 
 #: Name words of a tool that puts a member on a record (the member need not be on it yet).
