@@ -14,7 +14,7 @@ from cworld.controller.backends.sandbox import to_tool_result
 from cworld.engine.learn.explorer import Explorer, briefing
 from cworld.sandbox.catalog import all_apps, stateful_apps
 from cworld.sandbox.framework import SandboxSession, SandboxWorld
-from cworld.sandbox.framework.index import CollectionIndex, WorldIndexes
+from cworld.sandbox.framework.index import CollectionIndex, TextIndex, WorldIndexes
 from cworld.sandbox.framework.server import build_server, tool_specs
 from tests.test_sandbox_index import Rows, _kind, _walk, assert_fresh, grown
 
@@ -60,6 +60,12 @@ def test_a_write_in_one_session_is_not_seen_by_another() -> None:
     assert [r["id"] for r in writer.ordered("rows", ("text",), having=(_kind, ["a"]))] == [
         r["id"] for r in sorted((r for r in one.state["rows"]["rows"].values() if r["kind"] == "a"),
                                 key=lambda r: r["text"])]
+    fresh_kind = writer.ordered("rows", ("text", "id"), reverse=True, kind="a")  # a new index, from the world's
+    assert [r["id"] for r in fresh_kind] == [r["id"] for r in sorted(
+        (r for r in one.state["rows"]["rows"].values() if r["kind"] == "a"), key=lambda r: (r["text"], r["id"]),
+        reverse=True)]
+    assert (("kind",), ("text", "id"), True) in core.sorts, "the new index was built as the world's"
+    before = frozen(world.indexes)
     reader = two.app("rows")
     assert reader.keys_where("rows", kind="a") == _walk(world.state["rows"]["rows"], "a")
     assert "r1" in reader.keys_where("rows", kind="b") and reader.count("rows", kind="a") == 20
@@ -127,3 +133,34 @@ def test_sessions_of_a_world_answer_as_a_session_alone(app: str) -> None:
         for (grouping, by, reverse), sort in core.sorts.items():
             assert {g: list(s) for g, s in sort.groups.items() if s} == {
                 g: list(s) for g, s in fresh.sort(grouping, by, reverse).groups.items() if s}
+
+
+def test_a_world_text_index_finds_by_words_what_the_scan_finds() -> None:
+    """A world's text index finds a query's records from its distinct words: the same keys as the scan of
+    every text, for words inside words, across fields and in unreadable records; a fork refiled after
+    writes still agrees, and the world's index it forked from is unchanged."""
+    rng = random.Random(4)
+    vocabulary = ["london", "on", "monday", "Ünïcode", "o'brien", "a.b@x.com", "long", "don", "mon"]
+    raw: dict[str, Any] = {f"m{i}": {"subject": " ".join(rng.sample(vocabulary, 3)),
+                                     "from": {"name": rng.choice(vocabulary)}} for i in range(300)}
+    raw["odd"] = "not a record"
+    fields = ("subject", "from.name")
+    world = TextIndex(fields, raw, tokens=True)
+    queries = [["on"], ["lon", "mon"], ["unicode"], ["o'b"], ["x.com", "don"], ["zzz"], ["n", "o"]]
+    for words in queries:
+        assert world.candidates(words) == TextIndex(fields, raw).candidates(words), words
+    before = {w: dict(k) for w, k in world.words.by_value.items()}  # type: ignore[union-attr]
+    mine = world.forked()
+    changed = dict(raw)
+    for n in range(40):
+        key = f"m{rng.randrange(320)}"
+        if rng.random() < 0.3 and key in changed:
+            del changed[key]
+            mine.refile(key)
+        else:
+            changed[key] = {"subject": " ".join(rng.sample(vocabulary, 2)), "from": {"name": f"new{n}"}}
+            mine.refile(key, changed[key])
+    for words in [*queries, ["new1"]]:
+        assert mine.candidates(words) == TextIndex(fields, changed).candidates(words), words
+        assert world.candidates(words) == TextIndex(fields, raw).candidates(words), words
+    assert {w: dict(k) for w, k in world.words.by_value.items()} == before  # type: ignore[union-attr]

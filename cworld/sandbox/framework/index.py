@@ -443,44 +443,82 @@ class TextIndex:
     """Each record's text over some fields, as `matches` reads it: a query's candidates are the records whose
     text holds every word, found by one substring test per record (no per-record call, no match object).
     Building it is one cached look-up per record; a token index cost 50 times more to build than the
-    searches of an episode saved (issue 35)."""
+    searches of an episode saved (issue 35), so only a world's index, built once for all its sessions, keeps
+    one (`tokens`): each distinct word of the texts with the records that hold it. A query word has no
+    space, so it is in a text exactly when it is in one of the text's words: a search tests the distinct
+    words, not every record's text."""
 
-    def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any]) -> None:
+    def __init__(self, fields: tuple[str, ...], raw: Mapping[Any, Any], tokens: bool = False) -> None:
         self.fields = fields
         paths = [tuple(f.split(".")) for f in fields]  # split once, not once a record
         self._read: Callable[[dict[str, Any]], tuple[Any, ...]] = (
             _reader(fields, None) if not any("." in f for f in fields)
             else lambda record: tuple([_read(record, path) for path in paths]))
         self.texts: dict[Any, str | None] = {}
+        self.words: _Postings | None = None
+        """with `tokens`: each word of the texts -> the keys whose text holds it"""
+        self.odd: set[Any] = set()
+        """the keys of records it cannot read (always candidates)"""
         columns = _path_columns(raw, paths)
         if columns is not None:  # every record a dict holding every field: read column by column
             self.texts = dict(zip(raw, map(text_of, zip(*columns, strict=True)), strict=True))
-            return
-        refile = self.refile
-        for key, record in raw.items():
-            refile(key, record)
+        else:
+            refile = self.refile
+            for key, record in raw.items():
+                refile(key, record)
+        if tokens:
+            words = self.words = _Postings()
+            add = words.add
+            for key, text in self.texts.items():
+                if text is not None:
+                    add(key, tuple(set(text.split(" "))))
 
     def forked(self) -> Self:
-        """This index for one session to change (its texts are strings: one dict copy)."""
+        """This index for one session to change (its texts are strings: one dict copy; its words' buckets
+        copied when changed)."""
         new = copy.copy(self)
-        new.texts = dict(self.texts)
+        new.texts, new.odd = dict(self.texts), set(self.odd)
+        new.words = None if self.words is None else self.words.forked()
         return new
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
+        self.odd.discard(key)
+        if self.words is not None:
+            self.words.remove(key)
         if record is _MISSING:
             self.texts.pop(key, None)
         elif type(record) is not dict:
             self.texts[key] = None  # unreadable: always a candidate
+            self.odd.add(key)
         else:
-            self.texts[key] = text_of(self._read(record))
+            text = self.texts[key] = text_of(self._read(record))
+            if self.words is not None:
+                self.words.add(key, tuple(set(text.split(" "))))
 
     def candidates(self, words: list[str]) -> set[Any]:
         first, *rest = sorted(words, key=len, reverse=True)
+        if self.words is not None:
+            return self._by_words(first, rest)
         found = {k for k, text in self.texts.items() if text is None or first in text}
         for word in rest:
             texts = self.texts
             found = {k for k in found if texts[k] is None or word in texts[k]}  # type: ignore[operator]
         return found
+
+    def _by_words(self, first: str, rest: list[str]) -> set[Any]:
+        """The keys whose text holds every word, from the distinct words that hold each (longest first, so
+        the rarest narrows first), and the unreadable ones."""
+        by_value = self.words.by_value  # type: ignore[union-attr]
+        found: set[Any] | None = None
+        for word in (first, *rest):
+            hits: set[Any] = set()
+            for token, keys in by_value.items():
+                if word in token:
+                    hits.update(keys)
+            found = hits if found is None else found & hits
+            if not found:
+                break
+        return (found or set()) | self.odd
 
 
 class CollectionIndex:
@@ -495,6 +533,8 @@ class CollectionIndex:
         self.shared = shared
         self.built_s = 0.0
         """CPU seconds spent building this map's indexes (a shared one's: the world's load)"""
+        self.world = False
+        """a world's own index (`WorldIndexes`), built once for all its sessions: its text indexes keep tokens"""
         self.origin: CollectionIndex | None = None
         """the world's index this one forked from, and `changed`, the keys the session's writes refiled since"""
         self.changed: set[Any] = set()
@@ -574,8 +614,9 @@ class CollectionIndex:
     def text(self, fields: tuple[str, ...]) -> TextIndex:
         found = self.texts.get(fields)
         if found is None:
-            found = self.texts[fields] = self._made(lambda world: world.text(fields), lambda raw: TextIndex(fields, raw),
-                                                    TextIndex.forked)
+            tokens = (self.shared or self).world
+            found = self.texts[fields] = self._made(lambda world: world.text(fields),
+                                                    lambda raw: TextIndex(fields, raw, tokens), TextIndex.forked)
         return found
 
     def refile(self, keys: set[Any], moved: set[Any]) -> bool:
@@ -645,6 +686,7 @@ class WorldIndexes:
             if type(raw) is not dict:
                 return None
             found = self._cores[(app, name)] = CollectionIndex(raw)
+            found.world = True
         return found
 
     def built_s(self) -> float:
