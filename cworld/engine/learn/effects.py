@@ -14,6 +14,7 @@ from typing import Any
 
 from cworld.engine.learn.diff import Change, changes, collections, is_map
 from cworld.engine.learn.loops import learn_loops
+from cworld.engine.learn.pointers import pointed
 from cworld.engine.learn.scope import MISSING, Scope, arg, key_forms
 from cworld.engine.learn.statements import learn_statements
 from cworld.engine.learn.traffic import Observation
@@ -284,6 +285,7 @@ def explain(value: Any, old: Any, scope: Scope, names: list[str], negate: bool =
         if isinstance(record, dict):
             out += [name] if record == value else []
             out += [f"{name}.get({f!r})" for f, v in record.items() if v == value and isinstance(f, str) and v not in (None, "", [], {})]
+    out += pointed(value, scope)
     if isinstance(value, str) and not out and whole and len(value) <= 200:
         out += _prefixed(value, scope, names)
     if isinstance(old, bool) and isinstance(value, bool) and old != value:
@@ -469,6 +471,24 @@ def _choose(options: list[list[str]], calls: list[Observation]) -> tuple[str | N
             literal, n = rest.most_common(1)[0]
             if counts[given] + n > most:
                 best, most = f"({given} if {given} is not None else {literal})", counts[given] + n
+    return _or_else(options, calls, best, most)
+
+
+def _or_else(options: list[list[str]], calls: list[Observation], best: str | None, most: int) -> tuple[str | None, int]:
+    """An expression over an argument where it was given, another where it was not (a new branch starts at
+    the base branch's commit when one is named, else at the head's), where that explains more calls."""
+    for name in calls[0].args if calls else []:
+        given = arg(name)
+        named = Counter(e for opts in options for e in dict.fromkeys(opts) if given in e and not _literal(e))
+        if not named:
+            continue
+        first, n = max(named.items(), key=lambda kv: (kv[1], -len(kv[0])))
+        rest = Counter(e for opts, o in zip(options, calls, strict=False) if first not in opts and o.args.get(name) is None
+                       for e in dict.fromkeys(opts) if given not in e)
+        if rest:
+            other, m = max(rest.items(), key=lambda kv: (kv[1], not _literal(kv[0]), -len(kv[0])))
+            if n + m > most:
+                best, most = f"({first} if {given} is not None else {other})", n + m
     return best, most
 
 

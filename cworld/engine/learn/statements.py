@@ -2,7 +2,8 @@
 candidate effect from a fixed repertoire of statement languages, each a rule function that applies a
 statement to a collection as the language's own engine does. It is proposed where the argument reads as a
 statement of the language and the collection changed, and kept only where it gives the state after the call
-on (almost) every accepted call: the diffs decide, the service's code is never read."""
+on (almost) every accepted call and on (almost) every one that changed the collection: the diffs decide, the
+service's code is never read."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from cworld.engine.rules.spec import Effect
 #: (how a statement of the language starts, the rule function that applies one to a collection)
 REPERTOIRE = ((re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|WITH|PRAGMA)\b", re.I),
                "sql_tables"),)
-#: the share of accepted calls the statement must reproduce exactly (a rare miss: the engine's own quirk)
+#: the share of accepted calls, and of those that changed the collection, the expression must reproduce
+#: exactly (a rare miss: the engine's own quirk; a call that changed nothing proves little)
 MIN_SHARE = 0.9
 
 
@@ -27,10 +29,11 @@ def learn_statements(oks: list[Observation], scopes: dict[int, Scope]) -> tuple[
     out: list[tuple[Effect, int]] = []
     covered: set[str] = set()
     for target in _changed(seen):
-        for name, function in _candidates(seen):
-            expr = f"{function}({target}, args[{name!r}])"
+        for expr in [f"{function}({target}, args[{name!r}])" for name, function in _candidates(seen)]:
             support = sum(_reproduces(scopes[id(o)], expr, o, target) for o in seen)
-            if support >= 2 and support >= MIN_SHARE * len(seen):
+            moved = [o for o in seen if (o.before or {}).get(target) != (o.after or {}).get(target)]
+            made = sum(_reproduces(scopes[id(o)], expr, o, target) for o in moved)
+            if made >= 2 and made >= MIN_SHARE * len(moved) and support >= MIN_SHARE * len(seen):
                 out.append((Effect(set="state", key=repr(target), value=expr), support))
                 covered.add(target)
                 break
