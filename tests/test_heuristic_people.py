@@ -135,9 +135,10 @@ def test_a_meeting_takes_the_earliest_free_slot_everyone_and_a_free_room_with_vi
     slots = Record("calendar/find_free_slots", {"slots": [["2026-05-07T14:00:00Z", "2026-05-07T14:30:00Z"],
                                                           ["2026-05-08T14:30:00Z", "2026-05-08T15:00:00Z"]]})
     rooms = Record("calendar/list_rooms", {"rooms": [
-        {"room_id": "r1", "name": "Cedar", "video": False, "available": True},
-        {"room_id": "r2", "name": "Maple", "video": True, "available": False},
-        {"room_id": "r3", "name": "Kite", "video": True, "available": True}]})
+        {"room_id": "r1", "name": "Cedar", "capacity": 4, "video": False, "available": True},
+        {"room_id": "r2", "name": "Maple", "capacity": 4, "video": True, "available": False},
+        {"room_id": "r4", "name": "Iris", "capacity": 2, "video": True, "available": True},
+        {"room_id": "r3", "name": "Kite", "capacity": 3, "video": True, "available": True}]})
     args, missing = fill(EVENT, intent, _ctx(MEETING, *people, slots, rooms))
     assert not missing and args["attendee_ids"] == ["p1", "p2"] and args["room_id"] == "r3"
     assert (args["start"], args["end"]) == ("2026-05-08T14:30", "2026-05-08T15:00")

@@ -34,8 +34,12 @@ def slot_moment(memory: list[Any], intent: Intent, name: str) -> str | None:
 
 
 def fits_room(item: dict[str, Any], intent: Intent) -> bool:
-    """A listed room the clause can take: free then (when the listing says), with video when asked for."""
+    """A listed room the clause can take: free then (when the listing says), seats for everyone the clause
+    names and me, with video when asked for."""
     if item.get("available") is False:
+        return False
+    seats = item.get("capacity")
+    if isinstance(seats, int) and seats < len(set(intent.facts.names)) + 1:
         return False
     return not ("video" in intent.words and item.get("video") is False)
 
