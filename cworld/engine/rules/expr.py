@@ -127,12 +127,18 @@ def user_id(user: Any) -> Any:
     return user.get("id") if isinstance(user, dict) else user
 
 
-def sql_tables(tables: Any, query: Any) -> Any:
-    """A sqlite world's `tables` after one statement as the sqlite server runs it (`world.real.sql_exec`:
-    SQLite itself, so a rule need not restate SQL); unchanged where the statement reads or errs."""
+def sql_run(tables: Any, query: Any) -> dict[str, Any]:
+    """One statement run on a database world's `tables` by SQLite itself (`world.real.sql_exec`, so a rule need
+    not restate SQL): {'result': rows, or [{'affected_rows': n}] for a write; 'error': SQLite's message or None;
+    'tables': the tables afterwards}."""
     from cworld.engine.world.real import sql_exec  # sqlite3 and the launch code only where a rule runs SQL
 
-    return sql_exec(dict(tables or {}), str(query))["tables"]
+    return sql_exec(dict(tables or {}), str(query))
+
+
+def sql_tables(tables: Any, query: Any) -> Any:
+    """A sqlite world's `tables` after one statement (`sql_run`); unchanged where the statement reads or errs."""
+    return sql_run(tables, query)["tables"]
 
 
 def next_key(collection: dict[str, Any], prefix: str) -> str:
@@ -150,7 +156,7 @@ FUNCTIONS: dict[str, Any] = {
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
     "under_root": under_root, "given_cursor": given_cursor,
-    "normpath": normpath, "sql_tables": sql_tables,
+    "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
 }
 
 

@@ -114,9 +114,10 @@ def _plain(record: dict[str, Any]) -> dict[str, Any]:
 
 def render_text(template: str, header: str, payload: Any, many: bool) -> str:
     """Text for a card `text` pattern. `many`: every record (list, search), else the first one only;
-    `@json` and `@repr` print a page or batch whole, as servers that print rows do."""
+    `@json` and `@repr` print a page, a batch or a list of rows whole, as servers that print rows do."""
     records, total = _records(payload)
-    many = many or (template in ("@json", "@repr") and isinstance(payload, dict) and "items" in payload)
+    many = many or (template in ("@json", "@repr") and (isinstance(payload, list)
+                                                        or (isinstance(payload, dict) and "items" in payload)))
     rows = [_plain(r) for r in records] if many else [_plain(r) for r in records[:1]]
     if template == "@json":
         value: Any = rows if many or isinstance(payload, list) else (rows[0] if rows else {})
