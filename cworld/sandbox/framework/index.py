@@ -506,19 +506,18 @@ class TextIndex:
         return found
 
     def _by_words(self, first: str, rest: list[str]) -> set[Any]:
-        """The keys whose text holds every word, from the distinct words that hold each (longest first, so
-        the rarest narrows first), and the unreadable ones."""
-        by_value = self.words.by_value  # type: ignore[union-attr]
-        found: set[Any] | None = None
-        for word in (first, *rest):
-            hits: set[Any] = set()
-            for token, keys in by_value.items():
-                if word in token:
-                    hits.update(keys)
-            found = hits if found is None else found & hits
-            if not found:
-                break
-        return (found or set()) | self.odd
+        """The keys whose text holds every word: the first (longest) word's from the distinct words that hold
+        it, unless they file more records than the texts are (a common word: "on" is in "london", "monday",
+        ...; scanning the texts is cheaper then), the other words tested on those; and the unreadable ones."""
+        texts = self.texts
+        buckets = [keys for token, keys in self.words.by_value.items() if first in token]  # type: ignore[union-attr]
+        if sum(map(len, buckets)) > len(texts):
+            found = {k for k, text in texts.items() if text is not None and first in text}
+        else:
+            found = set().union(*buckets)
+        for word in rest:
+            found = {k for k in found if word in texts[k]}  # type: ignore[operator]
+        return found | self.odd
 
 
 class CollectionIndex:
