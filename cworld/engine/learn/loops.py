@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.engine.learn.diff import Change, changes
-from cworld.engine.learn.scope import Scope, arg
+from cworld.engine.learn.scope import Scope, arg, key_forms
 from cworld.engine.learn.traffic import Observation
 from cworld.engine.rules.spec import Effect
 
 _SEPARATORS = ("|", ":", "/", "-", "_", " ")
 ITEM = "item"
+_ABOVE = "above:"
+"""an ancestors loop's `over`: the key form of the path argument follows"""
 
 
 @dataclass
@@ -29,6 +31,9 @@ class _Loop:
     key: str
     calls: list[Observation] = field(default_factory=list)
     fields: dict[str, Counter[str]] = field(default_factory=dict)
+    explained: set[tuple[int, str]] = field(default_factory=set)
+    deeper: bool = False
+    """(an ancestors loop) some call made a record above the one its path names"""
 
 
 @dataclass
@@ -51,17 +56,21 @@ def learn_loops(oks: list[Observation], scopes: dict[int, Scope]) -> tuple[list[
             if c.kind in ("create", "delete") and len(c.path) == 1 and c.path[0].isidentifier():
                 groups.setdefault((c.kind, c.path[0]), []).append(c)
         for (kind, target), made in groups.items():
-            found = _matched(o, made) or (_cascade(o, made, target) if kind == "delete" else None)
+            found = _matched(o, made) or (_cascade(o, made, target) if kind == "delete" else
+                                          _ancestors(o, made, scopes[id(o)]))
             if found is None:
                 continue
             over, key, pairs = found
             loop = loops.setdefault((kind, target, over, key), _Loop(kind, target, over, key))
             loop.calls.append(o)
-            explained.update((id(o), f"{target}/{c.key}") for c in made)
+            loop.deeper = loop.deeper or len(made) > 1
+            (loop.explained if over.startswith(_ABOVE) else explained).update((id(o), f"{target}/{c.key}") for c in made)
             for change, item in pairs:
                 for name, value in (change.new or {}).items() if kind == "create" else ():
                     loop.fields.setdefault(str(name), Counter()).update(_item_value(value, item))
-    out = [_effect(loop) for loop in loops.values() if len(loop.calls) >= 2]
+    kept = [loop for loop in loops.values() if len(loop.calls) >= 2 and (loop.deeper or not loop.over.startswith(_ABOVE))]
+    explained.update(*(loop.explained for loop in kept))
+    out = [_effect(loop) for loop in kept]
     lists, touched = _list_loops(oks)
     return [e for e in out if e is not None] + lists, explained | touched
 
@@ -135,6 +144,21 @@ def _matched(o: Observation, made: list[Change]) -> tuple[str, str, list[tuple[C
     return None
 
 
+def _ancestors(o: Observation, made: list[Change], scope: Scope) -> tuple[str, str, list[tuple[Change, Any]]] | None:
+    """The path an argument names and the folders above it that were not there, each one record (a folder
+    made with its missing parents, as `mkdir -p`): every record made is the path or one above it."""
+    for name, given in o.args.items():
+        if not isinstance(given, str):
+            continue
+        for form in key_forms(name, given, o.before)[1:]:
+            path = scope.value(form)
+            if not isinstance(path, str) or not path or not any(c.key == path for c in made):
+                continue
+            if all(c.key == path or path.startswith(c.key + "/") for c in made):
+                return f"{_ABOVE}{form}", f"str({ITEM})", [(c, c.key) for c in made]
+    return None
+
+
 def _cascade(o: Observation, made: list[Change], target: str) -> tuple[str, str, list[tuple[Change, Any]]] | None:
     """Records removed because a field of theirs named an item of a list argument (a deleted entity's
     relations): every removed record has such a field, and none that stayed does."""
@@ -188,12 +212,17 @@ def _item_value(value: Any, item: Any) -> list[str]:
             out += [f"list({ITEM}.get({k!r}) or [])" for k, v in item.items() if isinstance(k, str) and v is None]
     elif item == value:
         out.append(ITEM)
+    elif isinstance(item, str) and isinstance(value, str) and item.rpartition("/")[0] == value:
+        out.append(f"{ITEM}.rpartition('/')[0]")  # the folder a path lies in
     out.append(repr(json.loads(json.dumps(value))))
     return out
 
 
 def _effect(loop: _Loop) -> LoopEffect | None:
     over = f"({arg(loop.over)} or [])"
+    if loop.over.startswith(_ABOVE):  # the path and each folder above it, outermost first
+        path = loop.over.removeprefix(_ABOVE)
+        over = f"['/'.join({path}.split('/')[:i + 1]) for i in range(len({path}.split('/')))]"
     if loop.key.startswith("cascade:"):
         named = " or ".join(f"r.get({f!r}) in {over}" for f in loop.key.removeprefix("cascade:").split(","))
         effect = Effect.model_validate({"each": f"[k for k, r in {loop.target}.items() if {named}]", "as": "gone",
