@@ -439,12 +439,19 @@ class SortedIndex:
         self.entries[key], self.under[key] = entry, under
 
 
+#: A world's text index files its texts' words after this many searches (by any of its sessions): filing
+#: them cost about 20 scans (chat's messages 250 ms against 1 ms a scan), which a world's first session,
+#: with fewer searches than that, would pay for nothing (the engine's text index waits 32 searches too).
+SEARCHES_BEFORE_WORDS = 32
+
+
 class TextIndex:
     """Each record's text over some fields, as `matches` reads it: a query's candidates are the records whose
     text holds every word, found by one substring test per record (no per-record call, no match object).
     Building it is one cached look-up per record; a token index cost 50 times more to build than the
     searches of an episode saved (issue 35), so only a world's index, built once for all its sessions, keeps
-    one (`tokens`): each distinct word of the texts with the records that hold it. A query word has no
+    one (`tokens`), once its sessions have searched it `SEARCHES_BEFORE_WORDS` times: each distinct word of
+    the texts with the records that hold it. A query word has no
     space, so it is in a text exactly when it is in one of the text's words: a search tests the distinct
     words, not every record's text."""
 
@@ -466,12 +473,21 @@ class TextIndex:
             refile = self.refile
             for key, record in raw.items():
                 refile(key, record)
-        if tokens:
-            words = self.words = _Postings()
-            add = words.add
-            for key, text in self.texts.items():
-                if text is not None:
-                    add(key, tuple(set(text.split(" "))))
+        self.tokens = tokens
+        """whether it files the texts' words once it has answered `SEARCHES_BEFORE_WORDS` searches"""
+        self.searches = 0
+        self.built_s = 0.0
+        """CPU seconds its words' index took to build (part of a world's load)"""
+
+    def _file_words(self) -> None:
+        """File each text's distinct words (`words`), timed into `built_s`."""
+        started = time.process_time()
+        words = self.words = _Postings()
+        add = words.add
+        for key, text in self.texts.items():
+            if text is not None:
+                add(key, tuple(set(text.split(" "))))
+        self.built_s += time.process_time() - started
 
     def forked(self) -> Self:
         """This index for one session to change (its texts are strings: one dict copy; its words' buckets
@@ -479,6 +495,8 @@ class TextIndex:
         new = copy.copy(self)
         new.texts, new.odd = dict(self.texts), set(self.odd)
         new.words = None if self.words is None else self.words.forked()
+        new.tokens = new.words is not None  # a session's own copy never builds the words (its build is the world's)
+        new.built_s = 0.0
         return new
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
@@ -497,6 +515,10 @@ class TextIndex:
 
     def candidates(self, words: list[str]) -> set[Any]:
         first, *rest = sorted(words, key=len, reverse=True)
+        if self.tokens and self.words is None:
+            self.searches += 1
+            if self.searches > SEARCHES_BEFORE_WORDS:
+                self._file_words()
         if self.words is not None:
             return self._by_words(first, rest)
         found = {k for k, text in self.texts.items() if text is None or first in text}
@@ -690,7 +712,7 @@ class WorldIndexes:
 
     def built_s(self) -> float:
         """CPU seconds spent building the world's indexes so far: its load, paid once for all its sessions."""
-        return sum(core.built_s for core in self._cores.values())
+        return sum(core.built_s + sum(text.built_s for text in core.texts.values()) for core in self._cores.values())
 
     def built(self) -> set[tuple[Any, ...]]:
         """Which indexes the world holds: (app, map, kind, what it is over) each."""
