@@ -167,3 +167,16 @@ def test_a_world_text_index_finds_by_words_what_the_scan_finds() -> None:
         assert mine.candidates(words) == TextIndex(fields, changed).candidates(words), words
         assert world.candidates(words) == TextIndex(fields, raw).candidates(words), words
     assert {w: dict(k) for w, k in world.words.by_value.items()} == before  # type: ignore[union-attr]
+
+
+def test_a_forks_searches_count_toward_the_worlds_words() -> None:
+    """Sessions fork a map's indexes at their first write, so most searches are a fork's: they count toward
+    the world's words too, which the world then files (the fork keeps scanning, and still agrees)."""
+    raw = {f"m{i}": {"subject": f"london monday {i % 5}"} for i in range(50)}
+    world = TextIndex(("subject",), raw, tokens=True)
+    mine = world.forked()
+    mine.refile("m0", {"subject": "paris"})
+    for _ in range(SEARCHES_BEFORE_WORDS + 1):
+        assert mine.candidates(["paris"]) == {"m0"}
+    assert world.words is not None and mine.words is None
+    assert world.candidates(["paris"]) == set() and len(world.candidates(["lond"])) == 50

@@ -450,7 +450,8 @@ class TextIndex:
     text holds every word, found by one substring test per record (no per-record call, no match object).
     Building it is one cached look-up per record; a token index cost 50 times more to build than the
     searches of an episode saved (issue 35), so only a world's index, built once for all its sessions, keeps
-    one (`tokens`), once its sessions have searched it `SEARCHES_BEFORE_WORDS` times: each distinct word of
+    one (`tokens`), once its sessions (and the forks of it) have searched `SEARCHES_BEFORE_WORDS` times (a
+    session that forked before keeps scanning): each distinct word of
     the texts with the records that hold it. A query word has no
     space, so it is in a text exactly when it is in one of the text's words: a search tests the distinct
     words, not every record's text."""
@@ -473,8 +474,9 @@ class TextIndex:
             refile = self.refile
             for key, record in raw.items():
                 refile(key, record)
-        self.tokens = tokens
-        """whether it files the texts' words once it has answered `SEARCHES_BEFORE_WORDS` searches"""
+        self.world: TextIndex | None = self if tokens else None
+        """the world's text index whose words it counts searches toward (itself, a fork's origin; None: a
+        session's own index, which never files words)"""
         self.searches = 0
         self.built_s = 0.0
         """CPU seconds its words' index took to build (part of a world's load)"""
@@ -495,8 +497,7 @@ class TextIndex:
         new = copy.copy(self)
         new.texts, new.odd = dict(self.texts), set(self.odd)
         new.words = None if self.words is None else self.words.forked()
-        new.tokens = new.words is not None  # a session's own copy never builds the words (its build is the world's)
-        new.built_s = 0.0
+        new.built_s = 0.0  # a fork never files words itself; its searches count toward the world's
         return new
 
     def refile(self, key: Any, record: Any = _MISSING) -> None:
@@ -515,10 +516,11 @@ class TextIndex:
 
     def candidates(self, words: list[str]) -> set[Any]:
         first, *rest = sorted(words, key=len, reverse=True)
-        if self.tokens and self.words is None:
-            self.searches += 1
-            if self.searches > SEARCHES_BEFORE_WORDS:
-                self._file_words()
+        world = self.world
+        if world is not None and world.words is None:  # the world's sessions' searches, forks' too, count
+            world.searches += 1
+            if world.searches > SEARCHES_BEFORE_WORDS:
+                world._file_words()
         if self.words is not None:
             return self._by_words(first, rest)
         found = {k for k, text in self.texts.items() if text is None or first in text}
