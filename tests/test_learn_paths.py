@@ -61,3 +61,40 @@ def test_a_file_written_in_a_folder_that_exists_makes_no_loop() -> None:
         state = after
     rule, _ = induce(WRITE, calls)
     assert rule.do and not any(e.each for e in rule.do), rule.do
+
+
+STATUS = ToolSpec.model_validate({
+    "server": "vcs", "name": "status", "description": "a repository's status (test)",
+    "input_schema": {"type": "object", "required": ["repo_path"], "properties": {"repo_path": {"type": "string"}}},
+    "annotations": {"read_only_hint": True}})
+
+
+def test_another_repository_is_refused_and_the_same_one_written_with_a_slash_is_not() -> None:
+    state = {"repo": "/scratch/git/repo", "branches": {"main": {"commit": "c1"}}}
+    calls = [Observation(STATUS, {"repo_path": path}, result, NOW, state)
+             for path, result in [("/scratch/git/repo", ToolResult.ok({}))] * 4 +
+             [(p, ToolResult.error("business", "outside the repository"))
+              for p in ("/tmp/x", "/scratch/git/other", "/scratch/git/repo/..")]]
+    rule, _ = induce(STATUS, calls)
+    for path, verdict in (("/scratch/git/repo/", "ok"), ("/scratch/git/repo", "ok"), ("/scratch/git/elsewhere", "business")):
+        assert run_on(rule, Observation(STATUS, {"repo_path": path}, ToolResult.ok({}), NOW, state))[0] == verdict, path
+
+
+def test_a_file_written_below_a_file_is_refused_however_deep() -> None:
+    state: dict[str, Any] = {"root": ROOT, "files": {"a.txt": {"parent": "", "content": "x"}},
+                             "directories": {"docs": {"parent": ""}, "docs/sub": {"parent": "docs"}}}
+    calls = []
+    for i, path in enumerate(("docs/a.md", "b.md", "docs/sub/c.md", "a.txt/d.md", "a.txt/e/f.md", "docs/g.md")):
+        refused = path.startswith("a.txt/")
+        after = copy.deepcopy(state)
+        if not refused:
+            after["files"][path] = {"parent": path.rpartition("/")[0], "content": str(i)}
+        result = ToolResult.error("business", "ENOTDIR: not a directory") if refused else ToolResult.ok({})
+        calls.append(Observation(WRITE, {"path": f"{ROOT}/{path}", "content": str(i)}, result, NOW, state,
+                                 state if refused else after))
+    rule, _ = induce(WRITE, calls)
+    world = {"root": ROOT, "files": {"n.txt": {"parent": "", "content": "y"}}, "directories": {}}
+    deep = Observation(WRITE, {"path": f"{ROOT}/n.txt/p/q/r.md", "content": "z"}, ToolResult.ok({}), NOW, world)
+    assert run_on(rule, deep)[0] == "business", rule.check
+    fine = Observation(WRITE, {"path": f"{ROOT}/s.md", "content": "z"}, ToolResult.ok({}), NOW, world)
+    assert run_on(rule, fine)[0] == "ok", rule.check

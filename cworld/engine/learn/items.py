@@ -146,7 +146,8 @@ def path_atoms(props: dict[str, Any], calls: list[Any]) -> list[str]:
     """For an argument that is always the folder the state names (a repository's path): it is another one.
     For an argument that names records by a path under a folder the state names (a file under the
     allowed folder): the path is outside that folder, is the folder, names a record of a collection (a
-    folder where a file is wanted), names none, or lies in a record that is no folder (a file's path)."""
+    folder where a file is wanted), names none, or lies in a record that is no folder (a file's path), its
+    parent or any folder above it (`notes.txt/ideas/a.csv` under the file `notes.txt`)."""
     out: list[str] = []
     state = next((o.before for o in calls if o.before is not None), None)
     oks = [o for o in calls if o.verdict == "ok" and o.before is not None]
@@ -154,7 +155,7 @@ def path_atoms(props: dict[str, Any], calls: list[Any]) -> list[str]:
         for top, value in (state or {}).items():  # the one folder the service works in (a repository)
             if isinstance(value, str) and value.startswith("/") and top.isidentifier() and oks and \
                     all(o.args.get(name) == o.before.get(top) for o in oks):
-                out.append(f"{arg(name)} is not None and str({arg(name)}) != {top}")
+                out.append(f"{arg(name)} is not None and normpath({arg(name)}) != {top}")  # `repo/` is the repo
         forms = {f for o in calls for f in key_forms(name, o.args.get(name), o.before)[1:]}
         for form in sorted(forms):
             top = form.split(".removeprefix(")[1].split(" + ")[0]
@@ -164,7 +165,8 @@ def path_atoms(props: dict[str, Any], calls: list[Any]) -> list[str]:
             inside = given + f"str({arg(name)}).startswith({top} + '/') and "
             parent = f"{form}.rpartition('/')[0]"
             for coll in collections(state or {}):
-                out += [inside + f"{form} in {coll}", inside + f"{form} not in {coll}", inside + f"{parent} in {coll}"]
+                out += [inside + f"{form} in {coll}", inside + f"{form} not in {coll}", inside + f"{parent} in {coll}",
+                        inside + f"any('/'.join({form}.split('/')[:i + 1]) in {coll} for i in range({form}.count('/')))"]
             colls = collections(state or {})
             if len(colls) > 1:
                 out.append(inside + " and ".join(f"{form} not in {c}" for c in colls))
