@@ -39,7 +39,11 @@ About a minute with the defaults (3 seeds x 9 stateful apps x 40 calls, every en
    keys of the same shape; empty collections stay empty), the ratio of per-call time; the large world's
    replay runs once per app under `--scale-budget` CPU seconds, and a replay cut there gives a lower bound.
    Each timed replay starts after a full garbage collection (`collected`), so the collection owed for
-   building the world is not charged to its calls.
+   building the world is not charged to its calls. `--live-scale` times the live apps the same way, three
+   figures (`live_scale`): a world's first session (its calls build the indexes), a session of a world
+   loaded by six sessions of other calls (its indexes shared, `SandboxWorld`), and the world's load (the
+   CPU of its index builds); the 3x target is read on the second (docs/world-engine.md, "Worlds of real
+   size").
 """
 
 from __future__ import annotations
