@@ -180,3 +180,31 @@ def test_a_forks_searches_count_toward_the_worlds_words() -> None:
         assert mine.candidates(["paris"]) == {"m0"}
     assert world.words is not None and mine.words is None
     assert world.candidates(["paris"]) == set() and len(world.candidates(["lond"])) == 50
+
+
+def test_a_map_a_write_touched_before_any_look_up_forks_the_worlds_index() -> None:
+    """A write call that reads a record by key (a person looked up) touches the map before the session has
+    indexed it: the session's first look-up then forks the world's index, refiled at the touched keys,
+    instead of building its own; across several calls, adds and deletes it still answers as a walk."""
+    template = SandboxSession(0, [Rows])
+    template.state["rows"] = {"rows": {f"r{i}": {"id": f"r{i}", "kind": "ab"[i % 2]} for i in range(30)}}
+    world = SandboxWorld(template)
+    world.session().app("rows").keys_where("rows", kind="a")  # the world's index, built by another session
+    session = world.session()
+    rows = session.state["rows"]["rows"]
+    for step, (read, change) in enumerate([("r1", "r2"), ("r3", None), ("r4", "new")]):
+        cp = session.begin_write("rows")
+        view = session.app("rows").state["rows"]
+        view.get(read)
+        if change == "new":
+            view["new"] = {"id": "new", "kind": "a"}
+            del view["r6"]
+        elif change is not None:
+            view[change]["kind"] = "a"
+        session.end_write(cp)
+        assert ("rows", "rows") not in session.indexes._of, f"step {step}: indexed before any look-up"
+    assert session.app("rows").keys_where("rows", kind="a") == _walk(rows, "a")
+    index = session.indexes._of[("rows", "rows")]
+    assert index.origin is world.indexes.core("rows", "rows") and index.shared is None
+    assert_fresh(session.indexes)
+    assert world.session().app("rows").keys_where("rows", kind="a") == _walk(world.state["rows"]["rows"], "a")

@@ -737,6 +737,9 @@ class Indexes:
         """False: every look-up walks its map (what the tests compare the indexes with)"""
         self.world = world
         self._pristine = dict(pristine or {})
+        self._drifted: dict[tuple[str, str], tuple[dict[Any, Any], set[Any], set[Any]]] = {}
+        """maps of the world's that write calls touched before the session indexed them: the map, the keys
+        they touched and the ones they deleted (the world's index forked and refiled there is the map's)"""
         self._of: dict[tuple[str, str], CollectionIndex] = {}
 
     def of(self, app: str, name: str, raw: dict[Any, Any], kept: Kept | None = None) -> CollectionIndex:
@@ -758,13 +761,33 @@ class Indexes:
             core = self.world.core(app, name)
             if core is not None and len(core.raw) == len(raw):
                 return CollectionIndex(raw, shared=core)
+        drifted = self._drifted.pop((app, name), None)
+        if self.world is not None and drifted is not None and drifted[0] is raw:
+            core = self.world.core(app, name)
+            if core is not None:
+                index = CollectionIndex(raw, shared=core)
+                index.fork()
+                if index.refile(drifted[1], drifted[2]):
+                    return index
         return CollectionIndex(raw)
 
     def after_write(self, app: str, journal: CallJournal) -> None:
         """File again what a write call touched (after it is done or undone), in the session's own indexes."""
         for (owner, name), raw in list(self._pristine.items()):
-            if owner == app and journal.kept_of(raw) is not None:
+            kept = journal.kept_of(raw) if owner == app else None
+            if kept is not None:
                 del self._pristine[(owner, name)]
+                if not kept.walked and (owner, name) not in self._of:
+                    self._drifted[(owner, name)] = (raw, set(kept.touched), set(kept.deleted))
+        for (owner, name), (raw, touched, moved) in list(self._drifted.items()):
+            kept = journal.kept_of(raw) if owner == app else None
+            if kept is None or (owner, name) in self._of:
+                continue
+            if kept.walked:
+                del self._drifted[(owner, name)]
+            else:
+                touched |= kept.touched
+                moved |= kept.deleted
         for (owner, _), index in list(self._of.items()):
             if owner != app:
                 continue
