@@ -37,6 +37,11 @@ from cworld.sandbox.framework.journal import for_reading
 Due = Annotated[str, Field(description="due time as YYYY-MM-DDTHH:MM (UTC)", min_length=10, max_length=25)]
 
 
+
+def _members(card: dict[str, Any]) -> list[str]:
+    """The members a card is assigned to (the group `search_cards` reads a member's cards from)."""
+    return list(card["members"])
+
 class TaskboardTools(SandboxApp):
     """Tools of the taskboard app (a mixin of `TaskboardApp`)."""
 
@@ -118,7 +123,12 @@ class TaskboardTools(SandboxApp):
             return CardPage(cards=[self._summary(c) for c in chunk], **meta)
         cards = self.state["cards"]
         on_board = {"board_id": board_id} if board_id is not None else {}
-        hits = [c for c in self.keys_matching("cards", query, ("title", "description"), **on_board)
+        if member_id is not None and not norm(query).split():  # a member's cards: their group, not every card
+            found = [c for c in self.keys_having("cards", _members, member_id)
+                     if board_id is None or cards[c]["board_id"] == board_id]
+        else:
+            found = self.keys_matching("cards", query, ("title", "description"), **on_board)
+        hits = [c for c in found
                 if matches(query, cards[c]["title"], cards[c]["description"])
                 and member_id in (None, *cards[c]["members"]) and (include_archived or not cards[c]["archived"])
                 and (not overdue_only or self._overdue(cards[c]))]
