@@ -62,28 +62,31 @@ def schema_problem(schema: dict[str, Any]) -> str | None:
 
 def validation_error(schema: dict[str, Any], value: Any) -> str | None:
     """None when `value` validates against `schema`, else the first error in one line."""
-    check = _check_for(schema)
-    if check is not None:
-        try:
-            if check(value):
-                return None
-        except Exception:  # noqa: BLE001 - an odd value or schema the compiled check did not foresee
-            pass  # jsonschema below gives the verdict
-    return _jsonschema_error(schema, value)
+    if _compiled_passes(schema, value):
+        return None
+    return _jsonschema_error(schema, value)  # jsonschema gives the verdict, and says why
 
 
 def conforms(schema: dict[str, Any], value: Any) -> bool:
-    """Whether `value` validates against `schema`: the verdict alone, without the message `validation_error`
-    builds for an invalid value (jsonschema's best match costs far more than the check)."""
-    check = _check_for(schema)
-    if check is not None:
-        try:
-            return bool(check(value))
-        except Exception:  # noqa: BLE001 - an odd value or schema the compiled check did not foresee
-            pass
+    """Whether `value` validates against `schema`, the verdict `validation_error` gives, without the message it
+    builds for an invalid value (jsonschema's best match costs far more than a check that stops at the first)."""
+    if _compiled_passes(schema, value):
+        return True
     try:
         return bool(_validator(_canonical(schema)).is_valid(value))
     except Exception:  # noqa: BLE001 - a malformed schema: nothing validates against it
+        return False
+
+
+def _compiled_passes(schema: dict[str, Any], value: Any) -> bool:
+    """The compiled check passes `value`; False also where it has no check or fails on an odd value or schema
+    (jsonschema decides those)."""
+    check = _check_for(schema)
+    if check is None:
+        return False
+    try:
+        return bool(check(value))
+    except Exception:  # noqa: BLE001 - an odd value or schema the compiled check did not foresee
         return False
 
 
