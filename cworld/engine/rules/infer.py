@@ -129,19 +129,19 @@ def cursor_checks(props: dict[str, Any]) -> list[Check]:
 def belongs_checks(checks: list[Check], card: CategoryCard, own: EntityType) -> list[Check]:
     """Two records a call names, one the other's child (`list_cards(board_id, list_id)`, the list holding its
     `board_id`): the child must be the parent's, as services refuse a list of another board."""
-    found = [(c, own if c.find == "target" else card.entity(c.find[4:])) for c in checks
-             if c.find and c.key and (c.find == "target" or c.find.startswith("ref_"))]
+    found = [(c, kind) for c in checks if c.find and c.key and (c.find == "target" or c.find.startswith("ref_"))
+             if (kind := own if c.find == "target" else card.entity(c.find[4:])) is not None]
     out = []
     for parent, parent_kind in found:
+        field = f"{parent_kind.name}_id"
         for child, child_kind in found:
-            field = f"{parent_kind.name}_id" if parent_kind is not None else ""
-            if child is parent or child_kind is None or field not in child_kind.fields:
+            if child is parent or field not in child_kind.fields:
                 continue
             out.append(Check(fail=f"{child.find} is not None and {parent.find} is not None and "
                                   f"{child.find}.get({field!r}) not in (None, '') and "
                                   f"str({child.find}.get({field!r})) != str({parent.key})", error="invalid",
                              message=f"{child_kind.name.replace('_', ' ')} {{{child.key}}} is not on "
-                                     f"{parent_kind.name.replace('_', ' ')} {{{parent.key}}}"))  # type: ignore[union-attr]
+                                     f"{parent_kind.name.replace('_', ' ')} {{{parent.key}}}"))
     return out
 
 
@@ -178,8 +178,7 @@ def _on_record_checks(tool: ToolSpec, entity: EntityType, props: dict[str, Any],
         other = named[0] if named is not None and not named[1] else None
         if other is None or other is entity or collection_of(other, world) is None:
             continue
-        field = next((f for f, kind in entity.fields.items()
-                      if str(kind).startswith("list") and singular_word(f) == other.name), None)
+        field = list_field(entity, {other.name})
         if field is not None:
             have = f"(target.get({field!r}) or [])"
             checks.append(Check(fail=f"target is not None and args[{arg!r}] is not None and isinstance({have}, list) "
@@ -227,8 +226,7 @@ def _member_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld
                       and p in required), None)
         # the list the name names (`add_attendees`), else the one the value argument names (`symbol` -> `symbols`)
         named_by = words | ({singular_word(snake(value))} if value is not None else set())
-        field = next((f for f in kind.fields if singular_word(f) in named_by and str(kind.fields[f]).startswith("list")),
-                     None) if kind is not None and coll is not None else None
+        field = list_field(kind, named_by) if kind is not None and coll is not None else None
         if kind is None or coll is None or field is None or value is None:
             continue
         have, given = f"(target.get({field!r}) or [])", f"(args[{value!r}] if isinstance(args[{value!r}], list) else [args[{value!r}]])"
@@ -546,7 +544,9 @@ def _shown_form_check(arg: str, kind: EntityType, many: bool, world: ServerWorld
 
 
 _RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]")
-_FORMS: dict[tuple[int, str], frozenset[str]] = {}
+_FORMS: dict[tuple[int, str], tuple[ServerWorld, frozenset[str]]] = {}
+"""(id of a world, kind) -> (that world, its forms): the entry holds the world, so its id stays its own"""
+_FORMS_LIMIT = 4096
 
 
 def shown_id_forms(world: ServerWorld, kind: str) -> frozenset[str]:
@@ -556,8 +556,8 @@ def shown_id_forms(world: ServerWorld, kind: str) -> frozenset[str]:
     kept (a prefix such as `htl`), upper-case words, digits and other runs generalized: `GH723-20260902` reads as
     upper-case letters, digits, a dash, digits)."""
     cached = _FORMS.get((id(world), kind))
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] is world:
+        return cached[1]
     field = f"{kind}_id"
     values = {v for coll in world.state.values() if isinstance(coll, dict)
               for rec in coll.values() if isinstance(rec, dict) and isinstance(v := rec.get(field), str) and v}
@@ -568,7 +568,9 @@ def shown_id_forms(world: ServerWorld, kind: str) -> frozenset[str]:
                for rec in coll.values() if isinstance(rec, dict) and isinstance(rec.get(plural), list)
                for v in rec[plural] if isinstance(v, str) and any(c.isdigit() for c in v)}
     forms = frozenset("".join(_run_form(r) for r in _RUNS.findall(v)) for v in values)
-    _FORMS[(id(world), kind)] = forms
+    if len(_FORMS) >= _FORMS_LIMIT:
+        _FORMS.clear()
+    _FORMS[(id(world), kind)] = (world, forms)
     return forms
 
 
@@ -622,9 +624,7 @@ def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
     plain = snake(prop)
     named = id_kind(prop, card) if plain not in entity.fields else None
     if named is not None and named[1]:  # `traveller_ids` fills the record's `travellers` list where it has one
-        listed = next((f for f, kind in entity.fields.items()
-                       if str(kind).startswith("list") and singular_word(f) == id_stem(prop)[0]), None)  # type: ignore[index]
-        return listed or plain
+        return list_field(entity, {id_stem(prop)[0]}) or plain  # type: ignore[index]
     if named is None or named[0] is None:
         return plain
     refs = [f for f in entity.fields if (kind := id_kind(f, card)) is not None and kind == (named[0], False)]
@@ -646,6 +646,12 @@ def record_key(arg: str, entity: EntityType, world: ServerWorld) -> str:
     if entity.fields.get(entity.key_field) == "path" and isinstance(world.state.get("root"), str):
         return f"under_root(args[{arg!r}], root)"
     return f"args[{arg!r}]"
+
+
+def list_field(entity: EntityType, names: set[str] | frozenset[str]) -> str | None:
+    """The kind's first list field whose singular is one of `names` (`travellers` for `traveller`)."""
+    return next((f for f, kind in entity.fields.items() if str(kind).startswith("list") and singular_word(f) in names),
+                None)
 
 
 def self_key_field(records: Any) -> str | None:
