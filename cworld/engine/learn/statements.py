@@ -28,11 +28,12 @@ def learn_statements(oks: list[Observation], scopes: dict[int, Scope]) -> tuple[
     seen = [o for o in oks if o.before is not None and o.after is not None]
     out: list[tuple[Effect, int]] = []
     covered: set[str] = set()
+    candidates = _candidates(seen)
     for target in _changed(seen):
-        for expr in [f"{function}({target}, args[{name!r}])" for name, function in _candidates(seen)]:
-            support = sum(_reproduces(scopes[id(o)], expr, o, target) for o in seen)
-            moved = [o for o in seen if (o.before or {}).get(target) != (o.after or {}).get(target)]
-            made = sum(_reproduces(scopes[id(o)], expr, o, target) for o in moved)
+        moved = {id(o) for o in seen if (o.before or {}).get(target) != (o.after or {}).get(target)}
+        for expr in [f"{function}({target}, args[{name!r}])" for name, function in candidates]:
+            hits = [o for o in seen if _reproduces(scopes[id(o)], expr, o, target)]  # each call's statement run once
+            support, made = len(hits), sum(id(o) in moved for o in hits)
             if made >= 2 and made >= MIN_SHARE * len(moved) and support >= MIN_SHARE * len(seen):
                 out.append((Effect(set="state", key=repr(target), value=expr), support))
                 covered.add(target)
