@@ -37,6 +37,7 @@ from cworld.engine.schema.patterns import ResponsePattern, render_text, response
 from cworld.engine.schema.shaping import Shaper, schema_types
 from cworld.engine.world.base import ServerWorld, World
 from cworld.engine.world.changes import EntityChanges
+from cworld.engine.world.layout import head
 from cworld.engine.world.named import with_named_kinds
 from cworld.engine.world.state import Outcome
 from cworld.sandbox.framework.session import SECONDS_PER_CALL
@@ -331,7 +332,7 @@ class RulesEngine:
             found = collection_names(rule, keys | set(defs))
             for fn in _called_defs(found, defs):
                 found |= identifiers(defs[fn].expr) & keys
-            names = self._names[id(rule)] = {server.base.kinds.get(n, n) for n in found if n in keys}
+            names = self._names[id(rule)] = {head(server.base.kinds.get(n, n)) for n in found if n in keys}
         return names
 
     def _rule_error(self, tool: ToolSpec, exc: Exception) -> None:

@@ -27,6 +27,7 @@ from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 from cworld.engine.world.fresh import freshen
+from cworld.engine.world.layout import at, held_view
 
 _REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
@@ -85,8 +86,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                     list_=_list_read(tool, coll, entity, props, card), origin="inferred")
     if op == "create":
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
-                       _held_fields(entity, world.state.get(coll)), {singular_word(t) for t in name_tokens(tool.name)},
-                       self_key_field(world.state.get(coll)), world)
+                       _held_fields(entity, at(world.state, coll)), {singular_word(t) for t in name_tokens(tool.name)},
+                       self_key_field(at(world.state, coll)), world)
     key = record_key(own, entity, world) if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
         # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
@@ -316,7 +317,7 @@ def _singleton_rule(tool: ToolSpec, op: str, props: dict[str, Any], world: Serve
     if op == "get":
         value = world.state[named]
         return Rule(op=op, read_only=True, check=checks, origin="inferred",
-                    answer=named if isinstance(value, dict) else f"{{{named!r}: {named}}}")
+                    answer=held_view(named, world.kinds) if isinstance(value, dict) else f"{{{named!r}: {named}}}")
     if not isinstance(world.state[named], dict):  # a value held once (`timezone: Europe/Lisbon`): set it whole
         given = next((p for p in props if snake(p) == named), None)
         return None if given is None else Rule(
@@ -449,7 +450,7 @@ def _signed_in_user(world: ServerWorld, args: list[str]) -> tuple[str, list[str]
 
 def collection_of(entity: EntityType, world: ServerWorld) -> str | None:
     name = world.kinds.get(entity.name)
-    return name if name is not None and isinstance(world.state.get(name), dict) else None
+    return name if name is not None and isinstance(at(world.state, name), dict) else None
 
 
 def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], op: str,

@@ -19,6 +19,7 @@ from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
+from cworld.engine.world.layout import at
 from cworld.engine.world.state import Outcome
 
 _DEFAULT_MESSAGES = {
@@ -139,8 +140,7 @@ class RuleRun:
 
     def collection(self, ref: str) -> dict[str, Any]:
         """A collection by state name, card kind (through the server's kinds) or expression."""
-        name = self.ctx.kinds.get(ref, ref)
-        found = self.ctx.state.get(name)
+        found = at(self.ctx.state, self.ctx.kinds.get(ref, ref))  # a layout path too (`cart.items`)
         if isinstance(found, dict):
             return found
         value = self.ev(ref)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cworld.data_model.jsonl import write_text_atomic
+from cworld.engine.world.layout import at, resolved
 from cworld.errors import UsageError
 
 #: Bumped whenever what a world holds changes: a saved world of another format is rebuilt (loaded
@@ -48,10 +49,15 @@ class ServerWorld:
     #: kinds the server's tools name that its card lacks (`world/named.py`), as card entity definitions
     named_kinds: list[dict[str, Any]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # a kind naming a value held once reaches the collection inside it (`cart` -> `cart.items`, layout.py),
+        # for worlds saved before layouts named paths too
+        self.kinds = resolved(self.state, self.kinds)
+
     def collection(self, kind_or_name: str) -> dict[str, Any] | None:
-        """The `{key: record}` map of a card entity kind or a state collection name; None if absent."""
-        name = self.kinds.get(kind_or_name, kind_or_name)
-        found = self.state.get(name)
+        """The `{key: record}` map of a card entity kind, a state collection name or a layout path (`cart.items`);
+        None if absent."""
+        found = at(self.state, self.kinds.get(kind_or_name, kind_or_name))
         return found if isinstance(found, dict) else None
 
     def sizes(self) -> dict[str, int]:

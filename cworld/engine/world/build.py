@@ -31,6 +31,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import kind_named, singular_word
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld, World
 from cworld.engine.world.idformat import card_format
+from cworld.engine.world.layout import SEP, at
 from cworld.engine.world.named import named_kinds, with_named_kinds
 from cworld.engine.world.names import name_records
 from cworld.engine.world.state import Collection, new_record
@@ -388,6 +389,7 @@ def load_records_file(server: str, path: Path, card: CategoryCard, kinds: dict[s
     collections: dict[str, Collection] = {}
     data = _read_records(path)
     singletons = _singletons(data.pop(STATE_KEY, None), path)
+    nested = _nested_layout(data.pop(LAYOUT_KEY, None), singletons, card, path, server)
     for name, records in data.items():
         entity = _entity_of(name, card, layout, path, server)
         coll = collections.setdefault(entity.name, Collection(entity, card_format(entity)))
@@ -403,7 +405,7 @@ def load_records_file(server: str, path: Path, card: CategoryCard, kinds: dict[s
     if "auth" not in singletons and _holds_accounts(collections.values()):
         singletons["auth"] = {}  # where a login keeps its session token, which every later call must carry
     return ServerWorld(server=server, state={**state, **singletons},
-                       kinds={k: layout[k] for k in collections}, card=card.name,
+                       kinds={**{k: layout[k] for k in collections}, **nested}, card=card.name,
                        ids=_last_numbers(collections.values()), source=f"loaded:{path.name}")
 
 
@@ -415,6 +417,38 @@ def _holds_accounts(collections: Iterable[Collection]) -> bool:
 #: The entry of a world file that holds what is not a collection of records: the signed-in user (`me:
 #: usr_0002`), session tokens (`auth`), settings, balances, counters, relations, trees.
 STATE_KEY = "state"
+
+
+#: The entry of a world file that names collections kept inside a singleton (`{cart_item: cart.items}`: a
+#: cart's lines, held in `state.cart` beside its coupon), so the card's rules run on them as on any collection.
+LAYOUT_KEY = "layout"
+
+
+def _nested_layout(value: Any, singletons: dict[str, Any], card: CategoryCard, path: Path,
+                   server: str) -> dict[str, str]:
+    """Kind -> path of the file's `layout` entries; each names a card kind and a `{key: record}` map inside a
+    singleton of `state` (a list of records is keyed as a kind's records are), whose records fit the card."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: '{LAYOUT_KEY}' must map kinds to paths inside '{STATE_KEY}', e.g. "
+                         "{cart_item: cart.items}")
+    found: dict[str, str] = {}
+    for kind, where in value.items():
+        entity = _entity_of(str(kind), card, {}, path, server)
+        parent, _, field = str(where).rpartition(SEP)
+        holder = at(singletons, parent) if parent else None
+        if not isinstance(holder, dict) or not field:
+            raise UsageError(f"{path}: {LAYOUT_KEY}.{kind} is {where!r}, which names no object inside "
+                             f"'{STATE_KEY}'; give the path of its records there, e.g. cart.items")
+        coll = Collection(entity, card_format(entity))
+        keyed = {}
+        for key, record in _keyed(holder.get(field) or {}, coll, f"{path}: {STATE_KEY}.{where}", with_key=True):
+            _check_fields(record, entity, f"{path}: {STATE_KEY}.{where}[{key!r}]")
+            keyed[str(key)] = record
+        holder[field] = keyed
+        found[entity.name] = str(where)
+    return found
 
 
 def _singletons(value: Any, path: Path) -> dict[str, Any]:

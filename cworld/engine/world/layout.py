@@ -1,0 +1,71 @@
+"""Where a kind's records sit in a server's state: a top-level collection (`orders`), or a collection kept
+inside a value the service holds once (`cart.items`: a shop's cart lines live in its cart, beside the
+applied coupon).
+
+A layout maps each card kind to a path of dict keys joined by dots. Services keep records nested like this
+(a cart's lines, an account's settings' entries): naming the path lets every rule, the copy-on-write store
+and the indexes treat the nested map as any collection, while the state keeps the service's own shape (the
+grader diffs it exactly as live). The top-level entry (`head`) is what a session owns before a write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEP = "."
+
+
+def head(path: str) -> str:
+    """The top-level state entry a path starts at (`cart.items` -> `cart`)."""
+    return path.split(SEP, 1)[0]
+
+
+def at(state: dict[str, Any], path: str) -> Any:
+    """The value a layout path names in `state`; None where a step is missing or not a map."""
+    value: Any = state.get(path)
+    if value is not None or SEP not in path:
+        return value
+    value = state
+    for step in path.split(SEP):
+        value = value.get(step) if isinstance(value, dict) else None
+    return value
+
+
+def is_records(value: Any) -> bool:
+    """A `{key: record}` map (empty too): every value a record."""
+    return isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
+
+
+def nested_records(state: dict[str, Any], name: str) -> str | None:
+    """The path of the one map of records inside `name`, when `name` is a value held once (a cart: its lines
+    beside its coupon) rather than a collection; None when it is a collection or holds no single such map."""
+    value = state.get(name)
+    if not isinstance(value, dict) or not value or is_records(value):
+        return None
+    inner = [k for k, v in value.items() if isinstance(v, dict)]
+    if len(inner) != 1 or not is_records(value[inner[0]]) or not str(inner[0]).isidentifier():
+        return None
+    return f"{name}{SEP}{inner[0]}"
+
+
+def resolved(state: dict[str, Any], kinds: dict[str, str]) -> dict[str, str]:
+    """`kinds` with each kind that names a value held once pointing at the collection inside it instead
+    (`cart_item: cart` -> `cart_item: cart.items`); kinds that already name a collection or a path stay."""
+    return {kind: nested_records(state, name) or name for kind, name in kinds.items()}
+
+
+def nested_names(kinds: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Kind -> (the value held once, the field holding its records), for the kinds a path names."""
+    return {kind: (head(path), path.split(SEP, 1)[1]) for kind, path in kinds.items() if SEP in path}
+
+
+def held_view(name: str, kinds: dict[str, str]) -> str:
+    """The rule expression answering the value held once `name`: itself, with each collection a layout path
+    names inside it shown as a list of records, each with its key as `<kind>_id` (as every record is
+    shown), where a service shows a cart with its lines."""
+    inner = {field: kind for kind, (held, field) in nested_names(kinds).items() if held == name}
+    if not inner:
+        return name
+    shown = ", ".join(f"{field!r}: [{{{kind + '_id'!r}: k, **v}} for k, v in {name}[{field!r}].items()]"
+                      for field, kind in sorted(inner.items()))
+    return f"{{**{name}, {shown}}}"
