@@ -28,6 +28,7 @@ from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 from cworld.engine.world.fresh import freshen
 from cworld.engine.world.layout import at, held_view
+from cworld.engine.world.shape import self_key_field, user_pointer
 
 _REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
@@ -304,7 +305,7 @@ def _singleton_rule(tool: ToolSpec, op: str, props: dict[str, Any], world: Serve
     words = [singular_word(w) for w in name_tokens(tool.name)]
     checks = auth_checks(props, world)
     if op == "get" and SELF_WORDS & set(name_tokens(tool.name)):
-        pointer = _user_pointer(world)
+        pointer = user_pointer(world.state)
         if pointer is not None:
             coll, name = pointer
             return Rule(op=op, read_only=True, origin="inferred",
@@ -335,18 +336,6 @@ def _is_singleton(value: Any) -> bool:
     if isinstance(value, dict):
         return bool(value) and not all(isinstance(v, dict) for v in value.values())
     return value is not None and not isinstance(value, str)
-
-
-def _user_pointer(world: ServerWorld) -> tuple[str, str] | None:
-    """(the collection, the top-level name) of a world entry naming one record of a people-like kind: the
-    signed-in user (`me`, `current_user`, `user_id`)."""
-    for name, key in world.state.items():
-        if not isinstance(key, str) or not name.isidentifier():
-            continue
-        for coll, records in world.state.items():
-            if isinstance(records, dict) and coll.isidentifier() and isinstance(records.get(key), dict):
-                return coll, name
-    return None
 
 
 LOGIN_WORDS = ({"login"}, {"log", "in"}, {"signin"}, {"sign", "in"}, {"authenticate"})
@@ -653,16 +642,6 @@ def list_field(entity: EntityType, names: set[str] | frozenset[str]) -> str | No
     """The kind's first list field whose singular is one of `names` (`travellers` for `traveller`)."""
     return next((f for f, kind in entity.fields.items() if str(kind).startswith("list") and singular_word(f) in names),
                 None)
-
-
-def self_key_field(records: Any) -> str | None:
-    """The field in which every record of the collection holds its own key (`{'mail_0003': {'id': 'mail_0003', ...}}`),
-    so a record made keeps it there too; None where the world's records do not (a few looked at)."""
-    if not isinstance(records, dict) or not records:
-        return None
-    sample = list(records.items())[:20]
-    shared = set.intersection(*(set(r) if isinstance(r, dict) else set() for _, r in sample))
-    return next((f for f in sorted(shared) if all(str(r[f]) == str(k) for k, r in sample)), None)
 
 
 def _option(prop: str, schema: dict[str, Any]) -> bool:

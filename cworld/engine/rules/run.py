@@ -20,6 +20,7 @@ from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
 from cworld.engine.world.layout import at
+from cworld.engine.world.shape import world_shaped
 from cworld.engine.world.state import Outcome
 
 _DEFAULT_MESSAGES = {
@@ -269,6 +270,7 @@ class RuleRun:
         record = self.ev(effect.record) if effect.record is not None else {}
         if not isinstance(record, dict):
             raise RuleExprError(f"create {effect.create!r}: the record is not a mapping")
+        record = world_shaped(record, key, coll, self.ctx.state)
         was_there = key in coll
         coll[key] = record = self._adopted(record)
         self._stored(coll, key, was_there)

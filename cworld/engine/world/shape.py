@@ -1,0 +1,157 @@
+"""A record a call makes takes the shape its kind's records have in the world.
+
+A rule says what a create stores in the card's terms: the arguments, a contact's id for a recipient, no
+sender. A service stores its own shape: every field its records hold (an unset phone is `""`, no cc is
+`[]`), a recipient as the contact's `{name, email}`, the signed-in account as the sender. The world the
+engine runs on shows that shape, so a made record is fitted to the kind's existing records here, once, for
+every rule (family, inferred, per-tool): what the world shows, never what one service's code says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: How many of a collection's records show its shape (creates are rare; a sample is enough).
+SAMPLE = 20
+#: Fields a service fills with who made the record: the signed-in user, shaped as the field's values are.
+CREATOR_FIELDS = ("from", "sender", "author", "organizer", "owner", "created_by", "creator")
+#: Top-level names under which a world keeps the signed-in account as a record of its own.
+ACCOUNT_NAMES = ("me", "account", "user", "current_user", "profile", "whoami", "self")
+
+
+def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """`record` (to be stored under `key`) with the fields every sampled record of `records` holds: its own key
+    where they hold theirs, a reference given as an id stored as the records store it, a creator field naming
+    the signed-in user, and any other field the call left out empty in the kind's own way. Unchanged where the
+    world holds no record of the kind."""
+    sample = [r for r in list(records.values())[:SAMPLE] if isinstance(r, dict)]
+    if not sample:
+        return record
+    shaped = dict(record)
+    own = self_key_field(records)
+    if own is not None and shaped.get(own) in (None, ""):
+        shaped[own] = key
+    for field in _shared_fields(sample):
+        examples = [r[field] for r in sample]
+        value = shaped.get(field)
+        if value is not None:
+            shaped[field] = _as_examples(value, examples, state)
+        elif field in CREATOR_FIELDS:
+            user = signed_in(state)
+            made = None if user is None else _shaped_like(user[0], user[1], examples)
+            if made is not None:
+                shaped[field] = made
+        elif field not in shaped or None not in examples:
+            blank = _blank(examples)
+            if blank is not _UNKNOWN:
+                shaped[field] = blank
+    return shaped
+
+
+
+def self_key_field(records: Any) -> str | None:
+    """The field in which every record of the collection holds its own key (`{'mail_0003': {'id': 'mail_0003', ...}}`),
+    so a record made keeps it there too; None where the world's records do not (a few looked at)."""
+    if not isinstance(records, dict) or not records:
+        return None
+    sample = list(records.items())[:SAMPLE]
+    shared = set.intersection(*(set(r) if isinstance(r, dict) else set() for _, r in sample))
+    return next((f for f in sorted(shared) if all(str(r[f]) == str(k) for k, r in sample)), None)
+
+
+def user_pointer(state: dict[str, Any]) -> tuple[str, str] | None:
+    """(the collection, the top-level name) of a world entry naming one record of a kind: the signed-in user
+    (`me: usr_0002`, `current_user`, `user_id`)."""
+    for name, key in state.items():
+        if not isinstance(key, str) or not name.isidentifier():
+            continue
+        for coll, records in state.items():
+            if isinstance(records, dict) and coll.isidentifier() and isinstance(records.get(key), dict):
+                return coll, name
+    return None
+
+
+def signed_in(state: dict[str, Any]) -> tuple[str | None, dict[str, Any]] | None:
+    """(its key, its record) for the signed-in user: a record a top-level pointer names, else an account the
+    world keeps once (`account: {name, email}`); None where the world keeps neither."""
+    pointer = user_pointer(state)
+    if pointer is not None:
+        key = state[pointer[1]]
+        return key, state[pointer[0]][key]
+    for name in ACCOUNT_NAMES:
+        value = state.get(name)
+        if isinstance(value, dict) and value and not all(isinstance(v, dict) for v in value.values()):
+            return value.get("id"), value
+    return None
+
+
+def _shared_fields(sample: list[dict[str, Any]]) -> list[str]:
+    shared = set.intersection(*(set(r) for r in sample))
+    return [f for f in sample[0] if f in shared]
+
+
+_UNKNOWN = object()
+
+
+def _blank(examples: list[Any]) -> Any:
+    """An unset value as the kind's records hold one: `""` where a record's text already reads `""`, `[]` beside
+    lists, False beside flags, 0 where a count already reads 0; unknown otherwise (services leave an unset text
+    or number as `""`, 0 or null, and no record says which)."""
+    present = [e for e in examples if e is not None]
+    if not present:
+        return _UNKNOWN
+    if all(isinstance(e, bool) for e in present):
+        return False
+    if all(isinstance(e, list) for e in present):
+        return []
+    if all(isinstance(e, dict) for e in present):
+        return {}
+    if all(isinstance(e, str) for e in present):
+        return "" if "" in present else _UNKNOWN
+    if all(isinstance(e, int) for e in present) and 0 in present:
+        return 0
+    return _UNKNOWN
+
+
+def _as_examples(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
+    """A given value stored as the records store the field: ids of records where the records hold objects
+    (`to: ['contact_0028']` -> `[{name, email}]`), one by one for a list."""
+    if isinstance(value, list):
+        inner = [x for e in examples if isinstance(e, list) for x in e]
+        if not inner or not all(isinstance(x, dict) for x in inner):
+            return value
+        return [_referenced_like(v, inner, state) for v in value]
+    if isinstance(value, str) and examples and all(isinstance(e, dict) for e in examples):
+        return _referenced_like(value, examples, state)
+    return value
+
+
+def _referenced_like(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
+    if not isinstance(value, str):
+        return value
+    for records in state.values():
+        if isinstance(records, dict) and isinstance(records.get(value), dict):
+            made = _shaped_like(value, records[value], examples)
+            return value if made is None else made
+    return value
+
+
+def _shaped_like(key: str | None, record: dict[str, Any], examples: list[Any]) -> Any:
+    """The record as the examples name one: an object of the fields they all hold, its email, its key, or its
+    name; None where the record cannot fill that shape."""
+    if all(isinstance(e, dict) for e in examples):
+        fields = set.intersection(*(set(e) for e in examples)) if examples else set()
+        full = {**record, **({"id": key} if key is not None and "id" not in record else {})}
+        if fields and fields <= set(full):
+            return {f: full[f] for f in examples[0] if f in fields}
+        return None
+    texts = [e for e in examples if isinstance(e, str)]
+    if not texts or len(texts) != len(examples):
+        return None
+    if all("@" in t for t in texts):
+        return record.get("email")
+    named = all(" " in t for t in texts)  # people's names, not keys
+    for candidate in ((record.get("name"),) if named else (key, record.get("id"), record.get("username"))):
+        if isinstance(candidate, str):
+            return candidate
+    return None

@@ -1,0 +1,70 @@
+"""A record a call makes takes the shape its kind's records have in the world (issue 33, `engine/world/shape.py`):
+its own key where they hold theirs, references stored as the records store them, the signed-in account as the
+sender, and unset fields empty only as the world's records show empty."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolSpec
+from cworld.engine.world.shape import world_shaped
+
+STR = {"type": "string"}
+IDS = {"type": "array", "items": {"type": "string"}}
+
+ACCOUNT = {"name": "Ana Reyes", "email": "ana@post.example"}
+CONTACTS = {
+    "c_1": {"id": "c_1", "name": "Bo Lind", "email": "bo@post.example", "phone": "+1-555-0101", "notes": ""},
+    "c_2": {"id": "c_2", "name": "Cy Moss", "email": "cy@post.example", "phone": "+1-555-0102", "notes": "VIP"},
+}
+MESSAGES = {
+    "m_1": {"id": "m_1", "folder": "inbox", "from": {"name": "Bo Lind", "email": "bo@post.example"},
+            "to": [ACCOUNT], "cc": [], "subject": "Lunch", "body": "Friday?", "read": False, "starred": False},
+    "m_2": {"id": "m_2", "folder": "inbox", "from": {"name": "Cy Moss", "email": "cy@post.example"},
+            "to": [ACCOUNT], "cc": [], "subject": "Invoice", "body": "Attached.", "read": True, "starred": False},
+}
+
+
+def state() -> dict[str, Any]:
+    return json.loads(json.dumps({"account": ACCOUNT, "contacts": CONTACTS, "messages": MESSAGES}))
+
+
+def test_a_reference_given_as_an_id_is_stored_as_the_records_store_it() -> None:
+    made = world_shaped({"to": ["c_2"], "subject": "Hi"}, "m_3", state()["messages"], state())
+    assert made["to"] == [{"name": "Cy Moss", "email": "cy@post.example"}]
+
+
+def test_the_sender_is_the_signed_in_account_and_the_record_holds_its_key() -> None:
+    made = world_shaped({"to": ["c_1"], "subject": "Hi"}, "m_3", state()["messages"], state())
+    assert made["from"] == ACCOUNT and made["id"] == "m_3"
+
+
+def test_unset_fields_are_empty_only_as_the_world_shows_empty() -> None:
+    made = world_shaped({"name": "Di Park", "email": "di@post.example"}, "c_3", state()["contacts"], state())
+    assert made["notes"] == ""  # a contact's notes already read ""
+    assert "phone" not in made  # no phone reads empty: "" or null is the service's choice, not ours
+    message = world_shaped({"subject": "Hi", "cc": None}, "m_3", state()["messages"], state())
+    assert message["cc"] == [] and message["starred"] is False
+
+
+def test_a_kind_the_world_holds_no_record_of_is_left_as_made() -> None:
+    assert world_shaped({"title": "x"}, "n_1", {}, state()) == {"title": "x"}
+
+
+def test_a_sent_message_reads_back_in_the_worlds_shape() -> None:
+    tools = [ToolSpec(server="post", name="send_email", description="Send an email to contacts.",
+                      input_schema={"type": "object", "properties": {"to": IDS, "subject": STR, "body": STR},
+                                    "required": ["to", "subject", "body"]}),
+             ToolSpec(server="post", name="get_message", description="Get one message.",
+                      input_schema={"type": "object", "properties": {"message_id": STR}, "required": ["message_id"]})]
+    call = rules_caller("post", "email", state(), {"message": "messages", "contact": "contacts"}, tools)
+    sent = call("send_email", to=["c_1"], subject="Budget", body="Numbers attached.")
+    assert not sent.is_error, sent.text
+    key = next(v for v in json.loads(sent.text).values() if isinstance(v, str) and v.startswith("m"))
+    got = json.loads(call("get_message", message_id=key).text)
+    record = got.get("message", got)
+    assert record["to"] == [{"name": "Bo Lind", "email": "bo@post.example"}]
+    assert record["from"] == ACCOUNT and record["folder"] == "sent" and record["read"] is True
