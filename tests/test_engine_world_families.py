@@ -233,17 +233,17 @@ def test_a_tool_no_rule_covers_still_refuses_an_id_the_world_does_not_hold() -> 
 
 
 def test_a_tool_no_rule_covers_checks_the_people_it_names_too() -> None:
-    """`get_free_busy(person_ids, date)`: no rule reads free/busy times, but every person it names must be one
-    the world holds, even of the kind the tool is about."""
+    """`get_working_location(person_ids, date)`: no rule reads where people work, but every person it names must
+    be one the world holds, even of the kind the tool is about (free/busy has the calendar card's family now)."""
     from engine_helpers import rules_caller
 
-    tools = [ToolSpec(server="work-cal", name="get_free_busy", description="free and busy times of people",
+    tools = [ToolSpec(server="work-cal", name="get_working_location", description="where people work on a day",
                       input_schema={"type": "object", "properties": {"person_ids": {"type": "array", "items": STR},
                                                                      "date": STR}, "required": ["person_ids", "date"]})]
     call = rules_caller("work-cal", "calendar", {"people": {"p_1": {"name": "Ana"}}, "events": {}},
                         {"person": "people", "event": "events"}, tools)
-    assert call("get_free_busy", person_ids=["p_1", "p_9"], date="2026-08-03").error_class == "not_found"
-    assert call("get_free_busy", person_ids=["p_1"], date="2026-08-03").meta.get("simulated") is True
+    assert call("get_working_location", person_ids=["p_1", "p_9"], date="2026-08-03").error_class == "not_found"
+    assert call("get_working_location", person_ids=["p_1"], date="2026-08-03").meta.get("simulated") is True
 
 
 def test_a_due_date_is_marked_complete_only_once_a_card_has_one() -> None:

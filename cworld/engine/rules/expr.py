@@ -21,6 +21,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 from cworld.engine.rules.safe import compiled, dot
+from cworld.engine.rules.spans import free_slots, past_due, work_hours
 from cworld.errors import ContentError
 from cworld.values import later, matches, money, norm, parse_time
 
@@ -157,6 +158,7 @@ FUNCTIONS: dict[str, Any] = {
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
     "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
+    "work_hours": work_hours, "free_slots": free_slots, "past_due": past_due,
 }
 
 

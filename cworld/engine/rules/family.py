@@ -29,7 +29,7 @@ from cworld.engine.rules.infer import (
     reference_checks,
     snake,
 )
-from cworld.engine.rules.spec import Check, Effect, Rule, parse_rule
+from cworld.engine.rules.spec import Check, Effect, ListRead, Rule, parse_rule
 from cworld.engine.world.base import ServerWorld
 from cworld.engine.world.named import thin_kinds
 
@@ -141,7 +141,17 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     checks = [*base.check[:at], *lets, *rule.check, *base.check[at:]]
     return base.model_copy(update={"check": checks, "do": [*base.do, *rule.do],
                                    "answer": rule.answer if rule.answer is not None else base.answer,
+                                   "list_": _read(base.list_, rule),
                                    "read_only": base.read_only if not rule.do else False})
+
+
+def _read(base: ListRead | None, rule: Rule) -> ListRead | None:
+    """The inferred read under a family: its own answer replaces it; its `list` narrows it (`where`, and-ed
+    with inference's filters) and shows each record as its `item` says (a derived field, `overdue`)."""
+    if rule.answer is not None or base is None or rule.list_ is None:
+        return None if rule.answer is not None else base
+    where = " and ".join(f"({w})" for w in (base.where, rule.list_.where) if w)
+    return base.model_copy(update={"where": where or None, "item": rule.list_.item or base.item})
 
 
 def _target_entity(base: Rule, card: CategoryCard, world: ServerWorld) -> EntityType | None:

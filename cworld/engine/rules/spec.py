@@ -138,7 +138,9 @@ class Rule(_Strict):
         "argument names (the card a comment is added to)")
     extends: Literal["inferred"] | None = Field(
         None, description="family rules: 'inferred' adds this rule's checks (and effects) to the rule inference "
-        "gives the tool, after its finds: a category's guard (no booking in the past) over any create or update")
+        "gives the tool, after its finds: a category's guard (no booking in the past) over any create or update; "
+        "its `answer` replaces the inferred read, its `list` (`from: RECORDS`) narrows it (`where`) and shows each "
+        "record as its `item` says")
     takes: list[str] = Field(default_factory=list, description="family rules: arguments the tool must take, "
                              "each 'a|b|c' in snake case (any naming style matches); the value is bound as `arg_a`")
     needs: list[str] = Field(default_factory=list, description="family rules: kinds or state entries the server's "

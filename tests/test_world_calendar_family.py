@@ -1,0 +1,178 @@
+"""Free/busy and free slots (the calendar card), overdue cards, a board's contents and a card's members (the
+task-board card): category behaviour, tried on small services written for these tests, not on our apps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolSpec
+from cworld.engine.rules.spans import free_slots, past_due, work_hours
+
+STR: dict[str, Any] = {"type": "string"}
+IDS: dict[str, Any] = {"type": "array", "items": STR}
+
+
+def _tool(server: str, name: str, props: dict[str, Any], required: list[str]) -> ToolSpec:
+    return ToolSpec(server=server, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props, "required": required})
+
+
+# --- the functions -----------------------------------------------------------------------------------------
+def test_working_hours_are_the_local_day_in_utc_and_none_on_a_weekend() -> None:
+    assert work_hours("2026-08-03", "America/New_York") == ["2026-08-03T13:00:00Z", "2026-08-03T21:00:00Z"]
+    assert work_hours("2026-08-03", "Nowhere/Atlantis") == ["2026-08-03T09:00:00Z", "2026-08-03T17:00:00Z"]
+    assert work_hours("2026-08-01", "Europe/Lisbon") is None  # a Saturday
+    assert work_hours("not a day", "UTC") is None
+
+
+def test_free_slots_are_the_gaps_on_the_half_hour_inside_every_window() -> None:
+    windows = [["2026-08-03T09:00:00Z", "2026-08-03T12:00:00Z"], ["2026-08-03T10:15:00Z", "2026-08-03T17:00:00Z"]]
+    busy = [["2026-08-03T11:00:00Z", "2026-08-03T11:30:00Z"]]
+    assert free_slots(busy, windows, 30) == [["2026-08-03T10:30:00Z", "2026-08-03T11:00:00Z"],
+                                             ["2026-08-03T11:30:00Z", "2026-08-03T12:00:00Z"]]
+    assert free_slots(busy, windows, 60) == []
+    assert free_slots([], [windows[0]], 60, after="2026-08-03T10:00:00Z") == [["2026-08-03T10:30:00Z",
+                                                                              "2026-08-03T11:30:00Z"],
+                                                                             ["2026-08-03T11:00:00Z",
+                                                                              "2026-08-03T12:00:00Z"]]
+    assert free_slots([], [windows[0], None], 30) == []  # someone's day off
+
+
+def test_a_due_time_passed_on_something_not_done_is_overdue() -> None:
+    now = "2026-08-01T09:00:00Z"
+    assert past_due("2026-07-31T12:00", False, now) is True
+    assert past_due("2026-07-31T12:00:00Z", True, now) is False
+    assert past_due("2026-08-02T12:00:00Z", False, now) is False
+    assert past_due(None, False, now) is False
+
+
+# --- the calendar card -------------------------------------------------------------------------------------
+def _team_calendar() -> Any:
+    """A team calendar service: me in Lisbon, Ana in New York, Bo in Tokyo (the clock: Saturday 1 August)."""
+    people = {"u_me": {"name": "Me", "timezone": "Europe/Lisbon"},
+              "u_ana": {"name": "Ana", "timezone": "America/New_York"},
+              "u_bo": {"name": "Bo", "timezone": "Asia/Tokyo"}}
+    meetings = {
+        "m_1": {"title": "1:1", "start": "2026-08-03T13:00:00Z", "end": "2026-08-03T14:00:00Z", "status": "confirmed",
+                "organizer": "u_ana", "attendees": {}},
+        "m_2": {"title": "Review", "start": "2026-08-03T14:30:00Z", "end": "2026-08-03T15:00:00Z",
+                "status": "confirmed", "organizer": "u_bo", "attendees": {"u_me": "accepted"}},
+        "m_3": {"title": "Old", "start": "2026-08-03T15:00:00Z", "end": "2026-08-03T15:30:00Z", "status": "cancelled",
+                "organizer": "u_me", "attendees": {}},
+        "m_4": {"title": "Maybe", "start": "2026-08-03T15:30:00Z", "end": "2026-08-03T16:00:00Z",
+                "status": "confirmed", "organizer": "u_bo", "attendees": {"u_ana": "declined"}},
+    }
+    tools = [_tool("team-cal", "suggest_meeting_times", {"attendee_ids": IDS, "day": STR,
+                                                         "duration": {"type": "integer"}}, ["attendee_ids", "day"]),
+             _tool("team-cal", "query_free_busy", {"attendee_ids": IDS, "day": STR}, ["attendee_ids", "day"])
+             .model_copy(update={"output_schema": {"type": "object", "properties": {"date": STR, "people": {
+                 "type": "array", "items": {"type": "object"}}}}})]
+    state = {"me": "u_me", "people": people, "meetings": meetings,
+             "busy": {"u_ana": [["2026-08-03T16:00:00Z", "2026-08-03T16:30:00Z"]]}}
+    return rules_caller("team-cal", "calendar", state, {"person": "people", "event": "meetings"}, tools)
+
+
+def test_suggested_meeting_times_avoid_everyones_meetings_inside_their_working_hours() -> None:
+    call = _team_calendar()
+    answer = call("suggest_meeting_times", attendee_ids=["u_ana"], day="2026-08-03", duration=30)
+    assert answer.meta.get("rule") == "family", answer.text
+    starts = [s[0][11:16] for s in (answer.structured_content or {})["slots"]]
+    # me 08:00-16:00 UTC, Ana 13:00-21:00 UTC: 13:00-14:00 Ana's 1:1, 14:30 my review, 16:00 is past my day;
+    # a cancelled meeting and one Ana declined keep nobody busy
+    assert starts == ["14:00", "15:00", "15:30"]
+    assert call("suggest_meeting_times", attendee_ids=["u_ana"], day="2026-08-01").structured_content == {"slots": []}
+    assert call("suggest_meeting_times", attendee_ids=["u_zed"], day="2026-08-03").error_class == "not_found"
+
+
+def test_a_meeting_made_in_the_session_makes_its_slot_busy() -> None:
+    tools = [_tool("team-cal", "find_free_slots", {"person_ids": IDS, "date": STR}, ["person_ids", "date"]),
+             _tool("team-cal", "create_meeting", {"title": STR, "start": STR, "end": STR, "attendee_ids": IDS},
+                   ["title", "start", "end"])]
+    state = {"me": "u_me", "people": {"u_me": {"name": "Me", "timezone": "UTC"}}, "meetings": {}}
+    call = rules_caller("team-cal", "calendar", state, {"person": "people", "event": "meetings"}, tools)
+    first = (call("find_free_slots", person_ids=[], date="2026-08-03").structured_content or {})["slots"][0]
+    assert first == ["2026-08-03T09:00:00Z", "2026-08-03T09:30:00Z"]
+    made = call("create_meeting", title="Standup", start=first[0], end=first[1])
+    assert not made.is_error, made.text
+    after = (call("find_free_slots", person_ids=[], date="2026-08-03").structured_content or {})["slots"][0]
+    assert after == ["2026-08-03T09:30:00Z", "2026-08-03T10:00:00Z"]
+
+
+def test_free_busy_shows_when_each_person_is_busy_that_day_and_their_working_hours() -> None:
+    call = _team_calendar()
+    answer = call("query_free_busy", attendee_ids=["u_ana", "u_bo"], day="2026-08-03")
+    assert answer.meta.get("rule") == "family", answer.text
+    people = {p["person_id"]: p for p in (answer.structured_content or {})["people"]}
+    assert people["u_ana"]["busy"] == [["2026-08-03T13:00:00Z", "2026-08-03T14:00:00Z"],
+                                       ["2026-08-03T16:00:00Z", "2026-08-03T16:30:00Z"]]
+    assert people["u_bo"]["busy"] == [["2026-08-03T14:30:00Z", "2026-08-03T15:00:00Z"],
+                                      ["2026-08-03T15:30:00Z", "2026-08-03T16:00:00Z"]]
+    assert people["u_bo"]["working_hours"] == ["2026-08-03T00:00:00Z", "2026-08-03T08:00:00Z"]
+    assert call("query_free_busy", attendee_ids=["u_zed"], day="2026-08-03").error_class == "not_found"
+
+
+# --- the task-board card -----------------------------------------------------------------------------------
+def _team_board(**extra_tools: tuple[dict[str, Any], list[str]]) -> Any:
+    """A small kanban service: one board with two columns, three tasks; I am a normal member, Dee an observer."""
+    boards = {"b_1": {"name": "Launch", "roles": {"u_me": "normal", "u_kim": "admin", "u_dee": "observer"},
+                      "labels": {"l_1": {"name": "urgent", "color": "red"}}}}
+    lists = {"c_2": {"board_id": "b_1", "name": "Doing", "position": 2},
+             "c_1": {"board_id": "b_1", "name": "To do", "position": 1}}
+    tasks = {
+        "t_1": {"board_id": "b_1", "list_id": "c_1", "title": "Late", "due": "2026-07-30T12:00:00Z",
+                "due_complete": False, "members": [], "archived": False},
+        "t_2": {"board_id": "b_1", "list_id": "c_1", "title": "Late but done", "due": "2026-07-30T12:00:00Z",
+                "due_complete": True, "members": ["u_kim"], "archived": False},
+        "t_3": {"board_id": "b_1", "list_id": "c_2", "title": "Later", "due": "2026-08-20T12:00:00Z",
+                "due_complete": False, "members": [], "archived": True},
+    }
+    people = {"u_me": {"name": "Me"}, "u_kim": {"name": "Kim"}, "u_dee": {"name": "Dee"}, "u_out": {"name": "Out"}}
+    tools = [_tool("kanban", name, props, required) for name, (props, required) in {
+        "find_cards": ({"text": STR, "overdue_only": {"type": "boolean"}}, []),
+        "show_card": ({"card_id": STR}, ["card_id"]),
+        "get_board": ({"board_id": STR}, ["board_id"]),
+        "add_card_member": ({"card_id": STR, "member_id": STR}, ["card_id", "member_id"]),
+        **extra_tools}.items()]
+    state = {"me": "u_me", "boards": boards, "columns": lists, "tasks": tasks, "people": people}
+    kinds = {"board": "boards", "list": "columns", "card": "tasks", "member": "people"}
+    return rules_caller("kanban", "task_board", state, kinds, tools), state
+
+
+def test_an_overdue_only_search_finds_cards_past_due_and_not_done_and_every_card_says_whether() -> None:
+    call, _ = _team_board()
+    found = (call("find_cards", overdue_only=True).structured_content or {})
+    assert [c["card_id"] for c in found["items"]] == ["t_1"], found
+    assert found["items"][0]["overdue"] is True and found["items"][0]["list_name"] == "To do"
+    every = {c["card_id"]: c["overdue"] for c in (call("find_cards").structured_content or {})["items"]}
+    assert every == {"t_1": True, "t_2": False, "t_3": False}
+    shown = call("show_card", card_id="t_1").structured_content or {}
+    assert shown["overdue"] is True and shown["list_name"] == "To do" and shown["card_id"] == "t_1"
+
+
+def test_a_board_is_read_with_its_lists_in_order_its_labels_and_its_members() -> None:
+    call, _ = _team_board()
+    board = call("get_board", board_id="b_1").structured_content or {}
+    assert [(x["list_id"], x["name"], x["open_cards"]) for x in board["lists"]] == [("c_1", "To do", 2),
+                                                                                   ("c_2", "Doing", 0)]
+    assert board["labels"] == [{"label_id": "l_1", "name": "urgent", "color": "red"}]
+    assert {(m["member_id"], m["name"], m["role"]) for m in board["members"]} == {
+        ("u_me", "Me", "normal"), ("u_kim", "Kim", "admin"), ("u_dee", "Dee", "observer")}
+    assert board["your_role"] == "normal"
+    assert call("get_board", board_id="b_9").error_class == "not_found"
+
+
+def test_a_member_joins_a_card_once_and_only_from_its_board() -> None:
+    call, _ = _team_board()
+    joined = call("add_card_member", card_id="t_2", member_id="u_me")
+    assert (joined.structured_content or {}).get("members") == ["u_kim", "u_me"], joined.text  # added, not replaced
+    again = call("add_card_member", card_id="t_2", member_id="u_me")
+    assert (again.structured_content or {}).get("members") == ["u_kim", "u_me"]
+    assert call("add_card_member", card_id="t_2", member_id="u_out").error_class == "not_found"
+
+
+def test_an_observer_adds_no_member() -> None:
+    call, state = _team_board()
+    state["boards"]["b_1"]["roles"]["u_me"] = "observer"
+    assert call("add_card_member", card_id="t_1", member_id="u_kim").error_class == "business"
