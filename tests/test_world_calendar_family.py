@@ -135,8 +135,8 @@ def _team_board(**extra_tools: tuple[dict[str, Any], list[str]]) -> Any:
         "get_board": ({"board_id": STR}, ["board_id"]),
         "add_card_member": ({"card_id": STR, "member_id": STR}, ["card_id", "member_id"]),
         **extra_tools}.items()]
-    state = {"me": "u_me", "boards": boards, "columns": lists, "tasks": tasks, "people": people}
-    kinds = {"board": "boards", "list": "columns", "card": "tasks", "member": "people"}
+    state = {"me": "u_me", "boards": boards, "columns": lists, "tasks": tasks, "people": people, "checklists": {}}
+    kinds = {"board": "boards", "list": "columns", "card": "tasks", "member": "people", "checklist": "checklists"}
     return rules_caller("kanban", "task_board", state, kinds, tools), state
 
 
@@ -176,3 +176,38 @@ def test_an_observer_adds_no_member() -> None:
     call, state = _team_board()
     state["boards"]["b_1"]["roles"]["u_me"] = "observer"
     assert call("add_card_member", card_id="t_1", member_id="u_kim").error_class == "business"
+
+
+def test_a_card_made_on_a_list_takes_its_board_and_a_place_and_keeps_its_due_time_as_utc() -> None:
+    made_props = {"list_id": STR, "title": STR, "due": STR, "position": {"type": "string", "enum": ["top", "bottom"]}}
+    call, state = _team_board(create_card=(made_props, ["list_id", "title"]),
+                              set_due_date=({"card_id": STR, "due": STR}, ["card_id", "due"]))
+    state["tasks"]["t_1"]["position"], state["tasks"]["t_2"]["position"] = 1.0, 2.0
+    bottom = call("create_card", list_id="c_1", title="Next", due="2026-08-17T17:00")
+    assert not bottom.is_error, bottom.text
+    top = call("create_card", list_id="c_1", title="First", position="top")
+    empty = call("create_card", list_id="c_2", title="Alone")
+    made = {r["title"]: r for r in (c.structured_content or {} for c in (bottom, top, empty))}
+    assert (made["Next"]["board_id"], made["Next"]["position"], made["Next"]["due"]) == ("b_1", 3.0,
+                                                                                        "2026-08-17T17:00:00Z")
+    assert made["First"]["position"] == 0.0 and made["Alone"]["position"] == 1.0
+    moved = call("set_due_date", card_id="t_1", due="2026-09-01T08:30")
+    assert (moved.structured_content or {}).get("due") == "2026-09-01T08:30:00Z", moved.text
+    assert call("set_due_date", card_id="t_1", due="soon").error_class == "invalid_args"
+
+
+def test_a_checklists_items_are_kept_as_items_not_yet_done() -> None:
+    call, state = _team_board(add_checklist=({"card_id": STR, "title": STR, "items": IDS}, ["card_id", "title"]))
+    made = call("add_checklist", card_id="t_1", title="Steps", items=["Draft", "Send"])
+    assert not made.is_error, made.text
+    key = next(iter(state["checklists"]), None) or (made.structured_content or {}).get("checklist_id")
+    assert (made.structured_content or {}).get("items") == [{"item_id": f"{key}.1", "text": "Draft", "done": False},
+                                                            {"item_id": f"{key}.2", "text": "Send", "done": False}]
+
+
+def test_on_a_board_an_observer_neither_makes_cards_nor_sets_due_dates() -> None:
+    call, state = _team_board(create_card=({"list_id": STR, "title": STR}, ["list_id", "title"]),
+                              mark_due_complete=({"card_id": STR}, ["card_id"]))
+    state["boards"]["b_1"]["roles"]["u_me"] = "observer"
+    assert call("create_card", list_id="c_1", title="No").error_class == "business"
+    assert call("mark_due_complete", card_id="t_1").error_class == "business"
