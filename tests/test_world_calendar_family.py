@@ -211,3 +211,24 @@ def test_on_a_board_an_observer_neither_makes_cards_nor_sets_due_dates() -> None
     state["boards"]["b_1"]["roles"]["u_me"] = "observer"
     assert call("create_card", list_id="c_1", title="No").error_class == "business"
     assert call("mark_due_complete", card_id="t_1").error_class == "business"
+
+
+def test_only_the_organizer_cancels_an_event_and_a_read_only_calendar_takes_none() -> None:
+    tools = [_tool("team-cal", "cancel_meeting", {"event_id": STR}, ["event_id"]),
+             _tool("team-cal", "create_meeting", {"title": STR, "start": STR, "end": STR, "calendar_id": STR},
+                   ["title", "start", "end"])]
+    meetings = {"m_1": {"title": "Mine", "start": "2026-08-03T09:00:00Z", "end": "2026-08-03T10:00:00Z",
+                        "status": "confirmed", "organizer": "u_me", "attendees": {}},
+                "m_2": {"title": "Theirs", "start": "2026-08-03T11:00:00Z", "end": "2026-08-03T12:00:00Z",
+                        "status": "confirmed", "organizer": "u_ana", "attendees": {"u_me": "accepted"}}}
+    state = {"me": "u_me", "people": {"u_me": {"name": "Me"}, "u_ana": {"name": "Ana"}}, "meetings": meetings,
+             "calendars": {"c_mine": {"name": "Mine", "writable": True}, "c_hol": {"name": "Holidays", "writable": False}}}
+    call = rules_caller("team-cal", "calendar", state, {"person": "people", "event": "meetings", "calendar": "calendars"},
+                        tools)
+    assert call("cancel_meeting", event_id="m_2").error_class == "business"  # Ana organizes it
+    assert (call("cancel_meeting", event_id="m_1").structured_content or {}).get("status") == "cancelled"
+    assert call("cancel_meeting", event_id="m_1").error_class == "business"  # already cancelled
+    assert call("create_meeting", title="Off", start="2026-08-04T09:00", end="2026-08-04T10:00",
+                calendar_id="c_hol").error_class == "business"
+    assert not call("create_meeting", title="On", start="2026-08-04T09:00", end="2026-08-04T10:00",
+                    calendar_id="c_mine").is_error
