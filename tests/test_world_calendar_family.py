@@ -232,3 +232,20 @@ def test_only_the_organizer_cancels_an_event_and_a_read_only_calendar_takes_none
                 calendar_id="c_hol").error_class == "business"
     assert not call("create_meeting", title="On", start="2026-08-04T09:00", end="2026-08-04T10:00",
                     calendar_id="c_mine").is_error
+
+
+def test_an_answer_is_kept_in_the_attendees_answers_and_a_new_invitee_has_not_answered() -> None:
+    tools = [_tool("team-cal", "respond_to_invite", {"event_id": STR, "response": STR}, ["event_id", "response"]),
+             _tool("team-cal", "invite_attendees", {"event_id": STR, "person_ids": IDS}, ["event_id", "person_ids"])]
+    meetings = {"m_1": {"title": "Mine", "start": "2026-08-03T09:00:00Z", "end": "2026-08-03T10:00:00Z",
+                        "status": "confirmed", "organizer": "u_me", "attendees": {"u_ana": "accepted"}},
+                "m_2": {"title": "Theirs", "start": "2026-08-03T11:00:00Z", "end": "2026-08-03T12:00:00Z",
+                        "status": "confirmed", "organizer": "u_ana", "attendees": {"u_me": "needsAction"}}}
+    state = {"me": "u_me", "people": {"u_me": {"name": "Me"}, "u_ana": {"name": "Ana"}, "u_bo": {"name": "Bo"}},
+             "meetings": meetings}
+    call = rules_caller("team-cal", "calendar", state, {"person": "people", "event": "meetings"}, tools)
+    invited = call("invite_attendees", event_id="m_1", person_ids=["u_bo"])  # spelled as the world spells it
+    assert (invited.structured_content or {}).get("attendees") == {"u_ana": "accepted", "u_bo": "needsAction"}
+    answered = call("respond_to_invite", event_id="m_2", response="yes")
+    assert (answered.structured_content or {}).get("attendees") == {"u_me": "accepted"}, answered.text
+    assert call("invite_attendees", event_id="m_2", person_ids=["u_bo"]).error_class == "business"  # Ana organizes
