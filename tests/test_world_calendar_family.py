@@ -249,3 +249,15 @@ def test_an_answer_is_kept_in_the_attendees_answers_and_a_new_invitee_has_not_an
     answered = call("respond_to_invite", event_id="m_2", response="yes")
     assert (answered.structured_content or {}).get("attendees") == {"u_me": "accepted"}, answered.text
     assert call("invite_attendees", event_id="m_2", person_ids=["u_bo"]).error_class == "business"  # Ana organizes
+
+
+def test_an_event_moved_by_one_end_still_ends_after_it_starts() -> None:
+    tools = [_tool("team-cal", "reschedule_meeting", {"event_id": STR, "start": STR, "end": STR}, ["event_id"])]
+    meetings = {"m_1": {"title": "Mine", "start": "2026-08-03T09:00:00Z", "end": "2026-08-03T10:00:00Z",
+                        "status": "confirmed", "organizer": "u_me", "attendees": {}}}
+    state = {"me": "u_me", "people": {"u_me": {"name": "Me"}}, "meetings": meetings}
+    call = rules_caller("team-cal", "calendar", state, {"person": "people", "event": "meetings"}, tools)
+    assert call("reschedule_meeting", event_id="m_1", start="2026-08-03T11:00").error_class == "invalid_args"
+    assert call("reschedule_meeting", event_id="m_1", end="2026-08-03T08:00").error_class == "invalid_args"
+    moved = call("reschedule_meeting", event_id="m_1", end="2026-08-03T09:30:00Z")
+    assert (moved.structured_content or {}).get("end") == "2026-08-03T09:30:00Z", moved.text
