@@ -27,6 +27,7 @@ from cworld.engine.rules.infer import (
     own_key_arg,
     record_key,
     reference_checks,
+    role_guard,
     snake,
 )
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule, parse_rule
@@ -91,10 +92,14 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
         return None
     if own is None:
         return _on_each(rule, tool, card, world, entity, coll, {**bound, **fields}) if rule.about == "record" else None
-    front = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=entity, own_arg=own),
+    # the record first, then what the family asks of it (locked, not yours), then the other records the call
+    # names: a service resolves its path before the body's references
+    front = [*auth_checks(props, world),
              Check(find="target", in_=coll, key=record_key(own, entity, world), message=not_found_message(entity, card)),
-             Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields})]
-    return rule.model_copy(update={"check": [*front, *rule.check], "do": [_placed(e, coll) for e in rule.do]})
+             Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields}),
+             *(role_guard() if rule.about == "record" and not rule.read_only else [])]
+    refs = reference_checks(props, required, card, world, own=entity, own_arg=own)
+    return rule.model_copy(update={"check": [*front, *rule.check, *refs], "do": [_placed(e, coll) for e in rule.do]})
 
 
 def _on_each(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld, entity: EntityType, coll: str,
@@ -138,7 +143,9 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields,
                        **({"target": anchor} if at is None else {})})]
     at = len(base.check) if at is None else at
-    checks = [*base.check[:at], *lets, *rule.check, *base.check[at:]]
+    # a family that changes what inference only read (`append_to_document`) is a change: a reader may not make it
+    guard = role_guard() if rule.do and base.read_only and rule.about is None else []
+    checks = [*base.check[:at], *lets, *guard, *rule.check, *base.check[at:]]
     return base.model_copy(update={"check": checks, "do": [*base.do, *rule.do],
                                    "answer": rule.answer if rule.answer is not None else base.answer,
                                    "list_": _read(base.list_, rule),

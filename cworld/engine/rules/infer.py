@@ -23,6 +23,7 @@ from cworld.engine.cards.operations import (
     singular_word,
     snake,
 )
+from cworld.engine.rules.expr import HISTORY_FIELDS
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
@@ -96,10 +97,13 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     find = Check(find="target", in_=coll, key=key, message=not_found_message(entity, card),
                  optional=own is not None and own not in required)
     own = own or ""
+    # the record the tool is about is found first, as a service resolves its path: what it holds (locked, in
+    # the trash, not yours) refuses the call before the other records it names are looked up
+    signed, refs = checks[:len(auth_checks(props, world))], checks[len(auth_checks(props, world)):]
     if op == "get":
-        return Rule(op=op, read_only=True, check=[*checks, *value_checks(entity, props), find], origin="inferred")
+        return Rule(op=op, read_only=True, check=[*signed, *value_checks(entity, props), find, *refs], origin="inferred")
     if op == "delete":
-        return Rule(op=op, check=[*checks, find], do=[Effect(delete=coll, key="target_key", if_="target is not None")],
+        return Rule(op=op, check=[*signed, find, *refs], do=[Effect(delete=coll, key="target_key", if_="target is not None")],
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
     fields = _field_args(entity, props, exclude={own})
     effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"target is not None and args[{f!r}] is not None")
@@ -109,7 +113,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     # a reference the update writes into the record (`move_document(folder_id)`) is its new parent, not its own
     named = [c for c in checks if c.key not in {f"args[{f!r}]" for f in fields}]
     members = [*_on_record_checks(tool, entity, props, card, world), *belongs_checks([*named, find], card, entity)]
-    return Rule(op=op, read_only=not effects, check=[*checks, *valid, find, *_closed_guard(entity), *members, *expected],
+    guards = [*_closed_guard(entity), *(role_guard() if effects else [])]
+    return Rule(op=op, read_only=not effects, check=[*signed, *valid, find, *guards, *refs, *members, *expected],
                 do=[*effects, *bump], origin="inferred")
 
 
@@ -204,7 +209,15 @@ def _version_check(entity: EntityType, props: dict[str, Any]) -> tuple[list[Chec
     check = Check(fail=f"target is not None and args[{arg!r}] is not None and args[{arg!r}] != target.get('version')",
                   error="conflict", message=f"{entity.name.replace('_', ' ')} {{target_key}} is at version "
                                             f"{{target.get('version')}}, not {{args[{arg!r}]}}: read it again")
-    return [check], [Effect(add="target", to={"version": "1"}, if_="isinstance(target.get('version'), int)")]
+    return [check], version_bump()
+
+
+def version_bump() -> list[Effect]:
+    """A change that is the record's next version: the number goes up by one, and where the record keeps its
+    past versions (`versions: [{version, content, author, saved_at}]`) the new one is kept there as they are."""
+    return [Effect(add="target", to={"version": "1"}, if_="target is not None and isinstance(target.get('version'), int)"),
+            *(Effect(set="target", key=repr(f), value=f"history_after(target[{f!r}], target, {ME}, now)",
+                     if_=f"target is not None and isinstance(target.get({f!r}), list)") for f in HISTORY_FIELDS)]
 
 
 def _member_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, props: dict[str, Any],
@@ -266,6 +279,19 @@ def _closed_guard(entity: EntityType) -> list[Check]:
         Check(fail=f"target is not None and target.get({trash!r}) is True", error="conflict",
               message=f"{kind} {{target_key}} is in the trash")]
     return [*closed, *trashed]
+
+
+#: Roles that read a record but do not change it (Drive's viewer and commenter, a board's observer).
+READER_ROLES = ("viewer", "reader", "commenter", "observer", "guest", "read", "read_only", "readonly")
+
+
+def role_guard() -> list[Check]:
+    """A change by someone the record names as a reader is refused: where it maps people to roles and names the
+    signed-in user (`access: {person_057: viewer}`), an edit, move, share or restore asks for more."""
+    role = f"role_of(target, {ME})"
+    return [Check(fail=f"target is not None and {ME} is not None and norm({role}) in {READER_ROLES!r}",
+                  error="permission_denied", message=f"you are {{{role}}} of {{target_key}} and cannot change it; "
+                                                     "ask its owner for edit access")]
 
 
 #: A kind's flag for a record moved to the trash (it keeps its id and reads back; changes wait for a restore).
