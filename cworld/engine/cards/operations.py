@@ -23,6 +23,24 @@ _VERBS: dict[str, tuple[str, ...]] = {
 }
 _KIND_OF_VERB: dict[str, str] = {verb: kind for kind, verbs in _VERBS.items() for verb in verbs}
 
+#: Words services use for the same kind of record (a task board's `task` is its `card`): a name naming one names all.
+SYNONYMS: tuple[frozenset[str], ...] = (
+    frozenset({"issue", "card", "ticket", "task", "item", "story", "bug"}),
+    frozenset({"file", "document", "doc", "spreadsheet", "sheet", "page", "note"}),
+    frozenset({"message", "msg", "email", "mail", "thread", "conversation", "chat", "channel"}),
+    frozenset({"repo", "repository", "project"}),
+    frozenset({"user", "member", "person", "contact", "customer", "account", "owner"}),
+    frozenset({"event", "meeting", "calendar", "appointment"}),
+    frozenset({"order", "product", "listing", "invoice"}),
+    frozenset({"paper", "article", "post", "publication"}),
+)
+
+
+def same_entity(a: str, b: str) -> bool:
+    """Whether two kind words name the same kind: equal up to a plural `s`, or synonyms (`SYNONYMS`)."""
+    a, b = a.rstrip("s"), b.rstrip("s")
+    return a == b or any(a in group and b in group for group in SYNONYMS)
+
 
 def name_tokens(name: str) -> list[str]:
     """`listMessages` / `list_messages` / `list-messages` -> ['list', 'messages']."""

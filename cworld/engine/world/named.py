@@ -14,8 +14,10 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.kinds import name_kinds
 from cworld.engine.cards.operations import id_stem, kind_named, snake
 from cworld.engine.world.base import ServerWorld
+from cworld.engine.world.names import NAME_FIELDS
 from cworld.schemas.validation import validation_error
 
 #: Stems that name no kind of their own: the record's parent or target (of the tool's own kind or any kind),
@@ -48,11 +50,14 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
         # as the rules read an id argument: `testRepoId` names a repo, `relatedWorkItemId` a work item
         kind = kind_named(card, stem) or next((s for s in stems if stem.endswith(f"_{s}")), stem)
         schemas.setdefault(kind, []).append(schema.get("items", {}) if many else schema)
+    by_name = name_kinds(card, tools)  # `list_charges`, `get_customer(id)`: kinds the tools' names name
+    for kind, (ids, _) in by_name.items():
+        schemas.setdefault(kind, []).extend(ids)
     out = []
     for kind, taken in schemas.items():
         own = card.entity(kind)
         if own is None:
-            out.append(_entity(kind, taken))
+            out.append(_entity(kind, taken, by_name.get(kind, ([], {}))[1]))
         elif own.key_field == "id" and own.id_format != "{n}" and all(_numeric(s) for s in taken):
             out.append(own.model_copy(update={"id_format": "{n}", "fields": {"id": "int", **own.fields}}))
     return out
@@ -78,21 +83,26 @@ def _generic(stem: str) -> bool:
 
 
 def _numeric(schema: dict[str, Any]) -> bool:
-    return schema.get("type") in ("integer", "number")
+    """An id argument that takes a number, alone or beside null (`anyOf: [integer, null]`, an optional id)."""
+    options = [schema, *(o for o in schema.get("anyOf") or schema.get("oneOf") or [] if isinstance(o, dict))]
+    return any(o.get("type") in ("integer", "number") for o in options)
 
 
-def _entity(stem: str, schemas: list[Any]) -> EntityType:
+def _entity(stem: str, schemas: list[Any], answered: dict[str, str] | None = None) -> EntityType:
+    """The kind's entity: ids its arguments accept, a name, and the fields the tools' answers show for it."""
     template = next((t for t in _FORMATS if all(_accepts(s, _sample(t, stem, s)) for s in schemas)), _FORMATS[0])
     numeric = template == "{n}" and any(_numeric(s) for s in schemas)
     label = stem.replace("_", " ")
+    shown = dict(answered or {})
+    named = {} if any(f in shown for f in NAME_FIELDS) else {"name": "string"}
     return EntityType(name=stem, id_prefix=stem, id_format=template, seed_count=4,
-                      fields={**({"id": "int"} if numeric else {}), "name": "string"},
+                      fields={**({"id": "int"} if numeric else {}), **named, **shown},
                       vocabulary=[f"{{company}} {label}", f"{{city}} {label}", f"{label.capitalize()} {{n}}"])
 
 
 def _sample(template: str, stem: str, schema: dict[str, Any]) -> Any:
     text = _SAMPLE.get(template, f"{stem}_0001")
-    return int(text) if template == "{n}" and schema.get("type") in ("integer", "number") else text
+    return int(text) if template == "{n}" and _numeric(schema) else text
 
 
 def _accepts(schema: dict[str, Any], value: Any) -> bool:

@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+# the kinds' synonyms are the engine's (cards/operations); the synthesizer's readers import them from here too
+from cworld.engine.cards.operations import SYNONYMS as SYNONYMS
+from cworld.engine.cards.operations import same_entity as same_entity
 from cworld.synth.offline.schema_values import snake
 
 _TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -34,16 +37,6 @@ _TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _SEARCH = re.compile(r"(^|_)(query|q|search|search_query|keywords?|term|topic|question|text_query)$")
 _FORMATS = {"email": "email", "uri": "url", "url": "url", "date": "date", "hostname": "domain"}
 _ID = re.compile(r"^(?P<entity>[a-z0-9_]+?)_?ids?$")
-SYNONYMS: tuple[frozenset[str], ...] = (
-    frozenset({"issue", "card", "ticket", "task", "item", "story", "bug"}),
-    frozenset({"file", "document", "doc", "spreadsheet", "sheet", "page", "note"}),
-    frozenset({"message", "msg", "email", "mail", "thread", "conversation", "chat", "channel"}),
-    frozenset({"repo", "repository", "project"}),
-    frozenset({"user", "member", "person", "contact", "customer", "account", "owner"}),
-    frozenset({"event", "meeting", "calendar", "appointment"}),
-    frozenset({"order", "product", "listing", "invoice"}),
-    frozenset({"paper", "article", "post", "publication"}),
-)
 SEARCHABLE = frozenset({"title", "company", "city", "symbol", "person"})
 """What a search-like parameter may take from an earlier answer: something a person would search for."""
 
@@ -73,11 +66,6 @@ def id_entity(name: str) -> str | None:
         return None
     match = _ID.match(key)
     return match.group("entity").rsplit("_", 1)[-1] if match else None
-
-
-def same_entity(a: str, b: str) -> bool:
-    a, b = a.rstrip("s"), b.rstrip("s")
-    return a == b or any(a in group and b in group for group in SYNONYMS)
 
 
 def leaf_type(path: str, value: Any) -> str | None:
