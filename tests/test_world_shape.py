@@ -12,6 +12,7 @@ from engine_helpers import rules_caller
 from cworld.data_model import ToolSpec
 from cworld.engine.world.shape import world_shaped
 
+NOW = "2026-08-01T09:00:00Z"
 STR = {"type": "string"}
 IDS = {"type": "array", "items": {"type": "string"}}
 
@@ -33,25 +34,25 @@ def state() -> dict[str, Any]:
 
 
 def test_a_reference_given_as_an_id_is_stored_as_the_records_store_it() -> None:
-    made = world_shaped({"to": ["c_2"], "subject": "Hi"}, "m_3", state()["messages"], state())
+    made = world_shaped({"to": ["c_2"], "subject": "Hi"}, "m_3", state()["messages"], state(), NOW)
     assert made["to"] == [{"name": "Cy Moss", "email": "cy@post.example"}]
 
 
 def test_the_sender_is_the_signed_in_account_and_the_record_holds_its_key() -> None:
-    made = world_shaped({"to": ["c_1"], "subject": "Hi"}, "m_3", state()["messages"], state())
+    made = world_shaped({"to": ["c_1"], "subject": "Hi"}, "m_3", state()["messages"], state(), NOW)
     assert made["from"] == ACCOUNT and made["id"] == "m_3"
 
 
 def test_unset_fields_are_empty_only_as_the_world_shows_empty() -> None:
-    made = world_shaped({"name": "Di Park", "email": "di@post.example"}, "c_3", state()["contacts"], state())
+    made = world_shaped({"name": "Di Park", "email": "di@post.example"}, "c_3", state()["contacts"], state(), NOW)
     assert made["notes"] == ""  # a contact's notes already read ""
     assert "phone" not in made  # no phone reads empty: "" or null is the service's choice, not ours
-    message = world_shaped({"subject": "Hi", "cc": None}, "m_3", state()["messages"], state())
+    message = world_shaped({"subject": "Hi", "cc": None}, "m_3", state()["messages"], state(), NOW)
     assert message["cc"] == [] and message["starred"] is False
 
 
 def test_a_kind_the_world_holds_no_record_of_is_left_as_made() -> None:
-    assert world_shaped({"title": "x"}, "n_1", {}, state()) == {"title": "x"}
+    assert world_shaped({"title": "x"}, "n_1", {}, state(), NOW) == {"title": "x"}
 
 
 def test_a_sent_message_reads_back_in_the_worlds_shape() -> None:
@@ -68,3 +69,13 @@ def test_a_sent_message_reads_back_in_the_worlds_shape() -> None:
     record = got.get("message", got)
     assert record["to"] == [{"name": "Bo Lind", "email": "bo@post.example"}]
     assert record["from"] == ACCOUNT and record["folder"] == "sent" and record["read"] is True
+
+
+def test_a_document_made_is_its_makers_and_its_own_first_version() -> None:
+    first = {"version": 1, "content": "a", "author": "u_2", "saved_at": "2026-07-01T09:00:00Z"}
+    docs = {f"d_{i}": {"title": "T", "content": "a", "version": 1, "versions": [first],
+                       "access": {"u_2": "owner", "u_1": "viewer"}} for i in range(3)}
+    world = {"me": "u_1", "people": {"u_1": {"name": "Ana"}, "u_2": {"name": "Bo"}}, "documents": docs}
+    made = world_shaped({"title": "Notes", "content": "hello", "versions": []}, "d_9", docs, world, NOW)
+    assert made["access"] == {"u_1": "owner"}
+    assert made["versions"] == [{"version": 1, "content": "hello", "author": "u_1", "saved_at": NOW}]

@@ -22,6 +22,7 @@ from typing import Any
 
 from cworld.engine.rules.safe import compiled, dot
 from cworld.engine.rules.spans import free_slots, past_due, work_hours
+from cworld.engine.world.shape import ROLE_MAPS, history_after
 from cworld.errors import ContentError
 from cworld.values import later, matches, money, norm, parse_time
 
@@ -128,10 +129,6 @@ def user_id(user: Any) -> Any:
     return user.get("id") if isinstance(user, dict) else user
 
 
-#: A record's fields that map people to their role on it (`access: {person_057: editor}`).
-ROLE_MAPS = ("access", "permissions", "roles", "acl", "sharing", "collaborators")
-
-
 def role_of(record: Any, user: Any) -> str | None:
     """The role `user` (an id, or a record with one) holds on `record`, from the first of its role maps that
     names them; None where none does."""
@@ -143,26 +140,9 @@ def role_of(record: Any, user: Any) -> str | None:
     return None
 
 
-#: Fields in which a record keeps its past versions, oldest first.
-HISTORY_FIELDS = ("versions", "revisions", "history")
-_ENTRY_TIMES = ("saved_at", "created_at", "at", "date", "modified_at", "updated_at", "timestamp")
-_ENTRY_AUTHORS = ("author", "by", "user", "saved_by", "modified_by", "editor")
-
-
-def history_after(entries: Any, record: Any, user: Any, now: Any) -> Any:
-    """A record's history with its new version appended, the entry shaped like the last one: the record's
-    version, its fields as they now read, the time and who saved it. Unchanged where it keeps no such list."""
-    if not isinstance(entries, list) or not entries or not isinstance(entries[-1], dict) or not isinstance(record, dict):
-        return entries
-    entry: dict[str, Any] = {}
-    for field in entries[-1]:
-        if field in _ENTRY_TIMES:
-            entry[field] = now
-        elif field in _ENTRY_AUTHORS:
-            entry[field] = user_id(user)
-        else:
-            entry[field] = record.get(field)
-    return [*entries, entry]
+def role_map(record: Any) -> str | None:
+    """The field in which `record` maps people to their roles on it (`access`), or None where it keeps none."""
+    return next((f for f in ROLE_MAPS if isinstance(record, dict) and isinstance(record.get(f), dict)), None)
 
 
 def sql_run(tables: Any, query: Any) -> dict[str, Any]:
@@ -193,7 +173,7 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
-    "role_of": role_of, "history_after": history_after,
+    "role_of": role_of, "role_map": role_map, "history_after": history_after,
     "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
     "work_hours": work_hours, "free_slots": free_slots, "past_due": past_due,

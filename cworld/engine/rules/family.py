@@ -55,12 +55,41 @@ def family_rules(tool: ToolSpec, card: CategoryCard) -> list[Rule]:
 
 
 def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None) -> Rule | None:
-    """The first family rule that matches the tool and fits its schema and its world, fitted to it."""
-    for rule in family_rules(tool, card):
+    """The first family rule that matches the tool and fits its schema and its world, fitted to it; one that
+    extends inference also takes the checks of every other matching guard (a family that only refuses:
+    `locked_until_unlocked` on a share), which read what that inference binds."""
+    matching = family_rules(tool, card)
+    for rule in matching:
         fitted = fit(rule, tool, card, world)
+        if fitted is not None and rule.extends == "inferred":
+            return _guarded(fitted, [g for g in matching if _guards(g, rule)], tool, card)
         if fitted is not None:
             return fitted
     return None
+
+
+def _guards(guard: Rule, chosen: Rule) -> bool:
+    """Whether `guard` only refuses, and about another field than the chosen family is about (an unlock is not
+    refused for the lock it opens)."""
+    if guard is chosen or guard.extends != "inferred" or guard.do or guard.answer is not None or guard.list_:
+        return False
+    about = {n for alternatives in chosen.has for n in alternatives.split("|")}
+    return not any(n in about for alternatives in guard.has for n in alternatives.split("|"))
+
+
+def _guarded(fitted: Rule, guards: list[Rule], tool: ToolSpec, card: CategoryCard) -> Rule:
+    """`fitted` with each guard's checks (its own names bound) right after the find of the record."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    at = next((i + 1 for i, c in enumerate(fitted.check) if c.find == "target"), None)
+    if at is None or not guards:
+        return fitted
+    entity = entity_for(tool, card)
+    added: list[Check] = []
+    for guard in guards:
+        bound, fields = _taken(guard.takes, props), _had(guard.has, entity)
+        if bound is not None and fields is not None:
+            added += [Check(let={**bound, **fields}), *guard.check]
+    return fitted.model_copy(update={"check": [*fitted.check[:at], *added, *fitted.check[at:]]}) if added else fitted
 
 
 def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | None) -> Rule | None:

@@ -23,13 +23,12 @@ from cworld.engine.cards.operations import (
     singular_word,
     snake,
 )
-from cworld.engine.rules.expr import HISTORY_FIELDS
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 from cworld.engine.world.fresh import freshen
 from cworld.engine.world.layout import at, held_view
-from cworld.engine.world.shape import self_key_field, user_pointer
+from cworld.engine.world.shape import HISTORY_FIELDS, self_key_field, user_pointer
 
 _REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")

@@ -270,7 +270,7 @@ class RuleRun:
         record = self.ev(effect.record) if effect.record is not None else {}
         if not isinstance(record, dict):
             raise RuleExprError(f"create {effect.create!r}: the record is not a mapping")
-        record = world_shaped(record, key, coll, self.ctx.state)
+        record = world_shaped(record, key, coll, self.ctx.state, self.ctx.now)
         was_there = key in coll
         coll[key] = record = self._adopted(record)
         self._stored(coll, key, was_there)

@@ -15,15 +15,20 @@ from typing import Any
 SAMPLE = 20
 #: Fields a service fills with who made the record: the signed-in user, shaped as the field's values are.
 CREATOR_FIELDS = ("from", "sender", "author", "organizer", "owner", "created_by", "creator")
+#: A record's fields that map people to their role on it (`access: {person_057: editor}`).
+ROLE_MAPS = ("access", "permissions", "roles", "acl", "sharing", "collaborators")
+#: The role of whoever made a record, where every record's role map names one.
+OWNER_ROLES = ("owner", "admin", "creator")
 #: Top-level names under which a world keeps the signed-in account as a record of its own.
 ACCOUNT_NAMES = ("me", "account", "user", "current_user", "profile", "whoami", "self")
 
 
-def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], state: dict[str, Any],
+                 now: str) -> dict[str, Any]:
     """`record` (to be stored under `key`) with the fields every sampled record of `records` holds: its own key
     where they hold theirs, a reference given as an id stored as the records store it, a creator field naming
-    the signed-in user, and any other field the call left out empty in the kind's own way. Unchanged where the
-    world holds no record of the kind."""
+    the signed-in user, a history holding the record as its first version (saved `now`), and any other field the
+    call left out empty in the kind's own way. Unchanged where the world holds no record of the kind."""
     sample = [r for r in list(records.values())[:SAMPLE] if isinstance(r, dict)]
     if not sample:
         return record
@@ -34,7 +39,15 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
     for field in _shared_fields(sample):
         examples = [r[field] for r in sample]
         value = shaped.get(field)
-        if value is not None:
+        if field in HISTORY_FIELDS and not value and all(isinstance(e, list) and e and isinstance(e[-1], dict)
+                                                         for e in examples):
+            user = signed_in(state)  # a record made is its first version, kept as the others keep theirs
+            shaped[field] = history_after(examples[0][:1], {"version": 1, **shaped}, user and user[0], now)[1:]
+        elif field in ROLE_MAPS and not value and _owned(examples):
+            user = signed_in(state)
+            if user is not None and user[0] is not None:
+                shaped[field] = {user[0]: _owned(examples)}
+        elif value is not None:
             shaped[field] = _as_examples(value, examples, state)
         elif field in CREATOR_FIELDS:
             user = signed_in(state)
@@ -83,6 +96,36 @@ def signed_in(state: dict[str, Any]) -> tuple[str | None, dict[str, Any]] | None
         if isinstance(value, dict) and value and not all(isinstance(v, dict) for v in value.values()):
             return value.get("id"), value
     return None
+
+
+def _owned(examples: list[Any]) -> str | None:
+    """The owner's role where every record's role map names exactly one owner (a record made is its maker's)."""
+    found = {r for e in examples if isinstance(e, dict) for r in e.values() if r in OWNER_ROLES}
+    if len(found) != 1 or not all(isinstance(e, dict) and sum(r in found for r in e.values()) == 1 for e in examples):
+        return None
+    return found.pop()
+
+
+#: Fields in which a record keeps its past versions, oldest first.
+HISTORY_FIELDS = ("versions", "revisions", "history")
+_ENTRY_TIMES = ("saved_at", "created_at", "at", "date", "modified_at", "updated_at", "timestamp")
+_ENTRY_AUTHORS = ("author", "by", "user", "saved_by", "modified_by", "editor")
+
+
+def history_after(entries: Any, record: Any, user: Any, now: Any) -> Any:
+    """A record's history with its new version appended, the entry shaped like the last one: the record's
+    version, its fields as they now read, the time and who saved it. Unchanged where it keeps no such list."""
+    if not isinstance(entries, list) or not entries or not isinstance(entries[-1], dict) or not isinstance(record, dict):
+        return entries
+    entry: dict[str, Any] = {}
+    for field in entries[-1]:
+        if field in _ENTRY_TIMES:
+            entry[field] = now
+        elif field in _ENTRY_AUTHORS:
+            entry[field] = user.get("id") if isinstance(user, dict) else user
+        else:
+            entry[field] = record.get(field)
+    return [*entries, entry]
 
 
 def _shared_fields(sample: list[dict[str, Any]]) -> list[str]:
