@@ -272,7 +272,7 @@ class RulesEngine:
         """What a rule runs on for this call: every schema property in `args` (None when not given)."""
         props = tool.input_schema.get("properties") or {}
         own = self.operations.get(tool.server)
-        return CallContext(server.state, {**dict.fromkeys(props), **arguments}, state.now(), kinds=server.base.kinds,
+        return CallContext(server.state, {**_defaults(props), **arguments}, state.now(), kinds=server.base.kinds,
                            ids=server.ids, consts={**(own.consts if own else {}), **server.base.reference},
                            defs=own.defs if own else {}, seed=state.seed, advance=state.advance, store=server.store,
                            indexes=self.indexes)
@@ -421,6 +421,11 @@ def _diff(server: str, card: str, kind: str, before: Any, after: Any) -> EntityC
             out.updated[key] = now
             out.changed_fields[key] = sorted(f for f in was.keys() | now.keys() if was.get(f) != now.get(f))
     return out
+
+
+def _defaults(props: dict[str, Any]) -> dict[str, Any]:
+    """Every schema property, at its schema default where it declares one (what a service fills in), else None."""
+    return {p: s.get("default") if isinstance(s, dict) else None for p, s in props.items()}
 
 
 def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:

@@ -32,12 +32,31 @@ def documented_formats(schema: dict[str, Any]) -> list[str]:
     return [name for name, found in (("datetime", _DATETIME), ("date", _DATE)) if found.search(text)]
 
 
+#: A closed list of words a description names the values by: "one of red, orange or blue" (two or more plain
+#: words, quoted or not, the list ending the clause).
+_ONE_OF = re.compile(r"\bone of:?\s+((?:[`'\"]?[a-z][\w-]*[`'\"]?(?:\s*,\s*(?:or\s+)?|\s+or\s+)){1,}[`'\"]?[a-z][\w-]*[`'\"]?)"
+                     r"\s*(?:$|[.;)])", re.IGNORECASE)
+
+
+def documented_values(schema: dict[str, Any]) -> list[str]:
+    """The values a string argument's description lists as the only ones ("one of red, orange, blue"); none
+    where its schema has an enum (the validator's) or its description lists none."""
+    found = _ONE_OF.search(str(schema.get("description") or "")) if "enum" not in schema else None
+    if found is None:
+        return []
+    return [w.strip("`'\" ") for w in re.split(r"\s*,\s*(?:or\s+)?|\s+or\s+", found.group(1)) if w.strip()]
+
+
 def format_error(input_schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
-    """One line naming the first string argument not in the form its description documents, else None."""
+    """One line naming the first string argument not in the form its description documents (a written format,
+    or a closed list of values), else None."""
     for name, schema in (input_schema.get("properties") or {}).items():
         value = arguments.get(name)
         if not isinstance(value, str) or not isinstance(schema, dict):
             continue
+        values = documented_values(schema)
+        if values and value.strip().lower() not in {v.lower() for v in values}:
+            return f"'{name}' is {value!r}, not one of {', '.join(values)}"
         formats = documented_formats(schema)
         if formats and not any(_ADMITS[f].fullmatch(value.strip()) for f in formats):
             shown = " or ".join("YYYY-MM-DDTHH:MM" if f == "datetime" else "YYYY-MM-DD" for f in formats)
