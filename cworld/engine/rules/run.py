@@ -122,6 +122,7 @@ class RuleRun:
                       "seed": ctx.seed, "server_ids": ctx.ids})
         self.ev = Evaluator(names, compile_expr=compiled_with_scans)
         self.ev.define("coll", self.collection)
+        self.ev.define("holds", self.holds)
         self.ev.define(SCAN, Scans(ctx.store, ctx.indexes, self._count).scan)
         for name, fn in needed_defs(rule, ctx.defs):
             self.ev.define(name, self.ev.function(fn.params, fn.expr))
@@ -148,6 +149,11 @@ class RuleRun:
         if not isinstance(value, dict):
             raise RuleExprError(f"{ref!r} is not a collection of this server's world")
         return value
+
+    def holds(self, ref: str) -> bool:
+        """Whether the world holds a collection by this state name or card kind: a family written for several
+        layouts asks before it reads one (`coll` of a kind the world lacks fails the call)."""
+        return isinstance(at(self.ctx.state, self.ctx.kinds.get(ref, ref)), dict)
 
     def _kind_of(self, ref: str) -> str:
         name = self.ctx.kinds.get(ref, ref)
