@@ -261,3 +261,51 @@ def test_an_event_moved_by_one_end_still_ends_after_it_starts() -> None:
     assert call("reschedule_meeting", event_id="m_1", end="2026-08-03T08:00").error_class == "invalid_args"
     moved = call("reschedule_meeting", event_id="m_1", end="2026-08-03T09:30:00Z")
     assert (moved.structured_content or {}).get("end") == "2026-08-03T09:30:00Z", moved.text
+
+
+def test_a_value_outside_the_list_a_description_gives_is_refused() -> None:
+    from cworld.engine.rules.formats import documented_values, format_error
+
+    schema = {"properties": {"color": {"type": "string", "description": "one of red, orange or blue"}}}
+    assert documented_values(schema["properties"]["color"]) == ["red", "orange", "blue"]
+    assert format_error(schema, {"color": "Blue"}) is None
+    assert "not one of red, orange, blue" in (format_error(schema, {"color": "teal"}) or "")
+    assert documented_values({"description": "one of the ids list_boards gives"}) == []
+
+
+def test_labels_are_made_on_their_board_and_go_on_its_cards_only() -> None:
+    label_props = {"board_id": STR, "title": STR,
+                   "color": {"type": "string", "default": "blue", "description": "one of red, green, blue"}}
+    call, state = _team_board(create_label=(label_props, ["board_id", "title"]),
+                              add_label=({"card_id": STR, "label_id": STR}, ["card_id", "label_id"]))
+    made = call("create_label", board_id="b_1", title="backend")
+    assert (made.structured_content or {}) == {"label_id": "l_2", "name": "backend", "color": "blue"}, made.text
+    assert state["boards"]["b_1"]["labels"]["l_1"]["name"] == "urgent"  # the seed's world is not written
+    assert call("create_label", board_id="b_1", title="Urgent").error_class == "business"  # names are unique
+    assert call("create_label", board_id="b_1", title="x", color="teal").error_class == "invalid_args"
+    labelled = call("add_label", card_id="t_1", label_id="l_2")
+    assert (labelled.structured_content or {}).get("labels") == ["l_2"], labelled.text
+    assert call("add_label", card_id="t_1", label_id="l_9").error_class == "not_found"
+
+
+def test_a_list_is_added_at_the_right_end_and_a_card_moves_within_its_board() -> None:
+    call, state = _team_board(create_list=({"board_id": STR, "title": STR}, ["board_id", "title"]),
+                              move_card=({"card_id": STR, "list_id": STR}, ["card_id", "list_id"]))
+    state["boards"]["b_2"] = {"name": "Other", "roles": {"u_me": "normal"}, "labels": {}}
+    state["columns"]["c_9"] = {"board_id": "b_2", "name": "Elsewhere", "position": 1}
+    state["tasks"]["t_1"]["position"], state["tasks"]["t_2"]["position"] = 1.0, 2.0
+    made = call("create_list", board_id="b_1", title="Done")
+    assert (made.structured_content or {}).get("position") == 3, made.text
+    moved = call("move_card", card_id="t_2", list_id="c_2")
+    assert (moved.structured_content or {}).get("list_id") == "c_2" and moved.structured_content["position"] == 1.0
+    assert call("move_card", card_id="t_1", list_id="c_9").error_class == "invalid_args"
+
+
+def test_a_checklist_item_is_ticked_on_its_own_card() -> None:
+    call, state = _team_board(set_checklist_item=({"card_id": STR, "item_id": STR, "done": {"type": "boolean"}},
+                                                  ["card_id", "item_id"]))
+    state["checklists"]["k_1"] = {"card_id": "t_1", "name": "Steps",
+                                  "items": [{"item_id": "k_1.1", "text": "Draft", "done": False}]}
+    ticked = call("set_checklist_item", card_id="t_1", item_id="k_1.1")
+    assert (ticked.structured_content or {}).get("items") == [{"item_id": "k_1.1", "text": "Draft", "done": True}]
+    assert call("set_checklist_item", card_id="t_2", item_id="k_1.1").error_class == "not_found"  # another card's
