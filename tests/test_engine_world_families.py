@@ -138,7 +138,7 @@ def test_a_loaded_value_of_the_wrong_type_is_one_line(tmp_path: Path) -> None:
 
 def test_card_families_comment_on_a_parent_and_transfer_within_the_balance() -> None:
     """A category's own families: a comment is added to the card its id names (which must exist), and a
-    transfer moves money between two accounts, never more than the balance."""
+    transfer between two accounts, never more than the balance, moves the money once it is confirmed."""
     board = ServerWorld("tiny-board", {"cards": {"crd_0001": {"title": "Fix login", "list_id": "lst_0001"}},
                                        "comments": {}, "lists": {"lst_0001": {"name": "Doing"}}},
                         kinds={"card": "cards", "comment": "comments", "list": "lists"}, card="task_board")
@@ -150,7 +150,9 @@ def test_card_families_comment_on_a_parent_and_transfer_within_the_balance() -> 
     send = ToolSpec(server="tiny-bank", name="transferFunds", description="transfer", input_schema={
         "type": "object", "properties": {"fromAccountId": STR, "toAccountId": STR, "amount": {"type": "number"}},
         "required": ["fromAccountId", "toAccountId", "amount"]})
-    engine = RulesEngine(CARDS, [comment, send], world=World(seed=0, now="2026-08-01T09:00:00Z",
+    confirm = ToolSpec(server="tiny-bank", name="confirmTransfer", description="confirm", input_schema={
+        "type": "object", "properties": {"transferId": STR, "code": STR}, "required": ["transferId", "code"]})
+    engine = RulesEngine(CARDS, [comment, send, confirm], world=World(seed=0, now="2026-08-01T09:00:00Z",
                                                              servers={"tiny-board": board, "tiny-bank": bank}))
     log = SessionLog(seed=0)
     assert engine.respond_sync(comment, {"cardId": "crd_0404", "text": "hi"}, log).error_class == "not_found"
@@ -161,6 +163,11 @@ def test_card_families_comment_on_a_parent_and_transfer_within_the_balance() -> 
     assert too_much.is_error and "insufficient funds" in too_much.text
     moved = engine.respond_sync(send, {"fromAccountId": "acc_0001", "toAccountId": "acc_0002", "amount": 40}, log)
     assert not moved.is_error and moved.structured_content["amount"] == 40
+    log.record(send.id, {"fromAccountId": "acc_0001", "toAccountId": "acc_0002", "amount": 40}, moved)
+    assert "account" not in {c.kind for c in engine.world_changes(log)}  # it waits for its confirmation
+    code = {"transferId": moved.structured_content["transfer_id"], "code": "123456"}
+    assert not engine.respond_sync(confirm, code, log).is_error
+    log.record(confirm.id, code, moved)
     changes = {c.kind: c for c in engine.world_changes(log)}
     assert changes["account"].updated["acc_0001"]["balance"] == 60.0
     assert changes["account"].updated["acc_0002"]["balance"] == 45.0

@@ -128,8 +128,6 @@ def _transfer(call: Any, customer: dict[str, Any], source: str, payee: str) -> T
     return call("finance/confirm_transfer", token=token, transfer_id=transfer, code=code)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 33: the category engine has no finance confirm-transfer family rule yet (the "
-                   "per-tool rules that held this were a transcription of the app, removed in issue 32)")
 def test_a_confirmed_transfer_moves_money(engine: WorldEngine) -> None:
     both = Both(engine)
     finance = copy.deepcopy(both.live.state["finance"])

@@ -32,6 +32,7 @@ from cworld.engine.rules.infer import (
 )
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule, parse_rule
 from cworld.engine.world.base import ServerWorld
+from cworld.engine.world.layout import at
 from cworld.engine.world.named import thin_kinds
 
 #: In a family rule's `create`/`delete`, the collection of the record the tool is about.
@@ -211,7 +212,8 @@ def _parent(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> tuple[Ent
 
 def _holds(world: ServerWorld | None, needs: list[str]) -> bool:
     """Whether the world holds every kind or state entry a family names."""
-    return world is not None and all(world.kinds.get(n, n) in world.state for n in needs)
+    return world is not None and all(world.kinds.get(n, n) in world.state or at(world.state, world.kinds.get(n, n))
+                                     is not None for n in needs)  # a layout path too (`cart.items`)
 
 
 def _taken(takes: list[str], props: dict[str, Any]) -> dict[str, str] | None:

@@ -23,11 +23,12 @@ from cworld.engine.cards.operations import (
     singular_word,
     snake,
 )
+from cworld.engine.rules.derived import derived_fields
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 from cworld.engine.world.fresh import freshen
-from cworld.engine.world.layout import at, held_view
+from cworld.engine.world.layout import at, catalog_path, held_view, holder_answer
 from cworld.engine.world.shape import HISTORY_FIELDS, self_key_field, user_pointer
 
 _REF = ID_ARG
@@ -58,7 +59,38 @@ def _named(props: dict[str, Any], names: tuple[str, ...], kind: str | None = Non
 
 def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | None:
     """The generic rule of `tool` on `world`; None when the world holds nothing the tool is about (the
-    engine then answers from the schema, marked simulated)."""
+    engine then answers from the schema, marked simulated). A write to a collection kept inside a value held
+    once answers that value where the tool's output shows it (`layout.holder_answer`: the cart after a line)."""
+    rule = _inferred(tool, card, world)
+    if rule is None or not rule.writes:
+        return rule if rule is None else _with_derived(rule, tool, card, world)
+    path = next((c.in_ for c in rule.check if c.find == "target"), None) or next(
+        (e.create for e in rule.do if e.create), None)
+    shown = holder_answer(path, world.kinds, tool.output_schema)
+    return rule if shown is None else rule.model_copy(update={"answer": shown})
+
+
+def _with_derived(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule:
+    """A read whose answer schema asks for a flag the records derive (`expired` from `expires`: `derived.py`)
+    shows it computed from the world's record."""
+    out = tool.output_schema or {}
+    listed, found = rule.list_, next((c for c in rule.check if c.find == "target"), None)
+    path = listed.from_ if listed is not None else (found.in_ if found is not None and rule.answer is None else None)
+    if path is None:
+        return rule
+    held = _held_fields(entity_for(tool, card), at(world.state, path))
+    shown = f"{entity_for(tool, card).name}_id"
+    if listed is not None:
+        flags = derived_fields(((out.get("properties") or {}).get(listed.into) or {}).get("items"), out, held, "it")
+        view = listed.item or f"{{{shown!r}: key, **it}}"
+        return rule if not flags else rule.model_copy(update={"list_": listed.model_copy(update={
+            "item": f"{{**{view}, " + ", ".join(f"{k!r}: {v}" for k, v in flags.items()) + "}"})})
+    flags = derived_fields(out, out, held, "target")
+    return rule if not flags else rule.model_copy(update={
+        "answer": f"{{{shown!r}: target_key, **target, " + ", ".join(f"{k!r}: {v}" for k, v in flags.items()) + "}"})
+
+
+def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | None:
     props: dict[str, Any] = tool.input_schema.get("properties") or {}
     login = _login_rule(tool, props, world)
     if login is not None:
@@ -74,7 +106,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
         return member
     entity = entity_for(tool, card)
     coll = collection_of(entity, world)
-    if coll is None:
+    catalog = coll is not None and coll not in world.kinds.values()  # read from the world's reference, never written
+    if coll is None or (catalog and op not in ("get", "list", "search")):
         return _referenced_get(tool, op, entity, props, required, card, world)
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
@@ -83,8 +116,10 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
                                                           own_arg="" if listing else own)
     if listing:  # a filter's times and a required query are checked as a write's values are
         checks += [*belongs_checks(checks, card, entity), *cursor_checks(props)]
+        listed = _list_read(tool, coll, entity, props, card)
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
-                    list_=_list_read(tool, coll, entity, props, card), origin="inferred")
+                    list_=listed.model_copy(update={"item": _keyed_view(entity, "key", "it")}) if catalog else listed,
+                    origin="inferred")
     if op == "create":
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
                        _held_fields(entity, at(world.state, coll)), {singular_word(t) for t in name_tokens(tool.name)},
@@ -100,7 +135,8 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     # the trash, not yours) refuses the call before the other records it names are looked up
     signed, refs = checks[:len(auth_checks(props, world))], checks[len(auth_checks(props, world)):]
     if op == "get":
-        return Rule(op=op, read_only=True, check=[*signed, *value_checks(entity, props), find, *refs], origin="inferred")
+        return Rule(op=op, read_only=True, check=[*signed, *value_checks(entity, props), find, *refs], origin="inferred",
+                    answer=_keyed_view(entity, "target_key", "target") if catalog else None)
     if op == "delete":
         return Rule(op=op, check=[*signed, find, *refs], do=[Effect(delete=coll, key="target_key", if_="target is not None")],
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
@@ -462,9 +498,33 @@ def _signed_in_user(world: ServerWorld, args: list[str]) -> tuple[str, list[str]
     return None
 
 
+def _keyed_view(entity: EntityType, key: str, record: str) -> str:
+    """A catalog record as the kind shows it: its key under the kind's key field (`symbol`), or `<kind>_id`
+    (a reference catalog's records rarely hold their own key)."""
+    field = entity.key_field if entity.key_field != "id" else f"{entity.name}_id"
+    return f"{{{field!r}: {key}, **{record}}}"
+
+
 def collection_of(entity: EntityType, world: ServerWorld) -> str | None:
+    """Where the world keeps the kind's records: its collection (a layout path too), else a catalog of its
+    reference (`layout.catalog_path`: a market's securities, a network's hotels), which rules only read."""
     name = world.kinds.get(entity.name)
-    return name if name is not None and isinstance(at(world.state, name), dict) else None
+    if name is not None and isinstance(at(world.state, name), dict):
+        return name
+    if not world.reference:
+        return None
+    key = (id(world), entity.name)
+    cached = _CATALOGS.get(key)
+    if cached is None or cached[0] is not world:
+        if len(_CATALOGS) > _FORMS_LIMIT:
+            _CATALOGS.clear()
+        fields = [f for f in entity.fields if f != entity.key_field]
+        cached = _CATALOGS[key] = (world, catalog_path(fields, world.reference))
+    return cached[1]
+
+
+_CATALOGS: dict[tuple[int, str], tuple[ServerWorld, str | None]] = {}
+"""(id of a world, kind) -> (that world, the catalog path of the kind in its reference)"""
 
 
 def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], op: str,

@@ -19,7 +19,7 @@ from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
-from cworld.engine.world.layout import at
+from cworld.engine.world.layout import SEP, at
 from cworld.engine.world.shape import world_shaped
 from cworld.engine.world.state import Outcome
 
@@ -128,6 +128,8 @@ class RuleRun:
             self.ev.define(name, self.ev.function(fn.params, fn.expr))
         self.first_found: tuple[str, str, dict[str, Any]] | None = None
         self.last_made: tuple[str, str, dict[str, Any]] | None = None
+        self.read_only: set[int] = set()
+        """ids of the reference catalogs this call read, and of their records: shared by every session"""
 
     # --- the run ----------------------------------------------------------------------------------
     def __call__(self) -> Outcome:
@@ -142,9 +144,15 @@ class RuleRun:
 
     def collection(self, ref: str) -> dict[str, Any]:
         """A collection by state name, card kind (through the server's kinds) or expression."""
-        found = at(self.ctx.state, self.ctx.kinds.get(ref, ref))  # a layout path too (`cart.items`)
+        path = self.ctx.kinds.get(ref, ref)
+        found = at(self.ctx.state, path)  # a layout path too (`cart.items`)
         if isinstance(found, dict):
             return found
+        catalog = at(self.ctx.consts, path) if SEP in path else None  # the world's reference: read only
+        if isinstance(catalog, dict):
+            self.read_only.add(id(catalog))
+            self.read_only.update(id(r) for r in catalog.values())
+            return catalog
         value = self.ev(ref)
         if not isinstance(value, dict):
             raise RuleExprError(f"{ref!r} is not a collection of this server's world")
@@ -158,7 +166,7 @@ class RuleRun:
     def _kind_of(self, ref: str) -> str:
         name = self.ctx.kinds.get(ref, ref)
         reverse = {v: k for k, v in self.ctx.kinds.items()}
-        kind = reverse.get(name, name)
+        kind = reverse.get(name, name.rpartition(SEP)[2])  # a catalog's path: its records' name (`NETWORK.hotels`)
         return kind[:-1] if kind.endswith("s") and not kind.endswith("ss") else kind
 
     # --- checks -----------------------------------------------------------------------------------
@@ -230,6 +238,8 @@ class RuleRun:
             self.ev.bind("now", self.ctx.advance(int(self.ev(effect.advance))))
 
     def _writable(self, target: Any) -> Any:
+        if id(target) in self.read_only:
+            raise RuleExprError("a write reached the world's reference catalog, which rules only read")
         store = self.ctx.store
         return target if store is None else store.writable(target, self.ev.names)
 

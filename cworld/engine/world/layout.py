@@ -10,6 +10,7 @@ grader diffs it exactly as live). The top-level entry (`head`) is what a session
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 SEP = "."
@@ -69,3 +70,51 @@ def held_view(name: str, kinds: dict[str, str]) -> str:
     shown = ", ".join(f"{field!r}: [{{{kind + '_id'!r}: k, **v}} for k, v in {name}[{field!r}].items()]"
                       for field, kind in sorted(inner.items()))
     return f"{{**{name}, {shown}}}"
+
+
+#: How many records of a reference map show what its records hold.
+_SAMPLE = 5
+#: How many of a kind's fields a reference map's records must hold besides half of them (a name and a city alone
+#: are an airport's and a hotel's alike).
+_SHARED = 3
+
+
+def catalog_path(fields: Iterable[str], reference: dict[str, Any]) -> str | None:
+    """The path of the map of records in the world's reference (what a service knows from the seed alone: a
+    market's listed securities, a travel network's hotels) whose records hold at least half of a kind's `fields`,
+    the best such map; None when none does. A kind the state holds no collection of is read from there, so its
+    records are found and shown instead of made up."""
+    wanted = set(fields)
+    best: tuple[float, str] | None = None
+    for path, records in _record_maps(reference, "", depth=2):
+        sample = [r for r in list(records.values())[:_SAMPLE]]
+        held = set.intersection(*(set(r) for r in sample)) if sample else set()
+        share = len(wanted & held) / len(wanted) if wanted else 0.0
+        if share >= 0.5 and len(wanted & held) >= _SHARED and (best is None or share > best[0]):
+            best = (share, path)
+    return best[1] if best else None
+
+
+def _record_maps(value: Any, prefix: str, depth: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, map) of every non-empty map of records within `depth` steps of `value`."""
+    if not isinstance(value, dict) or depth < 0:
+        return
+    for name, inner in value.items():
+        if not isinstance(name, str) or not name.isidentifier() or not isinstance(inner, dict):
+            continue
+        path = f"{prefix}{SEP}{name}" if prefix else name
+        if inner and is_records(inner):
+            yield path, inner
+        yield from _record_maps(inner, path, depth - 1)
+
+
+def holder_answer(path: str | None, kinds: dict[str, str], output_schema: dict[str, Any] | None) -> str | None:
+    """The answer of a write to a collection kept inside a value held once, where the tool's output schema shows
+    that value (a list under the collection's field: the cart with its `items` after a line is added); None for
+    a top-level collection or a tool that answers the record itself."""
+    if path is None or path.count(SEP) != 1:
+        return None
+    field = ((output_schema or {}).get("properties") or {}).get(path.split(SEP, 1)[1])
+    if not isinstance(field, dict) or field.get("type") != "array":
+        return None
+    return held_view(head(path), kinds)

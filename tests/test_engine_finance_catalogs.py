@@ -1,0 +1,112 @@
+"""The finance card's transfers and a world's reference catalogs, each checked on a service written for the test.
+
+- A transfer goes from an account to another account or to a saved payee (a payee id was checked as an
+  account), waits for its one-time code, and moves the money once confirmed with the current code.
+- A kind the state holds no collection of is read from the world's reference (what a service knows from the
+  seed alone: a network's hotels, a market's securities), found by the fields its records hold."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolResult, ToolSpec
+from cworld.engine.cards.card import load_cards
+from cworld.engine.protocol import SessionLog
+from cworld.engine.rules import RulesEngine
+from cworld.engine.world.base import ServerWorld, World
+from cworld.engine.world.layout import catalog_path
+from cworld.environment import Environment
+
+STR = {"type": "string"}
+NUM = {"type": "number"}
+
+
+def tool(server: str, name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
+    return ToolSpec(server=server, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props,
+                                  "required": list(props) if required is None else required})
+
+
+def bank_state(with_codes: bool = True) -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "accounts": {"acct_1": {"kind": "checking", "name": "Everyday", "balance": 500.0},
+                     "acct_2": {"kind": "savings", "name": "Rainy day", "balance": 100.0}},
+        "payees": {"pay_1": {"name": "Corner Bakery", "bank": "Union Trust", "account": "****1234"}},
+        "transfers": {}}
+    if with_codes:
+        state["codes"] = {}
+    return state
+
+
+BANK = [tool("harbor-bank", "create_transfer", {"from_account_id": STR, "to_id": STR, "amount": NUM, "memo": STR},
+             ["from_account_id", "to_id", "amount"]),
+        tool("harbor-bank", "read_authenticator", {}),
+        tool("harbor-bank", "confirm_transfer", {"transfer_id": STR, "code": STR}),
+        tool("harbor-bank", "resend_transfer_code", {"transfer_id": STR}),
+        tool("harbor-bank", "get_account", {"account_id": STR})]
+KINDS = {"account": "accounts", "payee": "payees", "transfer": "transfers"}
+
+
+def balance(call: Any, account: str) -> float:
+    return float(json.loads(call("get_account", account_id=account).text)["balance"])
+
+
+def test_a_transfer_to_a_payee_waits_for_its_code_and_moves_the_money_once_confirmed() -> None:
+    call = rules_caller("harbor-bank", "finance", bank_state(), KINDS, BANK)
+    assert call("create_transfer", from_account_id="acct_1", to_id="pay_404", amount=5.0).error_class == "not_found"
+    made = call("create_transfer", from_account_id="acct_1", to_id="pay_1", amount=120.0, memo="bread")
+    assert not made.is_error, made.text
+    transfer = json.loads(made.text)
+    assert transfer["status"] == "pending_confirmation" and transfer["memo"] == "bread"
+    assert balance(call, "acct_1") == 500.0  # nothing moves before the code
+    # the pending transfer holds its money: a second one over what is left is refused
+    assert call("create_transfer", from_account_id="acct_1", to_id="acct_2", amount=400.0).error_class == "business"
+    codes = json.loads(call("read_authenticator").text)["codes"]
+    code = next(c["code"] for c in codes if c["transfer_id"] == transfer["transfer_id"])
+    assert call("confirm_transfer", transfer_id=transfer["transfer_id"], code="000000" if code != "000000"
+                else "111111").error_class == "auth"
+    assert not call("confirm_transfer", transfer_id=transfer["transfer_id"], code=code).is_error
+    assert balance(call, "acct_1") == 380.0
+    again = call("confirm_transfer", transfer_id=transfer["transfer_id"], code=code)  # a retried request
+    assert not again.is_error and balance(call, "acct_1") == 380.0
+    assert call("resend_transfer_code", transfer_id=transfer["transfer_id"]).error_class == "business"
+
+
+def test_between_accounts_without_codes_the_money_reaches_the_destination_on_confirmation() -> None:
+    call = rules_caller("harbor-bank", "finance", bank_state(with_codes=False), KINDS, BANK)
+    made = json.loads(call("create_transfer", from_account_id="acct_1", to_id="acct_2", amount=50.0).text)
+    assert call("create_transfer", from_account_id="acct_1", to_id="acct_1", amount=5.0).error_class == "invalid_args"
+    assert not call("confirm_transfer", transfer_id=made["transfer_id"], code="123456").is_error
+    assert (balance(call, "acct_1"), balance(call, "acct_2")) == (450.0, 150.0)
+
+
+HOTELS = {"htl_001": {"name": "Harbour Inn", "city": "Lisbon", "stars": 3, "rating": 8.1, "nightly_rate": 120.0},
+          "htl_002": {"name": "Old Town Rooms", "city": "Porto", "stars": 4, "rating": 8.8, "nightly_rate": 150.0}}
+
+
+def test_a_kind_without_a_collection_is_read_from_the_reference_catalog_that_holds_its_fields() -> None:
+    reference = {"NETWORK": {"routes": {"LIS-OPO": {"origin": "LIS", "destination": "OPO"}}, "hotels": HOTELS}}
+    assert catalog_path(["name", "city", "stars", "price_per_night", "rating", "rooms_left"], reference) == \
+        "NETWORK.hotels"
+    assert catalog_path(["name", "city", "country"], reference) is None  # a name and a city are not enough
+    tools = [tool("trip-desk", "get_hotel", {"hotel_id": STR}), tool("trip-desk", "search_hotels", {"city": STR})]
+    state = {"bookings": {}}
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={"trip-desk": ServerWorld(
+        "trip-desk", state, kinds={"booking": "bookings"}, card="travel", reference=reference)})
+    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world), SessionLog(seed=0)
+
+    def call(name: str, **args: Any) -> ToolResult:
+        spec = next(t for t in tools if t.name == name)
+        result = engine.respond_sync(spec, args, log)
+        log.record(spec.id, args, result)
+        return result
+    shown = json.loads(call("get_hotel", hotel_id="htl_002").text)
+    assert shown["hotel_id"] == "htl_002" and shown["name"] == "Old Town Rooms"
+    assert call("get_hotel", hotel_id="htl_404").error_class == "not_found"
+    found = json.loads(call("search_hotels", city="Lisbon").text)
+    listed = next(v for v in found.values() if isinstance(v, list))  # under the list key the rule names
+    assert [h["hotel_id"] for h in listed] == ["htl_001"]
+    assert reference["NETWORK"]["hotels"] == HOTELS  # read only: every session shares it
