@@ -31,7 +31,7 @@ def rules_caller(server: str, card: str, state: dict[str, Any], kinds: dict[str,
     world = World(seed=0, now="2026-08-01T09:00:00Z", servers={server: ServerWorld(server, state, kinds=kinds, card=card)})
     engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world), SessionLog(seed=0)
 
-    def call(name: str, **args: Any) -> ToolResult:
+    def call(name: str, /, **args: Any) -> ToolResult:
         spec = next(t for t in tools if t.name == name)
         result = engine.respond_sync(spec, args, log)
         log.record(spec.id, args, result)

@@ -4,6 +4,7 @@ documents (`"UTC time, YYYY-MM-DDTHH:MM"`) and the kind its description says an 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -36,6 +37,7 @@ TOOLS = [
     tool("daily_digest", {"day": {"type": "string", "description": "the day, YYYY-MM-DD"}}, ["day"]),
     tool("mark_read", {"message_ids": {"type": "array", "items": {"type": "string"}}}, ["message_ids"]),
     tool("get_message", {"message_id": {"type": "string"}}, ["message_id"]),
+    tool("list_messages", {}, []),
     tool("create_draft", {"subject": {"type": "string"}, "body": {"type": "string"}}, ["subject", "body"]),
     tool("update_draft", {"draft_id": {"type": "string"}, "subject": {"type": "string"}}, ["draft_id", "subject"]),
     tool("send_draft", {"draft_id": {"type": "string"}}, ["draft_id"]),
@@ -86,12 +88,16 @@ def test_a_family_about_one_record_runs_on_each_record_a_list_names(engine: Rule
     """The email card's mark-read family for `mark_read(message_ids)`: every id must exist, each is marked."""
     log = SessionLog(seed=0)
     assert call(engine, "mark_read", log, message_ids=["msg_1", "msg_404"]).error_class == "not_found"
-    assert call(engine, "get_message", log, message_id="msg_1").structured_content["read"] is False  # type: ignore[index]
+    assert read_flags(engine, log) == [False, False, False]  # a list reads without opening (a get marks read)
     assert not call(engine, "mark_read", log, message_ids=["msg_1", "msg_2"]).is_error
-    read = [call(engine, "get_message", log, message_id=m).structured_content["read"]  # type: ignore[index]
-            for m in ("msg_1", "msg_2", "msg_3")]
-    assert read == [True, True, False]
+    assert read_flags(engine, log) == [True, True, False]
     assert engine.rule_for(next(t for t in TOOLS if t.name == "mark_read"))[1] == "family"
+
+
+def read_flags(engine: RulesEngine, log: SessionLog) -> list[Any]:
+    listed = json.loads(call(engine, "list_messages", log).text)
+    items = next(v for v in listed.values() if isinstance(v, list))
+    return [m["read"] for m in sorted(items, key=lambda m: m.get("id") or m.get("message_id"))]
 
 
 def test_a_token_lasts_as_long_as_the_logins_description_says() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from cworld.engine.rules.safe import compiled, dot
 from cworld.engine.rules.spans import free_slots, past_due, work_hours
-from cworld.engine.world.shape import ROLE_MAPS, history_after
+from cworld.engine.world.shape import ROLE_MAPS, history_after, is_signed_in
 from cworld.errors import ContentError
 from cworld.values import later, matches, money, norm, parse_time
 
@@ -159,11 +159,18 @@ def sql_tables(tables: Any, query: Any) -> Any:
     return sql_run(tables, query)["tables"]
 
 
-def next_key(collection: dict[str, Any], prefix: str) -> str:
-    n = len(collection) + 1
-    while f"{prefix}_{n:04d}" in collection:
-        n += 1
-    return f"{prefix}_{n:04d}"
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def next_id(values: Any) -> str | None:
+    """The id after the highest of `values` in their own format (`thread_0019` -> `thread_0020`): a sequence a
+    world keeps only inside its records (a new mail thread); None where the values are not numbered alike."""
+    parts = [m.groups() for v in values or [] if isinstance(v, str) and (m := _NUMBERED.match(v))]
+    prefixes = {p for p, _ in parts}
+    if len(prefixes) != 1:
+        return None
+    width = max(len(n) for _, n in parts)
+    return f"{prefixes.pop()}{max(int(n) for _, n in parts) + 1:0{width}d}"
 
 
 FUNCTIONS: dict[str, Any] = {
@@ -173,7 +180,7 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
-    "role_of": role_of, "role_map": role_map, "history_after": history_after,
+    "role_of": role_of, "role_map": role_map, "next_id": next_id, "is_me": is_signed_in, "history_after": history_after,
     "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
     "work_hours": work_hours, "free_slots": free_slots, "past_due": past_due,

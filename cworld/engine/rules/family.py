@@ -63,7 +63,8 @@ def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None)
     for rule in matching:
         fitted = fit(rule, tool, card, world)
         if fitted is not None and rule.extends == "inferred":
-            return _guarded(fitted, [g for g in matching if _guards(g, rule)], tool, card)
+            return _guarded(fitted, [g for g in matching if _guards(g, rule) and (not g.needs or _holds(world, g.needs))],
+                            tool, card)
         if fitted is not None:
             return fitted
     return None
@@ -79,11 +80,12 @@ def _guards(guard: Rule, chosen: Rule) -> bool:
 
 
 def _guarded(fitted: Rule, guards: list[Rule], tool: ToolSpec, card: CategoryCard) -> Rule:
-    """`fitted` with each guard's checks (its own names bound) right after the find of the record."""
+    """`fitted` with each guard's checks (its own names bound) right after the find of the record (a create's
+    after its own checks)."""
     props: dict[str, Any] = tool.input_schema.get("properties") or {}
-    at = next((i + 1 for i, c in enumerate(fitted.check) if c.find == "target"), None)
-    if at is None or not guards:
+    if not guards:
         return fitted
+    at = next((i + 1 for i, c in enumerate(fitted.check) if c.find == "target"), len(fitted.check))
     entity = entity_for(tool, card)
     added: list[Check] = []
     for guard in guards:

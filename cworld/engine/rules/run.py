@@ -110,6 +110,15 @@ def needed_defs(rule: Rule, defs: dict[str, Def]) -> list[tuple[str, Def]]:
     return needed
 
 
+_KEY = re.compile(r"^([A-Za-z][A-Za-z-]*)_\d{4}$")
+
+
+def _keys_prefix(coll: dict[str, Any]) -> str | None:
+    """The prefix every key of the collection shares, where they read `<prefix>_0001` (a few looked at)."""
+    found = {m.group(1) if (m := _KEY.match(str(k))) else None for k in list(coll)[:20]}
+    return next(iter(found)) if len(found) == 1 and None not in found else None
+
+
 class RuleRun:
     """One call of one rule."""
 
@@ -297,6 +306,7 @@ class RuleRun:
         """The next key of the prefix's sequence that no record holds (a loaded world may hold keys past the
         counter); where the service numbers its records (`101`, `102`), the next number."""
         numbered = bool(coll) and next(iter(coll)).isdigit()
+        prefix = _keys_prefix(coll) or prefix  # the world's own format (`D_0001`) over the card's (`dm`)
         counter = f"{prefix}#" if numbered else prefix
         number = self.ctx.ids.get(counter)
         if number is None:

@@ -32,7 +32,7 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
     sample = [r for r in list(records.values())[:SAMPLE] if isinstance(r, dict)]
     if not sample:
         return record
-    shaped = dict(record)
+    shaped = _renamed(record, sample, state)
     own = self_key_field(records)
     if own is not None and shaped.get(own) in (None, ""):
         shaped[own] = key
@@ -54,11 +54,46 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
             made = None if user is None else _shaped_like(user[0], user[1], examples)
             if made is not None:
                 shaped[field] = made
-        elif field not in shaped or None not in examples:
-            blank = _blank(examples)
+        else:  # where a record holds null there, unset is null
+            blank = None if None in examples else _blank(examples)
             if blank is not _UNKNOWN:
                 shaped[field] = blank
     return shaped
+
+
+def is_signed_in(value: Any, state: dict[str, Any]) -> bool:
+    """Whether `value` (a key, an email, or a record with either) names the signed-in user."""
+    user = signed_in(state)
+    if user is None or value is None:
+        return False
+    key, record = user
+    names = {key, record.get("id"), record.get("email")} - {None}
+    given = {value.get("id"), value.get("email")} - {None} if isinstance(value, dict) else {value}
+    return bool(names & given)
+
+
+def _renamed(record: dict[str, Any], sample: list[dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
+    """`record` with a reference the rule stored under the argument's name (`channel_id`) moved to the one field
+    in which the kind's records hold references to that collection (`conversation_id`), where they hold none
+    under the argument's own name."""
+    shared = set(_shared_fields(sample))
+    renamed = dict(record)
+    for field, value in record.items():
+        holder = _holder(value, state) if field not in shared and isinstance(value, str) else None
+        if holder is None:
+            continue
+        keys = state[holder]
+        targets = [g for g in shared if renamed.get(g) is None and all(isinstance(r[g], str) or r[g] is None for r in sample)
+                   and any(isinstance(r[g], str) and r[g] in keys for r in sample)]
+        if len(targets) == 1:
+            renamed[targets[0]] = renamed.pop(field)
+    return renamed
+
+
+def _holder(key: str, state: dict[str, Any]) -> str | None:
+    """The top-level collection that holds a record under `key`, if one does."""
+    return next((name for name, records in state.items() if isinstance(records, dict)
+                 and isinstance(records.get(key), dict)), None)
 
 
 
@@ -159,6 +194,10 @@ def _blank(examples: list[Any]) -> Any:
 def _as_examples(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
     """A given value stored as the records store the field: ids of records where the records hold objects
     (`to: ['contact_0028']` -> `[{name, email}]`), one by one for a list."""
+    if value in ([], {}) and examples and all(isinstance(e, dict) for e in examples):
+        return {}  # none yet, held as the records hold theirs (`reactions: {}`)
+    if value in ([], {}) and examples and all(isinstance(e, list) for e in examples):
+        return []
     if isinstance(value, list):
         inner = [x for e in examples if isinstance(e, list) for x in e]
         if not inner or not all(isinstance(x, dict) for x in inner):
@@ -170,13 +209,11 @@ def _as_examples(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
 
 
 def _referenced_like(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
-    if not isinstance(value, str):
+    holder = _holder(value, state) if isinstance(value, str) else None
+    if holder is None:
         return value
-    for records in state.values():
-        if isinstance(records, dict) and isinstance(records.get(value), dict):
-            made = _shaped_like(value, records[value], examples)
-            return value if made is None else made
-    return value
+    made = _shaped_like(value, state[holder][value], examples)
+    return value if made is None else made
 
 
 def _shaped_like(key: str | None, record: dict[str, Any], examples: list[Any]) -> Any:
