@@ -69,3 +69,15 @@ def test_the_document_is_checked_before_the_person_it_names() -> None:
     call = wiki()
     refused = call("share_document", document_id="doc_3", person_id="u_404", role="viewer")
     assert refused.is_error and "locked" in refused.text
+
+
+def test_an_unlock_marks_a_protected_document_open_where_the_record_keeps_both_flags() -> None:
+    docs = {"doc_1": {"title": "Pay", "owner": "u_1", "content": "x", "version": 1, "locked": True, "unlocked": False,
+                      "password": "tulip", "trashed": False}}
+    tools = [tool("unlock_document", {"document_id": STR, "password": STR}), tool("get_document", {"document_id": STR})]
+    call = rules_caller("team-wiki", "documents", {"me": "u_1", "people": {"u_1": {"name": "Ana"}}, "documents": docs},
+                        {"document": "documents", "person": "people"}, tools)
+    assert call("get_document", document_id="doc_1").is_error
+    assert not call("unlock_document", document_id="doc_1", password="tulip").is_error
+    doc = json.loads(call("get_document", document_id="doc_1").text)
+    assert doc["unlocked"] is True and doc["locked"] is True  # still protected, open in this session

@@ -79,3 +79,20 @@ def test_a_document_made_is_its_makers_and_its_own_first_version() -> None:
     made = world_shaped({"title": "Notes", "content": "hello", "versions": []}, "d_9", docs, world, NOW)
     assert made["access"] == {"u_1": "owner"}
     assert made["versions"] == [{"version": 1, "content": "hello", "author": "u_1", "saved_at": NOW}]
+
+
+def test_a_draft_starts_a_thread_numbered_as_the_worlds_and_is_read_once_sent() -> None:
+    tools = [ToolSpec(server="post", name="create_draft", description="Save a draft.",
+                      input_schema={"type": "object", "properties": {"to": IDS, "subject": STR, "body": STR},
+                                    "required": ["to", "subject", "body"]}),
+             ToolSpec(server="post", name="send_draft", description="Send a draft.",
+                      input_schema={"type": "object", "properties": {"draft_id": STR}, "required": ["draft_id"]})]
+    world = state()
+    for n, message in enumerate(world["messages"].values(), start=1):
+        message.update(thread_id=f"thread_{n:04d}")
+    call = rules_caller("post", "email", world, {"message": "messages", "contact": "contacts"}, tools)
+    draft = json.loads(call("create_draft", to=["c_1"], subject="Plan", body="Soon.").text)
+    assert draft["thread_id"] == "thread_0003" and draft["folder"] == "drafts"
+    key = draft.get("id") or draft.get("message_id")
+    sent = json.loads(call("send_draft", draft_id=key).text)
+    assert sent["folder"] == "sent" and sent["read"] is True
