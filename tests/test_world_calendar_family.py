@@ -309,3 +309,18 @@ def test_a_checklist_item_is_ticked_on_its_own_card() -> None:
     ticked = call("set_checklist_item", card_id="t_1", item_id="k_1.1")
     assert (ticked.structured_content or {}).get("items") == [{"item_id": "k_1.1", "text": "Draft", "done": True}]
     assert call("set_checklist_item", card_id="t_2", item_id="k_1.1").error_class == "not_found"  # another card's
+
+
+def test_an_ids_schema_default_is_an_alias_and_an_enum_holds_no_ids() -> None:
+    tools = [_tool("team-cal", "get_meeting", {"event_id": STR, "calendarId": {"type": "string", "default": "primary"},
+                                               "detail": {"type": "string", "enum": ["short", "full"], "default": "full",
+                                                          "description": "short: calendar ids only; full: all"}},
+                   ["event_id"])]
+    meetings = {"m_1": {"title": "Mine", "start": "2026-08-03T09:00:00Z", "end": "2026-08-03T10:00:00Z",
+                        "status": "confirmed", "organizer": "u_me", "attendees": {}}}
+    state = {"me": "u_me", "people": {"u_me": {"name": "Me"}}, "meetings": meetings, "calendars": {"c_1": {"name": "C"}}}
+    call = rules_caller("team-cal", "calendar", state, {"person": "people", "event": "meetings", "calendar": "calendars"},
+                        tools)
+    found = call("get_meeting", event_id="m_1")
+    assert not found.is_error, found.text  # neither 'primary' nor 'full' is looked up as a calendar
+    assert call("get_meeting", event_id="m_1", calendarId="c_9").error_class == "not_found"

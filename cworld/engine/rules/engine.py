@@ -424,8 +424,14 @@ def _diff(server: str, card: str, kind: str, before: Any, after: Any) -> EntityC
 
 
 def _defaults(props: dict[str, Any]) -> dict[str, Any]:
-    """Every schema property, at its schema default where it declares one (what a service fills in), else None."""
-    return {p: s.get("default") if isinstance(s, dict) else None for p, s in props.items()}
+    """Every schema property, at its schema default where it declares one (what a service fills in), else None;
+    an id's default stays None: it is an alias the service resolves (`calendarId: primary`), no record's key."""
+    return {p: s.get("default") if isinstance(s, dict) and not _names_an_id(p) else None for p, s in props.items()}
+
+
+def _names_an_id(prop: str) -> bool:
+    name = snake(prop)
+    return name in ("id", "ids") or name.endswith(("_id", "_ids"))
 
 
 def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:

@@ -674,7 +674,7 @@ def described_kind(schema: Any, card: CategoryCard) -> tuple[EntityType, bool] |
     `attendees: "person ids to invite"`): that kind and whether it holds several; None otherwise. What a
     service's schema says an argument refers to is checked as an id argument's name is."""
     text = str((schema or {}).get("description") or "").lower() if isinstance(schema, dict) else ""
-    if not text or _ID_OR_NAME.search(text):  # `"the project ID or name"`: a name names it as well
+    if not text or _ID_OR_NAME.search(text) or "enum" in schema:  # a name names it as well; an enum holds no ids
         return None
     for entity in card.entities:
         if re.search(rf"\b{re.escape(entity.name.replace('_', ' '))}s? ids?\b", text):
