@@ -35,7 +35,7 @@ def bank_state(with_codes: bool = True) -> dict[str, Any]:
         "accounts": {"acct_1": {"kind": "checking", "name": "Everyday", "balance": 500.0},
                      "acct_2": {"kind": "savings", "name": "Rainy day", "balance": 100.0}},
         "payees": {"pay_1": {"name": "Corner Bakery", "bank": "Union Trust", "account": "****1234"}},
-        "transfers": {}}
+        "transfers": {}, "transactions": {}}
     if with_codes:
         state["codes"] = {}
     return state
@@ -46,8 +46,8 @@ BANK = [tool("harbor-bank", "create_transfer", {"from_account_id": STR, "to_id":
         tool("harbor-bank", "read_authenticator", {}),
         tool("harbor-bank", "confirm_transfer", {"transfer_id": STR, "code": STR}),
         tool("harbor-bank", "resend_transfer_code", {"transfer_id": STR}),
-        tool("harbor-bank", "get_account", {"account_id": STR})]
-KINDS = {"account": "accounts", "payee": "payees", "transfer": "transfers"}
+        tool("harbor-bank", "get_account", {"account_id": STR}), tool("harbor-bank", "list_transactions", {})]
+KINDS = {"account": "accounts", "payee": "payees", "transfer": "transfers", "transaction": "transactions"}
 
 
 def balance(call: Any, account: str) -> float:
@@ -70,6 +70,9 @@ def test_a_transfer_to_a_payee_waits_for_its_code_and_moves_the_money_once_confi
                 else "111111").error_class == "auth"
     assert not call("confirm_transfer", transfer_id=transfer["transfer_id"], code=code).is_error
     assert balance(call, "acct_1") == 380.0
+    posted = json.loads(call("list_transactions").text)
+    rows = next(v for v in posted.values() if isinstance(v, list))
+    assert [(r["account_id"], r["amount"], r["balance_after"]) for r in rows] == [("acct_1", -120.0, 380.0)]
     again = call("confirm_transfer", transfer_id=transfer["transfer_id"], code=code)  # a retried request
     assert not again.is_error and balance(call, "acct_1") == 380.0
     assert call("resend_transfer_code", transfer_id=transfer["transfer_id"]).error_class == "business"

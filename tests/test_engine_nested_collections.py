@@ -86,3 +86,34 @@ def test_a_loaded_world_names_its_nested_collection_in_layout(tmp_path: Path) ->
     path.write_text("state: {cart: {}}\nlayout: {cart_item: basket.lines}\n", encoding="utf-8")
     with pytest.raises(UsageError, match="names no object"):
         load_records_file("corner-shop", path, card)
+
+
+def test_checkout_buys_the_cart_and_adding_a_product_again_raises_its_line() -> None:
+    state = {"catalog": {"SKU-1": {"name": "Kettle", "price": 40.0, "stock": 3},
+                         "SKU-2": {"name": "Mug", "price": 8.5, "stock": 0}},
+             "cart": {"lines": {}, "coupon": None},
+             "coupons": {"TENOFF": {"code": "TENOFF", "percent_off": 10, "min_subtotal": 50.0, "used": False,
+                                    "expires_at": "2026-12-31T00:00:00Z"}},
+             "orders": {},
+             "payment_methods": {"pm_1": {"brand": "Visa", "last4": "4242", "expires": "2026-03"},
+                                 "pm_2": {"brand": "Visa", "last4": "1881", "expires": "2029-01"}}}
+    kinds = {"cart_item": "cart", "product": "catalog", "coupon": "coupons", "order": "orders",
+             "payment_method": "payment_methods"}
+    tools = [*TOOLS, tool("apply_coupon", {"code": STR}), tool("checkout", {"payment_method_id": STR}),
+             tool("get_product", {"product_id": STR})]
+    call = rules_caller("corner-shop", "ecommerce", state, kinds, tools)
+    assert call("checkout", payment_method_id="pm_2").error_class == "business"  # the cart is empty
+    assert call("add_cart_item", product_id="SKU-2", quantity=1).error_class == "business"  # none in stock
+    assert not call("add_cart_item", product_id="SKU-1", quantity=1).is_error
+    assert call("apply_coupon", code="TENOFF").error_class == "business"  # 40.00 is under its 50.00 minimum
+    assert not call("add_cart_item", product_id="SKU-1", quantity=1).is_error
+    assert [line["quantity"] for line in json.loads(call("get_cart").text)["lines"]] == [2]  # one line, raised
+    assert call("add_cart_item", product_id="SKU-1", quantity=2).error_class == "business"  # 4 > 3 in stock
+    assert not call("apply_coupon", code="TENOFF").is_error
+    assert call("checkout", payment_method_id="pm_1").error_class == "business"  # expired in 2026-03
+    order = json.loads(call("checkout", payment_method_id="pm_2").text)
+    assert order["items"] == [{"product_id": "SKU-1", "name": "Kettle", "quantity": 2, "unit_price": 40.0}]
+    assert (order["subtotal"], order["discount"], order["total"]) == (80.0, 8.0, 72.0)
+    cart = json.loads(call("get_cart").text)
+    assert cart["lines"] == [] and cart["coupon"] is None
+    assert json.loads(call("get_product", product_id="SKU-1").text)["stock"] == 1

@@ -21,6 +21,7 @@ from cworld.engine.cards.operations import entity_for, name_tokens, operation_ki
 from cworld.engine.rules.infer import (
     auth_checks,
     collection_of,
+    holder_shown,
     id_kind,
     infer_rule,
     not_found_message,
@@ -66,7 +67,7 @@ def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None)
             return _guarded(fitted, [g for g in matching if _guards(g, rule) and (not g.needs or _holds(world, g.needs))],
                             tool, card)
         if fitted is not None:
-            return fitted
+            return holder_shown(fitted, tool, world) if world is not None else fitted
     return None
 
 

@@ -64,9 +64,17 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     rule = _inferred(tool, card, world)
     if rule is None or not rule.writes:
         return rule if rule is None else _with_derived(rule, tool, card, world)
+    return holder_shown(rule, tool, world)
+
+
+def holder_shown(rule: Rule, tool: ToolSpec, world: ServerWorld) -> Rule:
+    """A write to a collection kept inside a value held once answers that value where the tool's output shows it
+    (`layout.holder_answer`), unless the rule gives its own answer."""
+    if not rule.writes or (rule.answer is not None and not rule.answer.startswith("{'deleted'")):
+        return rule
     path = next((c.in_ for c in rule.check if c.find == "target"), None) or next(
         (e.create for e in rule.do if e.create), None)
-    shown = holder_answer(path, world.kinds, tool.output_schema)
+    shown = holder_answer(world.kinds.get(path, path) if path else None, world.kinds, tool.output_schema)
     return rule if shown is None else rule.model_copy(update={"answer": shown})
 
 
