@@ -23,6 +23,7 @@ from cworld.engine.cards.operations import (
     singular_word,
     snake,
 )
+from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
@@ -113,6 +114,10 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     if member is not None:
         return member
     entity = entity_for(tool, card)
+    batch = batch_rule(tool, op, card, world, entity, lambda kind: not_found_message(kind, card))
+    if batch is not None:  # records nested in the arguments (`entities: [{name, ...}]`)
+        return Rule(op=batch.op, origin="inferred", check=[*auth_checks(props, world), *batch.check], do=batch.do,
+                    answer=batch.answer)
     coll = collection_of(entity, world)
     catalog = coll is not None and coll not in world.kinds.values()  # read from the world's reference, never written
     if coll is None or (catalog and op not in ("get", "list", "search")):

@@ -1,0 +1,147 @@
+"""Tools that take their records as a list: a batch of objects to make (`create_entities(entities=[{name, ...}])`),
+names to delete (`delete_entities(entityNames=[...])`), objects that each name a record and the values to add to
+or take from one of its lists (`add_observations(observations=[{entityName, contents}])`), objects to delete by
+their fields (`delete_relations(relations=[{from, to, relationType}])`).
+
+Inference reads one record per call from flat arguments; these schemas nest the records, so a call ran no rule
+and the engine made its answer up. Each batch rule runs its effect once per item (`each`), keyed as the kind's
+records are keyed (by name where the kind's key field is the name), and refuses an item naming no record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.operations import entity_named, name_tokens, singular_word, snake
+from cworld.engine.rules.spec import Check, Effect, Rule
+from cworld.engine.schema.shaping import schema_types
+from cworld.engine.world.base import ServerWorld
+from cworld.engine.world.layout import at
+
+#: An item property naming a record of a kind: `entityName`, `entity_id`, `nodeName`.
+_NAMING = re.compile(r"^(?P<kind>[a-z][a-z0-9_]*?)_(?P<by>name|id)$")
+#: An argument listing the names or ids of the tool's own kind: `entityNames`, `entity_ids`, `names`.
+_KEYS = re.compile(r"^(?:(?P<kind>[a-z][a-z0-9_]*?)_)?(?P<by>name|id)s$")
+_REMOVE_WORDS = {"delete", "remove", "drop", "clear", "unset"}
+
+
+def batch_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, own: EntityType,
+               message: Callable[[EntityType], str]) -> Rule | None:
+    """The batch rule of `tool`, whose own kind is `own`; None when no argument holds a batch. `message` gives a
+    kind's not-found text (`{key}` the name an item gave)."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    for arg, schema in props.items():
+        items = _object_items(schema)
+        if items is None:
+            continue
+        named = _named_in_items(items, card, world)
+        if named is not None:
+            return _member_values(tool, arg, items, named, world, message(named[1]))
+        if singular_word(snake(arg)) == own.name and _collection(own, world):
+            if op == "delete":
+                return _delete_matching(arg, items, own, world)
+            if own.key_field != "id" and own.key_field in items:  # else one record per call, as inferred
+                return _create_each(arg, items, own, world)
+    keys = next((a for a in props if _names_own(a, props[a], own)), None)
+    if op == "delete" and keys is not None and _collection(own, world):
+        return _delete_named(keys, own, world)
+    return None
+
+
+def _object_items(schema: Any) -> dict[str, Any] | None:
+    """The item properties of an array-of-objects argument; None for any other argument."""
+    if not isinstance(schema, dict) or "array" not in schema_types(schema):
+        return None
+    item = schema.get("items")
+    props = item.get("properties") if isinstance(item, dict) else None
+    return props if isinstance(props, dict) and props else None
+
+
+def _collection(entity: EntityType, world: ServerWorld) -> str | None:
+    coll = world.kinds.get(entity.name)
+    return coll if coll is not None and isinstance(at(world.state, coll), dict) and coll.isidentifier() else None
+
+
+def _named_in_items(items: dict[str, Any], card: CategoryCard, world: ServerWorld) -> tuple[str, EntityType] | None:
+    """(the item property, the kind) where each item names one record of a kind the world holds by its key."""
+    for prop in items:
+        match = _NAMING.match(snake(prop))
+        kind = entity_named(card, match.group("kind")) if match else None
+        if match and kind is not None and _collection(kind, world) and _keyed_by(kind, match.group("by")):
+            return prop, kind
+    return None
+
+
+def _keyed_by(kind: EntityType, by: str) -> bool:
+    return kind.key_field == by or (by == "id" and kind.key_field == "id")
+
+
+def _names_own(arg: str, schema: Any, own: EntityType) -> bool:
+    match = _KEYS.match(snake(arg))
+    items = schema.get("items") if isinstance(schema, dict) else None
+    return bool(match and (match.group("kind") in (None, own.name)) and _keyed_by(own, match.group("by"))
+                and isinstance(items, dict) and items.get("type") == "string")
+
+
+def _member_values(tool: ToolSpec, arg: str, items: dict[str, Any], named: tuple[str, EntityType],
+                   world: ServerWorld, message: str) -> Rule | None:
+    """Each item names a record and gives values for one of its lists: added where missing, or taken away."""
+    prop, kind = named
+    coll = _collection(kind, world)
+    values = next((p for p, s in items.items() if p != prop and "array" in schema_types(s)), None)
+    words = {singular_word(w) for w in name_tokens(tool.name)}
+    field = next((f for f, t in kind.fields.items() if str(t).startswith("list") and singular_word(f) in words), None)
+    if coll is None or values is None or field is None:
+        return None
+    record = f"{coll}[str(it.get({prop!r}))]"
+    given = f"(it.get({values!r}) or [])"
+    if words & _REMOVE_WORDS:
+        value = f"[v for v in ({record}.get({field!r}) or []) if v not in {given}]"
+        missing = "[]"  # taking away from a record that is not there changes nothing
+    else:
+        value = (f"({record}.get({field!r}) or []) + [v for i, v in enumerate({given}) if v not in {given}[:i] "
+                 f"and v not in ({record}.get({field!r}) or [])]")
+        missing = f"[str(o.get({prop!r})) for o in (args[{arg!r}] or []) if str(o.get({prop!r})) not in {coll}]"
+    each = Effect(each=f"[o for o in (args[{arg!r}] or []) if str(o.get({prop!r})) in {coll}]", as_="it",
+                  do=[Effect(set=record, key=repr(field), value=value)])
+    return Rule(op="update", origin="inferred", check=[
+        Check(let={"missing": missing}),
+        Check(fail="missing", error="not_found", message=message.replace("{key}", "{missing[0]}"))], do=[each],
+        answer=f"{{'results': [{{{prop!r}: o.get({prop!r}), {field!r}: {coll}[str(o.get({prop!r}))].get({field!r})}} "
+               f"for o in (args[{arg!r}] or []) if str(o.get({prop!r})) in {coll}]}}")
+
+
+def _create_each(arg: str, items: dict[str, Any], own: EntityType, world: ServerWorld) -> Rule:
+    """Each item is a record of the kind, keyed by the field the kind keys its records by (a name); a key already
+    there is kept as it is (the batch makes what is new), and an item without one is refused."""
+    coll = _collection(own, world)
+    key = f"str(it.get({own.key_field!r}) or '').strip()"
+    lists: dict[str, list[Any]] = {p: [] for p, s in items.items() if "array" in schema_types(s)}
+    make = Effect(create=coll, key=key, as_="made", if_=f"{key} not in {coll}",
+                  record=f"{{**{lists!r}, **{{k: v for k, v in it.items() if k in {list(items)!r}}}}}")
+    blank = Check(fail=f"any(not {key} for it in (args[{arg!r}] or []))", error="invalid",
+                  message=f"every item of '{arg}' needs a {own.key_field}")
+    return Rule(op="create", origin="inferred", check=[blank],
+                do=[Effect(each=f"list(args[{arg!r}] or [])", as_="it", do=[make])],
+                answer=f"{{{arg!r}: [it for it in (args[{arg!r}] or [])]}}")
+
+
+def _delete_matching(arg: str, items: dict[str, Any], own: EntityType, world: ServerWorld) -> Rule:
+    """Each item deletes the records whose fields all equal its own (a relation given by its ends and type)."""
+    coll = _collection(own, world)
+    matching = f"[k for k, r in {coll}.items() if all(r.get(f) == v for f, v in it.items())]"
+    inner = Effect(each=matching, as_="gone", do=[Effect(delete=coll, key="gone")])
+    return Rule(op="delete", origin="inferred", do=[Effect(each=f"list(args[{arg!r}] or [])", as_="it", do=[inner])],
+                answer="{'success': True}")
+
+
+def _delete_named(arg: str, own: EntityType, world: ServerWorld) -> Rule:
+    """Each name (or id) deletes its record; a name no record has changes nothing."""
+    coll = _collection(own, world)
+    gone = Effect(each=f"[str(k) for k in (args[{arg!r}] or [])]", as_="gone",
+                  do=[Effect(delete=coll, key="gone")])
+    return Rule(op="delete", origin="inferred", do=[gone], answer="{'success': True}")

@@ -1,0 +1,70 @@
+"""Records nested in a tool's arguments (issue 33, `engine/rules/batches.py`), on a graph memory written for the
+test in camelCase: a batch of objects makes what is new, items naming a record add to or take from its list
+(an unknown name is refused), names delete their records, objects delete the records they match."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolSpec
+
+STR = {"type": "string"}
+STRS = {"type": "array", "items": STR}
+
+
+def objects(**props: Any) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "object", "properties": props, "required": list(props)}}
+
+
+def tool(name: str, props: dict[str, Any]) -> ToolSpec:
+    return ToolSpec(server="mind-map", name=name, description=name,
+                    input_schema={"type": "object", "properties": props, "required": list(props)})
+
+
+TOOLS = [tool("addEntities", {"entities": objects(name=STR, entityType=STR, observations=STRS)}),
+         tool("appendObservations", {"observations": objects(entityName=STR, contents=STRS)}),
+         tool("dropObservations", {"deletions": objects(entityName=STR, observations=STRS)}),
+         tool("removeEntities", {"entityNames": STRS}),
+         tool("addRelations", {"relations": objects(**{"from": STR, "to": STR, "relationType": STR})}),
+         tool("removeRelations", {"relations": objects(**{"from": STR, "to": STR, "relationType": STR})})]
+
+
+def graph() -> tuple[Any, dict[str, Any]]:
+    state: dict[str, Any] = {"entities": {"Ada": {"name": "Ada", "entityType": "person", "observations": ["math"]}},
+                             "relations": {}}
+    return rules_caller("mind-map", "knowledge_graph", state, {"entity": "entities", "relation": "relations"},
+                        TOOLS), state
+
+
+def test_a_batch_makes_what_is_new_and_keeps_what_is_there() -> None:
+    call, _ = graph()
+    made = call("addEntities", entities=[{"name": "Bo", "entityType": "person", "observations": []},
+                                         {"name": "Ada", "entityType": "robot", "observations": []}])
+    assert not made.is_error, made.text
+    added = call("appendObservations", observations=[{"entityName": "Ada", "contents": ["poetry", "math"]},
+                                                     {"entityName": "Bo", "contents": ["chess"]}])
+    results = {r["entityName"]: r["observations"] for r in json.loads(added.text)["results"]}
+    assert results == {"Ada": ["math", "poetry"], "Bo": ["chess"]}  # Ada kept her type; no value twice
+
+
+def test_an_item_naming_no_record_is_refused_and_nothing_changes() -> None:
+    call, _ = graph()
+    refused = call("appendObservations", observations=[{"entityName": "Ada", "contents": ["x"]},
+                                                       {"entityName": "Zed", "contents": ["y"]}])
+    assert refused.error_class == "not_found" and "Zed" in refused.text
+    taken = call("dropObservations", deletions=[{"entityName": "Ada", "observations": ["math"]}])
+    assert json.loads(taken.text)["results"] == [{"entityName": "Ada", "observations": []}]
+
+
+def test_names_and_matching_objects_delete_their_records() -> None:
+    call, _ = graph()
+    call("addEntities", entities=[{"name": "Bo", "entityType": "person", "observations": []}])
+    call("addRelations", relations=[{"from": "Ada", "to": "Bo", "relationType": "knows"},
+                                    {"from": "Bo", "to": "Ada", "relationType": "knows"}])
+    assert not call("removeRelations", relations=[{"from": "Ada", "to": "Bo", "relationType": "knows"}]).is_error
+    assert not call("removeEntities", entityNames=["Bo", "Nobody"]).is_error
+    left = call("appendObservations", observations=[{"entityName": "Bo", "contents": ["x"]}])
+    assert left.error_class == "not_found"
