@@ -113,3 +113,14 @@ def test_a_kind_without_a_collection_is_read_from_the_reference_catalog_that_hol
     listed = next(v for v in found.values() if isinstance(v, list))  # under the list key the rule names
     assert [h["hotel_id"] for h in listed] == ["htl_001"]
     assert reference["NETWORK"]["hotels"] == HOTELS  # read only: every session shares it
+
+
+def test_a_hotel_search_names_a_city_the_catalog_lists() -> None:
+    reference = {"NETWORK": {"hotels": HOTELS}}
+    tools = [tool("trip-desk", "search_hotels", {"city": STR})]
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={"trip-desk": ServerWorld(
+        "trip-desk", {"bookings": {}}, kinds={"booking": "bookings"}, card="travel", reference=reference)})
+    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world), SessionLog(seed=0)
+    refused = engine.respond_sync(tools[0], {"city": "Gernika"}, log)
+    assert refused.error_class == "not_found" and "Lisbon, Porto" in refused.text
+    assert not engine.respond_sync(tools[0], {"city": "porto"}, log).is_error

@@ -19,7 +19,7 @@ from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
-from cworld.engine.world.layout import SEP, at
+from cworld.engine.world.layout import SEP, at, catalog_named
 from cworld.engine.world.shape import world_shaped
 from cworld.engine.world.state import Outcome
 
@@ -132,6 +132,7 @@ class RuleRun:
         self.ev = Evaluator(names, compile_expr=compiled_with_scans)
         self.ev.define("coll", self.collection)
         self.ev.define("holds", self.holds)
+        self.ev.define("records_of", self.records_of)
         self.ev.define(SCAN, Scans(ctx.store, ctx.indexes, self._count).scan)
         for name, fn in needed_defs(rule, ctx.defs):
             self.ev.define(name, self.ev.function(fn.params, fn.expr))
@@ -171,6 +172,16 @@ class RuleRun:
         """Whether the world holds a collection by this state name or card kind: a family written for several
         layouts asks before it reads one (`coll` of a kind the world lacks fails the call)."""
         return isinstance(at(self.ctx.state, self.ctx.kinds.get(ref, ref)), dict)
+
+    def records_of(self, ref: str) -> dict[str, Any]:
+        """A kind's records wherever the world keeps them: its collection (a layout path too), else the reference
+        catalog named for it (`layout.catalog_named`: a travel network's hotels), else none ({}): a family reads
+        an optional kind with it."""
+        try:
+            return self.collection(ref)
+        except RuleExprError:
+            path = catalog_named(ref, self.ctx.consts)
+        return self.collection(path) if path is not None else {}
 
     def _kind_of(self, ref: str) -> str:
         name = self.ctx.kinds.get(ref, ref)

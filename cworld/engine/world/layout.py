@@ -118,3 +118,10 @@ def holder_answer(path: str | None, kinds: dict[str, str], output_schema: dict[s
     if not isinstance(field, dict) or field.get("type") != "array":
         return None
     return held_view(head(path), kinds)
+
+
+def catalog_named(kind: str, reference: dict[str, Any]) -> str | None:
+    """The path of the reference map of records named for `kind` (`hotel` -> `NETWORK.hotels`): how a family
+    reads a kind the world keeps only in its reference, without the card's fields at hand."""
+    names = {kind, f"{kind}s", f"{kind}es", f"{kind[:-1]}ies" if kind.endswith("y") else kind}
+    return next((path for path, _ in _record_maps(reference, "", depth=2) if path.rpartition(SEP)[2] in names), None)
