@@ -272,7 +272,7 @@ class RulesEngine:
         """What a rule runs on for this call: every schema property in `args` (None when not given)."""
         props = tool.input_schema.get("properties") or {}
         own = self.operations.get(tool.server)
-        return CallContext(server.state, {**_defaults(props), **arguments}, state.now(), kinds=server.base.kinds,
+        return CallContext(server.state, {**_defaults(props, server.state), **arguments}, state.now(), kinds=server.base.kinds,
                            ids=server.ids, consts={**(own.consts if own else {}), **server.base.reference},
                            defs=own.defs if own else {}, seed=state.seed, advance=state.advance, store=server.store,
                            indexes=self.indexes)
@@ -423,10 +423,21 @@ def _diff(server: str, card: str, kind: str, before: Any, after: Any) -> EntityC
     return out
 
 
-def _defaults(props: dict[str, Any]) -> dict[str, Any]:
+def _defaults(props: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     """Every schema property, at its schema default where it declares one (what a service fills in), else None;
-    an id's default stays None: it is an alias the service resolves (`calendarId: primary`), no record's key."""
-    return {p: s.get("default") if isinstance(s, dict) and not _names_an_id(p) else None for p, s in props.items()}
+    an id's default only where it is a key the world holds (`calendar_id: cal_mine`), else it stays None: an
+    alias the service resolves (`calendarId: primary`) is no record's key."""
+    out = {}
+    for p, s in props.items():
+        default = s.get("default") if isinstance(s, dict) else None
+        if default is not None and _names_an_id(p) and not _a_key(default, state):
+            default = None
+        out[p] = default
+    return out
+
+
+def _a_key(value: Any, state: dict[str, Any]) -> bool:
+    return isinstance(value, str) and any(isinstance(c, dict) and value in c for c in state.values())
 
 
 def _names_an_id(prop: str) -> bool:
