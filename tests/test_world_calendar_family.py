@@ -324,3 +324,17 @@ def test_an_ids_schema_default_is_an_alias_and_an_enum_holds_no_ids() -> None:
     found = call("get_meeting", event_id="m_1")
     assert not found.is_error, found.text  # neither 'primary' nor 'full' is looked up as a calendar
     assert call("get_meeting", event_id="m_1", calendarId="c_9").error_class == "not_found"
+
+
+def test_people_invited_as_an_event_is_made_have_not_answered_yet() -> None:
+    tools = [_tool("team-cal", "schedule_meeting", {"title": STR, "start": STR, "end": STR, "attendee_ids": IDS},
+                   ["title", "start", "end"])]
+    meetings = {"m_1": {"title": "Old", "start": "2026-08-03T09:00:00Z", "end": "2026-08-03T10:00:00Z",
+                        "status": "confirmed", "organizer": "u_ana", "attendees": {"u_me": "needs_action"}}}
+    state = {"me": "u_me", "people": {"u_me": {"name": "Me"}, "u_ana": {"name": "Ana"}}, "meetings": meetings,
+             "calendars": {"c_1": {"name": "Mine", "writable": True}}}
+    call = rules_caller("team-cal", "calendar", state, {"person": "people", "event": "meetings", "calendar": "calendars"},
+                        tools)
+    made = call("schedule_meeting", title="Plan", start="2026-08-04T09:00", end="2026-08-04T10:00",
+                attendee_ids=["u_ana"])
+    assert (made.structured_content or {}).get("attendees") == {"u_ana": "needs_action"}, made.text
