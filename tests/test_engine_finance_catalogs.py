@@ -124,3 +124,18 @@ def test_a_hotel_search_names_a_city_the_catalog_lists() -> None:
     refused = engine.respond_sync(tools[0], {"city": "Gernika"}, log)
     assert refused.error_class == "not_found" and "Lisbon, Porto" in refused.text
     assert not engine.respond_sync(tools[0], {"city": "porto"}, log).is_error
+
+
+def test_an_order_trades_a_listed_symbol_and_a_market_order_names_no_price() -> None:
+    market = {"MARKET": {"listed": {"NWSC": {"company": "Northwind Semiconductors", "sector": "Technology",
+                                             "exchange": "NASDAQ", "price": 70.9, "previous_close": 70.1}}}}
+    order = tool("harbor-bank", "place_order", {"account_id": STR, "symbol": STR, "side": STR, "quantity": {
+        "type": "integer"}, "order_type": STR, "limit_price": NUM}, ["account_id", "symbol", "side", "quantity"])
+    state = {"accounts": {"acct_1": {"kind": "brokerage", "name": "Brokerage", "balance": 900.0}}, "orders": {}}
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={"harbor-bank": ServerWorld(
+        "harbor-bank", state, kinds={"account": "accounts", "order": "orders"}, card="finance", reference=market)})
+    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), [order], world=world), SessionLog(seed=0)
+    ask = {"account_id": "acct_1", "side": "buy", "quantity": 1}
+    assert engine.respond_sync(order, {**ask, "symbol": "YARD"}, log).error_class == "not_found"
+    assert engine.respond_sync(order, {**ask, "symbol": "NWSC", "limit_price": 60.0}, log).error_class == "invalid_args"
+    assert not engine.respond_sync(order, {**ask, "symbol": "NWSC", "order_type": "limit", "limit_price": 60.0}, log).is_error

@@ -19,7 +19,7 @@ from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
-from cworld.engine.world.layout import SEP, at, catalog_named
+from cworld.engine.world.layout import SEP, at, catalog_named, catalog_path
 from cworld.engine.world.shape import world_shaped
 from cworld.engine.world.state import Outcome
 
@@ -173,14 +173,14 @@ class RuleRun:
         layouts asks before it reads one (`coll` of a kind the world lacks fails the call)."""
         return isinstance(at(self.ctx.state, self.ctx.kinds.get(ref, ref)), dict)
 
-    def records_of(self, ref: str) -> dict[str, Any]:
+    def records_of(self, ref: str, fields: list[str] | None = None) -> dict[str, Any]:
         """A kind's records wherever the world keeps them: its collection (a layout path too), else the reference
-        catalog named for it (`layout.catalog_named`: a travel network's hotels), else none ({}): a family reads
-        an optional kind with it."""
+        catalog named for it (`layout.catalog_named`: a travel network's hotels) or holding its `fields`
+        (`layout.catalog_path`: a market's listed securities), else none ({}): a family reads an optional kind."""
         try:
             return self.collection(ref)
         except RuleExprError:
-            path = catalog_named(ref, self.ctx.consts)
+            path = catalog_named(ref, self.ctx.consts) or (catalog_path(fields, self.ctx.consts) if fields else None)
         return self.collection(path) if path is not None else {}
 
     def _kind_of(self, ref: str) -> str:
