@@ -124,6 +124,31 @@ def replaced(text: Any, pairs: Any) -> str:
     return out
 
 
+def first_unmatched(text: Any, pairs: Any) -> str | None:
+    """The old text of the first edit (`replaced`'s pairs, applied in turn) that the text does not hold, or None
+    when every edit finds its text."""
+    out = str(text or "")
+    for old, new in pairs or []:
+        old = str(old)
+        if not old or (old not in out and old.strip() not in out):
+            return old
+        out = replaced(out, [(old, new)])
+    return None
+
+
+def byte_size(text: Any) -> int:
+    """A text's size in bytes as a file store counts it (UTF-8)."""
+    return len(str(text or "").encode("utf-8"))
+
+
+def held_only(records: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """`record` with only the fields the collection's records hold (all of `record` where it holds none yet): a
+    family written for several layouts stores what this world's records keep (`parent` or `path`)."""
+    sample = [r for r in list(records.values())[:20] if isinstance(r, dict)] if isinstance(records, dict) else []
+    held = {f for r in sample for f in r}
+    return {f: v for f, v in record.items() if f in held} if held else dict(record)
+
+
 def user_id(user: Any) -> Any:
     """A user's id, whether the world keeps the user as an id (`me: "u_1"`) or as a record (`{"id": "u_1", ...}`)."""
     return user.get("id") if isinstance(user, dict) else user
@@ -180,7 +205,7 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
-    "role_of": role_of, "role_map": role_map, "next_id": next_id, "is_me": is_signed_in, "history_after": history_after,
+    "role_of": role_of, "role_map": role_map, "next_id": next_id, "first_unmatched": first_unmatched, "held_only": held_only, "byte_size": byte_size, "is_me": is_signed_in, "history_after": history_after,
     "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
     "work_hours": work_hours, "free_slots": free_slots, "past_due": past_due,

@@ -175,14 +175,30 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     anchor = next((c.find for c in base.check if c.find == f"ref_{entity.name}"), "None")
     lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields,
                        **({"target": anchor} if at is None else {})})]
+    # a check about the arguments alone (a path that names a folder) runs before the record is looked up
+    bound_later = {n for c in rule.check if c.let for n in c.let}
+    early = [c for c in rule.check if not _reads_target(c, bound_later)] if at is not None else []
+    late = [c for c in rule.check if c not in early]
     at = len(base.check) if at is None else at
     # a family that changes what inference only read (`append_to_document`) is a change: a reader may not make it
     guard = role_guard() if rule.do and base.read_only and rule.about is None else []
-    checks = [*base.check[:at], *lets, *guard, *rule.check, *base.check[at:]]
+    if early:
+        checks = [*base.check[:at - 1], *lets, *early, base.check[at - 1], *guard, *late, *base.check[at:]]
+    else:
+        checks = [*base.check[:at], *lets, *guard, *rule.check, *base.check[at:]]
     return base.model_copy(update={"check": checks, "do": [*base.do, *rule.do],
                                    "answer": rule.answer if rule.answer is not None else base.answer,
                                    "list_": _read(base.list_, rule),
                                    "read_only": base.read_only if not rule.do else False})
+
+
+def _reads_target(check: Check, bound_later: set[str]) -> bool:
+    """Whether a check reads the record found (`target`, its key) or a name the family binds after it (a `let`
+    stays in its place too)."""
+    if check.let is not None or check.find is not None or check.auth is not None:
+        return True
+    text = " ".join(str(v) for v in (check.fail, check.if_, check.message) if v)
+    return any(re.search(rf"\b{re.escape(n)}\b", text) for n in ("target", "target_key", *bound_later))
 
 
 def _read(base: ListRead | None, rule: Rule) -> ListRead | None:
