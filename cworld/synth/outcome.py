@@ -21,8 +21,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from cworld.agents.observe import payload
 from cworld.agents.references import UnresolvedReference, resolve
-from cworld.data_model import PlanStep, ToolSpec
+from cworld.data_model import PlanStep, ToolResult, ToolSpec
 from cworld.sandbox.statediff import sandbox_initial_state, sandbox_state_diff
 from cworld.sandbox.statediff.world import WORLD_KEY
 from cworld.synth.plan_exec import CallRecord, ExecutionTrace
@@ -70,7 +71,7 @@ def run_plan(plan: list[PlanStep], tools: dict[str, ToolSpec], engine: Any, sess
             break
         answer = engine.respond_sync(spec, arguments, session)
         session.record(step.tool, arguments, answer)
-        value = answer.structured_content if answer.structured_content is not None else answer.text
+        value = answer_value(answer)
         trace.calls.append(CallRecord(step.id, step.tool, arguments, not answer.is_error, value,
                                       answer.text if answer.is_error else None))
         if answer.is_error:
@@ -160,3 +161,13 @@ def referenced_steps(value: Any) -> set[str]:
     if isinstance(value, list):
         return set().union(*(referenced_steps(v) for v in value)) if value else set()
     return set()
+
+
+def answer_value(answer: ToolResult) -> Any:
+    """What a plan's references read in an answer, as the agents that run the plan read it
+    (`agents.observe.payload`): the structured content, else a JSON text as its JSON (a list a finder
+    answers in text is a list of records to pick from); a plain text stays text."""
+    if answer.structured_content is not None:
+        return answer.structured_content
+    value = payload(answer)
+    return answer.text if value == {"text": answer.text} else value

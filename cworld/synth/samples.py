@@ -9,12 +9,12 @@ sample; the drafter is then told nothing rather than something wrong.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.registry.probe_args import ValueBank, generate_args
+from cworld.synth.outcome import answer_value
 
 
 class SampleAnswers:
@@ -46,7 +46,7 @@ class SampleAnswers:
         if result.is_error:
             return None
         self.bank.learn(result)
-        return result.structured_content if result.structured_content is not None else _parsed(result.text)
+        return answer_value(result)
 
     def _in_sandbox(self, spec: ToolSpec) -> ToolResult:
         from cworld.mcp.normalize import from_call_result
@@ -68,11 +68,3 @@ class SampleAnswers:
         answer: ToolResult = self._engine.respond_sync(spec, arguments, self._session)
         self._session.record(spec.id, arguments, answer)
         return answer
-
-
-def _parsed(text: str) -> Any:
-    """A text answer that is JSON, as JSON (its keys are what a reference names); else the text."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text

@@ -40,6 +40,7 @@ from cworld.synth.offline.goal_words import GoalWords
 from cworld.synth.offline.schema_constraints import chain_constraints
 from cworld.synth.offline.schema_values import snake, words_of
 from cworld.synth.options import SynthOptions
+from cworld.synth.outcome import answer_value
 from cworld.synth.sampling import Candidates
 from cworld.synth.toolset import ToolUniverse
 
@@ -367,7 +368,7 @@ class _Probe:
         if answer.is_error:
             self.refused.add(step.spec.id)
             raise BlockFailed(f"{step.spec.id} refused in the probe: {answer.text[:120]}")
-        value = answer.structured_content if answer.structured_content is not None else answer.text
+        value = answer_value(answer)
         step.result = self.results[step.plan.id] = value
         self.chain.steps.append(step)
         return value
