@@ -135,8 +135,10 @@ def _team_board(**extra_tools: tuple[dict[str, Any], list[str]]) -> Any:
         "get_board": ({"board_id": STR}, ["board_id"]),
         "add_card_member": ({"card_id": STR, "member_id": STR}, ["card_id", "member_id"]),
         **extra_tools}.items()]
-    state = {"me": "u_me", "boards": boards, "columns": lists, "tasks": tasks, "people": people, "checklists": {}}
-    kinds = {"board": "boards", "list": "columns", "card": "tasks", "member": "people", "checklist": "checklists"}
+    state = {"me": "u_me", "boards": boards, "columns": lists, "tasks": tasks, "people": people, "checklists": {},
+             "comments": {}}
+    kinds = {"board": "boards", "list": "columns", "card": "tasks", "member": "people", "checklist": "checklists",
+             "comment": "comments"}
     return rules_caller("kanban", "task_board", state, kinds, tools), state
 
 
@@ -338,3 +340,15 @@ def test_people_invited_as_an_event_is_made_have_not_answered_yet() -> None:
     made = call("schedule_meeting", title="Plan", start="2026-08-04T09:00", end="2026-08-04T10:00",
                 attendee_ids=["u_ana"])
     assert (made.structured_content or {}).get("attendees") == {"u_ana": "needs_action"}, made.text
+
+
+def test_a_new_due_time_clears_the_mark_and_is_given_in_the_documented_form() -> None:
+    due = {"anyOf": [{"type": "string", "description": "due time as YYYY-MM-DDTHH:MM (UTC)"}, {"type": "null"}],
+           "description": "new due time; null removes it"}
+    call, state = _team_board(set_due_date=({"card_id": STR, "due": due}, ["card_id", "due"]),
+                              add_comment=({"card_id": STR, "text": STR}, ["card_id", "text"]))
+    moved = call("set_due_date", card_id="t_2", due="2026-09-01T08:30")
+    assert (moved.structured_content or {}).get("due_complete") is False, moved.text  # t_2 was done
+    assert call("set_due_date", card_id="t_2", due="2026-09-01").error_class == "invalid_args"  # a date, no time
+    state["boards"]["b_1"]["roles"]["u_me"] = "observer"
+    assert call("add_comment", card_id="t_1", text="hi").error_class == "business"

@@ -50,10 +50,11 @@ def documented_values(schema: dict[str, Any]) -> list[str]:
 def format_error(input_schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     """One line naming the first string argument not in the form its description documents (a written format,
     or a closed list of values), else None."""
-    for name, schema in (input_schema.get("properties") or {}).items():
+    for name, whole in (input_schema.get("properties") or {}).items():
         value = arguments.get(name)
-        if not isinstance(value, str) or not isinstance(schema, dict):
+        if not isinstance(value, str) or not isinstance(whole, dict):
             continue
+        schema = _string_branch(whole)
         values = documented_values(schema)
         if values and value.strip().lower() not in {v.lower() for v in values}:
             return f"'{name}' is {value!r}, not one of {', '.join(values)}"
@@ -62,3 +63,12 @@ def format_error(input_schema: dict[str, Any], arguments: dict[str, Any]) -> str
             shown = " or ".join("YYYY-MM-DDTHH:MM" if f == "datetime" else "YYYY-MM-DD" for f in formats)
             return f"'{name}' is {value!r}, not in the documented form: give it as {shown}"
     return None
+
+
+def _string_branch(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema a string value is read against: an optional argument's string branch (`anyOf: [{type: string,
+    description: "due time as YYYY-MM-DDTHH:MM"}, {type: null}]`) where that branch has its own description."""
+    for branch in schema.get("anyOf") or schema.get("oneOf") or []:
+        if isinstance(branch, dict) and branch.get("type") == "string" and branch.get("description"):
+            return branch
+    return schema
