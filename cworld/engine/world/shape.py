@@ -42,7 +42,8 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
         if field in HISTORY_FIELDS and not value and all(isinstance(e, list) and e and isinstance(e[-1], dict)
                                                          for e in examples):
             user = signed_in(state)  # a record made is its first version, kept as the others keep theirs
-            shaped[field] = history_after(examples[0][:1], {"version": 1, **shaped}, user and user[0], now)[1:]
+            shaped[field] = history_after(examples[0][:1], {**shaped, "version": shaped.get("version") or 1},
+                                           user and user[0], now)[1:]
         elif field in ROLE_MAPS and not value and _owned(examples):
             user = signed_in(state)
             if user is not None and user[0] is not None:
@@ -55,9 +56,7 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
             if made is not None:
                 shaped[field] = made
         else:  # where a record holds null there, unset is null
-            blank = None if None in examples else _blank(examples)
-            if blank is not _UNKNOWN:
-                shaped[field] = blank
+            shaped[field] = None if None in examples else _blank(examples)
     return shaped
 
 
@@ -168,16 +167,12 @@ def _shared_fields(sample: list[dict[str, Any]]) -> list[str]:
     return [f for f in sample[0] if f in shared]
 
 
-_UNKNOWN = object()
-
 
 def _blank(examples: list[Any]) -> Any:
     """An unset value as the kind's records hold one: `""` where a record's text already reads `""`, `[]` beside
-    lists, False beside flags, 0 where a count already reads 0; unknown otherwise (services leave an unset text
-    or number as `""`, 0 or null, and no record says which)."""
+    lists, False beside flags, 0 where a number already reads 0, else null (the field is there, as on every
+    record, with nothing in it)."""
     present = [e for e in examples if e is not None]
-    if not present:
-        return _UNKNOWN
     if all(isinstance(e, bool) for e in present):
         return False
     if all(isinstance(e, list) for e in present):
@@ -185,10 +180,10 @@ def _blank(examples: list[Any]) -> Any:
     if all(isinstance(e, dict) for e in present):
         return {}
     if all(isinstance(e, str) for e in present):
-        return "" if "" in present else _UNKNOWN
-    if all(isinstance(e, int) for e in present) and 0 in present:
+        return "" if "" in present else None
+    if all(isinstance(e, (int, float)) for e in present) and 0 in present:
         return 0
-    return _UNKNOWN
+    return None
 
 
 def _as_examples(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
