@@ -52,3 +52,23 @@ def test_a_passport_is_given_with_its_number_and_expiry_together() -> None:
     assert not call("add_traveller", first_name="Bo", last_name="Lind").is_error
     assert not call("add_traveller", first_name="Cy", last_name="Moss", passport_number="Z3",
                     passport_expires="2030-05-05").is_error
+
+
+def test_an_international_flight_needs_passports_and_no_one_flies_it_twice() -> None:
+    network = {"routes": {"LIS-YYZ": {"origin": "LIS", "destination": "YYZ", "international": True,
+                                      "flights": [{"number": "TP259", "departs": "10:00"}]},
+                          "LIS-OPO": {"origin": "LIS", "destination": "OPO", "international": False,
+                                      "flights": [{"number": "TP1944", "departs": "08:00"}]}}}
+    travellers = {"trv_0001": {"first_name": "Ana", "passport_number": "X1", "passport_expires": "2031-01-01"},
+                  "trv_0002": {"first_name": "Bo", "passport_number": None, "passport_expires": None}}
+    book = tool("book_flight", {"flight_id": STR, "traveller_ids": {"type": "array", "items": STR}})
+    book = book.model_copy(update={"description": "Book seats on a flight for travellers; answers the booking.",
+                                   "output_schema": {"type": "object", "properties": {"booking_id": STR}}})
+    earlier = {"bk_0001": {"kind": "flight", "status": "cancelled", "flight_id": "TP259-20260801", "travellers": ["trv_0001"],
+                           "total": 300.0}}
+    call = rules_caller("trip-desk", "travel", {"bookings": earlier, "travellers": travellers},
+                        {"booking": "bookings", "traveller": "travellers"}, [book], reference={"NETWORK": network})
+    assert call("book_flight", flight_id="TP259-20260902", traveller_ids=["trv_0002"]).error_class == "business"
+    assert not call("book_flight", flight_id="TP1944-20260902", traveller_ids=["trv_0002"]).is_error  # domestic
+    assert not call("book_flight", flight_id="TP259-20260902", traveller_ids=["trv_0001"]).is_error
+    assert call("book_flight", flight_id="TP259-20260902", traveller_ids=["trv_0001"]).error_class == "business"
