@@ -4,6 +4,7 @@ worker, the heaviest files first."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import signal
@@ -164,6 +165,33 @@ def shared_worlds(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Any], A
         return workspace
 
     return link
+
+
+#: The harvested-pool batch the synthesis tests read (`harvested_batch`): seed and size. Eight tasks of seed 21
+#: span at least three goal shapes, which test_synth_shapes asks of a run.
+HARVESTED_BATCH = {"n": 8, "seed": 21}
+
+
+@pytest.fixture(scope="session")
+def harvested_batch(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> tuple[Any, list[Any], Any]:
+    """One `cworld synth --pool harvested` run (`HARVESTED_BATCH`), offline, made once per worker: `(workspace,
+    tasks, prepared)`. The three files of the `harvested-synth` group each ran their own (3, 6 and 8 tasks of
+    seeds 7, 13 and 21: 11-20 s each, most of it the action space over ~8,000 harvested tools), and each checks
+    properties every accepted task must have; they now check them on this one batch's eight tasks."""
+    from cworld.data_model import Task, read_jsonl
+    from cworld.environment import Environment, Workspace
+    from cworld.synth import SynthOptions, prepare, run_prepared
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CWORLD_EMBED_MODEL", "hash")  # only while the batch is made: the embedder is attached by then
+    try:
+        ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("harvested") / "ws"))
+        options = SynthOptions(pool="harvested", concurrency=1, **HARVESTED_BATCH)
+        prepared = prepare(Environment.resolve(), ws, options, out=ws.root / "tasks.jsonl")
+        asyncio.run(run_prepared(prepared))
+    finally:
+        mp.undo()
+    return ws, read_jsonl(ws.root / "tasks.jsonl", Task), prepared
 
 
 @pytest.fixture

@@ -5,17 +5,16 @@ these rules, so the LLM path's revision loop is told what to change."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import networkx as nx
 import pytest
+from conftest import HARVESTED_BATCH
 
 from cworld.agents.references import referenced_steps
-from cworld.data_model import PlanStep, Task, ToolSpec, read_jsonl
+from cworld.data_model import PlanStep, Task, ToolSpec
 from cworld.engine import load_cards
-from cworld.environment import Environment, Workspace
-from cworld.synth import SynthOptions, prepare, run_prepared
+from cworld.environment import Environment
 from cworld.synth.checks import CheckReport
 from cworld.synth.draft import Draft
 from cworld.synth.harvest_pool import load_themes
@@ -28,14 +27,10 @@ QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)")
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> tuple[list[Task], object]:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CWORLD_EMBED_MODEL", "hash")
-    ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("goals") / "ws"))
-    prepared = prepare(ENV, ws, SynthOptions(n=6, seed=13, pool="harvested", concurrency=1), out=ws.root / "t.jsonl")
-    asyncio.run(run_prepared(prepared))
-    yield read_jsonl(ws.root / "t.jsonl", Task), prepared
-    mp.undo()
+def batch(harvested_batch) -> tuple[list[Task], object]:
+    """The worker's harvested batch (conftest `harvested_batch`): its tasks and what made them."""
+    _, tasks, prepared = harvested_batch
+    return tasks, prepared
 
 
 def test_every_card_is_in_a_theme() -> None:
@@ -50,7 +45,7 @@ def test_every_card_is_in_a_theme() -> None:
 
 def test_harvested_requests_carry_no_placeholder_values(batch) -> None:
     tasks, prepared = batch
-    assert len(tasks) == 6
+    assert len(tasks) == HARVESTED_BATCH["n"]
     tools = prepared.synthesis.universe.tools
     for task in tasks:
         for step in task.gold_plan:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import HARVESTED_BATCH
 
 from cworld.data_model import Task, read_jsonl
 from cworld.engine.rules import RulesEngine
@@ -20,14 +22,12 @@ ENV = Environment.resolve()
 
 
 @pytest.fixture(scope="module")
-def synthesized(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> tuple[Workspace, list[Task], object]:
+def synthesized(harvested_batch) -> Iterator[tuple[Workspace, list[Task], object]]:
+    """The worker's harvested batch (conftest `harvested_batch`), with the hashing embedder for this file's
+    episodes."""
     mp = pytest.MonkeyPatch()
     mp.setenv("CWORLD_EMBED_MODEL", "hash")
-    ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("harvested") / "ws"))
-    options = SynthOptions(n=3, seed=7, pool="harvested", concurrency=1)
-    prepared = prepare(ENV, ws, options, out=ws.root / "tasks.jsonl")
-    _, summary = asyncio.run(run_prepared(prepared))
-    yield ws, read_jsonl(ws.root / "tasks.jsonl", Task), prepared
+    yield harvested_batch
     mp.undo()
 
 
@@ -35,7 +35,7 @@ def test_tasks_span_harvested_servers_and_verify_in_synthesized_mode(synthesized
     _, tasks, prepared = synthesized
     universe = prepared.synthesis.universe
     assert isinstance(prepared.synthesis.engine, RulesEngine)  # drawn over the world a run uses
-    assert len(tasks) == 3
+    assert len(tasks) == HARVESTED_BATCH["n"]
     for task in tasks:
         servers = {t.split("/", 1)[0] for t in task.tools}
         assert len(servers) >= 2 and servers <= universe.harvested  # a goal shape: 2-4 services
@@ -96,8 +96,8 @@ def test_the_llm_drafter_works_on_the_harvested_pool(tmp_path: Path, monkeypatch
     index = int(good.id.rsplit("-", 1)[1])  # the attempt whose world it was drawn over: run up to that one
     mock.script("harvested", [reply, ok] * (index + 1))
     ws = shared_worlds(Workspace.resolve(tmp_path / "ws"))
-    options = SynthOptions(n=1, seed=7, pool="harvested", min_candidate_share=0.0, max_attempts=index + 1,
-                           max_rounds=1, concurrency=1)
+    options = SynthOptions(n=1, seed=HARVESTED_BATCH["seed"], pool="harvested", min_candidate_share=0.0,
+                           max_attempts=index + 1, max_rounds=1, concurrency=1)
     try:
         prepared = prepare(ENV, ws, options, model="mock/harvested", out=ws.root / "tasks.jsonl")
         result, summary = asyncio.run(run_prepared(prepared))

@@ -5,21 +5,20 @@ cards' vocabularies, deterministically, and no device carries a person's name.""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import HARVESTED_BATCH
 
-from cworld.data_model import Task, ToolSpec, read_jsonl
+from cworld.data_model import Task, ToolSpec
 from cworld.engine import load_cards
 from cworld.engine.cards.card import EntityType
 from cworld.engine.world.build import generated_world
-from cworld.environment import Environment, Workspace
+from cworld.environment import Environment
 from cworld.errors import UsageError
-from cworld.synth import SynthOptions, prepare, run_prepared
 from cworld.synth.goal_shapes import ShapeSampler, load_nouns, load_shapes
 from cworld.synth.offline.action_space import Unit
 from cworld.synth.offline.shape_chain import ShapeDrafter, letters_for
@@ -184,18 +183,13 @@ def test_the_sampler_chooses_finders_by_the_id_kind_rule() -> None:
 
 
 @pytest.fixture(scope="module")
-def tasks(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> list[Task]:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CWORLD_EMBED_MODEL", "hash")
-    ws = shared_worlds(Workspace.resolve(tmp_path_factory.mktemp("shapes") / "ws"))
-    prepared = prepare(ENV, ws, SynthOptions(n=8, seed=21, pool="harvested", concurrency=1), out=ws.root / "t.jsonl")
-    asyncio.run(run_prepared(prepared))
-    mp.undo()
-    return read_jsonl(ws.root / "t.jsonl", Task)
+def tasks(harvested_batch) -> list[Task]:
+    """The worker's harvested batch (conftest `harvested_batch`)."""
+    return harvested_batch[1]
 
 
 def test_a_run_gives_verifiable_tasks_of_several_shapes(tasks: list[Task]) -> None:
-    assert len(tasks) == 8
+    assert len(tasks) == HARVESTED_BATCH["n"]
     assert len({t.metadata["shape"] for t in tasks}) >= 3
     for task in tasks:
         assert task.verifiable and task.ground_truth, task.id
