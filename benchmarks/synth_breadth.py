@@ -11,6 +11,11 @@ distinct tools a run can reach.
 `draws` runs the shape sampler alone, every draw taken as accepted: the breadth the draws allow before any
 composition fails.
 
+`finders` runs every finder of the pool once (seed 0, no arguments) and counts those whose answer the
+composer can read a named record from (`outcome.answer_value`, then the lists in it), and of those that
+answer one field of JSON text (`{"result": "<JSON text>"}`) how many are read (another copy of `cworld`
+first on `PYTHONPATH` reads them as that copy does; it needs `agents.references.json_in_text`).
+
 `tasks FILE` counts what a tasks file uses over its gold plans: distinct harvested tools and servers, how
 many play a part (the engine runs them by a family or inferred rule whose `check` is not empty), the most
 used tool's share, shapes, and the verifiable share. `run` synthesizes a task set first (as `cworld synth
@@ -18,6 +23,7 @@ used tool's share, shapes, and the verifiable share. `run` synthesizes a task se
 
     python benchmarks/synth_breadth.py pool [--json]
     python benchmarks/synth_breadth.py draws --n 1000 [--json]
+    python benchmarks/synth_breadth.py finders [--json]
     python benchmarks/synth_breadth.py tasks FILE [--json]
     python benchmarks/synth_breadth.py run [FILE] --n 200 --seed S [--json]
 """
@@ -178,6 +184,38 @@ def draws(n: int, workspace: Path) -> dict[str, Any]:
             "most_used_share": round(max(used.values()) / n, 4), "shapes": dict(shapes.most_common())}
 
 
+def finders(workspace: Path) -> dict[str, Any]:
+    """Each finder of the action space run once with no arguments: how many answer, and how many answer a
+    list holding a record a request can name, as the composer reads it (`ShapeDrafter.listing`)."""
+    from cworld.agents.references import json_in_text
+    from cworld.engine import SessionLog
+    from cworld.synth.offline.goal_chain import _lists
+    from cworld.synth.offline.shape_chain import named_records
+    from cworld.synth.outcome import answer_value
+
+    started = time.perf_counter()
+    _, engine, sampler = _setup(workspace)
+    tools = {t.id: t for found in sampler.space.finders.values() for t in found}
+    counts: Counter[str] = Counter()
+    readable: set[str] = set()
+    for tool in sorted(tools.values(), key=lambda t: t.id):
+        answer = engine.respond_sync(tool, {}, SessionLog(seed=0))
+        body = answer.structured_content
+        wrapped = isinstance(body, dict) and len(body) == 1 and json_in_text(next(iter(body.values()))) is not None
+        counts["wrapped"] += wrapped
+        if answer.is_error:
+            counts["refused"] += 1
+            continue
+        if any(named_records(items) for _, items in _lists(answer_value(answer))):
+            readable.add(tool.id)
+            counts["wrapped_readable"] += wrapped
+    return {"finders": len(tools), "finder_servers": len({t.server for t in tools.values()}),
+            "refused": counts["refused"], "readable": len(readable),
+            "readable_servers": len({tools[t].server for t in readable}),
+            "answer_one_json_text": counts["wrapped"], "of_those_readable": counts["wrapped_readable"],
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
 def tasks(path: Path, workspace: Path) -> dict[str, Any]:
     from cworld.data_model import Task, read_jsonl
 
@@ -238,7 +276,7 @@ def _gist(reason: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["pool", "draws", "tasks", "run"])
+    parser.add_argument("what", choices=["pool", "draws", "finders", "tasks", "run"])
     parser.add_argument("file", nargs="?", type=Path, help="tasks: the file to count; run: where to write")
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
@@ -254,6 +292,8 @@ def main() -> None:
             result = tasks(args.file, workspace)
         elif args.what == "draws":
             result = draws(args.n, workspace)
+        elif args.what == "finders":
+            result = finders(workspace)
         elif args.what == "run":
             result = run(args.n, args.seed, args.concurrency, workspace, args.file or Path(tmp) / "tasks.jsonl")
         else:

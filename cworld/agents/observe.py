@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from cworld.agents.references import json_in_text
 from cworld.controller.faults import GARBLE, TRUNCATION_MARKER
 from cworld.controller.faults.base import SECONDS_PER_TURN
 from cworld.data_model import ToolResult
@@ -138,12 +139,25 @@ def _scan(text: str, stack: list[str]) -> Iterator[tuple[int, str]]:
 
 
 def payload(result: ToolResult) -> Any:
-    """The structured result, else the text parsed as JSON, else `{"text": ...}`: what references read."""
+    """The structured result, else the text parsed as JSON, else `{"text": ...}`: what references read. An
+    answer whose one field holds a JSON object or array as text is read with that field opened (`opened`)."""
     if result.structured_content is not None:
-        return result.structured_content
+        return opened(result.structured_content)
     text = result.text
     try:
         value = json.loads(text)
     except (json.JSONDecodeError, ValueError):
         return {"text": text}
-    return value if isinstance(value, dict | list) else {"text": text}
+    return opened(value) if isinstance(value, dict | list) else {"text": text}
+
+
+def opened(value: Any) -> Any:
+    """`value` with its one field read as the JSON it holds as text. A FastMCP tool whose output is one string
+    answers `{"result": "<JSON text>"}` (594 harvested tools on 38 servers): the string is the tool's whole
+    answer, so its records are read as records, under the same path (`result.items`) a reference into the
+    text takes. Only a sole field is opened: a file's JSON `content` beside its `path` stays the text it is."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return value
+    ((key, held),) = value.items()
+    inner = json_in_text(held)
+    return value if inner is None else {key: inner}

@@ -9,6 +9,11 @@ the same items in another order or among more. A string that is exactly one refe
 referenced value as is (a list stays a list, a number a number); a reference inside longer text is
 replaced by the value's text. Lists and dicts are resolved item by item.
 
+A path steps into a JSON object or array held as text (`json_in_text`): a FastMCP tool whose result is one
+string answers `{"result": "<a JSON text>"}`, and `{{find.result.items[name=Q3].id}}` reads the
+list inside it, whether the results hold the answer as it came or as an agent reads it (`agents.observe.payload`
+opens that one field already).
+
 Task synthesis uses the same resolver to verify a plan by executing it; scripted agents use it to
 follow one. A reference that cannot be resolved raises `UnresolvedReference`, which says which step
 and which part of the path failed, so an agent can decide to look again.
@@ -71,7 +76,27 @@ def lookup(results: Mapping[str, Any], step_id: str, path: str) -> Any:
     return node
 
 
+def json_in_text(value: Any) -> dict[str, Any] | list[Any] | None:
+    """The JSON object or array a text holds, else None: what a reference steps into and what an agent's
+    observation reads (`agents.observe.payload`), one rule for both. A text that is a JSON number, string
+    or word (`42`, `"ok"`, `true`) holds no record, so it stays text."""
+    if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "["):
+        return None
+    try:
+        parsed = json.loads(value)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return parsed if isinstance(parsed, dict | list) else None
+
+
+def _opened(node: Any) -> Any:
+    """`node`, or the JSON it holds as text: a path goes on into it."""
+    held = json_in_text(node)
+    return node if held is None else held
+
+
 def _child(node: Any, part: str, step_id: str, walked: str) -> Any:
+    node = _opened(node)
     if isinstance(node, Mapping):
         if part in node:
             return node[part]
@@ -90,6 +115,7 @@ def _index(node: list[Any], index: int, step_id: str, walked: str) -> Any:
 def _select(node: Any, selector: str, step_id: str, walked: str) -> Any:
     """`[3]` by position; `[field=value]` the first item whose field equals value, `[field~value]` whose
     field contains it; conditions joined with `&` must all hold."""
+    node = _opened(node)
     if not isinstance(node, list):
         raise UnresolvedReference(step_id, walked, f"a selector needs a list, found a {type(node).__name__}")
     if re.fullmatch(r"\s*-?\d+\s*", selector):

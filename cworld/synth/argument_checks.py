@@ -46,7 +46,7 @@ _UPLOADS = re.compile(r"(^|_)(upload|write|put|save|attach|create_file|add_file)
 _CONTENT = re.compile(r"(^|_)(content|contents|body|data|file_content|text|base64|bytes|source|file|url)$")
 _QUERY = re.compile(r"(^|_)(query|q|search|search_query|keywords?|term|terms|search_term|text_query)$")
 _SELECTOR = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)\.[^}\[]*\[([A-Za-z0-9_]+)=([^\]]+)\]")
-_GENERIC_LISTS = frozenset({"items", "results", "data", "records", "list", "entries", "rows", "values"})
+_GENERIC_LISTS = frozenset({"items", "results", "result", "data", "records", "list", "entries", "rows", "values"})
 
 
 def check_arguments(draft: Draft, universe: ToolUniverse, report: CheckReport) -> None:

@@ -165,9 +165,8 @@ def referenced_steps(value: Any) -> set[str]:
 
 def answer_value(answer: ToolResult) -> Any:
     """What a plan's references read in an answer, as the agents that run the plan read it
-    (`agents.observe.payload`): the structured content, else a JSON text as its JSON (a list a finder
-    answers in text is a list of records to pick from); a plain text stays text."""
-    if answer.structured_content is not None:
-        return answer.structured_content
+    (`agents.observe.payload`): the structured content (its one field opened when it holds a JSON text:
+    `{"result": "<JSON text>"}`), else a JSON text as its JSON (a list a finder answers in text is a list of
+    records to pick from); a plain text stays text."""
     value = payload(answer)
-    return answer.text if value == {"text": answer.text} else value
+    return answer.text if answer.structured_content is None and value == {"text": answer.text} else value
