@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from engine_helpers import rules_caller
 
 from cworld.data_model import ToolSpec
+from cworld.engine.world.base import ServerWorld
+from cworld.errors import UsageError
 
 STR = {"type": "string"}
 STRS = {"type": "array", "items": STR}
@@ -68,3 +71,26 @@ def test_names_and_matching_objects_delete_their_records() -> None:
     assert not call("removeEntities", entityNames=["Bo", "Nobody"]).is_error
     left = call("appendObservations", observations=[{"entityName": "Bo", "contents": ["x"]}])
     assert left.error_class == "not_found"
+
+
+def test_a_world_keying_relations_by_what_they_hold_gets_each_once_and_a_delete_detaches() -> None:
+    tools = [*TOOLS, tool("deleteEntities", {"entityNames": STRS}), tool("readGraph", {})]
+    state: dict[str, Any] = {"entities": {"Ada": {"name": "Ada", "entityType": "person", "observations": []},
+                                          "Bo": {"name": "Bo", "entityType": "person", "observations": []}},
+                             "relations": {}}
+    call = rules_caller("mind-map", "knowledge_graph", state, {"entity": "entities", "relation": "relations"},
+                        tools, keys={"relations": ["from", "relationType", "to"]})
+    knows = {"from": "Ada", "to": "Bo", "relationType": "knows"}
+    made = json.loads(call("addRelations", relations=[knows, knows]).text)
+    assert made["relations"] == [knows, knows]
+    assert not call("deleteEntities", entityNames=["Bo"]).is_error
+    graph = call("readGraph").text
+    assert "knows" not in graph and "Bo" not in graph  # no relation outlives its ends
+
+
+def test_a_world_files_keys_must_name_fields() -> None:
+    data = {"server": "mind-map", "state": {"relations": {}}, "keys": {"relations": "from"}}
+    with pytest.raises(UsageError, match="'keys' must map a collection"):
+        ServerWorld.from_json(data)
+    data["keys"] = {"relations": ["from", "relationType", "to"]}
+    assert ServerWorld.from_json(data).to_json()["keys"] == {"relations": ["from", "relationType", "to"]}

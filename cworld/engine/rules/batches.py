@@ -44,8 +44,10 @@ def batch_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, 
         if singular_word(snake(arg)) == own.name and _collection(own, world):
             if op == "delete":
                 return _delete_matching(arg, items, own, world)
-            if own.key_field != "id" and own.key_field in items:  # else one record per call, as inferred
-                return _create_each(arg, items, own, world)
+            coll = _collection(own, world) or ""
+            fields = world.keys.get(coll) or ([own.key_field] if own.key_field != "id" else [])
+            if fields and all(f in items for f in fields):  # else one record per call, as inferred
+                return _create_each(arg, items, own, world, fields)
     keys = next((a for a in props if _names_own(a, props[a], own)), None)
     if op == "delete" and keys is not None and _collection(own, world):
         return _delete_named(keys, own, world)
@@ -115,16 +117,18 @@ def _member_values(tool: ToolSpec, arg: str, items: dict[str, Any], named: tuple
                f"for o in (args[{arg!r}] or []) if str(o.get({prop!r})) in {coll}]}}")
 
 
-def _create_each(arg: str, items: dict[str, Any], own: EntityType, world: ServerWorld) -> Rule:
-    """Each item is a record of the kind, keyed by the field the kind keys its records by (a name); a key already
-    there is kept as it is (the batch makes what is new), and an item without one is refused."""
+def _create_each(arg: str, items: dict[str, Any], own: EntityType, world: ServerWorld, fields: list[str]) -> Rule:
+    """Each item is a record of the kind, keyed as the world keys its records: by the field the kind keys them
+    by (a name), or by what they hold (`from|relationType|to`); a key already there is kept as it is (the batch
+    makes what is new), and an item without a value for its key is refused."""
     coll = _collection(own, world)
-    key = f"str(it.get({own.key_field!r}) or '').strip()"
+    key = " + '|' + ".join(f"str(it.get({f!r}) or '').strip()" for f in fields)
     lists: dict[str, list[Any]] = {p: [] for p, s in items.items() if "array" in schema_types(s)}
     make = Effect(create=coll, key=key, as_="made", if_=f"{key} not in {coll}",
                   record=f"{{**{lists!r}, **{{k: v for k, v in it.items() if k in {list(items)!r}}}}}")
-    blank = Check(fail=f"any(not {key} for it in (args[{arg!r}] or []))", error="invalid",
-                  message=f"every item of '{arg}' needs a {own.key_field}")
+    blank = Check(fail=f"any(not ({' and '.join(f'str(it.get({f!r}) or chr_empty).strip()' for f in fields)}) "
+                       f"for it in (args[{arg!r}] or []))".replace("chr_empty", "''"), error="invalid",
+                  message=f"every item of '{arg}' needs {', '.join(fields)}")
     return Rule(op="create", origin="inferred", check=[blank],
                 do=[Effect(each=f"list(args[{arg!r}] or [])", as_="it", do=[make])],
                 answer=f"{{{arg!r}: [it for it in (args[{arg!r}] or [])]}}")

@@ -275,7 +275,7 @@ class RulesEngine:
         return CallContext(server.state, {**_defaults(props, server.state), **arguments}, state.now(), kinds=server.base.kinds,
                            ids=server.ids, consts={**(own.consts if own else {}), **server.base.reference},
                            defs=own.defs if own else {}, seed=state.seed, advance=state.advance, store=server.store,
-                           indexes=self.indexes)
+                           indexes=self.indexes, keys=server.base.keys)
 
     def _run(self, state: _Session, server: _Server, tool: ToolSpec, rule: Rule, origin: str,
              arguments: dict[str, Any]) -> ToolResult:

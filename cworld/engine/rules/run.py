@@ -41,6 +41,8 @@ class CallContext:
     consts: dict[str, Any] = field(default_factory=dict)
     defs: dict[str, Def] = field(default_factory=dict)
     seed: int = 0
+    #: collection -> the fields whose values key its records (`ServerWorld.keys`)
+    keys: dict[str, list[str]] = field(default_factory=dict)
     #: moves the session's clock on by some seconds and gives the new `now` (an `advance` effect)
     advance: Callable[[int], str] | None = None
     #: the session's copy-on-write store: every write goes through it (None: write in place)
@@ -300,12 +302,19 @@ class RuleRun:
 
     def _create(self, effect: Effect) -> None:
         coll = self._writable(self.collection(effect.create or ""))
-        key = str(self.ev(effect.key)) if effect.key else self._fresh_key(coll, effect.id or "rec")
+        # keyed by what it holds where the world keys the collection so (`from|relationType|to`), else the next
+        # key of the sequence
+        by = self.ctx.keys.get(self.ctx.kinds.get(effect.create or "", effect.create or ""))
+        key = str(self.ev(effect.key)) if effect.key else None if by else self._fresh_key(coll, effect.id or "rec")
         name = effect.as_ or self._kind_of(effect.create or "")
-        self.ev.bind(f"{name}_key", key)  # a record may hold its own key
+        if key is not None:
+            self.ev.bind(f"{name}_key", key)  # a record may hold its own key
         record = self.ev(effect.record) if effect.record is not None else {}
         if not isinstance(record, dict):
             raise RuleExprError(f"create {effect.create!r}: the record is not a mapping")
+        if key is None:
+            key = "|".join(str(record.get(f)) for f in by or [])
+            self.ev.bind(f"{name}_key", key)
         record = world_shaped(record, key, coll, self.ctx.state, self.ctx.now)
         was_there = key in coll
         coll[key] = record = self._adopted(record)

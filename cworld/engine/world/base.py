@@ -48,6 +48,9 @@ class ServerWorld:
     reference: dict[str, Any] = field(default_factory=dict)
     #: kinds the server's tools name that its card lacks (`world/named.py`), as card entity definitions
     named_kinds: list[dict[str, Any]] = field(default_factory=list)
+    #: collection -> the fields whose values, joined by `|`, key its records where the service keys them by what
+    #: they hold (a knowledge graph's relation by its ends and type: `from|relationType|to`)
+    keys: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # a kind naming a value held once reaches the collection inside it (`cart` -> `cart.items`, layout.py),
@@ -69,7 +72,8 @@ class ServerWorld:
         return {"format": WORLD_FORMAT, "server": self.server, "card": self.card, "source": self.source,
                 "kinds": self.kinds, "ids": self.ids, "state": self.state,
                 **({"reference": self.reference} if self.reference else {}),
-                **({"named_kinds": self.named_kinds} if self.named_kinds else {})}
+                **({"named_kinds": self.named_kinds} if self.named_kinds else {}),
+                **({"keys": self.keys} if self.keys else {})}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], where: str = "world file") -> ServerWorld:
@@ -79,7 +83,18 @@ class ServerWorld:
         return cls(server=str(data["server"]), state=data["state"], kinds=dict(data.get("kinds") or {}),
                    card=data.get("card"), ids={k: int(v) for k, v in (data.get("ids") or {}).items()},
                    source=str(data.get("source") or "generated"), reference=dict(data.get("reference") or {}),
-                   named_kinds=list(data.get("named_kinds") or []))
+                   named_kinds=list(data.get("named_kinds") or []), keys=_keys(data.get("keys"), where))
+
+
+def _keys(value: Any, where: str) -> dict[str, list[str]]:
+    """A world file's `keys`: collection -> the fields that key its records; a one-line error otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(f, list) and f and all(isinstance(x, str) for x in f)
+                                              for f in value.values()):
+        raise UsageError(f"{where}: 'keys' must map a collection to the fields that key its records, "
+                         'for example {"relations": ["from", "relationType", "to"]}')
+    return {str(k): list(v) for k, v in value.items()}
 
 
 @dataclass

@@ -87,7 +87,7 @@ def real_server_world(server: str, seed: int, spec: ServerSpec | None = None) ->
                 state = read_state(server, paths, shown={str(root): WORLD_SCRATCH}, now=_world_now(seed))
             _CACHE[key] = state
     return ServerWorld(server=server, state=json.loads(json.dumps(state)), kinds=dict(_KINDS[server]), card=None,
-                       ids={}, source=f"initial:{server}")
+                       ids={}, source=f"initial:{server}", keys=dict(_RECORD_KEYS.get(server, {})))
 
 
 _KINDS: dict[str, dict[str, str]] = {
@@ -96,6 +96,10 @@ _KINDS: dict[str, dict[str, str]] = {
     "git": {"commit": "commits", "branch": "branches"},
     "sqlite": {"table": "tables"},
 }
+
+
+#: Collections whose records the state keys by what they hold (`relation_key`: the world is read that way).
+_RECORD_KEYS: dict[str, dict[str, list[str]]] = {"memory": {"relations": ["from", "relationType", "to"]}}
 
 
 def manifest_spec(server: str) -> ServerSpec | None:
@@ -227,8 +231,8 @@ def _nth(key: str, taken: Mapping[str, Any]) -> str:
 
 
 def relation_key(relation: Mapping[str, Any]) -> str:
-    """A relation's key: `from|relationType|to` (the server keeps one relation per triple)."""
-    return f"{relation.get('from')}|{relation.get('relationType')}|{relation.get('to')}"
+    """A relation's key: `from|relationType|to` (the server keeps one relation per triple; `_RECORD_KEYS`)."""
+    return "|".join(str(relation.get(f)) for f in _RECORD_KEYS["memory"]["relations"])
 
 
 def read_database(path: Path, shown_path: str) -> dict[str, Any]:
