@@ -11,7 +11,10 @@ import pytest
 from engine_helpers import rules_caller
 
 from cworld.data_model import ToolSpec
+from cworld.engine.cards.card import load_cards
 from cworld.engine.world.base import ServerWorld
+from cworld.engine.world.build import load_records_file
+from cworld.environment import Environment
 from cworld.errors import UsageError
 
 STR = {"type": "string"}
@@ -94,3 +97,17 @@ def test_a_world_files_keys_must_name_fields() -> None:
         ServerWorld.from_json(data)
     data["keys"] = {"relations": ["from", "relationType", "to"]}
     assert ServerWorld.from_json(data).to_json()["keys"] == {"relations": ["from", "relationType", "to"]}
+
+
+def test_a_loaded_world_keys_relations_by_what_they_hold(tmp_path: Any) -> None:
+    card = load_cards(Environment.resolve().category_cards)["knowledge_graph"]
+    path = tmp_path / "graph.yaml"
+    path.write_text("entities: [{name: Ada, entityType: person, observations: []}]\n"
+                    "relations: [{from: Ada, to: Ada, relationType: knows}]\n"
+                    "keys: {relation: [from, relationType, to]}\n", encoding="utf-8")
+    world = load_records_file("mind-map", path, card)
+    assert list(world.collection("relation") or {}) == ["Ada|knows|Ada"]
+    assert world.keys == {world.kinds["relation"]: ["from", "relationType", "to"]}
+    path.write_text("relations: []\nkeys: {relation: [from, weight]}\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="must list fields of a relation"):
+        load_records_file("mind-map", path, card)

@@ -390,9 +390,13 @@ def load_records_file(server: str, path: Path, card: CategoryCard, kinds: dict[s
     data = _read_records(path)
     singletons = _singletons(data.pop(STATE_KEY, None), path)
     nested = _nested_layout(data.pop(LAYOUT_KEY, None), singletons, card, path, server)
+    by_fields = _record_keys(data.pop(KEYS_KEY, None), card, path)
     for name, records in data.items():
         entity = _entity_of(name, card, layout, path, server)
         coll = collections.setdefault(entity.name, Collection(entity, card_format(entity)))
+        fields = by_fields.get(entity.name)
+        if fields and isinstance(records, list):  # keyed by what each record holds (`from|relationType|to`)
+            records = {"|".join(str(r.get(f)) if isinstance(r, dict) else "" for f in fields): r for r in records}
         for key, record in _keyed(records, coll, f"{path}: {name}", with_key=kinds is None):
             _check_fields(record, entity, f"{path}: {name}[{key!r}]")
             coll.records[str(key)] = record
@@ -406,7 +410,33 @@ def load_records_file(server: str, path: Path, card: CategoryCard, kinds: dict[s
         singletons["auth"] = {}  # where a login keeps its session token, which every later call must carry
     return ServerWorld(server=server, state={**state, **singletons},
                        kinds={**{k: layout[k] for k in collections}, **nested}, card=card.name,
-                       ids=_last_numbers(collections.values()), source=f"loaded:{path.name}")
+                       ids=_last_numbers(collections.values()), source=f"loaded:{path.name}",
+                       keys={layout[k]: f for k, f in by_fields.items()})
+
+
+#: The entry of a world file that names the kinds whose records are keyed by what they hold (`{relation: [from,
+#: relationType, to]}`), as the service keys them: a record made in a run is keyed the same way.
+KEYS_KEY = "keys"
+
+
+def _record_keys(value: Any, card: CategoryCard, path: Path) -> dict[str, list[str]]:
+    """A world file's `keys` (kind -> fields), checked against the card: one line naming what is wrong."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: '{KEYS_KEY}' must map kinds to the fields that key their records, "
+                         "e.g. {relation: [from, relationType, to]}")
+    found: dict[str, list[str]] = {}
+    for kind, fields in value.items():
+        entity = next((e for e in card.entities if e.name == str(kind) or f"{e.name}s" == str(kind)), None)
+        if entity is None:
+            raise UsageError(f"{path}: {KEYS_KEY}.{kind} names no kind of the card {card.name} "
+                             f"({', '.join(e.name for e in card.entities)})")
+        if not isinstance(fields, list) or not fields or any(f not in entity.fields for f in fields):
+            raise UsageError(f"{path}: {KEYS_KEY}.{kind} must list fields of a {entity.name} "
+                             f"({', '.join(entity.fields)})")
+        found[entity.name] = [str(f) for f in fields]
+    return found
 
 
 def _holds_accounts(collections: Iterable[Collection]) -> bool:
@@ -488,7 +518,7 @@ def user_world(server: str, path: Path, seed: int, card: CategoryCard) -> Server
     base = sandbox_world(seed)[server]
     ids = {p: max(base.ids.get(p, 0), loaded.ids.get(p, 0)) for p in {*base.ids, *loaded.ids}}
     return ServerWorld(server=server, state={**base.state, **loaded.state}, kinds={**base.kinds, **loaded.kinds},
-                       card=None, ids=dict(sorted(ids.items())), source=loaded.source)
+                       card=None, ids=dict(sorted(ids.items())), source=loaded.source, keys=loaded.keys)
 
 
 def _read_records(path: Path) -> dict[str, Any]:
