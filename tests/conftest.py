@@ -89,14 +89,18 @@ def _file_of(nodeid: str) -> str:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that need a remote API or the local LLM server are skipped unless asked for; the heaviest files
-    go first (a stable sort: the tests of a file keep their order)."""
+    go first, and the files of a group next to each other (a stable sort: the tests of a file keep their
+    order; with `-n 0` a group's files then run one after another, as on a worker)."""
     gates = {"remote": "CWORLD_REMOTE_TESTS", "local_llm": "CWORLD_LOCAL_LLM"}
     for item in items:
         for marker, env in gates.items():
             if marker in item.keywords and os.environ.get(env, "").strip().lower() in ("", "0", "false", "no"):
                 item.add_marker(pytest.mark.skip(reason=f"set {env}=1 to run {marker} tests"))
     rank = {path: i for i, path in enumerate(HEAVY_FIRST)}
-    items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(rank)))
+    for path, group in GROUPS.items():  # a group's files go with its heaviest, together, as a worker runs them
+        ranked = [rank[p] for p, g in GROUPS.items() if g == group and p in rank]
+        rank.setdefault(path, min(ranked, default=len(HEAVY_FIRST)))
+    items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(HEAVY_FIRST)))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -172,12 +176,24 @@ def shared_worlds(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Any], A
 HARVESTED_BATCH = {"n": 8, "seed": 21}
 
 
-@pytest.fixture(scope="session")
+_HARVESTED_GROUP = "harvested-synth"
+_harvested: list[tuple[Any, list[Any], Any]] = []
+"""The batch while the worker runs the group's files; dropped after their last test (`pytest_runtest_teardown`)."""
+
+
+@pytest.fixture(scope="module")
 def harvested_batch(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> tuple[Any, list[Any], Any]:
-    """One `cworld synth --pool harvested` run (`HARVESTED_BATCH`), offline, made once per worker: `(workspace,
-    tasks, prepared)`. The three files of the `harvested-synth` group each ran their own (3, 6 and 8 tasks of
-    seeds 7, 13 and 21: 11-20 s each, most of it the action space over ~8,000 harvested tools), and each checks
-    properties every accepted task must have; they now check them on this one batch's eight tasks."""
+    """One `cworld synth --pool harvested` run (`HARVESTED_BATCH`), offline: `(workspace, tasks, prepared)`,
+    made once for the files of the `harvested-synth` group. They each ran their own (3, 6 and 8 tasks of seeds
+    7, 13 and 21: 11-20 s each, most of it the action space over ~8,000 harvested tools), and each checks
+    properties every accepted task must have; they now check them on this batch's eight tasks. Kept only
+    while the group runs: its engine and universe would otherwise stay live through the worker's later files."""
+    if not _harvested:
+        _harvested.append(_synthesize_batch(tmp_path_factory, shared_worlds))
+    return _harvested[0]
+
+
+def _synthesize_batch(tmp_path_factory: pytest.TempPathFactory, shared_worlds: Callable[[Any], Any]) -> Any:
     from cworld.data_model import Task, read_jsonl
     from cworld.environment import Environment, Workspace
     from cworld.synth import SynthOptions, prepare, run_prepared
@@ -192,6 +208,12 @@ def harvested_batch(tmp_path_factory: pytest.TempPathFactory, shared_worlds) -> 
     finally:
         mp.undo()
     return ws, read_jsonl(ws.root / "tasks.jsonl", Task), prepared
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After the last test of the `harvested-synth` group's files, the batch is let go."""
+    if _harvested and (nextitem is None or GROUPS.get(_file_of(nextitem.nodeid)) != _HARVESTED_GROUP):
+        _harvested.clear()
 
 
 @pytest.fixture
