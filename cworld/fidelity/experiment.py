@@ -81,12 +81,13 @@ class ExperimentConfig:
 
     def run_config(self, agent: str, mode: str) -> RunConfig:
         """One agent's run on one side: the settings it shares with the experiment (policy, seeds,
-        concurrency, limits, progress) passed through, resumable."""
+        concurrency, limits, progress) passed through, resumable. Its summary rows are not read back: the
+        experiment scores its two folders once they are whole (each run re-read the growing folder)."""
         from cworld.rollout import RunConfig
 
         names = {f.name for f in fields(RunConfig)}
         shared = {f.name: getattr(self, f.name) for f in fields(self) if f.name in names}
-        return RunConfig(agent=agent, mode=mode, resume=True, **shared)
+        return RunConfig(agent=agent, mode=mode, resume=True, **{"summarize": False, **shared})
 
 
 def live_comparable(tasks: Sequence[Task], tools: Mapping[str, ToolSpec]) -> tuple[list[Task], list[str]]:
