@@ -318,8 +318,16 @@ def _required_beyond_plain(tool: ToolSpec) -> bool:
 def date_args(tool: ToolSpec) -> list[str]:
     """The tool's date arguments (`check_in`, `start_date`, `due`), in schema order."""
     props = (tool.input_schema or {}).get("properties") or {}
-    return [n for n, p in props.items() if isinstance(p, dict) and p.get("type") in (None, "string") and (
+    return [n for n, p in props.items() if isinstance(p, dict) and _takes_text(p) and (
             DATE.search(snake(n)) or p.get("format") in ("date", "date-time") or snake(n) in DATES)]
+
+
+def _takes_text(prop: dict[str, Any]) -> bool:
+    """The argument, or one branch of its `anyOf`/`oneOf`, takes a string: a date written as the request says
+    it can be given. `due_date: anyOf [integer, null]` takes milliseconds (ClickUp), which no request states."""
+    branches = prop.get("anyOf") or prop.get("oneOf") or [prop]
+    types = [b.get("type") for b in branches if isinstance(b, dict)]
+    return any(t is None or t == "string" or (isinstance(t, list) and "string" in t) for t in types)
 
 
 def when_args(tool: ToolSpec) -> list[str]:
