@@ -183,3 +183,12 @@ def test_declared_error_class_in_meta_wins_over_text():
     assert from_call_result(result, 1.0).error_class == "not_found"
     result.meta = {"cworld": {"error_class": "bogus"}}
     assert from_call_result(result, 1.0).error_class == classify_error_text(result.content[0].text)
+
+
+def test_a_status_inside_a_path_or_a_name_is_no_status() -> None:
+    """A pytest or scratch folder numbered 503 or 429 made a missing file read as an outage or a rate limit."""
+    assert classify_error_text("ENOENT: no such file or directory, open '/tmp/pytest-of-root/pytest-503/x'") == "not_found"
+    assert classify_error_text("ENOENT: open '/tmp/pytest-429/notes.txt'") == "not_found"
+    assert classify_error_text("item-404 could not be saved") == "business"
+    assert classify_error_text("The service returned 503.") == "unavailable"
+    assert classify_error_text("HTTP 429 Too Many Requests") == "rate_limit"

@@ -28,14 +28,19 @@ INVALID_PARAMS = types.INVALID_PARAMS  # -32602
 _CLOSED_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, BrokenPipeError)
 """Exceptions that mean the stream to the server is gone."""
 
+#: An HTTP status as a message states it ("HTTP 503", "(429)"), not digits inside a path or a name
+#: (`/tmp/pytest-503/...`, `item-404`, `v1.404`): no word, slash, dot or dash before it, no word, slash or dash
+#: after it (a sentence's full stop may follow).
+_STATUS = r"(?<![\w/.-]){}(?![\w/-])"
+
 _RULES: list[tuple[ErrorClass, re.Pattern[str]]] = [
     # MCP's own "bad arguments" signal wins over any word that happens to follow it.
     ("invalid_args", re.compile(r"-32602|input validation error|invalid (params|arguments)")),
-    ("rate_limit", re.compile(r"rate[ -]?limit|\b429\b|too many requests|quota exceeded")),
+    ("rate_limit", re.compile(r"rate[ -]?limit|" + _STATUS.format("429") + "|too many requests|quota exceeded")),
     (
         "auth",
         re.compile(
-            r"unauthori[sz]ed|\b401\b|\b403\b|forbidden|(?<!unexpected )\btoken\b|api[ _-]?key"
+            r"unauthori[sz]ed|" + _STATUS.format("40[13]") + r"|forbidden|(?<!unexpected )\btoken\b|api[ _-]?key"
             r"|authenticat|permission denied|credential"
         ),
     ),
@@ -43,12 +48,12 @@ _RULES: list[tuple[ErrorClass, re.Pattern[str]]] = [
     (
         "unavailable",
         re.compile(
-            r"fetch failed|\b50[234]\b|unavailable|econnrefused|connection refused|econnreset|enotfound"
-            r"|getaddrinfo|network (is )?unreachable"
+            r"fetch failed|" + _STATUS.format("50[234]") + r"|unavailable|econnrefused|connection refused"
+            r"|econnreset|enotfound|getaddrinfo|network (is )?unreachable"
         ),
     ),
     ("invalid_args", re.compile(r"validation|invalid|missing required|required (property|argument|field)")),
-    ("not_found", re.compile(r"not found|unknown tool|no such|does not exist|\benoent\b|\b404\b")),
+    ("not_found", re.compile(r"not found|unknown tool|no such|does not exist|\benoent\b|" + _STATUS.format("404"))),
 ]
 
 

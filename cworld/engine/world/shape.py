@@ -9,6 +9,7 @@ every rule (family, inferred, per-tool): what the world shows, never what one se
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: How many of a collection's records show its shape (creates are rare; a sample is enough).
@@ -162,9 +163,14 @@ def history_after(entries: Any, record: Any, user: Any, now: Any) -> Any:
     return [*entries, entry]
 
 
+#: A field's name: a word, not data used as a key (a ledger's `{"2026-09-01": 3}` is a map, not a record's fields).
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
 def _shared_fields(sample: list[dict[str, Any]]) -> list[str]:
+    """The fields every sampled record holds, named as fields are."""
     shared = set.intersection(*(set(r) for r in sample))
-    return [f for f in sample[0] if f in shared]
+    return [f for f in sample[0] if f in shared and _FIELD.match(str(f))]
 
 
 
