@@ -38,27 +38,34 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
     if own is not None and shaped.get(own) in (None, ""):
         shaped[own] = key
     for field in _shared_fields(sample):
-        examples = [r[field] for r in sample]
-        value = shaped.get(field)
-        if field in HISTORY_FIELDS and not value and all(isinstance(e, list) and e and isinstance(e[-1], dict)
-                                                         for e in examples):
-            user = signed_in(state)  # a record made is its first version, kept as the others keep theirs
-            shaped[field] = history_after(examples[0][:1], {**shaped, "version": shaped.get("version") or 1},
-                                           user and user[0], now)[1:]
-        elif field in ROLE_MAPS and not value and _owned(examples):
-            user = signed_in(state)
-            if user is not None and user[0] is not None:
-                shaped[field] = {user[0]: _owned(examples)}
-        elif value is not None:
-            shaped[field] = _as_examples(value, examples, state)
-        elif field in CREATOR_FIELDS:
-            user = signed_in(state)
-            made = None if user is None else _shaped_like(user[0], user[1], examples)
-            if made is not None:
-                shaped[field] = made
-        else:  # where a record holds null there, unset is null
-            shaped[field] = None if None in examples else _blank(examples)
+        filled = _filled(field, shaped, [r[field] for r in sample], state, now)
+        if filled is not _LEAVE:
+            shaped[field] = filled
     return shaped
+
+
+_LEAVE = object()
+
+
+def _filled(field: str, shaped: dict[str, Any], examples: list[Any], state: dict[str, Any], now: str) -> Any:
+    """The value `field` of the made record takes, as `examples` (the kind's records' values) show it; `_LEAVE`
+    where nothing says (a creator field in a world that keeps no signed-in user)."""
+    value = shaped.get(field)
+    if field in HISTORY_FIELDS and not value and all(isinstance(e, list) and e and isinstance(e[-1], dict)
+                                                     for e in examples):
+        user = signed_in(state)  # a record made is its first version, kept as the others keep theirs
+        return history_after(examples[0][:1], {**shaped, "version": shaped.get("version") or 1},
+                             user and user[0], now)[1:]
+    if field in ROLE_MAPS and not value and _owned(examples):
+        user = signed_in(state)
+        return {user[0]: _owned(examples)} if user is not None and user[0] is not None else _LEAVE
+    if value is not None:
+        return _as_examples(value, examples, state)
+    if field in CREATOR_FIELDS:
+        user = signed_in(state)
+        made = None if user is None else _shaped_like(user[0], user[1], examples)
+        return _LEAVE if made is None else made
+    return None if None in examples else _blank(examples)  # where a record holds null there, unset is null
 
 
 def is_signed_in(value: Any, state: dict[str, Any]) -> bool:
