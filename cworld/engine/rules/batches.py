@@ -64,6 +64,8 @@ def _object_items(schema: Any) -> dict[str, Any] | None:
 
 
 def _collection(entity: EntityType, world: ServerWorld) -> str | None:
+    """The kind's own collection, named so a rule's expressions can name it (`entities`); never a reference
+    catalog (`infer.collection_of` finds those too), which a batch would write."""
     coll = world.kinds.get(entity.name)
     return coll if coll is not None and isinstance(at(world.state, coll), dict) and coll.isidentifier() else None
 
@@ -79,7 +81,7 @@ def _named_in_items(items: dict[str, Any], card: CategoryCard, world: ServerWorl
 
 
 def _keyed_by(kind: EntityType, by: str) -> bool:
-    return kind.key_field == by or (by == "id" and kind.key_field == "id")
+    return kind.key_field == by
 
 
 def _names_own(arg: str, schema: Any, own: EntityType) -> bool:
@@ -122,12 +124,12 @@ def _create_each(arg: str, items: dict[str, Any], own: EntityType, world: Server
     by (a name), or by what they hold (`from|relationType|to`); a key already there is kept as it is (the batch
     makes what is new), and an item without a value for its key is refused."""
     coll = _collection(own, world)
-    key = " + '|' + ".join(f"str(it.get({f!r}) or '').strip()" for f in fields)
+    parts = [f"str(it.get({f!r}) or '').strip()" for f in fields]
+    key = " + '|' + ".join(parts)
     lists: dict[str, list[Any]] = {p: [] for p, s in items.items() if "array" in schema_types(s)}
     make = Effect(create=coll, key=key, as_="made", if_=f"{key} not in {coll}",
                   record=f"{{**{lists!r}, **{{k: v for k, v in it.items() if k in {list(items)!r}}}}}")
-    blank = Check(fail=f"any(not ({' and '.join(f'str(it.get({f!r}) or chr_empty).strip()' for f in fields)}) "
-                       f"for it in (args[{arg!r}] or []))".replace("chr_empty", "''"), error="invalid",
+    blank = Check(fail=f"any(not ({' and '.join(parts)}) for it in (args[{arg!r}] or []))", error="invalid",
                   message=f"every item of '{arg}' needs {', '.join(fields)}")
     return Rule(op="create", origin="inferred", check=[blank],
                 do=[Effect(each=f"list(args[{arg!r}] or [])", as_="it", do=[make])],

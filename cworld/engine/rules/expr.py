@@ -22,7 +22,7 @@ from typing import Any
 
 from cworld.engine.rules.safe import compiled, dot
 from cworld.engine.rules.spans import free_slots, past_due, work_hours
-from cworld.engine.world.shape import ROLE_MAPS, history_after, is_signed_in
+from cworld.engine.world.shape import ROLE_MAPS, held_only, history_after, is_signed_in, user_id
 from cworld.errors import ContentError
 from cworld.values import later, matches, money, norm, parse_time
 
@@ -141,19 +141,6 @@ def byte_size(text: Any) -> int:
     return len(str(text or "").encode("utf-8"))
 
 
-def held_only(records: Any, record: dict[str, Any]) -> dict[str, Any]:
-    """`record` with only the fields the collection's records hold (all of `record` where it holds none yet): a
-    family written for several layouts stores what this world's records keep (`parent` or `path`)."""
-    sample = [r for r in list(records.values())[:20] if isinstance(r, dict)] if isinstance(records, dict) else []
-    held = {f for r in sample for f in r}
-    return {f: v for f, v in record.items() if f in held} if held else dict(record)
-
-
-def user_id(user: Any) -> Any:
-    """A user's id, whether the world keeps the user as an id (`me: "u_1"`) or as a record (`{"id": "u_1", ...}`)."""
-    return user.get("id") if isinstance(user, dict) else user
-
-
 def role_of(record: Any, user: Any) -> str | None:
     """The role `user` (an id, or a record with one) holds on `record`, from the first of its role maps that
     names them; None where none does."""
@@ -205,7 +192,8 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
-    "role_of": role_of, "role_map": role_map, "next_id": next_id, "first_unmatched": first_unmatched, "held_only": held_only, "byte_size": byte_size, "is_me": is_signed_in, "history_after": history_after,
+    "role_of": role_of, "role_map": role_map, "next_id": next_id, "first_unmatched": first_unmatched,
+    "held_only": held_only, "byte_size": byte_size, "is_me": is_signed_in, "history_after": history_after,
     "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
     "work_hours": work_hours, "free_slots": free_slots, "past_due": past_due,

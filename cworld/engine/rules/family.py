@@ -63,9 +63,9 @@ def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None)
     matching = family_rules(tool, card)
     for rule in matching:
         fitted = fit(rule, tool, card, world)
-        if fitted is not None and rule.extends == "inferred":
-            return _guarded(fitted, [g for g in matching if _guards(g, rule) and (not g.needs or _holds(world, g.needs))],
-                            tool, card)
+        if fitted is not None and rule.extends == "inferred" and world is not None:
+            guards = [g for g in matching if _guards(g, rule) and (not g.needs or _holds(world, g.needs))]
+            return _guarded(fitted, guards, tool, card, world)
         if fitted is not None:
             return holder_shown(fitted, tool, world) if world is not None else fitted
     return None
@@ -80,20 +80,20 @@ def _guards(guard: Rule, chosen: Rule) -> bool:
     return not any(n in about for alternatives in guard.has for n in alternatives.split("|"))
 
 
-def _guarded(fitted: Rule, guards: list[Rule], tool: ToolSpec, card: CategoryCard) -> Rule:
-    """`fitted` with each guard's checks (its own names bound) right after the find of the record (a create's
-    after its own checks)."""
-    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+def _guarded(fitted: Rule, guards: list[Rule], tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule:
+    """`fitted` with each guard's checks (its own names bound, its fields those of the record found, as the chosen
+    family's are) right after the find of the record (a create's after its own checks)."""
     if not guards:
         return fitted
-    at = next((i + 1 for i, c in enumerate(fitted.check) if c.find == "target"), len(fitted.check))
-    entity = entity_for(tool, card)
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    place = next((i + 1 for i, c in enumerate(fitted.check) if c.find == "target"), len(fitted.check))
+    entity = _target_entity(fitted, card, world) or entity_for(tool, card)
     added: list[Check] = []
     for guard in guards:
         bound, fields = _taken(guard.takes, props), _had(guard.has, entity)
         if bound is not None and fields is not None:
             added += [Check(let={**bound, **fields}), *guard.check]
-    return fitted.model_copy(update={"check": [*fitted.check[:at], *added, *fitted.check[at:]]}) if added else fitted
+    return fitted.model_copy(update={"check": [*fitted.check[:place], *added, *fitted.check[place:]]}) if added else fitted
 
 
 def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | None) -> Rule | None:
@@ -175,17 +175,15 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     anchor = next((c.find for c in base.check if c.find == f"ref_{entity.name}"), "None")
     lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields,
                        **({"target": anchor} if at is None else {})})]
-    # a check about the arguments alone (a path that names a folder) runs before the record is looked up
-    bound_later = {n for c in rule.check if c.let for n in c.let}
-    early = [c for c in rule.check if not _reads_target(c, bound_later)] if at is not None else []
-    late = [c for c in rule.check if c not in early]
-    at = len(base.check) if at is None else at
     # a family that changes what inference only read (`append_to_document`) is a change: a reader may not make it
     guard = role_guard() if rule.do and base.read_only and rule.about is None else []
-    if early:
+    if at is None:
+        checks = [*base.check, *lets, *guard, *rule.check]
+    else:  # a check about the arguments alone (a path that names a folder) runs before the record is looked up
+        bound_later = {n for c in rule.check if c.let for n in c.let}
+        early = [c for c in rule.check if not _reads_target(c, bound_later)]
+        late = [c for c in rule.check if c not in early]
         checks = [*base.check[:at - 1], *lets, *early, base.check[at - 1], *guard, *late, *base.check[at:]]
-    else:
-        checks = [*base.check[:at], *lets, *guard, *rule.check, *base.check[at:]]
     return base.model_copy(update={"check": checks, "do": [*base.do, *rule.do],
                                    "answer": rule.answer if rule.answer is not None else base.answer,
                                    "list_": _read(base.list_, rule),

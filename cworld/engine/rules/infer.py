@@ -116,8 +116,7 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     entity = entity_for(tool, card)
     batch = batch_rule(tool, op, card, world, entity, lambda kind: not_found_message(kind, card))
     if batch is not None:  # records nested in the arguments (`entities: [{name, ...}]`)
-        return Rule(op=batch.op, origin="inferred", check=[*auth_checks(props, world), *batch.check], do=batch.do,
-                    answer=batch.answer)
+        return batch.model_copy(update={"check": [*auth_checks(props, world), *batch.check]})
     coll = collection_of(entity, world)
     catalog = coll is not None and coll not in world.kinds.values()  # read from the world's reference, never written
     if coll is None or (catalog and op not in ("get", "list", "search")):
@@ -125,8 +124,9 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
     # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
-    checks = auth_checks(props, world) + reference_checks(props, required, card, world, own=entity,
-                                                          own_arg="" if listing else own)
+    signed = auth_checks(props, world)
+    refs = reference_checks(props, required, card, world, own=entity, own_arg="" if listing else own)
+    checks = signed + refs
     if listing:  # a filter's times and a required query are checked as a write's values are
         checks += [*belongs_checks(checks, card, entity), *cursor_checks(props)]
         listed = _list_read(tool, coll, entity, props, card)
@@ -145,8 +145,7 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
                  optional=own is not None and own not in required)
     own = own or ""
     # the record the tool is about is found first, as a service resolves its path: what it holds (locked, in
-    # the trash, not yours) refuses the call before the other records it names are looked up
-    signed, refs = checks[:len(auth_checks(props, world))], checks[len(auth_checks(props, world)):]
+    # the trash, not yours) refuses the call before the other records it names (`refs`) are looked up
     if op == "get":
         return Rule(op=op, read_only=True, check=[*signed, *value_checks(entity, props), find, *refs], origin="inferred",
                     answer=_keyed_view(entity, "target_key", "target") if catalog else None)

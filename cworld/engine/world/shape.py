@@ -30,7 +30,7 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
     where they hold theirs, a reference given as an id stored as the records store it, a creator field naming
     the signed-in user, a history holding the record as its first version (saved `now`), and any other field the
     call left out empty in the kind's own way. Unchanged where the world holds no record of the kind."""
-    sample = [r for r in list(records.values())[:SAMPLE] if isinstance(r, dict)]
+    sample = _sample(records)
     if not sample:
         return record
     shaped = _renamed(record, sample, state)
@@ -68,6 +68,23 @@ def _filled(field: str, shaped: dict[str, Any], examples: list[Any], state: dict
     return None if None in examples else _blank(examples)  # where a record holds null there, unset is null
 
 
+def _sample(records: Any) -> list[dict[str, Any]]:
+    """The first records of a collection, which show its shape (none where it is no collection)."""
+    return [r for r in list(records.values())[:SAMPLE] if isinstance(r, dict)] if isinstance(records, dict) else []
+
+
+def held_only(records: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """`record` with only the fields the collection's records hold (all of `record` where it holds none yet): a
+    family written for several layouts stores what this world's records keep (`parent` or `path`)."""
+    held = {f for r in _sample(records) for f in r}
+    return {f: v for f, v in record.items() if f in held} if held else dict(record)
+
+
+def user_id(user: Any) -> Any:
+    """A user's id, whether the world keeps the user as an id (`me: "u_1"`) or as a record (`{"id": "u_1", ...}`)."""
+    return user.get("id") if isinstance(user, dict) else user
+
+
 def is_signed_in(value: Any, state: dict[str, Any]) -> bool:
     """Whether `value` (a key, an email, or a record with either) names the signed-in user."""
     user = signed_in(state)
@@ -90,7 +107,8 @@ def _renamed(record: dict[str, Any], sample: list[dict[str, Any]], state: dict[s
         if holder is None:
             continue
         keys = state[holder]
-        targets = [g for g in shared if renamed.get(g) is None and all(isinstance(r[g], str) or r[g] is None for r in sample)
+        targets = [g for g in shared if renamed.get(g) is None
+                   and all(isinstance(r[g], str) or r[g] is None for r in sample)
                    and any(isinstance(r[g], str) and r[g] in keys for r in sample)]
         if len(targets) == 1:
             renamed[targets[0]] = renamed.pop(field)
@@ -101,7 +119,6 @@ def _holder(key: str, state: dict[str, Any]) -> str | None:
     """The top-level collection that holds a record under `key`, if one does."""
     return next((name for name, records in state.items() if isinstance(records, dict)
                  and isinstance(records.get(key), dict)), None)
-
 
 
 def self_key_field(records: Any) -> str | None:
@@ -164,7 +181,7 @@ def history_after(entries: Any, record: Any, user: Any, now: Any) -> Any:
         if field in _ENTRY_TIMES:
             entry[field] = now
         elif field in _ENTRY_AUTHORS:
-            entry[field] = user.get("id") if isinstance(user, dict) else user
+            entry[field] = user_id(user)
         else:
             entry[field] = record.get(field)
     return [*entries, entry]
@@ -178,7 +195,6 @@ def _shared_fields(sample: list[dict[str, Any]]) -> list[str]:
     """The fields every sampled record holds, named as fields are."""
     shared = set.intersection(*(set(r) for r in sample))
     return [f for f in sample[0] if f in shared and _FIELD.match(str(f))]
-
 
 
 def _blank(examples: list[Any]) -> Any:
