@@ -42,3 +42,16 @@ def test_a_read_tool_refuses_a_write_and_sqlites_errors_are_the_answers() -> Non
     missing = call("read_query", query="SELECT * FROM nope")
     assert missing.error_class == "not_found" and "no such table" in missing.text
     assert call("write_query", query="INSERT INTO items (qty) VALUES (1)").error_class == "business"  # NOT NULL
+
+
+def test_tables_kept_as_records_are_no_database_and_crash_nothing() -> None:
+    """A dashboard service's world lists tables as records (no CREATE statement): a query is SQLite's error on
+    a database that lacks them, never an internal error, and a write keeps those records beside its own."""
+    listed = {"tbl_0001": {"id": "tbl_0001", "name": "orders", "row_count": 12}}
+    call = rules_caller("shop-db", "sql_database", {"tables": listed}, {"table": "tables"},
+                        [tool("execute_query")])
+    nonsense = call("execute_query", query="zzqxv nonexistent")
+    assert nonsense.error_class == "invalid_args" and "syntax error" in nonsense.text
+    assert call("execute_query", query="DELETE FROM orders").error_class == "not_found"
+    assert not call("execute_query", query="CREATE TABLE notes (body TEXT)").is_error
+    assert not call("execute_query", query="INSERT INTO notes (body) VALUES ('hi')").is_error

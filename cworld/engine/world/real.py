@@ -367,21 +367,29 @@ def sql_exec(tables: dict[str, Any], query: str) -> dict[str, Any]:
     views, triggers. Not callable from rules until it is in `expr.FUNCTIONS`."""
     db = sqlite3.connect(":memory:")
     db.row_factory = sqlite3.Row
+    dumps = {name: table for name, table in tables.items() if _is_table_dump(table)}
     try:
-        _load_tables(db, tables)
+        _load_tables(db, dumps)
         try:
             cursor = db.execute(query)
             if query.strip().upper().startswith(_SQL_WRITES):
                 db.commit()
                 result: list[dict[str, Any]] = [{"affected_rows": cursor.rowcount}]
-                after = _dump_tables(db)
-                return {"result": result, "error": None, "tables": after}
+                others = {name: table for name, table in tables.items() if name not in dumps}
+                return {"result": result, "error": None, "tables": {**others, **_dump_tables(db)}}
             return {"result": [{k: _plain_value(v) for k, v in dict(row).items()} for row in cursor.fetchall()],
                     "error": None, "tables": tables}
         except sqlite3.Error as exc:
             return {"result": None, "error": f"Database error: {exc}", "tables": tables}
     finally:
         db.close()
+
+
+def _is_table_dump(table: Any) -> bool:
+    """Whether a world's `tables` entry is a SQLite table as `read_database` dumps it. A service that lists
+    tables as records (a dashboard's table metadata) holds no statement to recreate them: SQLite then finds
+    no such table, as the service's database would not hold one its world never made."""
+    return isinstance(table, dict) and isinstance(table.get("sql"), str) and isinstance(table.get("rows"), dict)
 
 
 def _load_tables(db: sqlite3.Connection, tables: dict[str, Any]) -> None:
