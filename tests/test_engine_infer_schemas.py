@@ -39,6 +39,10 @@ TOOLS = [
          ["title"]).model_copy(update={"output_schema": {
              "type": "object", "required": ["id", "title"], "additionalProperties": False,
              "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "dueDate": {"type": "string"}}}}),
+    tool("create-card-quick", {"title": {"type": "string"}, "token": {"type": "string"}},
+         ["title"]).model_copy(update={"output_schema": {
+             "type": "object", "required": ["success", "message"], "additionalProperties": False,
+             "properties": {"success": {"type": "boolean"}, "message": {"type": "string"}}}}),
 ]
 
 
@@ -114,6 +118,15 @@ def test_a_create_answers_the_stored_key_under_the_schemas_names(engine: RulesEn
     assert key not in TICKETS and "shaped" not in made.meta  # nothing made up
     found = call("getCard", cardId=key, token=token)
     assert not found.is_error and found.structured_content["title"] == "Fix the printer"  # type: ignore[index]
+
+
+def test_an_answer_that_holds_only_its_outcome_says_it_succeeded(engine: RulesEngine) -> None:
+    """`{success, message}` holds nothing of the record made: its flag is the call's outcome, never a draw."""
+    call = Session(engine)
+    token = call.token()
+    for n in range(6):  # a made-up flag would be false on some of these
+        made = call("create-card-quick", title=f"Restock paper {n}", token=token)
+        assert not made.is_error and made.structured_content["success"] is True  # type: ignore[index]
 
 
 def test_a_tool_naming_its_record_by_another_id_still_finds_it_or_says_not_found(engine: RulesEngine) -> None:

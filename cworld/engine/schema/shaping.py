@@ -32,6 +32,8 @@ SPAN = re.compile(r"(^|_)(slot|window|interval|period|span)$", re.IGNORECASE)
 DURATION_ARGS = ("duration_minutes", "duration", "length_minutes", "minutes")
 #: Record fields that hold when it expires (`expired` beside them follows from the clock).
 EXPIRY_NAMES = ("expires", "expires_at", "expiry", "expiry_date", "expires_on", "valid_until")
+#: An answer's flag for its own outcome (`{success, message}`): true on every answer the shaper fills.
+SUCCESS_FLAGS = ("success", "successful", "succeeded", "ok", "is_success")
 TOTAL_NAMES = ("count", "total", "total_count", "totalResults", "total_results", "totalCount", "num_results")
 
 
@@ -227,6 +229,8 @@ def _derived_flag(source: dict[str, Any], prop: str) -> bool | None:
     from the record's expiry (`expires: "2026-05"`) and the session clock."""
     if prop in ("expired", "is_expired"):
         return _expired(source)
+    if prop in SUCCESS_FLAGS:
+        return True  # only an answer that succeeded is shaped: its own outcome flag says so
     match = re.match(r"^(?:in|is|has)_(.+)$", prop)
     count = source.get(match.group(1)) if match else None
     if isinstance(count, int | float) and not isinstance(count, bool):
