@@ -34,7 +34,8 @@ Heuristics (what a check needs to find in a tool):
 - Query arguments: `query`, `q`, `search`, `keyword(s)`, `term(s)`, `text`, `name_contains`, ... Paging
   arguments: page numbers (`page`, `page_number`, `pageNumber`), offsets (`offset`, `skip`, `start`) and
   cursors (`cursor`, `page_token`, `after`, `next_token`, ...); size arguments (`limit`, `page_size`, ...).
-- The items of an answer: its structured content's longest list (searched two levels deep); an item's
+- The items of an answer: its structured content's longest list (searched two levels deep; a text answer is
+  read as JSON or, as the sqlite server writes its rows, Python's repr); an item's
   identity is its `id`/`key`/`<x>_id` field, else its JSON. A text-only answer has items unless it is empty
   or says nothing matched ("no results", "not found", "0 items").
 
@@ -70,6 +71,7 @@ overall and per category card (the card most of a server's tools get).
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import json
 import re
@@ -266,9 +268,8 @@ def content(result: ToolResult) -> Any:
     as that JSON, as its client reads it."""
     data = result.structured_content
     if data is None:
-        try:
-            data = json.loads(result.text)
-        except (ValueError, TypeError):
+        data = parsed_text(result.text)
+        if data is None:
             return None
     if isinstance(data, dict) and len(data) == 1:
         (inner,) = data.values()
@@ -278,6 +279,21 @@ def content(result: ToolResult) -> Any:
             except ValueError:
                 return data
     return data
+
+
+def parsed_text(text: str | None) -> Any:
+    """A text answer's data: JSON, or rows in Python's repr as the sqlite server writes them (`str(rows)`,
+    which its clients read with `ast.literal_eval`); None for prose."""
+    try:
+        return json.loads(text or "")
+    except (ValueError, TypeError):
+        pass
+    if (text or "").lstrip()[:1] not in ("[", "{"):
+        return None
+    try:
+        return ast.literal_eval(text or "")
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
 def items_of(result: ToolResult) -> list[Any] | None:

@@ -64,3 +64,11 @@ def test_heuristics() -> None:
     assert wi.found_items(ToolResult.ok({"items": [], "total": 12})) == "no items but a total > 0"
     assert wi.found_items(ToolResult.ok({"results": [{"id": 1}]})) == "items"
     assert wi.found_items(ToolResult.ok(None, text="No results found.")) is None
+
+
+def test_rows_written_as_pythons_repr_are_read_as_items() -> None:
+    """The sqlite server answers `str(rows)`; its rows are items, and prose is none."""
+    rows = ToolResult.ok(None, text="[{'id': 1, 'name': 'Ada'}, {'id': 2, 'name': None}]")
+    assert wi.items_of(rows) == [{"id": 1, "name": "Ada"}, {"id": 2, "name": None}]
+    assert wi.identities(rows) == ["1", "2"]
+    assert wi.items_of(ToolResult.ok(None, text="[not a list, just prose")) is None
