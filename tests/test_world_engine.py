@@ -99,8 +99,6 @@ def _filled_cart(both: Both) -> str:
     return f"{live_token.structured_content['token']}|{world_token.structured_content['token']}"  # type: ignore[index]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 33: the category engine has no ecommerce checkout family rule yet (the "
-                   "per-tool rules that held this were a transcription of the app, removed in issue 32)")
 def test_checkout_empties_the_cart_lowers_stock_and_makes_the_order(engine: WorldEngine) -> None:
     both = Both(engine)
     tokens = _filled_cart(both)

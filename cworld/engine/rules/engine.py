@@ -31,6 +31,7 @@ from cworld.engine.rules.family import fitted_family
 from cworld.engine.rules.formats import format_error
 from cworld.engine.rules.index import Indexes
 from cworld.engine.rules.infer import guard_rule, infer_rule, snake
+from cworld.engine.rules.offers import offers
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
@@ -87,6 +88,8 @@ class _Session:
     fallback_log: SessionLog | None = None
     """the calls the schema fallback answered (tools no rule covers), its session"""
     """(seconds since the start, the ISO time then): `now` formatted once per tick"""
+    offers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """server -> the task's offers its world holds no records of (`rules/offers.py`), read only"""
 
     def now(self) -> str:
         seconds = SECONDS_PER_CALL * self.ticks + self.slept
@@ -233,6 +236,7 @@ class RulesEngine:
 
     def _replay(self, session: SessionLog) -> _Session:
         state = self._fresh(session.seed)
+        state.offers = offers(session.context, self.world(session.seed))
         for entry in session.entries:
             spec = self._tools.get(entry.tool)
             if spec is not None:
@@ -273,7 +277,8 @@ class RulesEngine:
         props = tool.input_schema.get("properties") or {}
         own = self.operations.get(tool.server)
         return CallContext(server.state, {**_defaults(props, server.state), **arguments}, state.now(), kinds=server.base.kinds,
-                           ids=server.ids, consts={**(own.consts if own else {}), **server.base.reference},
+                           ids=server.ids, consts={**(own.consts if own else {}), **server.base.reference,
+                                                   **state.offers.get(server.base.server, {})},
                            defs=own.defs if own else {}, seed=state.seed, advance=state.advance, store=server.store,
                            indexes=self.indexes, keys=server.base.keys)
 

@@ -20,8 +20,10 @@ from functools import lru_cache
 from types import CodeType, FunctionType
 from typing import Any
 
+from cworld.engine.rules.ledgers import counted, ledger_of
+from cworld.engine.rules.policies import shipping_fee
 from cworld.engine.rules.safe import compiled, dot
-from cworld.engine.rules.spans import free_slots, past_due, work_hours
+from cworld.engine.rules.spans import free_slots, in_utc, nights, past_due, work_hours
 from cworld.engine.world.shape import ROLE_MAPS, held_only, history_after, is_signed_in, user_id
 from cworld.errors import ContentError
 from cworld.values import later, matches, money, norm, parse_time
@@ -197,6 +199,7 @@ FUNCTIONS: dict[str, Any] = {
     "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
     "work_hours": work_hours, "free_slots": free_slots, "past_due": past_due,
+    "in_utc": in_utc, "nights": nights, "ledger_of": ledger_of, "counted": counted, "shipping_fee": shipping_fee,
 }
 
 

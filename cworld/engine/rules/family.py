@@ -38,6 +38,8 @@ from cworld.engine.world.named import thin_kinds
 
 #: In a family rule's `create`/`delete`, the collection of the record the tool is about.
 RECORDS = "RECORDS"
+#: In a family rule, field -> the values the tool's answer documents for it (`answer_values`).
+ANSWER_VALUES = "answer_values"
 _ENUM = re.compile(r"^enum\[(.*)\]$")
 
 
@@ -103,6 +105,8 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
     bound = _taken(rule.takes, props)
     if bound is None or (rule.needs and not _holds(world, rule.needs)):
         return None
+    if _mentions(rule, ANSWER_VALUES):
+        bound[ANSWER_VALUES] = repr(answer_values(tool))
     if rule.extends == "inferred":
         return _extended(rule, tool, card, world, bound)
     if rule.about is None:
@@ -231,6 +235,31 @@ def _holds(world: ServerWorld | None, needs: list[str]) -> bool:
     """Whether the world holds every kind or state entry a family names."""
     return world is not None and all(world.kinds.get(n, n) in world.state or at(world.state, world.kinds.get(n, n))
                                      is not None for n in needs)  # a layout path too (`cart.items`)
+
+
+def _mentions(rule: Rule, name: str) -> bool:
+    """Whether a rule's text names `name` (a binding only some families read)."""
+    return re.search(rf"\b{name}\b", rule.model_dump_json()) is not None
+
+
+#: A description that is only a list of plain words: "processing, shipped, delivered or cancelled".
+_LISTED = re.compile(r"^\s*([a-z][\w-]*(?:\s*,\s*(?:or\s+)?[a-z][\w-]*|\s+or\s+[a-z][\w-]*)+)\s*\.?\s*$")
+
+
+def answer_values(tool: ToolSpec) -> dict[str, list[str]]:
+    """Field -> the values the tool's answer documents for it (its enum, or a description that lists them, in the
+    order the service lists them; [] where it lists none), for each top-level field of its output schema: what a
+    service calls its states (`pending` where the card says `scheduled`, `processing` for `placed`), and which
+    fields its records show (`due_utc`)."""
+    props: dict[str, Any] = (tool.output_schema or {}).get("properties") or {}
+    return {name: _listed(schema) for name, schema in props.items() if isinstance(schema, dict)}
+
+
+def _listed(schema: dict[str, Any]) -> list[str]:
+    if isinstance(schema.get("enum"), list):
+        return [str(v) for v in schema["enum"]]
+    found = _LISTED.match(str(schema.get("description") or ""))
+    return [w for w in re.split(r"\s*,\s*(?:or\s+)?|\s+or\s+", found.group(1)) if w] if found else []
 
 
 def _taken(takes: list[str], props: dict[str, Any]) -> dict[str, str] | None:

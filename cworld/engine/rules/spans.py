@@ -61,6 +61,26 @@ def past_due(due: Any, done: Any, now: Any) -> bool:
     return moment is not None and clock is not None and moment < clock and not done
 
 
+def in_utc(local: Any, timezone: Any) -> str | None:
+    """The UTC moment (ISO) of a wall-clock time read in `timezone`: a reminder set for "09:00 my time" fires at
+    the instant that is 09:00 in the user's zone, and services keep that instant in UTC. A time that states its
+    own offset keeps it; None for a value that is no time."""
+    if not isinstance(local, str) or parse_time(local) is None:
+        return None
+    moment = datetime.fromisoformat(local.replace("Z", "+00:00"))
+    return iso(moment if moment.tzinfo else moment.replace(tzinfo=_zone(timezone)))
+
+
+def nights(check_in: Any, check_out: Any) -> list[str]:
+    """The dates (YYYY-MM-DD) a stay sleeps: from the check-in day up to, not including, the check-out day, as
+    hotels count and charge nights; none for a range that is not one."""
+    start, end = parse_time(check_in), parse_time(check_out)
+    if start is None or end is None:
+        return []
+    first, last = start.date(), end.date()
+    return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days)]
+
+
 def _zone(timezone: Any) -> Any:
     try:
         return ZoneInfo(str(timezone)) if timezone else UTC

@@ -98,8 +98,9 @@ def is_signed_in(value: Any, state: dict[str, Any]) -> bool:
 
 def _renamed(record: dict[str, Any], sample: list[dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
     """`record` with a reference the rule stored under the argument's name (`channel_id`) moved to the one field
-    in which the kind's records hold references to that collection (`conversation_id`), where they hold none
-    under the argument's own name."""
+    in which the kind's records hold references to that collection (`conversation_id`), or into the one list in
+    which they hold them (`traveller_id` -> `travellers: [...]`), where they hold none under the argument's own
+    name."""
     shared = set(_shared_fields(sample))
     renamed = dict(record)
     for field, value in record.items():
@@ -110,8 +111,12 @@ def _renamed(record: dict[str, Any], sample: list[dict[str, Any]], state: dict[s
         targets = [g for g in shared if renamed.get(g) is None
                    and all(isinstance(r[g], str) or r[g] is None for r in sample)
                    and any(isinstance(r[g], str) and r[g] in keys for r in sample)]
+        lists = [g for g in shared if renamed.get(g) in (None, []) and all(isinstance(r[g], list) for r in sample)
+                 and any(isinstance(x, str) and x in keys for r in sample for x in r[g])]
         if len(targets) == 1:
             renamed[targets[0]] = renamed.pop(field)
+        elif not targets and len(lists) == 1:  # one guest where the records list their travellers
+            renamed[lists[0]] = [renamed.pop(field)]
     return renamed
 
 
@@ -226,10 +231,17 @@ def _as_examples(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
         inner = [x for e in examples if isinstance(e, list) for x in e]
         if not inner or not all(isinstance(x, dict) for x in inner):
             return value
-        return [_referenced_like(v, inner, state) for v in value]
+        return [_entry_like(v, inner) if isinstance(v, dict) else _referenced_like(v, inner, state) for v in value]
     if isinstance(value, str) and examples and all(isinstance(e, dict) for e in examples):
         return _referenced_like(value, examples, state)
     return value
+
+
+def _entry_like(entry: dict[str, Any], examples: list[dict[str, Any]]) -> dict[str, Any]:
+    """A list's object (an order's line) with the fields every entry of the records' lists holds, the missing ones
+    empty as theirs show empty (`returned_quantity: 0` on a line just bought)."""
+    shared = _shared_fields(examples)
+    return {**entry, **{f: _blank([e[f] for e in examples]) for f in shared if f not in entry}}
 
 
 def _referenced_like(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
