@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
@@ -99,6 +100,7 @@ ID_ARG = re.compile(r"^(.+?)_(?:id|gid|iid|uid|uuid)(s?)$")
 """An id argument in snake case: `order_id`, `tag_gid` (Asana), `issue_iid` (GitLab), `user_uuid`; `_ids` for several."""
 
 
+@lru_cache(maxsize=16384)
 def snake(name: str) -> str:
     """An argument name as snake case, whatever its style: `cardId`, `vault-id`, `page.size` -> `card_id`,
     `vault_id`, `page_size`. Rules match on it; the argument is still read under its own name."""

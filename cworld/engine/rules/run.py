@@ -95,6 +95,8 @@ _NEEDED: dict[tuple[int, int], tuple[Rule, dict[str, Def], list[tuple[str, Def]]
 def needed_defs(rule: Rule, defs: dict[str, Def]) -> list[tuple[str, Def]]:
     """The defs a rule may call: those a word of its text names (expressions and message templates), and
     those they name, transitively. A call defines these only, not the server's every def."""
+    if not defs:  # most servers have none (only an override file declares defs): nothing to look for
+        return []
     found = _NEEDED.get((id(rule), id(defs)))
     if found is not None and found[0] is rule and found[1] is defs:
         return found[2]
