@@ -18,8 +18,10 @@ first on `PYTHONPATH` reads them as that copy does; it needs `agents.references.
 
 `tasks FILE` counts what a tasks file uses over its gold plans: distinct harvested tools and servers, how
 many play a part (the engine runs them by a family or inferred rule whose `check` is not empty), the most
-used tool's share, shapes, and the verifiable share. `run` synthesizes a task set first (as `cworld synth
---pool harvested` does, in-process) and adds its rejections grouped by code, shape and gist.
+used tool's share, tools per task, shapes, and the verifiable share. `run` synthesizes a task set first (as
+`cworld synth --pool harvested` does, in-process) and adds its rejections grouped by code, shape and gist,
+and the servers some rejected attempt drew that no accepted task uses, with their commonest rejections
+(where a run loses servers).
 
     python benchmarks/synth_breadth.py pool [--json]
     python benchmarks/synth_breadth.py draws --n 1000 [--json]
@@ -241,6 +243,9 @@ def tasks(path: Path, workspace: Path) -> dict[str, Any]:
         "servers_with_a_tool_that_plays": len(per_server),
         "most_used_tool": top[0],
         "most_used_share": round(top[1] / max(1, len(loaded)), 4),
+        "tools_per_task": round(sum(len({s.tool for s in t.gold_plan if s.tool in harvested}) for t in loaded)
+                                / max(1, len(loaded)), 2),
+        "_servers": sorted(servers),
     }
 
 
@@ -257,13 +262,19 @@ def run(n: int, seed: int, concurrency: int, workspace: Path, out: Path) -> dict
     prepared = prepare(Environment.resolve(), Workspace.resolve(workspace), options, out=out)
     result, summary = asyncio.run(run_prepared(prepared))
     reasons: Counter[str] = Counter()
+    lost: dict[str, Counter[str]] = defaultdict(Counter)
     for outcome in result.rejected:
-        query = next((str(p.get("retrieval_query")) for p in outcome.provenance if p.get("stage") == "sample"), "")
-        shape = query.removeprefix("shape: ")
+        sampled = next((p for p in outcome.provenance if p.get("stage") == "sample"), {})
+        shape = str(sampled.get("retrieval_query", "")).removeprefix("shape: ")
         reasons[f"{outcome.code} [{shape}]: {_gist(outcome.reason)}"] += 1
+        for server in {str(t).split("/", 1)[0] for t in sampled.get("candidates") or []}:
+            lost[server][f"{outcome.code} [{shape}]: {_gist(outcome.reason)}"] += 1
+    counted = tasks(out, workspace)
+    reached = set(counted.pop("_servers"))
+    unreached = {s: dict(c.most_common(2)) for s, c in sorted(lost.items()) if s not in reached}
     return {"accepted": summary.accepted, "attempts": result.attempts,
             "minutes": round((time.perf_counter() - started) / 60, 2), "rejections": dict(reasons.most_common(25)),
-            **tasks(out, workspace)}
+            **counted, "servers_drawn_never_accepted": len(unreached), "never_accepted": unreached}
 
 
 def _gist(reason: str) -> str:
@@ -290,6 +301,7 @@ def main() -> None:
             if args.file is None:
                 parser.error("tasks needs FILE")
             result = tasks(args.file, workspace)
+            result.pop("_servers")
         elif args.what == "draws":
             result = draws(args.n, workspace)
         elif args.what == "finders":

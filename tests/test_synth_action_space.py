@@ -95,3 +95,12 @@ def test_a_name_with_its_verb_last_still_says_what_it_makes() -> None:
     assert noun_of(ToolSpec(server="ahdev-dokploy-mcp", name="project-create"), None) == "project"
     assert noun_of(ToolSpec(server="x", name="create_voice_agent"), None) == "voice agent"
     assert noun_of(ToolSpec(server="x", name="create_voice_agent"), "agent") == "agent"
+
+
+def test_a_search_whose_query_is_optional_searches_for_what_it_finds(space: ActionSpace) -> None:
+    """`linear_search_issues(query?)` searches for the issue the plan names (the search_finds rule: a plan
+    picks by name only from a search that asked for that name), rather than listing with an empty query."""
+    from cworld.engine.cards.operations import verb_kind
+
+    assert space.units["linear-mcp-server/linear_search_issues"].queries == ("query",)
+    assert all(u.queries for u in space.units.values() if u.use == "find" and verb_kind(u.tool.name) == "search")

@@ -125,6 +125,31 @@ def test_the_checker_tells_a_stitched_draft_what_to_change() -> None:
     assert {i.code for i in report.issues} == {"idle_step"}
 
 
+def test_two_reads_gathered_into_one_note_are_linked_and_an_unused_service_is_not() -> None:
+    """A brief: two services read, a third writes what both found. Data flows from each read into the note,
+    so neither read's service is unlinked; a service that takes nothing and gives nothing still is."""
+    tools = [_tool("a", "get_item", "Get an item", {"item_id": {"type": "string"}}),
+             _tool("b", "get_customer", "Get a customer", {"customer_id": {"type": "string"}}),
+             _tool("c", "create_note", "Create a note", {"title": {"type": "string"}, "text": {"type": "string"}}),
+             _tool("d", "get_weather", "Get the weather", {"city": {"type": "string"}})]
+    universe = ToolUniverse(tools={t.id: t for t in tools}, graph=nx.DiGraph())
+    plan = [PlanStep(id="s1", tool="a/get_item", arguments={"item_id": "itm_0001"}),
+            PlanStep(id="s2", tool="b/get_customer", arguments={"customer_id": "cus_0002"}),
+            PlanStep(id="s3", tool="c/create_note", arguments={
+                "title": "Brief: {{s1.item.name}} and {{s2.customer.name}}",
+                "text": "Brief: {{s1.item.name}}; {{s2.customer.name}}."})]
+    draft = Draft(query="Pull up the item 'Q3 plan' and the customer 'Acme', and put both in one note.",
+                  tools=[t.id for t in tools], gold_plan=plan)
+    report = CheckReport()
+    check_request(draft, universe, report)
+    assert "unlinked_service" not in {i.code for i in report.issues}, report.feedback()
+    draft.gold_plan = [plan[0], PlanStep(id="s4", tool="d/get_weather", arguments={"city": "Oslo"}), plan[2]]
+    draft.gold_plan[2] = PlanStep(id="s3", tool="c/create_note", arguments={"title": "Brief: {{s1.item.name}}"})
+    report = CheckReport()
+    check_request(draft, universe, report)
+    assert "unlinked_service" in {i.code for i in report.issues}
+
+
 def test_a_finding_with_its_own_askers_opens_with_one_of_them() -> None:
     """A client found in a booking system is asked about by someone who has clients, whatever the theme."""
     import random

@@ -40,7 +40,7 @@ def test_at_least_eight_shapes_over_two_to_four_services() -> None:
 def _blank() -> dict[str, str]:
     keys = ["svc_a", "svc_b", "svc_tell", "kind_a", "kind_b", "tell_kind", "label_a", "label_b", "rule", "verb",
             "tell_clause", "limit", "field", "value", "svc_yes", "svc_no", "kind_yes", "kind_no", "target_yes",
-            "target_no"]
+            "target_no", "svc_c", "kind_c"]
     return {k: "x" for k in keys}
 
 
@@ -65,8 +65,9 @@ class _Space:
 
 
 def test_the_sampler_spreads_use_and_caps_a_tools_share() -> None:
-    # the stand-in has no dates (schedule) and one card (sync copies into a service of another)
-    shapes = {k: v for k, v in load_shapes(BOOK).items() if k not in ("schedule", "sync")}
+    # the stand-in has no dates (schedule) and one card (sync copies into a service of another, a brief
+    # gathers from services of three)
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k not in ("schedule", "sync", "brief")}
     sampler = ShapeSampler(_Space(60), shapes, n_tasks=200, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
     rng = random.Random(5)
     drawn = [sampler.sample(rng)[1] for _ in range(200)]
@@ -153,6 +154,26 @@ def test_a_sync_copies_a_record_into_a_service_that_makes_its_kind() -> None:
         alone.sample(rng)
 
 
+def test_a_brief_reads_two_services_of_other_cards_and_writes_in_a_third() -> None:
+    """`brief` draws two sources and a note, each on a server and a card of its own (two task boards are both
+    "our task board": the request could not say which); with one card only, it draws nothing."""
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "brief"}
+    space = _Space(12)
+    for key, unit in list(space.units.items()):
+        card = ("task_board", "documents", "crm")[int(unit.server[3:]) % 3]
+        space.units[key] = replace(unit, card=card)
+    sampler = ShapeSampler(space, shapes, n_tasks=100, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    rng = random.Random(6)
+    for _ in range(10):
+        drawn = sampler.sample(rng)[1]
+        assert [s.name for s in drawn.shape.slots] == ["source", "other", "note"]
+        assert len({u.card for u in drawn.units.values()}) == 3 == len({u.server for u in drawn.units.values()})
+        assert drawn.units["note"].use == "make" and {drawn.units[s].use for s in ("source", "other")} <= {"look", "find"}
+    alone = ShapeSampler(_Space(10), shapes, n_tasks=100, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    with pytest.raises(UsageError):
+        alone.sample(rng)
+
+
 def test_a_sample_is_the_same_for_a_seed() -> None:
     shapes = {k: v for k, v in load_shapes(BOOK).items() if k != "schedule"}
 
@@ -180,6 +201,20 @@ def test_the_sampler_chooses_finders_by_the_id_kind_rule() -> None:
     assert sampler._finder(change, {"srv000/list_items"}) is None  # refused by the probe: never taken again
     space.finders[("srv000", "item")] = space.finders[("srv000", "item")][:1]
     assert sampler._finder(change, set()) is None
+
+
+def test_a_search_is_never_a_finder() -> None:
+    """A plan picks a record by name only from a search that asked for that name (search_finds), so a search
+    read (`search_items`) is never the listing a slot's record is found in, even when it is the least tried."""
+    space = _Space(3)
+    for (server, _), found in space.finders.items():
+        found.insert(0, ToolSpec(server=server, name="search_items", category="task_board"))
+    sampler = ShapeSampler(space, load_shapes(BOOK), n_tasks=50, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    change = next(u for u in space.by_use("change") if u.server == "srv000")
+    assert [t.name for t in sampler.finders_for(change)] == ["list_items"]
+    sampler.tried["srv000/list_items"] += 3
+    finder = sampler._finder(change, set())
+    assert finder is not None and finder.name == "list_items"
 
 
 @pytest.fixture(scope="module")

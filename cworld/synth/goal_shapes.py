@@ -7,9 +7,10 @@ a shape draws from every server whose tools fit, not from a list of tools. The s
 
 - takes shapes in turn with the attempt's RNG, and for each slot a unit on a server no other slot of
   the task uses (a slot `same: <slot>` stays on that slot's server);
-- covers the pool: of every fitting unit it takes the one whose draws failed least, then the least tried
-  (then the one on the least tried server, then by chance), so each tool is tried once before any is
-  tried again and one whose drafts keep failing drifts back; a shape is drawn more often while many
+- covers the pool: of every fitting unit it takes the one whose draws failed least, then one on a server no
+  accepted task reaches yet, then the least tried (then the one on the least tried server, then by chance),
+  so each tool is tried once before any is tried again, servers with few fitting tools are reached, and
+  one whose drafts keep failing drifts back; a shape is drawn more often while many
   units of its first slot are untried (weight x sqrt(1 + untried)); and a tool drawn in
   `cap` accepted attempts (3% of the run's tasks) is not drawn again, so no tool carries a share of the
   tasks;
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards.operations import singular_word
+from cworld.engine.cards.operations import singular_word, verb_kind
 from cworld.errors import ContentError, UsageError
 from cworld.synth.argument_checks import listed_kind, takes_kind
 from cworld.synth.offline.action_space import USES, ActionSpace, Unit, noun_of, verb_of, when_args
@@ -38,7 +39,7 @@ from cworld.synth.offline.templates import Phrasebook
 from cworld.synth.sampling import Candidates
 
 NEEDS = frozenset({"text", "label", "carries", "dates", "finder", "plays", "content", "dated", "notes", "fields",
-                   "copyable", "alike"})
+                   "copyable", "alike", "apart"})
 CAP_SHARE = 0.03
 
 
@@ -141,6 +142,9 @@ class ShapeSampler:
         the least tried, and caps by `drawn` (accepted draws)."""
         self.servers: Counter[str] = Counter()
         """Draws per server: among tools tried alike, one on a less tried server comes first."""
+        self.reached: set[str] = set()
+        """Servers some accepted task uses: among tools that failed alike, one on a server no task reaches yet
+        comes first, so a server with few fitting tools is tried again before a reached one's next tool."""
         self.cap = max(2, int(CAP_SHARE * n_tasks))
 
     def settle(self, drawn: Drawn, accepted: bool) -> None:
@@ -150,6 +154,7 @@ class ShapeSampler:
         tools = drawn.tools()
         if accepted:
             self.kept.update(tools)
+            self.reached.update(t.split("/", 1)[0] for t in tools)
         else:
             self.drawn.subtract(tools)
 
@@ -207,7 +212,7 @@ class ShapeSampler:
             if kind == unit.kind:
                 continue
             found = [t for t in self.space.finders.get((unit.server, kind)) or [] if t.id not in avoid
-                     and self.drawn[t.id] < self.cap and takes_kind(arg, unit.tool, listed_kind(t))]
+                     and self.drawn[t.id] < self.cap and not _searches(t) and takes_kind(arg, unit.tool, listed_kind(t))]
             if found:
                 out[arg] = min(found, key=lambda t: (self.tried[t.id] - self.kept[t.id], self.tried[t.id], t.id))
         return out
@@ -226,10 +231,12 @@ class ShapeSampler:
 
     def _pick(self, slot: Slot, rng: random.Random, avoid: set[str], used: set[str], server: str | None,
               drawn: Drawn) -> tuple[Unit, ToolSpec | None] | None:
-        """The fitting unit whose draws failed least, then the least tried (then the one on the least tried
-        server, then chance), whose finder fits when the slot needs one and neither has reached the cap; None
-        when no fitting unit is open (the shape gives way to another). So every tool is tried before any is
-        tried again, and one whose drafts keep failing (a change the world does not keep) drifts back."""
+        """The fitting unit whose draws failed least, then one on a server no accepted task reaches yet, then
+        the least tried (then the one on the least tried server, then chance), whose finder fits when the slot
+        needs one and neither has reached the cap; None when no fitting unit is open (the shape gives way to
+        another). So every tool is tried before any is tried again, a server whose first tools failed gets its
+        next ones before reached servers do, and one whose drafts keep failing (a change the world does not
+        keep) drifts back."""
         pool = [u for use in slot.uses for u in self._by_use[use]]
         if server is not None:
             pool = [u for u in pool if u.server == server]
@@ -237,8 +244,8 @@ class ShapeSampler:
                    and self.drawn[u.id] < self.cap and self._fits(u, slot, drawn) and self._means(u, slot)
                    and self._goes_with(u, drawn)]
         order = {u.id: rng.random() for u in fitting}
-        fitting.sort(key=lambda u: (self.tried[u.id] - self.kept[u.id], self.tried[u.id], self.servers[u.server],
-                                    order[u.id]))
+        fitting.sort(key=lambda u: (self.tried[u.id] - self.kept[u.id], u.server in self.reached, self.tried[u.id],
+                                    self.servers[u.server], order[u.id]))
         for unit in fitting:
             if "finder" in slot.needs and unit.use == "find" and unit.queries:
                 continue  # a search is no listing to count or rank
@@ -264,8 +271,8 @@ class ShapeSampler:
         if not unit.kind:
             return []
         fed = ([unit.target] if unit.target else []) + [a for a, k in unit.refs.items() if k == unit.kind]
-        return [t for t in self.space.finders.get((unit.server, unit.kind)) or []
-                if all(takes_kind(a, unit.tool, listed_kind(t)) for a in fed)]
+        return [t for t in self.space.finders.get((unit.server, unit.kind)) or [] if not _searches(t)
+                and all(takes_kind(a, unit.tool, listed_kind(t)) for a in fed)]
 
     def _goes_with(self, unit: Unit, drawn: Drawn) -> bool:
         """The unit's service is one a person uses with the first slot's (same theme)."""
@@ -321,6 +328,8 @@ class ShapeSampler:
             return False
         if "alike" in needs and not self._alike(unit, drawn):
             return False
+        if "apart" in needs and any(u.card == unit.card for u in drawn.units.values()):
+            return False  # two task boards are both "our task board": the request could not say which
         same = drawn.units.get(slot.same or "")
         return same is None or unit.kind == same.kind
 
@@ -330,6 +339,12 @@ class ShapeSampler:
         before = next(reversed(drawn.units.values()), None)
         return before is not None and self._head(unit) == self._head(before) and unit.card != before.card \
             and self._head(unit) in self.nouns.get("records", frozenset())
+
+
+def _searches(tool: ToolSpec) -> bool:
+    """A search (`search_contacts`) is no listing to pick a record from: a plan picks by name only from a
+    search that searched for that name (the search_finds rule), so it never serves as a finder."""
+    return verb_kind(tool.name) == "search"
 
 
 def load_nouns(book: Phrasebook) -> dict[str, frozenset[str]]:

@@ -9,7 +9,8 @@ says what to change, so it is the revision's feedback:
   (`example`, `string`, `test`, an id `1` or `0`, an `example.com` address); a free text the plan writes
   must take what earlier steps found or what the request says, not made-up words;
 - *unlinked_service*: every service after the first takes something an earlier service found (a
-  reference to an earlier step's answer): services are combined only where data flows between them;
+  reference to an earlier step's answer), or gives what it found to a later step of another service (a
+  brief gathers two reads into one note): services are combined only where data flows between them;
 - *idle_step*: a read whose answer nothing uses (no later step, no answer line) serves no goal;
 - *paraphrase*: the query copies no run of six or more words of a tool's description.
 """
@@ -102,16 +103,17 @@ def _placeholders(draft: Draft, universe: ToolUniverse, report: CheckReport) -> 
 
 
 def _data_flow(draft: Draft, report: CheckReport) -> None:
+    """Every service after the first takes something another service found, or gives what it found to a
+    later step of another service (two reads gathered into one note: data flows from each into it)."""
     server_of = {s.id: s.tool.split("/", 1)[0] for s in draft.gold_plan}
+    links = {(server_of[s.id], server_of[ref]) for s in draft.gold_plan for ref in referenced_steps(s.arguments)
+             if server_of.get(ref) not in (None, server_of[s.id])}
     seen: list[str] = []
     unlinked = []
     for step in draft.gold_plan:
         server = server_of[step.id]
-        if seen and server not in seen:
-            fed = any(server_of.get(ref) not in (None, server) for s in draft.gold_plan
-                      if server_of[s.id] == server for ref in referenced_steps(s.arguments))
-            if not fed:
-                unlinked.append(server)
+        if seen and server not in seen and not any(server in link for link in links):
+            unlinked.append(server)
         if server not in seen:
             seen.append(server)
     if unlinked:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards.operations import name_tokens, operation_kind, singular_word
+from cworld.engine.cards.operations import name_tokens, operation_kind, singular_word, verb_kind
 from cworld.engine.world.named import thin_kinds
 from cworld.synth.offline.goal_roles import (
     CREDENTIAL,
@@ -188,6 +188,8 @@ class ActionSpace:
         if not self.roles.named(tool.server, kind):
             return self._out(tool, "unnamed_or_keys")
         _, _, queries, plain = filled
+        if not queries and verb_kind(tool.name) == "search":
+            return self._out(tool, "search_no_query")  # used as a listing, it never asked for what a plan picks
         unit = Unit(tool, operation_kind(tool), "find", self.engine.index.card_for(tool).name, kind, None, refs,
                     (), (), queries, plain, plays=bool(rule.check))
         return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
@@ -306,7 +308,19 @@ def _fill(tool: ToolSpec, use: str, found: set[str]) -> tuple[tuple[str, ...], .
             plain.append(name)
     if len(queries) > 1:
         return None
+    if use == "find" and not queries and verb_kind(tool.name) == "search":
+        queries = _optional_query(props)
     return tuple(labels), tuple(texts), tuple(queries), tuple(plain)
+
+
+def _optional_query(props: dict[str, Any]) -> list[str]:
+    """A search's query argument when none is required (`search_issues(query?)`): the plan searches for
+    the record it names, as the search_finds rule asks, rather than listing with an empty query."""
+    for name, prop in props.items():
+        if QUERY.search(snake(name)) and isinstance(prop, dict) and prop.get("type") in (None, "string") \
+                and "enum" not in prop:
+            return [name]
+    return []
 
 
 def _required_beyond_plain(tool: ToolSpec) -> bool:

@@ -317,6 +317,25 @@ def _stale(items: list[dict[str, Any]], kind: str) -> tuple[list[dict[str, Any]]
     return [oldest], f"the {kind} with the earliest {words_of(dated[0])}"
 
 
+def brief(d: ShapeDrafter, work: Work) -> None:
+    """Gather what two services show about one record each into one note in a third, as a person briefs
+    themselves before a meeting: each read feeds the note (its name by reference), so data flows from both."""
+    said: list[str] = []
+    names: list[str] = []
+    for slot, key in (("source", "a"), ("other", "b")):
+        record, name_ref, answer = _look(d, work, slot)
+        detail = _detail(answer, record)
+        fact = f" ({words_of(detail[0])}: {detail[1]})" if detail else ""
+        names.append(name_ref)
+        said.append(f"{name_ref} in {d.service(work.unit(slot))}{fact}")
+        work.fields.update({f"svc_{key}": d.service(work.unit(slot)), f"kind_{key}": _kind(work, slot),
+                            f"label_{key}": record.label})
+        work.hints.append(f"Found: {name_ref}")
+        work.reports.append((f"{_kind(work, slot)} name", record.label))
+    d.run(work, "note", None, label=f"Brief: {names[0]} and {names[1]}", text=f"Brief: {said[0]}; {said[1]}.")
+    work.fields.update(svc_c=d.service(work.unit("note")), kind_c=_kind(work, "note"))
+
+
 def _states(items: list[dict[str, Any]]) -> None:
     """Some record shows a value a condition can read (a status, a type)."""
     if not any(_detail(r, _named("", r, "", "", ""), state_only=True) for r in items):
@@ -349,5 +368,5 @@ def decides(shape: str, records: list[Any]) -> bool:
 
 COMPOSERS: dict[str, Compose] = {
     "reconcile": reconcile, "triage": triage, "schedule": schedule, "budget": budget, "migrate": migrate,
-    "report": report, "conditional": conditional, "cleanup": cleanup, "sync": migrate,
+    "report": report, "conditional": conditional, "cleanup": cleanup, "sync": migrate, "brief": brief,
 }
