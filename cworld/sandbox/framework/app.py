@@ -24,25 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
-from cworld.sandbox.framework.index import BY_KEY, SortBy
+from cworld.sandbox.framework.index import BY_KEY, SortBy, among, holds
 from cworld.sandbox.framework.journal import for_reading
 from cworld.sandbox.framework.tools import ToolMeta, tool_meta
 from cworld.values import norm
 
 if TYPE_CHECKING:
     from cworld.sandbox.framework.session import SandboxSession
-
-
-_MISSING = object()
-
-
-def _among(values: tuple[Any, ...], read: Iterable[Any]) -> bool:
-    found = read if isinstance(read, (set, frozenset, dict)) else list(read)
-    return any(v in found for v in values)
-
-
-def _holds(record: Any, equal: dict[str, Any]) -> bool:
-    return type(record) is dict and all(record.get(f, _MISSING) == v for f, v in equal.items())
 
 
 @dataclass(frozen=True)
@@ -112,13 +100,17 @@ class SandboxApp:
             if found is not None:
                 return found
         raw = for_reading(self.state[name])
-        return [k for k in self._keys(name, equal, None, ()) if _holds(raw[k], equal)]
+        return [k for k in self._keys(name, equal, None, ()) if holds(raw[k], equal)]
 
     def keys_having(self, name: str, of: Callable[[Any], Iterable[Any]], *values: Any) -> list[Any]:
         """The keys of the map `name` whose records hold one of `values` among the values `of(record)` reads
         (`of` a module-level function, the index's name: an event's people), in the map's order."""
+        found = self.session.indexes.exact(self.name, name, self.state[name], self.session.journals.get(self.name),
+                                           {}, (of, values))
+        if found is not None:
+            return found
         raw = for_reading(self.state[name])
-        return [k for k in self._keys(name, {}, None, (), (of, values)) if _among(values, of(raw[k]))]
+        return [k for k in self._keys(name, {}, None, (), (of, values)) if among(values, of(raw[k]))]
 
     def where(self, name: str, /, **equal: Any) -> list[Any]:
         """The records of `keys_where` (through a write call's view, which keeps them for its undo)."""
@@ -133,7 +125,7 @@ class SandboxApp:
         if not equal:
             return keys
         raw = for_reading(self.state[name])
-        return [k for k in keys if type(raw[k]) is not dict or _holds(raw[k], equal)]
+        return [k for k in keys if type(raw[k]) is not dict or holds(raw[k], equal)]
 
     def matching(self, name: str, query: Any, fields: tuple[str, ...], /, **equal: Any) -> list[Any]:
         """The records of `keys_matching` (through a write call's view)."""

@@ -43,6 +43,17 @@ _NOTHING = SortedList()
 _ODD = object()
 
 
+def holds(record: Any, equal: Mapping[str, Any]) -> bool:
+    """Whether the record holds `equal`'s values (a field it lacks holds none, not even None)."""
+    return type(record) is dict and all(record.get(f, _MISSING) == v for f, v in equal.items())
+
+
+def among(values: tuple[Any, ...], read: Iterable[Any]) -> bool:
+    """Whether one of `values` is among what a function read off a record."""
+    found = read if isinstance(read, (set, frozenset, dict)) else list(read)
+    return any(v in found for v in values)
+
+
 def _read(record: dict[str, Any], path: tuple[str, ...]) -> Any:
     """`record[field]` for a field's path (`from.name`: ("from", "name")), read inside; None when it is not
     there."""
@@ -841,17 +852,37 @@ class Indexes:
         return self.of(app, name, raw)
 
     def exact(self, app: str, name: str, collection: Any, journal: CallJournal | None,
-              equal: Mapping[str, Any]) -> list[Any] | None:
-        """The keys whose records hold `equal`'s values, in the map's order, when the index can say exactly (no
-        running write call has touched the map, no record it cannot file); else None, and the caller checks
-        each candidate."""
-        index = self.fresh(app, name, collection, journal)
-        if index is None:
+              equal: Mapping[str, Any], having: tuple[Callable[[Any], Iterable[Any]], tuple[Any, ...]] | None = None
+              ) -> list[Any] | None:
+        """The keys whose records hold `equal`'s values (or, `having`, one of some values a function reads off
+        them), in the map's order, when the index can say exactly (no record it cannot file, the map not
+        walked by a running write call); else None, and the caller checks each candidate. Inside a write call
+        only the keys it touched are tested again: the others are as the index filed them."""
+        raw = collection._raw if type(collection) is CollectionView else collection
+        kept = journal.kept_of(raw) if journal is not None else None
+        if not self.enabled or (kept is not None and kept.walked):
             return None
-        fields = index.field(tuple(sorted(equal)))
-        if fields.odd():
-            return None
-        return index.in_order(fields.hits(tuple(equal[f] for f in sorted(equal))))
+        index = self.of(app, name, raw, kept)
+        if having is None:
+            fields = index.field(tuple(sorted(equal)))
+            if fields.odd():
+                return None
+            hits: Collection[Any] = fields.hits(tuple(equal[f] for f in sorted(equal)))
+        else:
+            by_value = index.deriving(having[0]).postings.by_value
+            if _ODD in by_value:
+                return None
+            buckets = [by_value[v] for v in having[1] if v in by_value]
+            hits = buckets[0] if len(buckets) == 1 else set().union(*buckets)
+        if kept is None or not kept.touched:
+            return index.in_order(hits)
+        touched = kept.touched
+        keys = {k for k in hits if k not in touched}
+        keys.update(k for k in touched if k in raw and (holds(raw[k], equal) if having is None
+                                                        else among(having[1], having[0](raw[k]))))
+        if any(k not in index.place or k in kept.deleted for k in touched if k in keys):
+            return [k for k in raw if k in keys]
+        return index.in_order(keys)
 
     def count(self, app: str, name: str, collection: Any, journal: CallJournal | None,
               equal: Mapping[str, Any], having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> int | None:

@@ -39,6 +39,11 @@ MessageId = Annotated[str, Field(description="message id, e.g. chat_0012")]
 Text = Annotated[str, Field(min_length=1, max_length=4000, description="message text")]
 
 
+def _members(dm: dict[str, Any]) -> list[tuple[str, ...]]:
+    """A direct-message conversation's pair of people, as a tuple (the index `_dm` reads)."""
+    return [tuple(dm["members"])] if type(dm["members"]) is list else []
+
+
 def _seen_by(channel: dict[str, Any]) -> list[tuple[str, bool | None]]:
     """Who sees a channel ("*" for a public one, else each member) with its archived flag, or None for
     either: the index the channel list reads."""
@@ -276,22 +281,33 @@ class ChatTools(SandboxApp):
     def list_unread(self, page: OpenPage = 1, page_size: OpenPageSize = 20) -> UnreadList:
         """Conversations (channels you are in and direct messages) with messages you have not read, by
         conversation id (20 a page by default)."""
-        unread = self._unread_stamps()
-        convs = [conv for conv in sorted(self.state["last_read"]) if conv in unread]
+        last_read = self.state["last_read"]
+        unread = {conv: self._unread(conv, seen) for conv in sorted(last_read) if (seen := last_read[conv]) is not None}
+        convs = [conv for conv, (count, _) in unread.items() if count]
         chunk, meta = paginate(convs, page, page_size)
-        out = [Unread(conversation_id=conv, name=self._conv_name(conv), unread=len(unread[conv]),
-                      oldest_unread_ts=min(unread[conv])) for conv in chunk]
+        out = [Unread(conversation_id=conv, name=self._conv_name(conv), unread=unread[conv][0],
+                      oldest_unread_ts=unread[conv][1]) for conv in chunk]
         return UnreadList(conversations=out, **meta)
 
-    def _unread_stamps(self) -> dict[str, list[str]]:
-        """Conversation id -> the times of its messages you have not read (one pass over the messages)."""
-        me, last_read = self.state["me"], self.state["last_read"]
-        unread: dict[str, list[str]] = {}
-        for m in self.state["messages"].values():
-            seen = last_read.get(m["conversation_id"])
-            if seen is not None and m["ts"] > seen and m["author"] != me and not m["deleted"]:
-                unread.setdefault(m["conversation_id"], []).append(m["ts"])
-        return unread
+    def _unread(self, conv: str, seen: str) -> tuple[int, str]:
+        """How many of a conversation's messages after `seen` you have not read (others', not deleted), and the
+        oldest one's time: the conversation's window after `seen` counted less your own in it, off sorted
+        indexes (a walk of every message cost 7 ms a call at 10,000)."""
+        me, after = self.state["me"], (seen + "\x00", None)  # seen + NUL: the first text above seen
+        newest_first = self.ordered("messages", ("ts", "id"), reverse=True, within=after, conversation_id=conv,
+                                    deleted=False)
+        mine = self.ordered("messages", ("ts", "id"), reverse=True, within=after, author=me, conversation_id=conv,
+                            deleted=False)
+        count = len(newest_first) - len(mine)
+        if not count:
+            return 0, ""
+        return count, next(m["ts"] for m in reversed(newest_first) if m["author"] != me)
+
+    def _dm(self, pair: list[str]) -> dict[str, Any] | None:
+        """The direct messages of two people (their ids sorted), the first in the map's order as a walk finds
+        it, from the index of the pairs (a walk of every conversation cost 3 ms at 10,000)."""
+        found = self.keys_having("dms", _members, tuple(pair))
+        return self.state["dms"][found[0]] if found else None
 
     def _conv_name(self, conv: str) -> str:
         if conv in self.state["channels"]:
@@ -340,7 +356,7 @@ class ChatTools(SandboxApp):
         me = self._auth(token)
         self._user_rec(user_id)
         pair = sorted({me, user_id})
-        dm = next((d for d in self.state["dms"].values() if d["members"] == pair), None)
+        dm = self._dm(pair)
         if dm is None:
             dm = {"id": self.new_id("D"), "members": pair}
             self.state["dms"][dm["id"]] = dm
@@ -354,7 +370,7 @@ class ChatTools(SandboxApp):
         """Your direct-message history with one person, newest first (empty if you never wrote)."""
         self._user_rec(user_id)
         pair = sorted({self.state["me"], user_id})
-        dm = next((d for d in self.state["dms"].values() if d["members"] == pair), None)
+        dm = self._dm(pair)
         return self._page_of(self._conversation(dm["id"]) if dm else [], page, page_size)
 
     @tool(read_only=False, idempotent=True)

@@ -251,8 +251,9 @@ def occupied_seats(app: SandboxApp, flight: dict[str, Any], cabin: str) -> set[s
     route = network(app)["routes"][flight["route"]]
     taken = set(random.Random(f"{route['seed']}|{flight['flight_id']}|{cabin}|seats").sample(
         layout, seeded_load(route, flight["flight_id"], cabin)))
-    chosen = {seat for b in for_reading(app.state["bookings"]).values()
-              if b["status"] == "confirmed" and b["flight_id"] == flight["flight_id"] for seat in b["seats"].values()}
+    bookings = for_reading(app.state["bookings"])
+    chosen = {seat for k in app.keys_where("bookings", flight_id=flight["flight_id"], status="confirmed")
+              for seat in bookings[k]["seats"].values()}
     return taken | chosen
 
 

@@ -221,14 +221,27 @@ class BookingTools(TravelBase):
         return traveller_ids
 
     def _no_overlap(self, tid: str, who: str, flight: dict[str, Any]) -> None:
+        """No confirmed flight of the traveller's overlaps `flight`; the conflict named is the first booking in
+        the map's order, as a walk finds it. The traveller's bookings are read off the itinerary's sorted
+        index, each distinct flight tested once (however many bookings hold it)."""
         start, end = parse_iso(flight["depart_at"]), parse_iso(flight["arrive_at"])
-        for bid, b in for_reading(self.state["bookings"]).items():
-            if b["status"] != "confirmed" or b["kind"] != "flight" or tid not in b["travellers"]:
+        bookings = for_reading(self.state["bookings"])
+        overlaps: dict[str, bool] = {}
+        clashing: set[str] = set()
+        for bid in self.ordered("bookings", ("starts_at", BY_KEY), keys=True, having=(_riders, (tid, "confirmed"))):
+            b = bookings[bid]
+            if b["kind"] != "flight":
                 continue
-            other = world.flight_on(self, b["flight_id"], since=date.min)
-            if other and parse_iso(other["depart_at"]) < end and start < parse_iso(other["arrive_at"]):
-                raise AppError("conflict", f"{who} is already flying {b['flight_id']} at that time (booking {bid}): "
-                                           "cancel it first or choose another flight")
+            if b["flight_id"] not in overlaps:
+                other = world.flight_on(self, b["flight_id"], since=date.min)
+                overlaps[b["flight_id"]] = other is not None and parse_iso(other["depart_at"]) < end \
+                    and start < parse_iso(other["arrive_at"])
+            if overlaps[b["flight_id"]]:
+                clashing.add(bid)
+        if clashing:
+            bid = next(k for k in bookings if k in clashing)
+            raise AppError("conflict", f"{who} is already flying {bookings[bid]['flight_id']} at that time (booking "
+                                       f"{bid}): cancel it first or choose another flight")
 
     def _booking(self, booking_id: str) -> dict[str, Any]:
         return lookup(self.state["bookings"], booking_id,
