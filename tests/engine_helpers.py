@@ -26,18 +26,21 @@ def call(engine: SchemaEngine, log: SessionLog, tool_id: str, args: dict[str, An
 
 def rules_caller(server: str, card: str, state: dict[str, Any], kinds: dict[str, str],
                  tools: list[ToolSpec], reference: dict[str, Any] | None = None,
-                 keys: dict[str, list[str]] | None = None) -> Callable[..., ToolResult]:
+                 keys: dict[str, list[str]] | None = None, context: PublicTask | None = None) -> Callable[..., ToolResult]:
     """`call(tool_name, **args)` on the category engine over one server's world (`state`, on `card`, with its
-    read-only `reference` catalogs), each answer logged as a backend logs it, so later calls see earlier ones."""
+    read-only `reference` catalogs; `context` the public task the session serves), each answer logged as a
+    backend logs it, so later calls see earlier ones."""
     world = World(seed=0, now="2026-08-01T09:00:00Z", servers={server: ServerWorld(
         server, state, kinds=kinds, card=card, reference=reference or {}, keys=keys or {})})
-    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world), SessionLog(seed=0)
+    engine = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world)
+    log = SessionLog(seed=0, context=context)
 
     def call(name: str, /, **args: Any) -> ToolResult:
         spec = next(t for t in tools if t.name == name)
         result = engine.respond_sync(spec, args, log)
         log.record(spec.id, args, result)
         return result
+    call.engine, call.log = engine, log  # type: ignore[attr-defined]  # what a test reads the session's world through
     return call
 
 
