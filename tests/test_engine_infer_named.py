@@ -166,3 +166,16 @@ def test_a_uuid_argument_names_the_record_of_the_tools_kind(engine: RulesEngine)
     assert world is not None
     assert call(engine, "incident-delete", UUID="zzqxv-nonexistent").error_class == "not_found"
     assert not call(engine, "incident-delete", UUID=next(iter(world.state["incidents"]))).is_error
+
+
+def test_a_card_kind_whose_ids_a_tool_refuses_by_pattern_is_numbered(cards: dict[str, CategoryCard]) -> None:
+    """`service_ids: [string, pattern ^[0-9]+$]` refuses the card's `svc_0001`: the salon's services are
+    numbered, so the ids its list shows are ids its booking accepts."""
+    salon = [ToolSpec(server="salon", name="create_appointment", input_schema={"type": "object", "properties": {
+                 "service_ids": {"type": "array", "items": {"type": "string", "pattern": "^[0-9]+$"}},
+                 "client_id": {"type": "string"}}, "required": ["service_ids"]}),
+             ToolSpec(server="salon", name="get_service", input_schema={"type": "object", "properties": {
+                 "service_id": {"type": "string"}}, "required": ["service_id"]})]
+    kinds = {k.name: k for k in named_kinds(cards["service_bookings"], salon)}
+    assert kinds["service"].id_format == "{n}"
+    assert "client" not in kinds  # a plain string takes the card's own ids: they stay

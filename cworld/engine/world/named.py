@@ -8,6 +8,7 @@ every one of the server's id arguments takes as a number (`contact_id: integer`)
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -17,6 +18,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.kinds import name_kinds
 from cworld.engine.cards.operations import id_stem, kind_named, snake
 from cworld.engine.world.base import ServerWorld
+from cworld.engine.world.idformat import card_format
 from cworld.engine.world.names import NAME_FIELDS
 from cworld.schemas.validation import validation_error
 
@@ -58,7 +60,7 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
         own = card.entity(kind)
         if own is None:
             out.append(_entity(kind, taken, by_name.get(kind, ([], {}))[1]))
-        elif own.key_field == "id" and own.id_format != "{n}" and all(_numeric(s) for s in taken):
+        elif own.key_field == "id" and own.id_format != "{n}" and _numbered(own, taken):
             out.append(own.model_copy(update={"id_format": "{n}", "fields": {"id": "int", **own.fields}}))
     return out
 
@@ -80,6 +82,17 @@ def with_named_kinds(card: CategoryCard, kinds: Iterable[EntityType]) -> Categor
 
 def _generic(stem: str) -> bool:
     return stem in GENERIC_STEMS or stem.split("_")[-1] in GENERIC_STEMS or len(stem) < 2
+
+
+def _numbered(own: EntityType, schemas: list[Any]) -> bool:
+    """Whether a card's kind is numbered on this server: every id argument naming it takes a number, or one
+    refuses the card's own ids (`service_ids: [string, pattern ^[0-9]+$]` against `svc_0001`) and every one
+    takes a number's digits."""
+    if all(_numeric(s) for s in schemas):
+        return True
+    own_sample = card_format(own).make(1, random.Random(0))
+    return any(not _accepts(s, own_sample) for s in schemas) and all(_accepts(s, _sample("{n}", own.name, s))
+                                                                     for s in schemas)
 
 
 def _numeric(schema: dict[str, Any]) -> bool:
