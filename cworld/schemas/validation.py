@@ -62,32 +62,35 @@ def schema_problem(schema: dict[str, Any]) -> str | None:
 
 def validation_error(schema: dict[str, Any], value: Any) -> str | None:
     """None when `value` validates against `schema`, else the first error in one line."""
-    if _compiled_passes(schema, value):
+    if _compiled_verdict(schema, value):
         return None
     return _jsonschema_error(schema, value)  # jsonschema gives the verdict, and says why
 
 
 def conforms(schema: dict[str, Any], value: Any) -> bool:
     """Whether `value` validates against `schema`, the verdict `validation_error` gives, without the message it
-    builds for an invalid value (jsonschema's best match costs far more than a check that stops at the first)."""
-    if _compiled_passes(schema, value):
-        return True
+    builds for an invalid value (jsonschema's best match costs far more than a check that stops at the first).
+    The compiled check's verdict stands either way (it never disagrees with jsonschema); jsonschema is asked only
+    where there is none."""
+    verdict = _compiled_verdict(schema, value)
+    if verdict is not None:
+        return verdict
     try:
         return bool(_validator(_canonical(schema)).is_valid(value))
     except Exception:  # noqa: BLE001 - a malformed schema: nothing validates against it
         return False
 
 
-def _compiled_passes(schema: dict[str, Any], value: Any) -> bool:
-    """The compiled check passes `value`; False also where it has no check or fails on an odd value or schema
-    (jsonschema decides those)."""
+def _compiled_verdict(schema: dict[str, Any], value: Any) -> bool | None:
+    """The compiled check's verdict on `value`; None where it has none (no check for the schema, or one that
+    failed on an odd value or schema): jsonschema decides those."""
     check = _check_for(schema)
     if check is None:
-        return False
+        return None
     try:
         return bool(check(value))
     except Exception:  # noqa: BLE001 - an odd value or schema the compiled check did not foresee
-        return False
+        return None
 
 
 def _jsonschema_error(schema: dict[str, Any], value: Any) -> str | None:

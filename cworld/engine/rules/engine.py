@@ -531,22 +531,41 @@ def _in_record_field(payload: Any, schema: dict[str, Any]) -> Any:
 
 def made_up(answer: Any, known: tuple[Any, ...]) -> list[str]:
     """The paths of `answer`'s values that neither the world's payload nor the call's arguments hold."""
-    held: set[str] = set()
-    _leaves(known, "", lambda _p, v: held.add(str(v)))
+    held = {str(v) for v in _scalars(known)}
     out: list[str] = []
-    _leaves(answer, "$", lambda p, v: out.append(p) if str(v) not in held and v not in (None, "", [], {}) else None)
+    if isinstance(answer, dict | list | tuple):
+        _unheld(answer, "$", held, out)
+    elif str(answer) not in held and answer not in _EMPTY:
+        out.append("$")
     return out[:50]
 
 
-def _leaves(value: Any, path: str, visit: Callable[[str, Any], Any]) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _leaves(v, f"{path}.{k}", visit)
-    elif isinstance(value, list | tuple):
-        for i, v in enumerate(value):
-            _leaves(v, f"{path}[{i}]", visit)
-    else:
-        visit(path, value)
+_EMPTY: tuple[Any, ...] = (None, "", [], {})
+
+
+def _scalars(value: Any) -> list[Any]:
+    """Every value inside `value` that is no map or list (an empty one holds none)."""
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        else:
+            out.append(item)
+    return out
+
+
+def _unheld(value: dict[str, Any] | list[Any] | tuple[Any, ...], path: str, held: set[str], out: list[str]) -> None:
+    """Appends the paths under `value` (a map or list at `path`) whose values `held` lacks, in document order;
+    a path string is built only for a value that is out of it, or for a map or list to walk into."""
+    pairs = value.items() if isinstance(value, dict) else enumerate(value)
+    for k, v in pairs:
+        if isinstance(v, dict | list | tuple):
+            _unheld(v, f"{path}.{k}" if isinstance(value, dict) else f"{path}[{k}]", held, out)
+        elif str(v) not in held and v not in _EMPTY:
+            out.append(f"{path}.{k}" if isinstance(value, dict) else f"{path}[{k}]")
 
 
 def aligned(value: Any, schema: Any) -> Any:
@@ -561,7 +580,7 @@ def aligned(value: Any, schema: Any) -> Any:
     props = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(value, dict) or not isinstance(props, dict):
         return value
-    out = {k: aligned(v, props.get(k)) for k, v in value.items()}
+    out = {k: aligned(v, props.get(k)) if isinstance(v, dict | list) else v for k, v in value.items()}  # a scalar stays
     plain = {snake(k): k for k in out}
     first_id = next((k for k in out if k.endswith("_id")), None)
     for name in props:

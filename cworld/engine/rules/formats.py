@@ -50,19 +50,41 @@ def documented_values(schema: dict[str, Any]) -> list[str]:
 def format_error(input_schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     """One line naming the first string argument not in the form its description documents (a written format,
     or a closed list of values), else None."""
-    for name, whole in (input_schema.get("properties") or {}).items():
+    for name, values, lowered, formats in _documented(input_schema):
         value = arguments.get(name)
-        if not isinstance(value, str) or not isinstance(whole, dict):
+        if not isinstance(value, str):
             continue
-        schema = _string_branch(whole)
-        values = documented_values(schema)
-        if values and value.strip().lower() not in {v.lower() for v in values}:
+        if values and value.strip().lower() not in lowered:
             return f"'{name}' is {value!r}, not one of {', '.join(values)}"
-        formats = documented_formats(schema)
         if formats and not any(_ADMITS[f].fullmatch(value.strip()) for f in formats):
             shown = " or ".join("YYYY-MM-DDTHH:MM" if f == "datetime" else "YYYY-MM-DD" for f in formats)
             return f"'{name}' is {value!r}, not in the documented form: give it as {shown}"
     return None
+
+
+#: (property, its documented values, the same in lower case, its documented formats), for the properties that
+#: document either, in schema order
+_Documented = list[tuple[str, list[str], frozenset[str], list[str]]]
+_READ: dict[int, tuple[dict[str, Any], _Documented]] = {}
+
+
+def _documented(input_schema: dict[str, Any]) -> _Documented:
+    """What an input schema's descriptions document, read once per schema object (every call of a tool passes
+    the same one; the entry holds the schema, so its id stays its own)."""
+    found = _READ.get(id(input_schema))
+    if found is not None and found[0] is input_schema:
+        return found[1]
+    out: _Documented = []
+    for name, whole in (input_schema.get("properties") or {}).items():
+        if isinstance(whole, dict):
+            schema = _string_branch(whole)
+            values, formats = documented_values(schema), documented_formats(schema)
+            if values or formats:
+                out.append((name, values, frozenset(v.lower() for v in values), formats))
+    if len(_READ) > 8192:
+        _READ.clear()
+    _READ[id(input_schema)] = (input_schema, out)
+    return out
 
 
 def _string_branch(schema: dict[str, Any]) -> dict[str, Any]:
