@@ -6,6 +6,7 @@ import copy
 import json
 import random
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from cworld.sandbox.framework.server import tool_specs
 from cworld.schemas.compiled import compile_schema
 from cworld.schemas.fake import country_of, slug
 from cworld.schemas.plausible import record_values, value_for_type
-from cworld.schemas.realistic import RealisticValues
+from cworld.schemas.realistic import RealisticValues, value_for_schema
 from cworld.schemas.validation import validation_error
 from cworld.schemas.walk import inline_refs
 from cworld.seeding import derive_rng
@@ -161,3 +162,10 @@ def test_compiled_checks_follow_jsonschemas_edge_rules() -> None:
         assert check is not None and check(value) is valid, schema
         assert jsonschema.validators.validator_for(schema)(schema).is_valid(value) is valid
     assert compile_schema({"uniqueItems": True}) is None and compile_schema({"not": {}}) is None
+
+
+@pytest.mark.parametrize("field", ["created", "modified", "last_updated", "published", "expires"])
+def test_a_bare_timestamp_name_is_a_moment_not_a_word(field: str) -> None:
+    """A token list's `created: "enjoy"` read as made up at once: a field named for when it happened is a time."""
+    made = value_for_schema({"type": "string"}, random.Random(3), field=field)
+    assert isinstance(made, str) and datetime.fromisoformat(made)

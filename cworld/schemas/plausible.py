@@ -253,6 +253,7 @@ _NAME_HINTS: tuple[tuple[str, str], ...] = (
     (r"currency", "currency"), (r"symbol|ticker|postcode|zip|last4", "code"),
     (r"e-?mail", "email"), (r"phone", "phone"), (r"url|link|href", "url"), (r"(^|_)name$|author|owner|sender", "name"),
     (r"company|org", "company"), (r"city", "city"), (r"country", "country"), (r"(_at|time|timestamp)$", "datetime"),
+    (r"(^|_)(created|modified|updated|edited|published|deleted|expires|last_seen|last_login)$", "datetime"),
     (r"slot|(^|_)(start|end|starts|ends)$", "datetime"),
     (r"date|day|deadline|due", "date"), (r"title|subject", "title"), (r"body|description|content|text|summary|note", "text"),
     (r"(^|_)id$", "id"), (r"path|file", "path"), (r"sha|hash|commit", "sha"), (r"branch|ref", "ref"),
