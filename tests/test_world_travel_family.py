@@ -35,6 +35,10 @@ TOOLS = [
     _tool("assignSeat", {"booking_id": STR, "passenger_id": STR, "seat_number": STR},
           ["booking_id", "passenger_id", "seat_number"], BOOKING),
     _tool("getFlight", {"flightId": STR}, ["flightId"]),
+    _tool("findHotels", {"city": STR, "checkIn": STR, "checkOut": STR, "maxPrice": {"type": "number"}},
+          ["city", "checkIn", "checkOut"], {"type": "object", "properties": {"hotels": {"type": "array", "items": {
+              "type": "object", "properties": {"hotel_id": STR, "name": STR, "total": {"type": "number"},
+                                               "rooms_left": {"type": "integer"}}}}}}),
 ]
 
 
@@ -51,7 +55,8 @@ def _trips(context: PublicTask | None = None) -> Any:
         "seats_sold": {"ZX100-20260901": {"economy": 2}},
     }
     reference = {"CATALOG": {"hotels": {
-        "h_9": {"name": "Harbour Inn", "city": "Porto", "stars": 3, "price_per_night": 120.0, "check_in_time": "14:00"},
+        "h_9": {"name": "Harbour Inn", "city": "Porto", "stars": 3, "price_per_night": 120.0, "check_in_time": "14:00",
+                "rooms": 5},
         "h_2": {"name": "Hill House", "city": "Porto", "stars": 4, "nightly_rate": 80.5}}}}
     return rules_caller("trips", "travel", state, {"traveller": "profiles", "booking": "reservations"}, TOOLS,
                         reference=reference, context=context)
@@ -78,6 +83,17 @@ def test_a_stay_counts_its_nights_in_the_hotels_ledger_and_is_at_least_one_night
     assert ledger == {"h_9": {"2026-08-20": 4, "2026-08-21": 2}, "h_2": {"2026-08-21": 1}}
     refused = call("bookHotel", hotelId="h_9", checkIn="2026-08-22", checkOut="2026-08-22", travellerId="p_1")
     assert refused.is_error and refused.error_class == "invalid_args", refused.text
+
+
+def test_a_hotel_search_quotes_the_whole_stay_and_the_rooms_free_every_night_within_the_cap() -> None:
+    call = _trips()
+    found = call("findHotels", city="Porto", checkIn="2026-08-19", checkOut="2026-08-21")
+    assert found.meta.get("rule") == "family", found.text
+    hotels = {h["hotel_id"]: h for h in (found.structured_content or {})["hotels"]}
+    assert hotels["h_9"]["total"] == 240.0 and hotels["h_9"]["rooms_left"] == 3  # 5 rooms, 2 taken on the 20th
+    assert hotels["h_2"]["total"] == 161.0
+    capped = call("findHotels", city="Porto", checkIn="2026-08-19", checkOut="2026-08-21", maxPrice=100)
+    assert [h["hotel_id"] for h in (capped.structured_content or {})["hotels"]] == ["h_2"]
 
 
 def test_a_flight_booked_is_the_offer_found_at_its_fare_times_the_party_and_its_seats_are_sold() -> None:
