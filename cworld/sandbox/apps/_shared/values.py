@@ -32,7 +32,10 @@ def matches(query: Any, *values: Any) -> bool:
     return all(w in hay for w in wanted)
 
 
+@lru_cache(maxsize=8192)
 def parse_iso(text: str) -> datetime:
+    """A time as `iso` writes it. Cached (a datetime cannot change): a day's busy times parse the same
+    events' times call after call, 20 us each through `strptime`."""
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 

@@ -9,7 +9,14 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cworld.sandbox.apps._shared.people import PeopleQuery, people_page
-from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, paginate, paginate_in_order
+from cworld.sandbox.apps._shared.records import (
+    OpenPage,
+    OpenPageSize,
+    lookup,
+    paginate,
+    paginate_counted,
+    paginate_in_order,
+)
 from cworld.sandbox.apps._shared.values import iso, matches, parse_day, parse_iso, parse_moment
 from cworld.sandbox.apps.calendar.models import (
     Attendee,
@@ -43,6 +50,12 @@ PersonIds = Annotated[list[str], Field(max_length=30, description="person ids fr
 def _overlaps(a: tuple[datetime, datetime], b: tuple[datetime, datetime]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
+
+
+def _shelf(event: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(calendar, status): the groups of one sorted index that every choice of list_events merges (a
+    calendar or all, cancelled ones or not), where one index per choice was built on first use."""
+    return [(event["calendar_id"], event["status"])]
 
 
 def _people(event: dict[str, Any]) -> tuple[str, ...]:
@@ -208,10 +221,11 @@ class CalendarTools(SandboxApp):
             raise AppError("invalid", f"end_date must be on or after start_date and within {MAX_WINDOW_DAYS} days")
         if calendar_id is not None and calendar_id not in self.state["calendars"]:
             raise AppError("not_found", f"no calendar '{calendar_id}'; list_calendars gives ids")
-        narrowed: dict[str, Any] = ({} if calendar_id is None else {"calendar_id": calendar_id}) | (
-            {} if include_cancelled else {"status": "confirmed"})
+        shelves = [(cal, status) for cal, status in self.held("events", _shelf)
+                   if (calendar_id is None or cal == calendar_id) and (include_cancelled or status == "confirmed")]
         # starts on the days first..last (uniform UTC text: a day's times sort below the day + "~")
-        found = self.ordered("events", ("start", "id"), within=(first.isoformat(), last.isoformat() + "~"), **narrowed)
+        found = self.ordered("events", ("start", "id"), within=(first.isoformat(), last.isoformat() + "~"),
+                             having=(_shelf, shelves))
         chunk, meta = paginate(found, page, page_size)
         return EventPage(events=[self._event(e) for e in chunk], **meta)
 
@@ -239,8 +253,11 @@ class CalendarTools(SandboxApp):
         by default)."""
         me, now = self.state["me"], iso(self.now)
         events = self.state["events"]
-        waiting = self.ordered("events", ("start",), having=(_unanswered, (me, "confirmed")), keys=True)
-        chunk, meta = paginate([k for k in waiting if events[k]["end"] > now], page, page_size)
+        unanswered = (_unanswered, (me, "confirmed"))
+        waiting = self.ordered("events", ("start",), having=unanswered, keys=True)
+        ahead = self.ordered("events", ("end",), having=unanswered, keys=True, within=(now + "\x00", None))
+        found = (k for k in waiting if events[k]["end"] > now)  # read up to the page's end, counted by `ahead`
+        chunk, meta = paginate_counted(found, len(ahead), page, page_size)  # (now + NUL: the first text above now)
         return Invitations(events=[self._event(events[k]) for k in chunk], **meta)
 
     @tool(read_only=True)

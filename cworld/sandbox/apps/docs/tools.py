@@ -26,7 +26,6 @@ from cworld.sandbox.apps.docs.models import (
     VersionList,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
-from cworld.sandbox.framework.journal import for_reading
 
 MAX_CONTENT = 100_000
 RANK = {"viewer": 1, "editor": 2, "owner": 3}
@@ -41,6 +40,16 @@ def _shelves(doc: dict[str, Any]) -> list[tuple[str, str | None, bool]]:
     trashed flag): the index the document lists and folder counts read (either flag: both groups, merged)."""
     return [(person, folder, doc["trashed"]) for person, role in doc["access"].items() if role is not None
             for folder in (doc["folder_id"], None)]
+
+def _lower_name(folder: dict[str, Any]) -> list[str]:
+    """A folder's name as names are unique (case aside): the index a new folder's name is checked in."""
+    return [folder["name"].lower()]
+
+
+def _on_document(comment: dict[str, Any]) -> list[tuple[str, bool]]:
+    """(its document, whether it is resolved): the groups a document's comments are listed from."""
+    return [(comment["document_id"], bool(comment["resolved"]))]
+
 
 class DocsTools(SandboxApp):
     """Tools of the docs app (a mixin of `DocsApp`)."""
@@ -123,7 +132,7 @@ class DocsTools(SandboxApp):
     @tool(read_only=False)
     def create_folder(self, name: Annotated[str, Field(min_length=1, max_length=80, description="folder name")]) -> Folder:
         """Make a new folder. Names are unique."""
-        if any(f["name"].lower() == name.lower() for f in for_reading(self.state["folders"]).values()):
+        if self.keys_having("folders", _lower_name, name.lower()):
             raise AppError("conflict", f"a folder named '{name}' exists; list_folders gives its id")
         rec = {"id": self.new_id("fld"), "name": name}
         self.state["folders"][rec["id"]] = rec
@@ -313,8 +322,8 @@ class DocsTools(SandboxApp):
     ) -> CommentList:
         """Comments on a document, oldest first (20 a page by default)."""
         self._rec(document_id)
-        found = sorted((c for c in self.state["comments"].values() if c["document_id"] == document_id
-                        and (include_resolved or not c["resolved"])), key=lambda c: (c["at"], c["id"]))
+        found = self.ordered("comments", ("at", "id"), having=(_on_document, [(document_id, False)] + (
+            [(document_id, True)] if include_resolved else [])))
         chunk, meta = paginate(found, page, page_size)
         return CommentList(comments=[Comment(comment_id=c["id"], **{k: c[k] for k in ("document_id", "author", "text",
                                                                                         "at", "resolved")}) for c in chunk],

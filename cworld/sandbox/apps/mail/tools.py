@@ -42,6 +42,11 @@ Subject = Annotated[str, Field(min_length=1, max_length=200, description="subjec
 CopyIds = Annotated[list[str], Field(description="contact ids to copy")]
 
 
+def _lower_email(contact: dict[str, Any]) -> list[str]:
+    """A contact's email as emails are unique (case aside): the index a new contact's email is checked in."""
+    return [contact["email"].lower()]
+
+
 def _contact(rec: dict[str, Any]) -> Contact:
     return Contact(contact_id=rec["id"], **{k: rec[k] for k in Contact.model_fields if k != "contact_id"})
 
@@ -127,7 +132,8 @@ class MailTools(SandboxApp):
         """Add someone to the address book (needed before mailing a new address). Emails must be unique."""
         if not EMAIL_RE.match(email):
             raise AppError("invalid", f"'{email}' is not an email address (expected name@domain.tld)")
-        clash = next((c for c in for_reading(self.state["contacts"]).values() if c["email"].lower() == email.lower()), None)
+        same = self.keys_having("contacts", _lower_email, email.lower())
+        clash = for_reading(self.state["contacts"])[same[0]] if same else None
         if clash is not None:
             raise AppError("conflict", f"{email} already belongs to contact {clash['id']} ({clash['name']}); use it")
         rec = {"id": self.new_id("contact"), "name": name, "email": email, "company": company, "title": "",
