@@ -96,3 +96,15 @@ def test_a_draft_starts_a_thread_numbered_as_the_worlds_and_is_read_once_sent() 
     key = draft.get("id") or draft.get("message_id")
     sent = json.loads(call("send_draft", draft_id=key).text)
     assert sent["folder"] == "sent" and sent["read"] is True
+
+
+def test_a_made_records_creation_stamp_is_now_as_the_records_write_it() -> None:
+    """A service stamps a record when it makes it: a stamp made up for the answer (`created: 2026-02-16`) is
+    not what the world keeps, and the kind's own form (a day or a full time) is kept."""
+    tokens = {"t_1": {"id": "t_1", "note": "ci", "created": "2026-01-14T04:48:00+00:00", "modified": "2026-02-01"},
+              "t_2": {"id": "t_2", "note": "cd", "created": "2026-02-11T10:00:00+00:00", "modified": "2026-02-03"}}
+    made = world_shaped({"note": "deploy", "created": "2026-02-16T12:36:00+00:00", "modified": "2025-12-30"},
+                        "t_3", tokens, state(), NOW)
+    assert made["created"] == NOW and made["modified"] == NOW[:10]
+    assert world_shaped({"note": "x", "created": "soon"}, "t_3", {"t_1": {"note": "a", "created": "never"}},
+                        state(), NOW)["created"] == "soon"  # no moment where the records hold none

@@ -20,6 +20,10 @@ CREATOR_FIELDS = ("from", "sender", "author", "organizer", "owner", "created_by"
 ROLE_MAPS = ("access", "permissions", "roles", "acl", "sharing", "collaborators")
 #: The role of whoever made a record, where every record's role map names one.
 OWNER_ROLES = ("owner", "admin", "creator")
+#: Fields the service stamps when a record is made or saved, whatever a call says: a made record's is now.
+STAMPED = re.compile(r"^(created|creation|modified|updated|last_modified|last_updated|date_created|date_modified|"
+                     r"created_(at|on|date|time)|updated_(at|on)|modified_(at|on))$", re.IGNORECASE)
+_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$")
 #: Top-level names under which a world keeps the signed-in account as a record of its own.
 ACCOUNT_NAMES = ("me", "account", "user", "current_user", "profile", "whoami", "self")
 
@@ -33,15 +37,29 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
     sample = _sample(records)
     if not sample:
         return record
-    shaped = _renamed(record, sample, state)
+    # an option the call left out that no record of the kind holds is not stored (a channel post's `thread_id`
+    # where messages keep no such field)
+    shaped = {f: v for f, v in _renamed(record, sample, state).items() if v is not None or any(f in r for r in sample)}
     own = self_key_field(records)
     if own is not None and shaped.get(own) in (None, ""):
         shaped[own] = key
     for field in _shared_fields(sample):
-        filled = _filled(field, shaped, [r[field] for r in sample], state, now)
+        examples = [r[field] for r in sample]
+        filled = now_as_examples(now, examples) if STAMPED.search(field) else None
+        if filled is None:
+            filled = _filled(field, shaped, examples, state, now)
         if filled is not _LEAVE:
             shaped[field] = filled
     return shaped
+
+
+def now_as_examples(now: str, examples: list[Any]) -> str | None:
+    """`now` as the kind's records write the moment they were made (`2026-03-02` or a full timestamp); None
+    where they hold no moment there."""
+    stamps = [e for e in examples if isinstance(e, str) and _MOMENT.match(e)]
+    if not stamps or len(stamps) < len([e for e in examples if e is not None]):
+        return None
+    return now[:10] if all(len(e) == 10 for e in stamps) else now
 
 
 _LEAVE = object()
