@@ -200,9 +200,10 @@ def holds(app: SandboxApp, account_id: str) -> float:
     return money(pending + buys)
 
 
-def reserved_shares(state: dict[str, Any], symbol: str) -> int:
-    return sum(o["quantity"] for o in for_reading(state["orders"]).values()
-               if o["status"] == "open" and o["side"] == "sell" and o["symbol"] == symbol)
+def reserved_shares(app: SandboxApp, symbol: str) -> int:
+    """Shares of `symbol` that open sell orders hold (from the index, summed in the map's order)."""
+    orders = for_reading(app.state["orders"])
+    return sum(orders[k]["quantity"] for k in app.keys_where("orders", status="open", side="sell", symbol=symbol))
 
 
 def delisted_on(app: SandboxApp, symbol: str) -> date | None:

@@ -30,6 +30,7 @@ from cworld.sandbox.apps.finance.models import (
     WatchlistList,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.index import BY_KEY
 
 TOKEN_MINUTES = 10
 
@@ -116,8 +117,9 @@ class FinanceTools(SandboxApp):
         fin.require_login(self, token)
         fin.account(self, account_id)
         rows = self.state["transactions"]
-        ids = sorted((t for t, v in rows.items() if v["account_id"] == account_id and kind in (None, v["kind"])),
-                     key=lambda t: (rows[t]["at"], t), reverse=True)
+        of_kind: dict[str, Any] = {} if kind is None else {"kind": kind}
+        ids = self.ordered("transactions", ("at", BY_KEY), reverse=True, keys=True, account_id=account_id,
+                           **of_kind)
         chunk, meta = paginate(ids, page, page_size)
         return TransactionPage(transactions=[Transaction(transaction_id=t, **rows[t]) for t in chunk], **meta)
 

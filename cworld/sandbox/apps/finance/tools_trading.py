@@ -7,7 +7,7 @@ orders protect a position and rest. Prices hold still during a session.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -26,6 +26,7 @@ from cworld.sandbox.apps.finance.models import (
     Token,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.index import BY_KEY
 
 OrderId = Annotated[str, Field(description="order id such as trd_0001, from list_orders", max_length=40)]
 
@@ -97,9 +98,9 @@ class TradingTools(SandboxApp):
     ) -> OrderPage:
         """Orders, newest first, optionally by status (open orders hold cash or shares), paginated."""
         fin.require_login(self, token)
-        orders = self.state["orders"]
-        ids = sorted((o for o, v in orders.items() if status in (None, v["status"])),
-                     key=lambda o: (orders[o]["placed_at"], o), reverse=True)
+        of_status: dict[str, Any] = {} if status is None else {"status": status}
+        ids = self.ordered("orders", ("placed_at", BY_KEY), reverse=True, keys=True,
+                           **of_status)
         chunk, meta = paginate(ids, page, page_size)
         return OrderPage(orders=[self._order_view(o) for o in chunk], **meta)
 
@@ -115,7 +116,7 @@ class TradingTools(SandboxApp):
             positions.append(Position(symbol=symbol, quantity=p["quantity"], average_cost=p["average_cost"],
                                       price=price, market_value=value,
                                       unrealized_gain=money(value - p["average_cost"] * p["quantity"]),
-                                      reserved=fin.reserved_shares(self.state, symbol)))
+                                      reserved=fin.reserved_shares(self, symbol)))
         broker = fin.brokerage_id(self.state)
         cash = self.state["accounts"][broker]["balance"]
         return Portfolio(positions=positions, cash=cash, cash_available=fin.available(self, broker),
@@ -145,7 +146,7 @@ class TradingTools(SandboxApp):
 
     def _shares_for(self, symbol: str, quantity: int) -> None:
         held = self.state["positions"].get(symbol, {}).get("quantity", 0)
-        reserved = fin.reserved_shares(self.state, symbol)
+        reserved = fin.reserved_shares(self, symbol)
         if quantity > held - reserved:
             raise AppError("limit", f"you hold {held} {symbol} ({reserved} reserved by open sell orders): sell at "
                                     f"most {held - reserved}")

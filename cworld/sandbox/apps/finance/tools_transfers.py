@@ -146,9 +146,9 @@ class TransferTools(SandboxApp):
         """Transfers, newest first, optionally by status (pending ones hold money until confirmed or cancelled),
         20 a page by default."""
         fin.require_login(self, token)
-        transfers = self.state["transfers"]
-        ids = sorted((t for t, v in transfers.items() if status in (None, v["status"])),
-                     key=lambda t: (transfers[t]["created_at"], t), reverse=True)
+        of_status: dict[str, Any] = {} if status is None else {"status": status}
+        ids = self.ordered("transfers", ("created_at", BY_KEY), reverse=True, keys=True,
+                           **of_status)
         chunk, meta = paginate(ids, page, page_size)
         return TransferList(transfers=[self._transfer_view(t) for t in chunk], **meta)
 

@@ -113,6 +113,11 @@ def _duplicate(app: SandboxApp, state: dict[str, Any]) -> None:
 
 
 # --- lookups and permissions ------------------------------------------------------------------
+def lower_name(task_list: dict[str, Any]) -> list[str]:
+    """A list's name, case aside: the index a list named where its id was expected is found in."""
+    return [task_list["name"].lower()]
+
+
 def board(app: SandboxApp, board_id: str) -> dict[str, Any]:
     return lookup(app.state["boards"], board_id, f"no board '{board_id}': list_boards shows board ids")
 
@@ -121,8 +126,9 @@ def task_list(app: SandboxApp, list_id: str) -> dict[str, Any]:
     found = app.state["lists"].get(list_id)
     if found is not None:
         return found
-    named = [f"{lid} on {app.state['boards'][v['board_id']]['name']}" for lid, v in for_reading(app.state["lists"]).items()
-             if v["name"].lower() == list_id.strip().lower()]
+    lists = for_reading(app.state["lists"])
+    named = [f"{lid} on {app.state['boards'][lists[lid]['board_id']]['name']}"
+             for lid in app.keys_having("lists", lower_name, list_id.strip().lower())]
     if named:
         raise AppError("not_found", f"'{list_id}' is a list name, not an id: lists with that name are "
                                     f"{'; '.join(named)} (get_board shows them)")

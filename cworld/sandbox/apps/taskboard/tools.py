@@ -78,7 +78,8 @@ class TaskboardTools(SandboxApp):
         tb.board(self, board_id)
         tb.require_edit(self, board_id)
         lists = for_reading(self.state["lists"])
-        last = max((lists[k]["position"] for k in self.keys_where("lists", board_id=board_id)), default=0)
+        by_position = self.ordered("lists", ("position",), keys=True, board_id=board_id)  # the last holds the highest
+        last = lists[by_position[-1]]["position"] if by_position else 0
         list_id = self.new_id("lst")
         self.state["lists"][list_id] = {"board_id": board_id, "name": name.strip(), "position": last + 1,
                                         "archived": False}

@@ -31,6 +31,7 @@ from cworld.sandbox.apps.taskboard.models import (
     Role,
 )
 from cworld.sandbox.framework import AppError, SandboxApp, tool
+from cworld.sandbox.framework.index import BY_KEY
 
 COLORS = ("red", "orange", "yellow", "green", "blue", "purple", "grey")
 
@@ -126,7 +127,7 @@ class ExtraTools(SandboxApp):
         """A card's comments, newest first, paginated (author is a member id)."""
         tb.card(self, card_id)
         comments = self.state["comments"]
-        ids = sorted(self.keys_where("comments", card_id=card_id), key=lambda c: (comments[c]["at"], c), reverse=True)
+        ids = self.ordered("comments", ("at", BY_KEY), reverse=True, keys=True, card_id=card_id)
         chunk, meta = paginate(ids, page, page_size)
         return CommentPage(comments=[Comment(comment_id=c, **comments[c]) for c in chunk], **meta)
 
