@@ -23,6 +23,8 @@ Heuristics (what a check needs to find in a tool):
   `create_booking` is not read back through `get_customer` even when the engine maps both to `client`;
   within a group the partner sharing most name words wins (`create_testcase_comment` reads back through
   `list_testcase_comments`, not `list_work_item_comments`), then the one with fewest required arguments.
+- An argument named by the field that keys a kind the world holds (`symbol` of a market keyed by symbol) gets
+  that kind's first record's key too.
 - A tool's own id argument: `<entity>_id`, `<entity>Id`, `<noun>_id`, `<noun>Id`, the entity's key field,
   `id`; else (check 1 only) its first required argument that looks like an id (`*_id`, `*Id`, `*ID`,
   `*_key`, `*Key`, `*_uuid`, `uuid`), else its only optional one. Ids that are names, paths, urls, handles
@@ -181,6 +183,13 @@ def kind_of_ref(world: ServerWorld, arg: str) -> str | None:
     return None
 
 
+def keyed_kind(world: ServerWorld, arg: str, card: CategoryCard | None) -> str | None:
+    """The kind an argument names by the field that keys it (`symbol` of a market keyed by symbol), when the
+    world holds it: a reference as an `<kind>_id` is."""
+    entity = card.entity(arg) if card is not None else None
+    return arg if entity is not None and entity.key_field == arg and collection(world, arg) else None
+
+
 def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any] | None = None,
          skip: Iterable[str] = (), card: CategoryCard | None = None) -> dict[str, Any] | None:
     """The required arguments (from the schema; a reference to a kind the world holds, by its name or, under
@@ -192,7 +201,7 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
     for name in required_of(tool):
         if name in given or name in skipped:
             continue
-        kind = kind_of_ref(world, name)
+        kind = kind_of_ref(world, name) or keyed_kind(world, name, card)
         described = described_kind(props_of(tool)[name], card) if kind is None and card is not None else None
         if described is not None and collection(world, described[0].name):
             kind = described[0].name

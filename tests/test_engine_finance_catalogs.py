@@ -139,3 +139,15 @@ def test_an_order_trades_a_listed_symbol_and_a_market_order_names_no_price() -> 
     assert engine.respond_sync(order, {**ask, "symbol": "YARD"}, log).error_class == "not_found"
     assert engine.respond_sync(order, {**ask, "symbol": "NWSC", "limit_price": 60.0}, log).error_class == "invalid_args"
     assert not engine.respond_sync(order, {**ask, "symbol": "NWSC", "order_type": "limit", "limit_price": 60.0}, log).is_error
+
+
+def test_an_order_that_names_no_symbol_is_not_refused_for_one() -> None:
+    """A multi-leg option order names its symbols in its legs: no `symbol` is no unknown symbol."""
+    market = {"MARKET": {"listed": {"NWSC": {"company": "Northwind Semiconductors", "sector": "Technology",
+                                             "exchange": "NASDAQ", "price": 70.9, "previous_close": 70.1}}}}
+    order = tool("harbor-bank", "place_order", {"symbol": {"anyOf": [STR, {"type": "null"}]}, "qty": STR}, ["qty"])
+    world = World(seed=0, now="2026-08-01T09:00:00Z", servers={"harbor-bank": ServerWorld(
+        "harbor-bank", {"orders": {}}, kinds={"order": "orders"}, card="finance", reference=market)})
+    engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), [order], world=world), SessionLog(seed=0)
+    assert not engine.respond_sync(order, {"qty": "10"}, log).is_error
+    assert engine.respond_sync(order, {"qty": "10", "symbol": "YARD"}, log).error_class == "not_found"
