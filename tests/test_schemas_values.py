@@ -23,7 +23,7 @@ from cworld.schemas.compiled import compile_schema
 from cworld.schemas.fake import country_of, slug
 from cworld.schemas.plausible import record_values, value_for_type
 from cworld.schemas.realistic import RealisticValues, value_for_schema
-from cworld.schemas.validation import validation_error
+from cworld.schemas.validation import conforms, validation_error
 from cworld.schemas.walk import inline_refs
 from cworld.seeding import derive_rng
 
@@ -149,6 +149,7 @@ def test_compiled_checks_agree_with_jsonschema_on_every_tool(side: str) -> None:
                 assert check(value) == expected, (spec.id, value)
                 compared += 1
             assert (validation_error(schema, value) is None) == expected, (spec.id, value)
+            assert conforms(schema, value) == expected, (spec.id, value)
     assert compared > 1000
 
 
