@@ -62,7 +62,7 @@ def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None)
     """The first family rule that matches the tool and fits its schema and its world, fitted to it; one that
     extends inference also takes the checks of every other matching guard (a family that only refuses:
     `locked_until_unlocked` on a share), which read what that inference binds."""
-    matching = family_rules(tool, card)
+    matching = [r for r in family_rules(tool, card) if not _writes_read_only(r, tool)]
     for rule in matching:
         fitted = fit(rule, tool, card, world)
         if fitted is not None and rule.extends == "inferred" and world is not None:
@@ -71,6 +71,12 @@ def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None)
         if fitted is not None:
             return holder_shown(fitted, tool, world) if world is not None else fitted
     return None
+
+
+def _writes_read_only(rule: Rule, tool: ToolSpec) -> bool:
+    """Whether a family that changes the world would run for a tool that declares it changes nothing (MCP's
+    `readOnlyHint`: `get_message` "does not mark it read"): the tool's word wins over the category's habit."""
+    return tool.annotations.read_only_hint is True and (bool(rule.do) or rule.read_only is False)
 
 
 def _guards(guard: Rule, chosen: Rule) -> bool:
