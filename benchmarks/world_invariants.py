@@ -176,8 +176,8 @@ def kind_of_ref(world: ServerWorld, arg: str) -> str | None:
     m = re.fullmatch(r"(.+?)(?:_ids?|Ids?|IDs?|_uuids?|Uuids?|_gids?|Gids?|_iids?|Iids?)", arg)
     if not m:
         return None
-    stem = "_".join(singular_word(t) for t in name_tokens(m.group(1)))
-    for kind in (stem, stem.split("_")[-1]):
+    words = [singular_word(t) for t in name_tokens(m.group(1))]
+    for kind in ("_".join(words[i:]) for i in range(len(words))):  # `relatedWorkItemId`: work_item, then item
         if kind in world.kinds and collection(world, kind):
             return kind
     return None
