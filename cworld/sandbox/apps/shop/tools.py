@@ -68,6 +68,11 @@ def _by_relevance(pid: str, p: dict[str, Any]) -> tuple[float, str]:
 ORDERS = {"price_asc": _by_price, "price_desc": _by_price_desc, "rating": _by_rating, "relevance": _by_relevance}
 
 
+def _category(p: dict[str, Any]) -> tuple[str]:
+    """A product's category: the groups list_categories counts (from the index, not a walk of the catalog)."""
+    return (p["category"],)
+
+
 def _stocked(p: dict[str, Any]) -> tuple[bool]:
     """Whether a product is in stock: the group a search without a category reads."""
     return (p["stock"] > 0,)
@@ -100,10 +105,8 @@ class ShopTools(ShopBase):
     def list_categories(self, page: Page = 1, page_size: PageSize = 20) -> CategoryList:
         """List the catalog's categories by name with how many products each holds (20 a page by default);
         search_products filters by these names."""
-        counts: dict[str, int] = {}
-        for product in self.state["catalog"].values():
-            counts[product["category"]] = counts.get(product["category"], 0) + 1
-        chunk, meta = paginate(sorted(counts.items()), page, page_size)
+        counts = [(c, self.count_having("catalog", _category, c)) for c in sorted(self.held("catalog", _category))]
+        chunk, meta = paginate(counts, page, page_size)
         return CategoryList(categories=[CategoryCount(category=c, products=n) for c, n in chunk], **meta)
 
     @tool(read_only=True)
