@@ -40,6 +40,8 @@ from cworld.engine.world.named import thin_kinds
 RECORDS = "RECORDS"
 #: In a family rule, field -> the values the tool's answer documents for it (`answer_values`).
 ANSWER_VALUES = "answer_values"
+#: In a family rule, the tool's own description: terms it states in words.
+TOOL_DESCRIPTION = "tool_description"
 _ENUM = re.compile(r"^enum\[(.*)\]$")
 
 
@@ -113,6 +115,8 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
         return None
     if _mentions(rule, ANSWER_VALUES):
         bound[ANSWER_VALUES] = repr(answer_values(tool))
+    if _mentions(rule, TOOL_DESCRIPTION):  # what the tool states in words ("within 30 days of delivery")
+        bound[TOOL_DESCRIPTION] = repr(tool.description or "")
     if rule.extends == "inferred":
         return _extended(rule, tool, card, world, bound)
     if rule.about is None:
