@@ -39,6 +39,11 @@ TOOLS = [
          ["title"]).model_copy(update={"output_schema": {
              "type": "object", "required": ["id", "title"], "additionalProperties": False,
              "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "dueDate": {"type": "string"}}}}),
+    tool("searchCards", {"searchText": {"type": "string"}, "token": {"type": "string"}},
+         ["searchText"]).model_copy(update={"output_schema": {
+             "type": "object", "required": ["cards", "total_count", "total_pages"], "properties": {
+                 "cards": {"type": "array", "items": {"type": "object"}}, "total_count": {"type": "integer"},
+                 "total_pages": {"type": "integer"}}}}),
     tool("create-card-quick", {"title": {"type": "string"}, "token": {"type": "string"}},
          ["title"]).model_copy(update={"output_schema": {
              "type": "object", "required": ["success", "message"], "additionalProperties": False,
@@ -127,6 +132,18 @@ def test_an_answer_that_holds_only_its_outcome_says_it_succeeded(engine: RulesEn
     for n in range(6):  # a made-up flag would be false on some of these
         made = call("create-card-quick", title=f"Restock paper {n}", token=token)
         assert not made.is_error and made.structured_content["success"] is True  # type: ignore[index]
+
+
+def test_a_search_by_search_text_finds_what_it_names_and_nothing_counts_zero(engine: RulesEngine) -> None:
+    """`searchText` is the query (Azure DevOps' name for it): nonsense finds nothing, and the answer's counts
+    say so rather than a made-up total beside an empty list."""
+    call = Session(engine)
+    token = call.token()
+    found = call("searchCards", searchText="Ticket 12", token=token).structured_content
+    assert found is not None and [c["title"] for c in found["cards"]] == ["Ticket 12"]
+    assert (found["total_count"], found["total_pages"]) == (1, 1)
+    nothing = call("searchCards", searchText="zzqxv nonexistent", token=token).structured_content
+    assert nothing == {"cards": [], "total_count": 0, "total_pages": 0}
 
 
 def test_a_tool_naming_its_record_by_another_id_still_finds_it_or_says_not_found(engine: RulesEngine) -> None:

@@ -34,7 +34,8 @@ from cworld.engine.world.shape import HISTORY_FIELDS, self_key_field, user_point
 
 _REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
-QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains")
+QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains",
+              "search_query", "search_text", "search_string", "search_terms")
 PAGE_ARGS = ("page", "page_number", "page_no", "page_index")
 OFFSET_ARGS = ("offset", "start", "skip", "start_index", "from")
 """Item offsets (`from` as Elasticsearch and Vercel take it; only an integer argument is read as one)."""

@@ -34,6 +34,7 @@ DURATION_ARGS = ("duration_minutes", "duration", "length_minutes", "minutes")
 EXPIRY_NAMES = ("expires", "expires_at", "expiry", "expiry_date", "expires_on", "valid_until")
 #: An answer's flag for its own outcome (`{success, message}`): true on every answer the shaper fills.
 SUCCESS_FLAGS = ("success", "successful", "succeeded", "ok", "is_success")
+PAGE_COUNT_NAMES = ("total_pages", "totalPages", "page_count", "pageCount", "num_pages", "pages")
 TOTAL_NAMES = ("count", "total", "total_count", "totalResults", "total_results", "totalCount", "num_results")
 
 
@@ -134,8 +135,10 @@ class Shaper:
             return _derived_flag(source, prop)
         if prop.endswith("name") and self.lookup is not None:
             return self._referenced_name(source, prop)
-        if prop in TOTAL_NAMES and isinstance(source.get("total"), int):
-            return source["total"]
+        if prop in TOTAL_NAMES:
+            return _total(source)
+        if prop in PAGE_COUNT_NAMES:
+            return _page_count(source)
         if "object" in types and "properties" in schema:
             return _object_in(source, schema)
         return None
@@ -222,6 +225,23 @@ def schema_types(schema: dict[str, Any]) -> set[str]:
 @lru_cache(maxsize=8192)
 def _stem(name: str) -> str:
     return re.sub(r"s?_(at|on)$", r"_\1", name.lower())
+
+
+def _total(source: dict[str, Any]) -> int | None:
+    """The answer's count of matches: the page's `total`, else the length of its only list (what the world
+    found: a count made up beside it would say there were more, or some where there were none)."""
+    if isinstance(source.get("total"), int):
+        return int(source["total"])
+    lists = [v for v in source.values() if isinstance(v, list)]
+    return len(lists[0]) if len(lists) == 1 else None
+
+
+def _page_count(source: dict[str, Any]) -> int | None:
+    """How many pages the matches fill: from the page's total and size, else one page of what was found."""
+    total, size = _total(source), source.get("page_size")
+    if total is not None and isinstance(size, int) and size > 0:
+        return -(-total // size)
+    return None if total is None else min(total, 1)
 
 
 def _derived_flag(source: dict[str, Any], prop: str) -> bool | None:
