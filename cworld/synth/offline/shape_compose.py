@@ -89,7 +89,7 @@ def reconcile(d: ShapeDrafter, work: Work) -> None:
     fix = work.unit("fix")
     target = d.locate(work, "fix", fix.kind or "", fix.server)
     detail = _detail(answer, source)
-    fact = f" ({words_of(detail[0])}: {detail[1]})" if detail else ""
+    fact = f" ({words_of(detail[0])}: {_shown(work, 'source', answer, detail, name_ref)})" if detail else ""
     text = f"Checked against {d.service(work.unit('source'))}: {name_ref}{fact}."
     d.run(work, "fix", target, text=text, label=None)
     work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
@@ -191,7 +191,7 @@ def migrate(d: ShapeDrafter, work: Work) -> None:
     source, name_ref, answer = _look(d, work, "source")
     detail = _detail(answer, source)
     text = f"Copied from {d.service(work.unit('source'))}: {name_ref}" + (
-        f" ({words_of(detail[0])}: {detail[1]})." if detail else ".")
+        f" ({words_of(detail[0])}: {_shown(work, 'source', answer, detail, name_ref)})." if detail else ".")
     d.run(work, "copy", None, label=name_ref, text=text)
     work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
                        svc_b=d.service(work.unit("copy")), kind_b=_kind(work, "copy"))
@@ -325,7 +325,7 @@ def brief(d: ShapeDrafter, work: Work) -> None:
     for slot, key in (("source", "a"), ("other", "b")):
         record, name_ref, answer = _look(d, work, slot)
         detail = _detail(answer, record)
-        fact = f" ({words_of(detail[0])}: {detail[1]})" if detail else ""
+        fact = f" ({words_of(detail[0])}: {_shown(work, slot, answer, detail, name_ref)})" if detail else ""
         names.append(name_ref)
         said.append(f"{name_ref} in {d.service(work.unit(slot))}{fact}")
         work.fields.update({f"svc_{key}": d.service(work.unit(slot)), f"kind_{key}": _kind(work, slot),
@@ -334,6 +334,20 @@ def brief(d: ShapeDrafter, work: Work) -> None:
         work.reports.append((f"{_kind(work, slot)} name", record.label))
     d.run(work, "note", None, label=f"Brief: {names[0]} and {names[1]}", text=f"Brief: {said[0]}; {said[1]}.")
     work.fields.update(svc_c=d.service(work.unit("note")), kind_c=_kind(work, "note"))
+
+
+_PATH = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?")
+
+
+def _shown(work: Work, slot: str, answer: Any, detail: tuple[str, str], name_ref: str) -> str:
+    """The detail's value, by reference into the look's answer when the name is not read from it (a look whose
+    answer does not repeat the name still feeds the note, so no read is idle)."""
+    step = work.slot_steps.get(slot, [""])[-1]
+    if "{{" + f"{step}." in name_ref or not isinstance(answer, dict):
+        return detail[1]
+    inner = next((k for k, v in answer.items() if isinstance(v, dict) and detail[0] in v), None)
+    path = detail[0] if detail[0] in answer else f"{inner}.{detail[0]}" if inner else None
+    return "{{" + f"{step}.{path}" + "}}" if path and _PATH.fullmatch(path) else detail[1]
 
 
 def _states(items: list[dict[str, Any]]) -> None:
