@@ -117,6 +117,8 @@ def test_lookups_follow_writes_deletes_readds_and_undo() -> None:
         during = [r["id"] for r in app.where("rows", kind="a")]
         assert during == _walk(rows, "a")  # the index's hits, only the keys the call touched tested again
         assert app.keys_having("rows", _kind, "a", "c") == [k for k, r in rows.items() if r["kind"] in ("a", "c")]
+        assert [r["id"] for r in app.matched("rows", "two", ("text",))] == [k for k, r in rows.items()
+                                                                             if "two" in r["text"]]
         if rng.random() < 0.3:
             session.undo_write(cp)
         session.end_write(cp)
@@ -136,6 +138,8 @@ def test_lookups_follow_writes_deletes_readds_and_undo() -> None:
         assert app.count_having("rows", _kind, "b") == len(_walk(rows, "b"))  # read off the sorted index's group
         found = {r["id"] for r in app.matching("rows", "ord1", ("text",))}
         assert found >= {k for k, r in rows.items() if "ord1" in r["text"]}
+        assert [r["id"] for r in app.matched("rows", "ORD1", ("text",))] == [k for k, r in rows.items()
+                                                                              if "ord1" in r["text"]]
 
 
 @pytest.mark.parametrize("reverse", [False, True])

@@ -16,6 +16,7 @@ from cworld.sandbox.catalog import all_apps, stateful_apps
 from cworld.sandbox.framework import SandboxSession, SandboxWorld
 from cworld.sandbox.framework.index import SEARCHES_BEFORE_WORDS, CollectionIndex, TextIndex, WorldIndexes
 from cworld.sandbox.framework.server import build_server, tool_specs
+from cworld.values import matches
 from tests.test_sandbox_index import Rows, _kind, _walk, assert_fresh, grown
 
 
@@ -208,3 +209,35 @@ def test_a_map_a_write_touched_before_any_look_up_forks_the_worlds_index() -> No
     assert index.origin is world.indexes.core("rows", "rows") and index.shared is None
     assert_fresh(session.indexes)
     assert world.session().app("rows").keys_where("rows", kind="a") == _walk(world.state["rows"]["rows"], "a")
+
+
+def test_matched_records_are_the_ones_matches_finds() -> None:
+    """`SandboxApp.matched` answers a search without testing each hit again when the index is exact (a world's
+    words once filed, a session's scan, a fork after writes): the records `cworld.values.matches` finds over
+    the fields, dotted ones read inside, in the map's order; with an unreadable record it tests the
+    candidates, and inside a write call it reads what the call changed."""
+    rng = random.Random(9)
+    vocabulary = ["london", "on", "monday", "Ünïcode", "o'brien", "long", "don", "mon"]
+    template = SandboxSession(0, [Rows])
+    template.state["rows"] = {"rows": {f"r{i}": {"id": f"r{i}", "text": " ".join(rng.sample(vocabulary, 3)),
+                                                 "from": {"name": rng.choice(vocabulary)}} for i in range(200)}}
+    world = SandboxWorld(template)
+    fields = ("text", "from.name")
+    queries = ["on", "LON mon", "unicode", "o'b", "don london", "zzz", "n o"]
+
+    def walk(rows: dict[str, Any], query: str) -> list[str]:
+        return [k for k, r in rows.items() if type(r) is dict and matches(query, r["text"], r["from"]["name"])]
+
+    reader, writer = world.session().app("rows"), world.session().app("rows")
+    for _ in range(SEARCHES_BEFORE_WORDS // len(queries) + 2):  # by scan, then by the world's words
+        for query in queries:
+            assert [r["id"] for r in reader.matched("rows", query, fields)] == walk(world.state["rows"]["rows"], query)
+    cp = writer.session.begin_write("rows")
+    writer.state["rows"]["r3"]["text"] = "zzz"
+    assert [r["id"] for r in writer.matched("rows", "zzz", fields)] == ["r3"]
+    writer.session.end_write(cp)
+    rows = writer.session.state["rows"]["rows"]
+    for query in [*queries, "zzz"]:
+        assert [r["id"] for r in writer.matched("rows", query, fields)] == walk(rows, query), query
+    rows["odd"] = "not a record"  # behind the journal: the map is indexed afresh, with a record it cannot read
+    assert [r["id"] for r in writer.matched("rows", "on", fields)] == walk(rows, "on")

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
-from cworld.sandbox.framework.index import BY_KEY, SortBy, among, holds
+from cworld.sandbox.framework.index import BY_KEY, SortBy, among, holds, read_path
 from cworld.sandbox.framework.journal import for_reading
 from cworld.sandbox.framework.tools import ToolMeta, tool_meta
-from cworld.values import norm
+from cworld.values import matches, norm
 
 if TYPE_CHECKING:
     from cworld.sandbox.framework.session import SandboxSession
@@ -126,6 +126,18 @@ class SandboxApp:
             return keys
         raw = for_reading(self.state[name])
         return [k for k in keys if type(raw[k]) is not dict or holds(raw[k], equal)]
+
+    def matched(self, name: str, query: Any, fields: tuple[str, ...], /) -> list[Any]:
+        """The records of the map `name` whose `fields` (dotted ones read inside) hold every word of `query` as
+        `cworld.values.matches` reads them, in the map's order: the index's answer when it is exact, else
+        `matching`'s candidates tested (a search that tested its 8,000 hits again paid a third of its time)."""
+        collection = self.state[name]
+        found = self.session.indexes.matched(self.name, name, collection, self.session.journals.get(self.name),
+                                             norm(query).split(), fields)
+        if found is not None:
+            return [collection[k] for k in found]
+        paths = [tuple(f.split(".")) for f in fields]
+        return [r for r in self.matching(name, query, fields) if matches(query, *[read_path(r, p) for p in paths])]
 
     def matching(self, name: str, query: Any, fields: tuple[str, ...], /, **equal: Any) -> list[Any]:
         """The records of `keys_matching` (through a write call's view)."""

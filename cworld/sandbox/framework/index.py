@@ -54,7 +54,7 @@ def among(values: tuple[Any, ...], read: Iterable[Any]) -> bool:
     return any(v in found for v in values)
 
 
-def _read(record: dict[str, Any], path: tuple[str, ...]) -> Any:
+def read_path(record: dict[str, Any], path: tuple[str, ...]) -> Any:
     """`record[field]` for a field's path (`from.name`: ("from", "name")), read inside; None when it is not
     there."""
     value: Any = record
@@ -483,7 +483,7 @@ class TextIndex:
         paths = [tuple(f.split(".")) for f in fields]  # split once, not once a record
         self._read: Callable[[dict[str, Any]], tuple[Any, ...]] = (
             _reader(fields, None) if not any("." in f for f in fields)
-            else lambda record: tuple([_read(record, path) for path in paths]))
+            else lambda record: tuple([read_path(record, path) for path in paths]))
         self.texts: dict[Any, str | None] = {}
         self.words: _Postings | None = None
         """with `tokens`: each word of the texts -> the keys whose text holds it"""
@@ -894,6 +894,20 @@ class Indexes:
         if any(k not in index.place or k in kept.deleted for k in touched if k in keys):
             return [k for k in raw if k in keys]
         return index.in_order(keys)
+
+    def matched(self, app: str, name: str, collection: Any, journal: CallJournal | None, words: list[str],
+                fields: tuple[str, ...]) -> list[Any] | None:
+        """The keys whose text over `fields` holds every one of `words`, in the map's order, when the index can
+        say exactly (words asked, every record readable, no running write call has touched the map); else
+        None, and the caller tests each candidate. A word has no space, so the distinct words that hold it
+        find exactly the texts that do."""
+        index = self.fresh(app, name, collection, journal) if words else None
+        if index is None:
+            return None
+        text = index.text(fields)
+        if text.odd:
+            return None
+        return index.in_order(text.candidates(words))
 
     def count(self, app: str, name: str, collection: Any, journal: CallJournal | None,
               equal: Mapping[str, Any], having: tuple[Callable[[Any], Iterable[Any]], Any] | None = None) -> int | None:

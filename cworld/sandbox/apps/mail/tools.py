@@ -16,7 +16,7 @@ from cworld.sandbox.apps._shared.records import (
     paginate,
     paginate_counted,
 )
-from cworld.sandbox.apps._shared.values import iso, matches
+from cworld.sandbox.apps._shared.values import iso
 from cworld.sandbox.apps.mail.models import (
     Address,
     Changed,
@@ -179,9 +179,8 @@ class MailTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> MessagePage:
         """Full-text search over messages (all words must match), newest first."""
-        found = [m for m in self.matching("messages", query, ("subject", "body", "from.name", "from.email"))
-                 if (m["folder"] == folder if folder else m["folder"] != "trash")
-                 and matches(query, m["subject"], m["body"], m["from"]["name"], m["from"]["email"])]
+        found = [m for m in self.matched("messages", query, ("subject", "body", "from.name", "from.email"))
+                 if (m["folder"] == folder if folder else m["folder"] != "trash")]
         return self._page(found, page, page_size)
 
     @tool(read_only=True)
