@@ -35,6 +35,7 @@ TOOLS = [
     _tool("assignSeat", {"booking_id": STR, "passenger_id": STR, "seat_number": STR},
           ["booking_id", "passenger_id", "seat_number"], BOOKING),
     _tool("getFlight", {"flightId": STR}, ["flightId"]),
+    _tool("searchFlights", {"origin": STR, "destination": STR, "date": STR}, ["origin", "destination", "date"]),
     _tool("findHotels", {"city": STR, "checkIn": STR, "checkOut": STR, "maxPrice": {"type": "number"}},
           ["city", "checkIn", "checkOut"], {"type": "object", "properties": {"hotels": {"type": "array", "items": {
               "type": "object", "properties": {"hotel_id": STR, "name": STR, "total": {"type": "number"},
@@ -150,3 +151,11 @@ def test_ledgers_are_found_by_the_forms_of_their_keys() -> None:
 def _ledger(call: Any, name: str) -> Any:
     """The records or ledger rows the session changed, as the engine hands them to the grader."""
     return call.engine.end_state(call.log)["_world"]["trips"][name]["after"]
+
+
+def test_a_flight_search_no_rule_covers_still_refuses_what_is_no_airport_code() -> None:
+    call = _trips()
+    refused = call("searchFlights", origin="Porto", destination="AMS", date="2026-09-02")
+    assert refused.error_class == "not_found" and "find_airports" in refused.text
+    passed = call("searchFlights", origin="OPO", destination="AMS", date="2026-09-02")
+    assert passed.error_class == "unavailable" and passed.meta.get("simulated")  # on to the schema engine (none here)

@@ -27,7 +27,7 @@ from cworld.engine.cards.operations import entity_for, operation_kind
 from cworld.engine.protocol import LogEntry, SessionLog, canonical_json
 from cworld.engine.rules.cow import SeedMaps, SessionStore
 from cworld.engine.rules.dispatch import operation_variants
-from cworld.engine.rules.family import fitted_family
+from cworld.engine.rules.family import family_guards, fitted_family
 from cworld.engine.rules.formats import format_error
 from cworld.engine.rules.index import Indexes
 from cworld.engine.rules.infer import guard_rule, infer_rule, snake
@@ -307,8 +307,9 @@ class RulesEngine:
         guard = self._guards.get(tool.id)
         if guard is None:
             world = self._server_world(tool.server)
-            guard = self._guards[tool.id] = guard_rule(tool, self._card_of(tool, world), world) \
-                if world is not None else Rule(origin="inferred")
+            card = self._card_of(tool, world)
+            guard = guard_rule(tool, card, world) if world is not None else Rule(origin="inferred")
+            guard = self._guards[tool.id] = guard.model_copy(update={"check": [*guard.check, *family_guards(tool, card)]})
         server = self._server(state, tool.server) if guard.check else None
         if server is None:
             return None

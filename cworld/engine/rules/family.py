@@ -75,6 +75,30 @@ def fitted_family(tool: ToolSpec, card: CategoryCard, world: ServerWorld | None)
     return None
 
 
+def family_guards(tool: ToolSpec, card: CategoryCard) -> list[Check]:
+    """The checks of the guard families (refusals only) that match a tool no rule covers and read only its
+    arguments and the world, with their names bound: a flight search the schema engine answers still refuses an
+    airport code the network does not know, as the category's services do."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    checks: list[Check] = []
+    for rule in family_rules(tool, card):
+        if rule.extends != "inferred" or rule.has or rule.do or rule.answer is not None or rule.list_ is not None:
+            continue
+        bound = _taken(rule.takes, props)
+        if bound is not None and not any(_names_record(c) for c in rule.check):
+            checks += [Check(let=bound), *rule.check]
+    return checks
+
+
+#: What a family binds about the record it is about: a check naming one needs that record.
+_RECORD_NAMES = re.compile(r"\b(target|target_key|kind|field_\w+)\b")
+
+
+def _names_record(check: Check) -> bool:
+    text = " ".join(str(v) for v in (check.fail, check.if_, check.message, *(check.let or {}).values()) if v)
+    return _RECORD_NAMES.search(text) is not None
+
+
 def _writes_read_only(rule: Rule, tool: ToolSpec) -> bool:
     """Whether a family that changes the world would run for a tool that declares it changes nothing (MCP's
     `readOnlyHint`: `get_message` "does not mark it read"): the tool's word wins over the category's habit."""
