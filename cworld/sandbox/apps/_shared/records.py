@@ -9,7 +9,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from cworld.sandbox.apps._shared.values import matches, norm
+from cworld.sandbox.apps._shared.values import norm
 from cworld.sandbox.framework import AppError, Prerequisite, SandboxApp
 
 T = TypeVar("T")
@@ -79,5 +79,5 @@ def name_search(app: SandboxApp, name: str, query: str, fields: tuple[str, ...],
     map's sorted order; a query reads only the records its text index says may match."""
     if not norm(query).split():
         return paginate(app.ordered(name, ("name", "id")), page, page_size)
-    found = [r for r in app.matching(name, query, fields) if matches(query, *(r[f] for f in fields))]
+    found = app.matched(name, query, fields)
     return paginate(sorted(found, key=lambda r: (r["name"], r["id"])), page, page_size)

@@ -17,7 +17,7 @@ from cworld.sandbox.apps._shared.records import (
     paginate_counted,
     paginate_in_order,
 )
-from cworld.sandbox.apps._shared.values import iso, matches, parse_day, parse_iso, parse_moment
+from cworld.sandbox.apps._shared.values import iso, parse_day, parse_iso, parse_moment
 from cworld.sandbox.apps.calendar.models import (
     Attendee,
     Busy,
@@ -237,8 +237,7 @@ class CalendarTools(SandboxApp):
         page_size: OpenPageSize = 10,
     ) -> EventPage:
         """Find events (any date, cancelled ones included) by words in their title or description."""
-        found = [e for e in self.matching("events", query, ("title", "description"))
-                 if matches(query, e["title"], e["description"])]
+        found = self.matched("events", query, ("title", "description"))
         chunk, meta = paginate(sorted(found, key=lambda e: (e["start"], e["id"])), page, page_size)
         return EventPage(events=[self._event(e) for e in chunk], **meta)
 

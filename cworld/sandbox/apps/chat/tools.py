@@ -10,7 +10,7 @@ from pydantic import Field
 
 from cworld.sandbox.apps._shared.auth import issue_token, require_token
 from cworld.sandbox.apps._shared.records import OpenPage, OpenPageSize, lookup, name_search, paginate
-from cworld.sandbox.apps._shared.values import iso, matches, norm
+from cworld.sandbox.apps._shared.values import iso, norm
 from cworld.sandbox.apps.chat.models import (
     Channel,
     ChannelDetail,
@@ -184,8 +184,8 @@ class ChatTools(SandboxApp):
             by_name = self.ordered("channels", ("name",), having=(_seen_by, seen))
             chunk, meta = paginate(by_name, page, page_size)
             return ChannelPage(channels=[self._channel(c) for c in chunk], **meta)
-        found = [c for c in self.matching("channels", query, ("name", "topic")) if self._can_read(c["id"])
-                 and (include_archived or not c["archived"]) and matches(query, c["name"], c["topic"])]
+        found = [c for c in self.matched("channels", query, ("name", "topic")) if self._can_read(c["id"])
+                 and (include_archived or not c["archived"])]
         chunk, meta = paginate(sorted(found, key=lambda c: c["name"]), page, page_size)
         return ChannelPage(channels=[self._channel(c) for c in chunk], **meta)
 
@@ -273,8 +273,8 @@ class ChatTools(SandboxApp):
         """Search messages you can read (all words must match), newest first."""
         if channel_id is not None:
             self._readable(channel_id)
-        recs = [m for m in self.matching("messages", query, ("text",)) if self._can_read(m["conversation_id"])
-                and (channel_id is None or m["conversation_id"] == channel_id) and matches(query, m["text"])]
+        recs = [m for m in self.matched("messages", query, ("text",)) if self._can_read(m["conversation_id"])
+                and (channel_id is None or m["conversation_id"] == channel_id)]
         return self._page(recs, page, page_size)
 
     @tool(read_only=True)
