@@ -203,6 +203,28 @@ def test_the_sampler_chooses_finders_by_the_id_kind_rule() -> None:
     assert sampler._finder(change, set()) is None
 
 
+def test_a_server_no_task_reaches_yet_comes_first_and_its_tool_gets_a_second_try() -> None:
+    """Servers with few fitting tools are reached: among untried tools one on a server no accepted task uses
+    comes first, and a tool that failed there is tried once more before the untried tools of reached servers."""
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "migrate"}
+    sampler = ShapeSampler(_Space(6), shapes, n_tasks=1000, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    sampler.reached = {"srv000", "srv001", "srv002", "srv003"}
+    rng = random.Random(8)
+    drawn = sampler.sample(rng)[1]
+    assert drawn.units["source"].server in ("srv004", "srv005")
+    sampler.settle(drawn, accepted=False)
+    failed = drawn.units["source"]
+    sampler.reached |= {"srv004", "srv005"} - {failed.server}
+    for other in [u for u in sampler.space.units.values() if u.server == failed.server and u.id != failed.id]:
+        sampler.tried[other.id] = 2  # its server's other tools failed twice: only the first failure is forgiven
+    again = sampler.sample(rng)[1]
+    assert again.units["source"].id == failed.id
+    sampler.settle(again, accepted=False)
+    assert sampler._failed(failed) == 1
+    sampler.reached.add(failed.server)
+    assert sampler._failed(failed) == 2
+
+
 def test_a_search_is_never_a_finder() -> None:
     """A plan picks a record by name only from a search that asked for that name (search_finds), so a search
     read (`search_items`) is never the listing a slot's record is found in, even when it is the least tried."""
