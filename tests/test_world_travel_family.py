@@ -1,5 +1,7 @@
 """Stays, flight offers, seats and ledgers (the travel card): what travel services do, tried on a small trip
-service written for these tests (camelCase tools, its own names for its collections and ledgers), not our app."""
+service written for these tests (camelCase tool names, its own names for its collections and ledgers), not our
+app. (Its id arguments are snake case where a tool's name names no kind of the card: the card's kind is then read
+off the argument, which camelCase does not give yet.)"""
 
 from __future__ import annotations
 
@@ -35,6 +37,10 @@ TOOLS = [
     _tool("assignSeat", {"booking_id": STR, "passenger_id": STR, "seat_number": STR},
           ["booking_id", "passenger_id", "seat_number"], BOOKING),
     _tool("getFlight", {"flightId": STR}, ["flightId"]),
+    _tool("updatePassport", {"traveller_id": STR, "passport_number": STR, "passport_expires": STR},
+          ["traveller_id", "passport_number", "passport_expires"]),
+    _tool("quoteCancellation", {"booking_id": STR}, ["booking_id"]),
+    _tool("cancelBooking", {"booking_id": STR, "quote_id": STR}, ["booking_id", "quote_id"], BOOKING),
     _tool("searchFlights", {"origin": STR, "destination": STR, "date": STR}, ["origin", "destination", "date"]),
     _tool("findHotels", {"city": STR, "checkIn": STR, "checkOut": STR, "maxPrice": {"type": "number"}},
           ["city", "checkIn", "checkOut"], {"type": "object", "properties": {"hotels": {"type": "array", "items": {
@@ -51,9 +57,10 @@ def _trips(context: PublicTask | None = None) -> Any:
                      "p_3": {"first_name": "Cy", "last_name": "Ng"}},
         "reservations": {"r_0001": {"kind": "flight", "status": "confirmed", "travellers": ["p_2", "p_3"],
                                     "total": 300.0, "starts_at": "2026-09-01T07:00:00Z", "flight_id": "ZX100-20260901",
-                                    "hotel_id": None, "seats": {"p_3": "12A"}}},
+                                    "hotel_id": None, "seats": {"p_3": "12A"}, "cabin": "economy", "refund": 0.0}},
         "rooms_taken": {"h_9": {"2026-08-20": 2}},
         "seats_sold": {"ZX100-20260901": {"economy": 2}},
+        "quotes": {},
     }
     reference = {"CATALOG": {"hotels": {
         "h_9": {"name": "Harbour Inn", "city": "Porto", "stars": 3, "price_per_night": 120.0, "check_in_time": "14:00",
@@ -159,3 +166,22 @@ def test_a_flight_search_no_rule_covers_still_refuses_what_is_no_airport_code() 
     assert refused.error_class == "not_found" and "find_airports" in refused.text
     passed = call("searchFlights", origin="OPO", destination="AMS", date="2026-09-02")
     assert passed.error_class == "unavailable" and passed.meta.get("simulated")  # on to the schema engine (none here)
+
+
+def test_a_passport_number_is_kept_in_capitals() -> None:
+    call = _trips()
+    assert not call("updatePassport", traveller_id="p_1", passport_number="x1234567",
+                         passport_expires="2031-01-01").is_error
+    assert _ledger(call, "profiles")["p_1"]["passport_number"] == "X1234567"
+
+
+def test_a_cancelled_booking_gives_back_its_seats_and_its_nights() -> None:
+    call = _trips()
+    stay = call("bookHotel", hotelId="h_9", checkIn="2026-08-20", checkOut="2026-08-22", travellerId="p_1")
+    for booking in ("r_0001", (stay.structured_content or {})["booking_id"]):
+        quote = call("quoteCancellation", booking_id=booking)
+        assert not quote.is_error, quote.text
+        done = call("cancelBooking", booking_id=booking, quote_id=(quote.structured_content or {})["quote_id"])
+        assert not done.is_error, done.text
+    assert _ledger(call, "seats_sold") == {"ZX100-20260901": {"economy": 0}}
+    assert _ledger(call, "rooms_taken") == {"h_9": {"2026-08-20": 2, "2026-08-21": 0}}
