@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from cworld.schemas.fake import (
@@ -41,6 +42,7 @@ SELF_NAMES = re.compile(r"^(name|full_name|display_name|first_name|last_name|giv
 TITLED = ("hotel", "airport", "product", "account")
 _TYPE_FIELDS = ("entityType", "entity_type", "type", "kind")
 FACT_FIELDS = re.compile(r"observation|contents|facts")
+_PERSONAL_FIELD = re.compile(r"e-?mail|phone|first_name|last_name|birth|recipient|holder")
 _ONE_LINE = re.compile(r"snippet|summary|topic|reason|diagnosis|old_line|new_line|memo|status|bio|headline")
 
 
@@ -58,10 +60,7 @@ class RecordContext:
     @classmethod
     def for_fields(cls, rng: random.Random, entity: str, names: list[str]) -> RecordContext:
         """A record is a person's when one of its fields names them (`name` beside `email`, `first_name`)."""
-        personal = any(SELF_NAMES.match(n) for n in names) and (
-            any(re.search(r"e-?mail|phone|first_name|last_name|birth|recipient|holder", n) for n in names)
-            or entity in ("person", "contact", "patient", "traveller", "user", "member", "employee", "customer"))
-        return cls(rng, entity, is_person=personal)
+        return cls(rng, entity, is_person=_personal(entity, tuple(names)))
 
     @property
     def person(self) -> Person:
@@ -83,6 +82,15 @@ class RecordContext:
     def entity_type(self) -> str | None:
         found = next((self.values[f] for f in _TYPE_FIELDS if isinstance(self.values.get(f), str)), None)
         return found.lower() if found else None
+
+
+@lru_cache(maxsize=4096)
+def _personal(entity: str, names: tuple[str, ...]) -> bool:
+    """Whether a record of these fields is a person's, read once per record shape (a tool's answers draw records
+    of the same fields on every call)."""
+    return any(SELF_NAMES.match(n) for n in names) and (
+        any(_PERSONAL_FIELD.search(n) for n in names)
+        or entity in ("person", "contact", "patient", "traveller", "user", "member", "employee", "customer"))
 
 
 def person_name(rng: random.Random, fieldname: str, ctx: RecordContext | None) -> str:
