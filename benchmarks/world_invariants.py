@@ -533,7 +533,14 @@ class ServerChecks:
     def _info(self, tool: ToolSpec, prefix: str | None) -> ToolInfo:
         card = self.engine.card_of(tool)  # the card the tool's rules read: its server's, with the kinds it names
         entity = entity_for(tool, card)
-        return ToolInfo(tool, operation_kind(tool), entity, name_noun(tool, prefix, entity.name))
+        return ToolInfo(tool, self._op(tool), entity, name_noun(tool, prefix, entity.name))
+
+    def _op(self, tool: ToolSpec) -> str:
+        """The operation its name says, except a create the engine runs as a change to existing records
+        (`add_labels(card_id, label_ids)`, `add_recipe_to_list(recipe_id)`: it places, it makes nothing)."""
+        op = operation_kind(tool)
+        rule = self.engine.rule_for(tool)[0] if op == "create" else None
+        return "update" if rule is not None and rule.op == "update" else op
 
     def partner(self, info: ToolInfo, op: str, need_id: bool = False) -> ToolInfo | None:
         """The group's `op` tool: the one sharing most name words with `info`'s (`create_testcase_comment`

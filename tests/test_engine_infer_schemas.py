@@ -44,6 +44,8 @@ TOOLS = [
              "type": "object", "required": ["cards", "total_count", "total_pages"], "properties": {
                  "cards": {"type": "array", "items": {"type": "object"}}, "total_count": {"type": "integer"},
                  "total_pages": {"type": "integer"}}}}),
+    tool("add_card_to_sprint", {"cardId": {"type": "string"}, "sprint_name": {"type": "string"},
+                                "token": {"type": "string"}}, ["cardId", "sprint_name"]),
     tool("create-card-quick", {"title": {"type": "string"}, "token": {"type": "string"}},
          ["title"]).model_copy(update={"output_schema": {
              "type": "object", "required": ["success", "message"], "additionalProperties": False,
@@ -144,6 +146,19 @@ def test_a_search_by_search_text_finds_what_it_names_and_nothing_counts_zero(eng
     assert (found["total_count"], found["total_pages"]) == (1, 1)
     nothing = call("searchCards", searchText="zzqxv nonexistent", token=token).structured_content
     assert nothing == {"cards": [], "total_count": 0, "total_pages": 0}
+
+
+def test_adding_an_existing_card_somewhere_makes_no_new_card(engine: RulesEngine) -> None:
+    """`add_card_to_sprint(cardId, sprint_name)` places a card that exists: an unknown one is `not_found`, and
+    the board holds as many cards after as before (it made a copy of the card under a new key)."""
+    call = Session(engine)
+    token = call.token()
+    count = lambda: call("list_cards_from", offset=0, limit=100, token=token).structured_content  # noqa: E731
+    before = count()
+    placed = call("add_card_to_sprint", cardId="card_0003", sprint_name="Sprint 9", token=token)
+    assert not placed.is_error and placed.structured_content["title"] == "Ticket 3"  # type: ignore[index]
+    assert call("add_card_to_sprint", cardId="card_0999", sprint_name="Sprint 9", token=token).error_class == "not_found"
+    assert count() == before
 
 
 def test_a_tool_naming_its_record_by_another_id_still_finds_it_or_says_not_found(engine: RulesEngine) -> None:

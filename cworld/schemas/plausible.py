@@ -186,6 +186,9 @@ def _string(rng: random.Random, field: str, ctx: RecordContext | None) -> str:
         return person_name(rng, field, None)
     if low in ("full_name", "repo", "repository"):
         return f"{slug(surname(rng))}/{_word(rng)}"
+    hinted = hinted_type(field)
+    if hinted in _TEXT_HINTS:  # `start_date: "guess"` reads as made up at once: a date, a url, a sha by its name
+        return str(_SCALARS[hinted](rng, field, ctx))
     return _word(rng)
 
 
@@ -247,6 +250,10 @@ _SCALARS: dict[str, Callable[[random.Random, str, RecordContext | None], Any]] =
     "id": lambda r, f, c: f"{(f.removesuffix('_id') or 'item')}_{r.randint(1, 9999):04d}",
 }
 
+#: The hinted types a bare `string` field takes by its name (not a person's name, a title or an id: a project's
+#: `name` is no person's, and those are drawn where the record is).
+_TEXT_HINTS = frozenset({"timezone", "weekday", "offset", "currency", "code", "email", "phone", "url", "company", "city",
+                         "country", "datetime", "date", "path", "sha", "ref"})
 #: Field-name hints used when only a JSON Schema `string` is known.
 _NAME_HINTS: tuple[tuple[str, str], ...] = (
     (r"time_?zone|^tz$", "timezone"), (r"day_of_week|weekday", "weekday"), (r"difference|utc_offset", "offset"),

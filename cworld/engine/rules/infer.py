@@ -22,6 +22,7 @@ from cworld.engine.cards.operations import (
     operation_kind,
     singular_word,
     snake,
+    verb_kind,
 )
 from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
@@ -134,6 +135,8 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
                     list_=listed.model_copy(update={"item": _keyed_view(entity, "key", "it")}) if catalog else listed,
                     origin="inferred")
+    if op == "create" and (attach := _attach_rule(tool, entity, coll, props, required, card, world)) is not None:
+        return attach
     if op == "create":
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
                        _held_fields(entity, at(world.state, coll)), {singular_word(t) for t in name_tokens(tool.name)},
@@ -308,6 +311,40 @@ def _member_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld
         return Rule(op="update", check=checks, do=[Effect(set="target", key=repr(field), value=merged)],
                     answer="{**target, 'id': target_key}", origin="inferred")
     return None
+
+
+#: Verbs that put an existing record somewhere (`add_task_to_list`, `firewall-add-droplets`), where the tool takes
+#: the record's own id: it is placed, not made.
+ATTACH_VERBS = frozenset({"add", "attach", "link", "assign", "apply", "put", "pin"})
+
+
+def _attach_rule(tool: ToolSpec, entity: EntityType, coll: str, props: dict[str, Any], required: set[str],
+                 card: CategoryCard, world: ServerWorld) -> Rule | None:
+    """`add_recipe_to_shopping_list(recipe_id, list_name)`, `linear_addIssueToProject(issue_id, project_id)`: an
+    add whose required arguments name an existing record of the very kind it would make, and somewhere to put
+    it, makes no record. Every record it names must exist; where the record keeps a reference to the other
+    kind named (`issue.project_id`), that reference is set; the answer is the record."""
+    tokens = [singular_word(t) for t in name_tokens(tool.name)]
+    verb = next((i for i, t in enumerate(tokens) if verb_kind(t) == "create"), None)
+    if verb is None or tokens[verb] not in ATTACH_VERBS or verb + 1 >= len(tokens) \
+            or entity_named(card, tokens[verb + 1]) is not entity:  # the thing added is named right after the verb
+        return None
+    own = [a for a in props if a in required and (k := id_kind(a, card)) is not None and k[0] is entity]
+    others = [a for a in props if a not in own and snake(a) not in TOKEN_ARGS and snake(a) not in PAGING_ARGS]
+    placed = bool({"to", "into", "on"} & set(tokens)) or verb > 0 or any(
+        (k := id_kind(a, card)) is not None and k[0] is not None and k[0] is not entity for a in others)
+    if len(own) != 1 or not others or not placed:
+        return None
+    checks = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=None)]
+    many = bool((id_kind(own[0], card) or (None, False))[1])
+    if many:  # several records placed at once: each must exist; where they go is not kept on them
+        return Rule(op="update", check=checks, answer=f"{{'success': True, 'ids': args[{own[0]!r}]}}", origin="inferred")
+    held = _held_fields(entity, at(world.state, coll))
+    links = {f"{k[0].name}_id": a for a in others
+             if (k := id_kind(a, card)) is not None and k[0] is not None and not k[1] and f"{k[0].name}_id" in held}
+    find = Check(find="target", in_=coll, key=record_key(own[0], entity, world), message=not_found_message(entity, card))
+    effects = [Effect(set="target", to={field: f"args[{arg!r}]" for field, arg in links.items()})] if links else []
+    return Rule(op="update", check=[*checks, find], do=effects, answer="{**target, 'id': target_key}", origin="inferred")
 
 
 #: Statuses after which a record takes no more changes (a cancelled booking gets no seat; a closed order no item).
