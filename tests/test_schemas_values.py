@@ -170,3 +170,10 @@ def test_a_bare_timestamp_name_is_a_moment_not_a_word(field: str) -> None:
     """A token list's `created: "enjoy"` read as made up at once: a field named for when it happened is a time."""
     made = value_for_schema({"type": "string"}, random.Random(3), field=field)
     assert isinstance(made, str) and datetime.fromisoformat(made)
+
+
+@pytest.mark.parametrize(("field", "pattern"), [("start_date", r"^\d{4}-\d{2}-\d{2}$"), ("homepage_url", r"^https://"),
+                                                ("commit_sha", r"^[0-9a-f]{40}$"), ("name", r"^[a-z]+$")])
+def test_a_card_string_field_takes_what_its_name_says(field: str, pattern: str) -> None:
+    """A project's `start_date: "guess"` read as made up; a bare `name` stays a word (no person's name)."""
+    assert re.match(pattern, str(value_for_type("string", random.Random(5), field=field)))
