@@ -65,5 +65,5 @@ def test_a_create_stores_the_fields_its_kind_holds_not_its_options(call: Any) ->
     made = call("create_event", title="Sync", start="2026-08-05T09:00", end="2026-08-05T10:00", calendar_id="cal_1",
                 allow_overlap=True).structured_content
     record = call("get_event", event_id=made["event_id"]).structured_content
-    assert record["start"] == "2026-08-05T09:00"  # `start` is a field here, not a paging offset
+    assert record["start"] == "2026-08-05T09:00:00Z"  # a field here, not a paging offset; kept as the world keeps times
     assert "allow_overlap" not in record

@@ -25,7 +25,11 @@ TOOLS = [tool("send_direct_message", {"user_id": STR, "text": STR}),
          tool("post_message", {"channel_id": STR, "text": STR, "thread_id": STR}, ["channel_id", "text"]),
          tool("create_channel", {"name": STR, "member_ids": IDS}, ["name"]),
          tool("join_channel", {"channel_id": STR}), tool("get_channel", {"channel_id": STR}),
-         tool("add_reaction", {"message_id": STR, "emoji": STR}), tool("get_message", {"message_id": STR})]
+         tool("add_reaction", {"message_id": STR, "emoji": STR}), tool("get_message", {"message_id": STR}),
+         tool("list_channels", {}).model_copy(update={"output_schema": {
+             "type": "object", "required": ["channels"], "properties": {"channels": {"type": "array", "items": {
+                 "type": "object", "required": ["channel_id", "name", "is_member"], "additionalProperties": False,
+                 "properties": {"channel_id": STR, "name": STR, "is_member": {"type": "boolean"}}}}}}})]
 
 
 def chat() -> Any:
@@ -52,8 +56,17 @@ def test_a_direct_message_opens_the_pairs_conversation_once() -> None:
 
 def test_a_thread_reply_stays_in_its_channel() -> None:
     call = chat()
-    assert not call("post_message", channel_id="C_0001", text="same", thread_id="m_1").is_error
+    assert not call("post_message", channel_id="C_0002", text="same", thread_id="m_2").is_error
     assert call("post_message", channel_id="C_0002", text="elsewhere", thread_id="m_1").is_error
+
+
+def test_only_a_member_posts_in_a_channel_and_joining_makes_one() -> None:
+    """Slack's `not_in_channel`: the card's stated failure, held by a rule (a post had gone through anywhere)."""
+    call = chat()
+    refused = call("post_message", channel_id="C_0001", text="hello")
+    assert refused.error_class == "business" and "join_channel" in refused.text
+    call("join_channel", channel_id="C_0001")
+    assert not call("post_message", channel_id="C_0001", text="hello").is_error
 
 
 def test_a_channel_name_is_a_handle_and_its_maker_a_member() -> None:
@@ -71,3 +84,10 @@ def test_joining_is_once_and_reactions_are_kept_as_the_world_keeps_them() -> Non
     assert json.loads(call("get_channel", channel_id="C_0001").text)["members"] == ["U_2", "U_1"]
     call("add_reaction", message_id="m_1", emoji="tada")
     assert json.loads(call("get_message", message_id="m_1").text)["reactions"] == {"tada": ["U_1"]}
+
+
+def test_a_listing_says_whether_i_am_a_member_as_the_channel_says() -> None:
+    """`is_member` beside a channel's members: whether the signed-in user is among them, never a coin toss."""
+    call = chat()
+    listed = {c["channel_id"]: c["is_member"] for c in json.loads(call("list_channels").text)["channels"]}
+    assert listed == {"C_0001": False, "C_0002": True}

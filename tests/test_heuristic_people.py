@@ -144,6 +144,20 @@ def test_a_meeting_takes_the_earliest_free_slot_everyone_and_a_free_room_with_vi
     assert (args["start"], args["end"]) == ("2026-05-08T14:30", "2026-05-08T15:00")
 
 
+def test_a_meeting_takes_the_smallest_free_room_that_seats_everyone_whatever_the_listing_order() -> None:
+    """A person books the four-seater for three, not the boardroom the listing happens to show first."""
+    intent = intents_of(MEETING)[0]
+    people = [Record("calendar/find_people", {"people": [{"person_id": p, "name": n}]})
+              for p, n in (("p1", "Nicholas Carter"), ("p2", "Benjamin Suzuki"))]
+    slots = Record("calendar/find_free_slots", {"slots": [["2026-05-08T14:30:00Z", "2026-05-08T15:00:00Z"]]})
+    rooms = Record("calendar/list_rooms", {"rooms": [
+        {"room_id": "board", "name": "Board", "capacity": 20, "video": True, "available": True},
+        {"room_id": "kite", "name": "Kite", "capacity": 4, "video": True, "available": True},
+        {"room_id": "hall", "name": "Hall", "capacity": 8, "video": True, "available": True}]})
+    args, missing = fill(EVENT, intent, _ctx(MEETING, *people, slots, rooms))
+    assert not missing and args["room_id"] == "kite"
+
+
 def test_an_id_of_a_kind_named_by_name_comes_from_the_record_of_that_name() -> None:
     create = _spec("docs", "create_document", "Create a document.",
                    {"title": {"type": "string"}, "folder_id": {"type": "string", "description": "folder id"}},

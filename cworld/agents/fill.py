@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from typing import Any, Literal
 
 from cworld.agents.intents import Facts, Intent, Rule, words_of
-from cworld.agents.schedule import MOMENTS, fits_room, open_time, slot_moment
+from cworld.agents.schedule import MOMENTS, fits_room, open_time, room_size, slot_moment
 from cworld.data_model import ToolSpec
 
 _ID_WORDS = re.compile(r"\b([a-z]+) ids?\b")
@@ -266,6 +266,7 @@ def from_results(spec: ToolSpec, name: str, prop: dict[str, Any], intent: Intent
                 continue
             fit = match_score(item, intent) if ctx.pick == "matched" else 0.0
             fit += 10.0 if position == picked else 0.0
+            fit -= room_size(item) if name == "room_id" else 0.0  # the smallest room that seats everyone
             rank = (int(same), fit, index, -position)
             if best is None or rank > best:
                 best, value = rank, candidate

@@ -44,6 +44,13 @@ def fits_room(item: dict[str, Any], intent: Intent) -> bool:
     return not ("video" in intent.words and item.get("video") is False)
 
 
+def room_size(item: dict[str, Any]) -> float:
+    """How much of a preference a room's size costs, under one point: a person books the smallest room that
+    seats everyone, not the boardroom for two."""
+    seats = item.get("capacity")
+    return min(seats, 999) / 1000 if isinstance(seats, int) and not isinstance(seats, bool) and seats > 0 else 0.0
+
+
 def finder(tools: list[Any], server: str) -> Any:
     """The server's free-slot finder (a read named for free time or slots), if visible."""
     return next((t for t in tools if t.server == server and t.is_read_only

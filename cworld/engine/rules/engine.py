@@ -40,6 +40,7 @@ from cworld.engine.world.base import ServerWorld, World
 from cworld.engine.world.changes import EntityChanges
 from cworld.engine.world.layout import head
 from cworld.engine.world.named import with_named_kinds
+from cworld.engine.world.shape import signed_in
 from cworld.engine.world.state import Outcome
 from cworld.sandbox.framework.session import SECONDS_PER_CALL
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
@@ -299,7 +300,8 @@ class RulesEngine:
         # keyed by the call, not by when it came: the same read asked again fills the same values (a page asked
         # twice is the same page), and a value the world cannot know stays put across calls
         rng = lambda: derive_rng(state.seed, f"engine:world:shape:{tool.id}:{canonical_json(arguments)}")  # noqa: E731
-        return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments)
+        me = lambda: frozenset(str(u[0]) for u in [signed_in(server.state)] if u is not None and u[0])  # noqa: E731
+        return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments, me)
 
     def _guarded(self, state: _Session, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
         """The refusal of a tool no rule covers, where its token or an id it names contradicts the world
@@ -459,7 +461,8 @@ def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:
 
 
 def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: str, origin: str,
-            rng: Callable[[], random.Random], arguments: dict[str, Any]) -> ToolResult:
+            rng: Callable[[], random.Random], arguments: dict[str, Any],
+            me: Callable[[], frozenset[str]] = frozenset) -> ToolResult:
     """The answer as the tool's output schema has it: the payload (a record view or a page) when it fits;
     otherwise filled to the schema from the payload where it fits (`Shaper`: values the world does not
     hold are made up for display, never written to the world). The text is the JSON. A text service's answer
@@ -482,7 +485,7 @@ def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: 
     valid = conforms(schema, structured) if props else True
     invented: list[str] = []
     if not valid:
-        filled = Shaper(rng(), given=arguments).fill(schema, payload)
+        filled = Shaper(rng(), given=arguments, me=me()).fill(schema, payload)  # `is_member`: whether I am
         if isinstance(filled, dict) and conforms(schema, filled):
             invented = made_up(filled, (payload, arguments))
             structured, valid = filled, True

@@ -132,7 +132,7 @@ class Shaper:
         if self.me and (mine := _users_entry(source, prop, self.me)) is not None:
             return mine
         if types == {"boolean"}:
-            return _derived_flag(source, prop)
+            return _membership(source, prop, self.me) if self.me else _derived_flag(source, prop)
         if prop.endswith("name") and self.lookup is not None:
             return self._referenced_name(source, prop)
         if prop in TOTAL_NAMES:
@@ -256,6 +256,16 @@ def _derived_flag(source: dict[str, Any], prop: str) -> bool | None:
     if isinstance(count, int | float) and not isinstance(count, bool):
         return count > 0
     return None
+
+
+def _membership(source: dict[str, Any], prop: str, me: frozenset[str]) -> bool | None:
+    """`is_member` beside `members: [...]`: whether the signed-in user is among them, as the record says; any
+    other flag as the record implies it (`_derived_flag`)."""
+    match = re.match(r"^(?:is|am|you_are|i_am)_(.+)$", prop)
+    listed = source.get(f"{match.group(1)}s") if match else None
+    if isinstance(listed, list | dict):
+        return any(str(m) in me for m in listed)
+    return _derived_flag(source, prop)
 
 
 def _users_entry(source: dict[str, Any], prop: str, me: frozenset[str]) -> Any:

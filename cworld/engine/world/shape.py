@@ -15,7 +15,8 @@ from typing import Any
 #: How many of a collection's records show its shape (creates are rare; a sample is enough).
 SAMPLE = 20
 #: Fields a service fills with who made the record: the signed-in user, shaped as the field's values are.
-CREATOR_FIELDS = ("from", "sender", "author", "organizer", "owner", "created_by", "creator")
+CREATOR_FIELDS = ("from", "sender", "author", "organizer", "owner", "created_by", "creator", "from_id", "sender_id",
+                  "author_id", "organizer_id", "owner_id", "created_by_id", "creator_id")
 #: A record's fields that map people to their role on it (`access: {person_057: editor}`).
 ROLE_MAPS = ("access", "permissions", "roles", "acl", "sharing", "collaborators")
 #: The role of whoever made a record, where every record's role map names one.
@@ -252,7 +253,20 @@ def _as_examples(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
         return [_entry_like(v, inner) if isinstance(v, dict) else _referenced_like(v, inner, state) for v in value]
     if isinstance(value, str) and examples and all(isinstance(e, dict) for e in examples):
         return _referenced_like(value, examples, state)
+    if isinstance(value, str) and _NAIVE_TIME.match(value) and examples \
+            and all(isinstance(e, str) and _ZULU_TIME.match(e) for e in examples):
+        return _zulu(value)  # `2026-06-30T13:00` kept as the service keeps times: `2026-06-30T13:00:00Z`
     return value
+
+
+#: A wall-clock time given with no zone (`2026-06-30T13:00`, seconds optional), and one kept in UTC with seconds.
+_NAIVE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+_ZULU_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+def _zulu(naive: str) -> str:
+    """A time given without a zone, read as UTC (what the records' `Z` times are), with its seconds."""
+    return f"{naive}:00Z" if len(naive) == 16 else f"{naive}Z"
 
 
 def _entry_like(entry: dict[str, Any], examples: list[dict[str, Any]]) -> dict[str, Any]:
