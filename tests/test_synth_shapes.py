@@ -96,7 +96,8 @@ def test_a_find_is_drawn_with_a_look_that_opens_what_it_found() -> None:
 
 def test_the_sampler_tries_every_fitting_tool_before_any_twice() -> None:
     """Coverage: of the tools that fit a slot the least tried is drawn, so over a run the draws spread over
-    the whole pool instead of a few random picks; a tool whose draw failed drifts behind the others."""
+    the whole pool instead of a few random picks; a tool whose draw failed waits behind the untried ones,
+    gets a second try before a used tool is drawn again, and failing twice drifts behind the others."""
     shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "migrate"}
     sampler = ShapeSampler(_Space(30), shapes, n_tasks=1000, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
     rng = random.Random(3)
@@ -107,6 +108,13 @@ def test_the_sampler_tries_every_fitting_tool_before_any_twice() -> None:
     _, drawn = sampler.sample(rng)
     sampler.settle(drawn, accepted=False)
     failed = drawn.units["source"].id
+    while any(not sampler.tried[t] for t in sources):
+        drawn = sampler.sample(rng)[1]
+        assert drawn.units["source"].id != failed
+        sampler.settle(drawn, accepted=True)
+    drawn = sampler.sample(rng)[1]
+    assert drawn.units["source"].id == failed
+    sampler.settle(drawn, accepted=False)
     for _ in range(len(sources) - 1):
         drawn = sampler.sample(rng)[1]
         assert drawn.units["source"].id != failed
@@ -222,6 +230,9 @@ def test_a_server_no_task_reaches_yet_comes_first_and_its_tool_gets_a_second_try
     sampler.settle(again, accepted=False)
     assert sampler._failed(failed) == 1
     sampler.reached.add(failed.server)
+    assert sampler._failed(failed) == 1  # no accepted task uses it yet: its first failure stays forgiven
+    sampler.tried[failed.id] += 1
+    sampler.kept[failed.id] += 1  # an accepted task used it: every failure counts
     assert sampler._failed(failed) == 2
 
 

@@ -7,8 +7,9 @@ a shape draws from every server whose tools fit, not from a list of tools. The s
 
 - takes shapes in turn with the attempt's RNG, and for each slot a unit on a server no other slot of
   the task uses (a slot `same: <slot>` stays on that slot's server);
-- covers the pool: of every fitting unit it takes the one whose draws failed least (one failure forgiven on
-  a server no accepted task reaches yet), then one on such a server, then the least tried (then the one on the least tried server, then by chance),
+- covers the pool: of every fitting unit it takes the one whose draws failed least (one failure forgiven
+  while no accepted task uses the tool or reaches its server), then one on a server no accepted task
+  reaches yet, then one no accepted task uses, then the least tried (then the one on the least tried server, then by chance),
   so each tool is tried once before any is tried again, servers with few fitting tools are reached, and
   one whose drafts keep failing drifts back; a shape is drawn more often while many
   units of its first slot are untried (weight x sqrt(1 + untried)); and a tool drawn in
@@ -232,7 +233,7 @@ class ShapeSampler:
     def _pick(self, slot: Slot, rng: random.Random, avoid: set[str], used: set[str], server: str | None,
               drawn: Drawn) -> tuple[Unit, ToolSpec | None] | None:
         """The fitting unit whose draws failed least (`_failed`), then one on a server no accepted task reaches
-        yet, then the least tried (then the one on the least tried server, then chance), whose finder fits when the slot
+        yet, then one no accepted task uses, then the least tried (then the one on the least tried server, then chance), whose finder fits when the slot
         needs one and neither has reached the cap; None when no fitting unit is open (the shape gives way to
         another). So every tool is tried before any is tried again, a server whose first tools failed gets its
         next ones before reached servers do, and one whose drafts keep failing (a change the world does not
@@ -244,8 +245,8 @@ class ShapeSampler:
                    and self.drawn[u.id] < self.cap and self._fits(u, slot, drawn) and self._means(u, slot)
                    and self._goes_with(u, drawn)]
         order = {u.id: rng.random() for u in fitting}
-        fitting.sort(key=lambda u: (self._failed(u), u.server in self.reached, self.tried[u.id],
-                                    self.servers[u.server], order[u.id]))
+        fitting.sort(key=lambda u: (self._failed(u), u.server in self.reached, self.kept[u.id] > 0,
+                                    self.tried[u.id], self.servers[u.server], order[u.id]))
         for unit in fitting:
             if "finder" in slot.needs and unit.use == "find" and unit.queries:
                 continue  # a search is no listing to count or rank
@@ -257,11 +258,13 @@ class ShapeSampler:
         return None
 
     def _failed(self, unit: Unit) -> int:
-        """Its failed draws, the first forgiven while no accepted task reaches its server: a failure often
-        comes from the record or the partner drawn with it, and a server with one or two fitting tools is
-        otherwise never reached again."""
+        """Its failed draws, the first forgiven while no accepted task uses it or reaches its server: a failed
+        attempt counts against every tool it drew, though one step failed (or the record or partner drawn
+        with it), so a tool no task uses yet gets a second try before a used one is drawn again; without it a
+        run ran out of untried sources at ~800 tasks and drew used ones, and a server with one or two fitting
+        tools was never reached again."""
         failed = self.tried[unit.id] - self.kept[unit.id]
-        return failed if unit.server in self.reached else max(0, failed - 1)
+        return failed if unit.server in self.reached and self.kept[unit.id] else max(0, failed - 1)
 
     def _open(self, pick: tuple[Unit, ToolSpec | None]) -> bool:
         return all(self.drawn[t.id] < self.cap for t in (pick[0].tool, pick[1]) if t is not None)
