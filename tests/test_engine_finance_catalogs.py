@@ -151,3 +151,15 @@ def test_an_order_that_names_no_symbol_is_not_refused_for_one() -> None:
     engine, log = RulesEngine(load_cards(Environment.resolve().category_cards), [order], world=world), SessionLog(seed=0)
     assert not engine.respond_sync(order, {"qty": "10"}, log).is_error
     assert engine.respond_sync(order, {"qty": "10", "symbol": "YARD"}, log).error_class == "not_found"
+
+
+def test_the_authenticator_shows_a_page_of_codes_newest_first() -> None:
+    """A phone that has received 45 codes shows them 20 at a time, newest first (it answered all of them)."""
+    state = bank_state()
+    state["codes"] = {f"trf_{n:04d}": {"code": f"{n:06d}", "expires_at": "2026-01-01T00:00:00Z"} for n in range(1, 46)}
+    paged = tool("harbor-bank", "read_authenticator", {"page": {"type": "integer", "default": 1},
+                                                        "page_size": {"type": "integer", "default": 20}}, [])
+    call = rules_caller("harbor-bank", "finance", state, KINDS, [paged])
+    first, third = (json.loads(call("read_authenticator", page=p).text) for p in (1, 3))
+    assert [c["transfer_id"] for c in first["codes"]][:2] == ["trf_0045", "trf_0044"] and len(first["codes"]) == 20
+    assert first["total"] == 45 and first["has_more"] and len(third["codes"]) == 5 and not third["has_more"]

@@ -165,6 +165,17 @@ def test_a_board_is_read_with_its_lists_in_order_its_labels_and_its_members() ->
     assert call("get_board", board_id="b_9").error_class == "not_found"
 
 
+def test_a_board_that_pages_its_lists_shows_one_page_at_a_time() -> None:
+    """A board read with `page_size` shows that many of its lists in position order, and says more remain."""
+    paged = {"get_board_page": ({"board_id": STR, "page": {"type": "integer", "default": 1},
+                                 "page_size": {"type": "integer", "default": 1}}, ["board_id"])}
+    call, _ = _team_board(**paged)
+    first = call("get_board_page", board_id="b_1").structured_content or {}
+    second = call("get_board_page", board_id="b_1", page=2).structured_content or {}
+    assert [x["list_id"] for x in first["lists"]] == ["c_1"] and first["has_more"] and first["total"] == 2
+    assert [(x["list_id"], x["open_cards"]) for x in second["lists"]] == [("c_2", 0)] and not second["has_more"]
+
+
 def test_a_member_joins_a_card_once_and_only_from_its_board() -> None:
     call, _ = _team_board()
     joined = call("add_card_member", card_id="t_2", member_id="u_me")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any
 
 from cworld.data_model import ToolSpec
@@ -760,7 +761,7 @@ def _held_fields(entity: EntityType, records: Any) -> set[str]:
     """The fields a kind's records hold: the card's and those of the world's records (a few looked at)."""
     held = set(entity.fields)
     if isinstance(records, dict):
-        for record in list(records.values())[:20]:
+        for record in islice(records.values(), 20):
             held |= set(record) if isinstance(record, dict) else set()
     return held
 

@@ -10,6 +10,7 @@ same rule holds for `hotel_nights`, `inventory` or `sold`, and does nothing wher
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 #: A run of letters of one case, or of digits: what an id's or a key's form is made of.
@@ -22,11 +23,15 @@ def form(value: Any) -> str:
     return _RUNS.sub(lambda m: "A" if m.group().isupper() else "a" if m.group().isalpha() else "9", str(value))
 
 
+#: How many of a map's entries show its shape (a ledger of 10,000 flights is read as its first ones show it).
+SAMPLE = 20
+
+
 def _is_ledger(value: Any) -> bool:
-    """A non-empty map of maps of whole counts."""
+    """A non-empty map of maps of whole counts (its first entries looked at)."""
     return isinstance(value, dict) and bool(value) and all(
         isinstance(inner, dict) and inner and all(isinstance(n, int) and not isinstance(n, bool) for n in inner.values())
-        for inner in value.values())
+        for inner in islice(value.values(), SAMPLE))
 
 
 def ledger_of(state: Any, key: Any, inner: Any) -> str | None:
@@ -36,8 +41,8 @@ def ledger_of(state: Any, key: Any, inner: Any) -> str | None:
         return None
     outer_form, inner_form = form(key), form(inner)
     found = [name for name, value in state.items() if _is_ledger(value)
-             and all(form(k) == outer_form for k in value)
-             and all(form(s) == inner_form for counts in value.values() for s in counts)]
+             and all(form(k) == outer_form for k in islice(value, SAMPLE))
+             and all(form(s) == inner_form for counts in islice(value.values(), SAMPLE) for s in counts)]
     return found[0] if len(found) == 1 else None
 
 

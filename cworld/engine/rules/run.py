@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from cworld.engine.rules.cow import SessionStore
@@ -119,7 +120,7 @@ _KEY = re.compile(r"^([A-Za-z][A-Za-z-]*)_\d{4}$")
 
 def _keys_prefix(coll: dict[str, Any]) -> str | None:
     """The prefix every key of the collection shares, where they read `<prefix>_0001` (a few looked at)."""
-    found = {m.group(1) if (m := _KEY.match(str(k))) else None for k in list(coll)[:20]}
+    found = {m.group(1) if (m := _KEY.match(str(k))) else None for k in islice(coll, 20)}
     return next(iter(found)) if len(found) == 1 and None not in found else None
 
 

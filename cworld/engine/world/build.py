@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -441,7 +442,7 @@ def _record_keys(value: Any, card: CategoryCard, path: Path) -> dict[str, list[s
 
 def _holds_accounts(collections: Iterable[Collection]) -> bool:
     """Whether some record holds a secret a login checks (a password, a pin)."""
-    return any(f in record for c in collections for record in list(c.records.values())[:20] for f in SECRET_FIELDS)
+    return any(f in record for c in collections for record in islice(c.records.values(), 20) for f in SECRET_FIELDS)
 
 
 #: The entry of a world file that holds what is not a collection of records: the signed-in user (`me:

@@ -11,6 +11,7 @@ grader diffs it exactly as live). The top-level entry (`head`) is what a session
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 SEP = "."
@@ -87,7 +88,7 @@ def catalog_path(fields: Iterable[str], reference: dict[str, Any]) -> str | None
     wanted = set(fields)
     best: tuple[float, str] | None = None
     for path, records in _record_maps(reference, "", depth=2):
-        sample = [r for r in list(records.values())[:_SAMPLE]]
+        sample = list(islice(records.values(), _SAMPLE))
         held = set.intersection(*(set(r) for r in sample)) if sample else set()
         share = len(wanted & held) / len(wanted) if wanted else 0.0
         if share >= 0.5 and len(wanted & held) >= _SHARED and (best is None or share > best[0]):

@@ -10,6 +10,7 @@ every rule (family, inferred, per-tool): what the world shows, never what one se
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 #: How many of a collection's records show its shape (creates are rare; a sample is enough).
@@ -89,7 +90,7 @@ def _filled(field: str, shaped: dict[str, Any], examples: list[Any], state: dict
 
 def _sample(records: Any) -> list[dict[str, Any]]:
     """The first records of a collection, which show its shape (none where it is no collection)."""
-    return [r for r in list(records.values())[:SAMPLE] if isinstance(r, dict)] if isinstance(records, dict) else []
+    return [r for r in islice(records.values(), SAMPLE) if isinstance(r, dict)] if isinstance(records, dict) else []
 
 
 def held_only(records: Any, record: dict[str, Any]) -> dict[str, Any]:
@@ -150,7 +151,7 @@ def self_key_field(records: Any) -> str | None:
     so a record made keeps it there too; None where the world's records do not (a few looked at)."""
     if not isinstance(records, dict) or not records:
         return None
-    sample = list(records.items())[:SAMPLE]
+    sample = list(islice(records.items(), SAMPLE))
     shared = set.intersection(*(set(r) if isinstance(r, dict) else set() for _, r in sample))
     return next((f for f in sorted(shared) if all(str(r[f]) == str(k) for k, r in sample)), None)
 
