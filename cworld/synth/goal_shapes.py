@@ -7,7 +7,7 @@ a shape draws from every server whose tools fit, not from a list of tools. The s
 
 - takes shapes in turn with the attempt's RNG, and for each slot a unit on a server no other slot of
   the task uses (a slot `same: <slot>` stays on that slot's server);
-- covers the pool: of every fitting unit it takes the one whose draws failed least (one failure forgiven
+- covers the pool: of every fitting unit it takes the one whose draws failed least (two failures forgiven
   while no accepted task uses the tool or reaches its server), then one on a server no accepted task
   reaches yet, then one no accepted task uses, then the least tried (then the one on the least tried server, then by chance),
   so each tool is tried once before any is tried again, servers with few fitting tools are reached, and
@@ -42,6 +42,9 @@ from cworld.synth.sampling import Candidates
 NEEDS = frozenset({"text", "label", "carries", "dates", "finder", "plays", "content", "dated", "notes", "fields",
                    "copyable", "alike", "apart"})
 CAP_SHARE = 0.03
+FORGIVEN = 2
+"""Failed draws forgiven a tool no accepted task uses yet (or on a server none reaches): its third try comes
+before a used tool is drawn again."""
 
 
 @dataclass(frozen=True)
@@ -258,13 +261,13 @@ class ShapeSampler:
         return None
 
     def _failed(self, unit: Unit) -> int:
-        """Its failed draws, the first forgiven while no accepted task uses it or reaches its server: a failed
+        """Its failed draws, the first `FORGIVEN` forgiven while no accepted task uses it or reaches its server: a failed
         attempt counts against every tool it drew, though one step failed (or the record or partner drawn
         with it), so a tool no task uses yet gets a second try before a used one is drawn again; without it a
         run ran out of untried sources at ~800 tasks and drew used ones, and a server with one or two fitting
         tools was never reached again."""
         failed = self.tried[unit.id] - self.kept[unit.id]
-        return failed if unit.server in self.reached and self.kept[unit.id] else max(0, failed - 1)
+        return failed if unit.server in self.reached and self.kept[unit.id] else max(0, failed - FORGIVEN)
 
     def _open(self, pick: tuple[Unit, ToolSpec | None]) -> bool:
         return all(self.drawn[t.id] < self.cap for t in (pick[0].tool, pick[1]) if t is not None)
