@@ -94,3 +94,15 @@ def test_a_wrapped_finder_serves_a_plan_that_replays(harvested: tuple[Any, Any])
     wrong = [plan[0], PlanStep(id="s2", tool=tools["get_goal"].id, arguments={"goal_id": "goal_9999"})]
     assert run_plan(wrong, {t.id: t for t in tools.values()}, engine, SessionLog(seed=3))[0].failure  # it checks
     assert id_problems(plan[1], tools["get_goal"], {s.id: s for s in plan}, universe) == []  # `result`: no kind
+
+
+def test_rows_written_in_pythons_repr_are_read_as_a_client_reads_them() -> None:
+    """The sqlite server (and the SQL card's servers the engine answers as it) write `str(rows)`: the agents,
+    the probe and the gold plan read those rows as records; a text that only looks like one stays text."""
+    rows = "[{'table_id': 7, 'name': 'orders', 'rows': None}, {'table_id': 8, 'name': 'refunds', 'rows': 12}]"
+    answer = ToolResult(content=[{"type": "text", "text": rows}])
+    assert payload(answer) == [{"table_id": 7, "name": "orders", "rows": None},
+                               {"table_id": 8, "name": "refunds", "rows": 12}]
+    assert resolve("{{s1.result[name=refunds].table_id}}", {"s1": {"result": rows}}) == 8
+    assert json_in_text("[__import__('os')]") is None  # no code is run: a literal or nothing
+    assert payload(ToolResult(content=[{"type": "text", "text": "[not, a, list"}])) == {"text": "[not, a, list"}

@@ -144,11 +144,8 @@ def payload(result: ToolResult) -> Any:
     if result.structured_content is not None:
         return opened(result.structured_content)
     text = result.text
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return {"text": text}
-    return opened(value) if isinstance(value, dict | list) else {"text": text}
+    value = json_in_text(text)  # JSON, or rows in Python's repr
+    return opened(value) if value is not None else {"text": text}
 
 
 def opened(value: Any) -> Any:

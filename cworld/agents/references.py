@@ -21,6 +21,7 @@ and which part of the path failed, so an agent can decide to look again.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Mapping
@@ -79,14 +80,23 @@ def lookup(results: Mapping[str, Any], step_id: str, path: str) -> Any:
 def json_in_text(value: Any) -> dict[str, Any] | list[Any] | None:
     """The JSON object or array a text holds, else None: what a reference steps into and what an agent's
     observation reads (`agents.observe.payload`), one rule for both. A text that is a JSON number, string
-    or word (`42`, `"ok"`, `true`) holds no record, so it stays text."""
+    or word (`42`, `"ok"`, `true`) holds no record, so it stays text. Rows written in Python's repr (the
+    sqlite server's `str(rows)`: `[{'id': 1}]`) are read as a client of such a server reads them."""
     if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "["):
         return None
     try:
         parsed = json.loads(value)
     except (json.JSONDecodeError, ValueError):
-        return None
+        parsed = _python_literal(value)
     return parsed if isinstance(parsed, dict | list) else None
+
+
+def _python_literal(text: str) -> Any:
+    """A Python literal's value (a dict or list of plain values), else None; never code run."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
 
 
 def _opened(node: Any) -> Any:
