@@ -73,7 +73,6 @@ overall and per category card (the card most of a server's tools get).
 from __future__ import annotations
 
 import argparse
-import ast
 import copy
 import json
 import re
@@ -87,6 +86,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cworld.agents.references import json_in_text
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word, verb_kind
@@ -291,18 +291,12 @@ def content(result: ToolResult) -> Any:
 
 
 def parsed_text(text: str | None) -> Any:
-    """A text answer's data: JSON, or rows in Python's repr as the sqlite server writes them (`str(rows)`,
-    which its clients read with `ast.literal_eval`); None for prose."""
+    """A text answer's data: JSON, or rows in Python's repr as the sqlite server writes them (`str(rows)`), read
+    as the agents read them (`agents.references.json_in_text`); None for prose."""
     try:
         return json.loads(text or "")
     except (ValueError, TypeError):
-        pass
-    if (text or "").lstrip()[:1] not in ("[", "{"):
-        return None
-    try:
-        return ast.literal_eval(text or "")
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
+        return json_in_text(text)
 
 
 def items_of(result: ToolResult) -> list[Any] | None:

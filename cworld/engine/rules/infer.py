@@ -330,19 +330,19 @@ def _attach_rule(tool: ToolSpec, entity: EntityType, coll: str, props: dict[str,
     if verb is None or tokens[verb] not in ATTACH_VERBS or verb + 1 >= len(tokens) \
             or entity_named(card, tokens[verb + 1]) is not entity:  # the thing added is named right after the verb
         return None
-    own = [a for a in props if a in required and (k := id_kind(a, card)) is not None and k[0] is entity]
+    kinds = {a: k for a in props if (k := id_kind(a, card)) is not None and k[0] is not None}
+    own = [a for a in props if a in required and a in kinds and kinds[a][0] is entity]
     others = [a for a in props if a not in own and snake(a) not in TOKEN_ARGS and snake(a) not in PAGING_ARGS]
     placed = bool({"to", "into", "on"} & set(tokens)) or verb > 0 or any(
-        (k := id_kind(a, card)) is not None and k[0] is not None and k[0] is not entity for a in others)
+        a in kinds and kinds[a][0] is not entity for a in others)
     if len(own) != 1 or not others or not placed:
         return None
     checks = [*auth_checks(props, world), *reference_checks(props, required, card, world, own=None)]
-    many = bool((id_kind(own[0], card) or (None, False))[1])
-    if many:  # several records placed at once: each must exist; where they go is not kept on them
+    if kinds[own[0]][1]:  # several records placed at once: each must exist; where they go is not kept on them
         return Rule(op="update", check=checks, answer=f"{{'success': True, 'ids': args[{own[0]!r}]}}", origin="inferred")
     held = _held_fields(entity, at(world.state, coll))
-    links = {f"{k[0].name}_id": a for a in others
-             if (k := id_kind(a, card)) is not None and k[0] is not None and not k[1] and f"{k[0].name}_id" in held}
+    links = {f"{kind.name}_id": a for a in others if a in kinds
+             for kind, many in [kinds[a]] if kind is not None and not many and f"{kind.name}_id" in held}
     find = Check(find="target", in_=coll, key=record_key(own[0], entity, world), message=not_found_message(entity, card))
     effects = [Effect(set="target", to={field: f"args[{arg!r}]" for field, arg in links.items()})] if links else []
     return Rule(op="update", check=[*checks, find], do=effects, answer="{**target, 'id': target_key}", origin="inferred")

@@ -13,6 +13,8 @@ import re
 from itertools import islice
 from typing import Any
 
+from cworld.values import iso, parse_time
+
 #: How many of a collection's records show its shape (creates are rare; a sample is enough).
 SAMPLE = 20
 #: Fields a service fills with who made the record: the signed-in user, shaped as the field's values are.
@@ -46,10 +48,7 @@ def world_shaped(record: dict[str, Any], key: str, records: dict[str, Any], stat
     if own is not None and shaped.get(own) in (None, ""):
         shaped[own] = key
     for field in _shared_fields(sample):
-        examples = [r[field] for r in sample]
-        filled = now_as_examples(now, examples) if STAMPED.search(field) else None
-        if filled is None:
-            filled = _filled(field, shaped, examples, state, now)
+        filled = _filled(field, shaped, [r[field] for r in sample], state, now)
         if filled is not _LEAVE:
             shaped[field] = filled
     return shaped
@@ -70,6 +69,9 @@ _LEAVE = object()
 def _filled(field: str, shaped: dict[str, Any], examples: list[Any], state: dict[str, Any], now: str) -> Any:
     """The value `field` of the made record takes, as `examples` (the kind's records' values) show it; `_LEAVE`
     where nothing says (a creator field in a world that keeps no signed-in user)."""
+    stamp = now_as_examples(now, examples) if STAMPED.search(field) else None
+    if stamp is not None:  # the service stamps it, whatever the call or the answer's shaping said
+        return stamp
     value = shaped.get(field)
     if field in HISTORY_FIELDS and not value and all(isinstance(e, list) and e and isinstance(e[-1], dict)
                                                      for e in examples):
@@ -254,20 +256,15 @@ def _as_examples(value: Any, examples: list[Any], state: dict[str, Any]) -> Any:
         return [_entry_like(v, inner) if isinstance(v, dict) else _referenced_like(v, inner, state) for v in value]
     if isinstance(value, str) and examples and all(isinstance(e, dict) for e in examples):
         return _referenced_like(value, examples, state)
-    if isinstance(value, str) and _NAIVE_TIME.match(value) and examples \
-            and all(isinstance(e, str) and _ZULU_TIME.match(e) for e in examples):
-        return _zulu(value)  # `2026-06-30T13:00` kept as the service keeps times: `2026-06-30T13:00:00Z`
+    moment = parse_time(value) if isinstance(value, str) and _NAIVE_TIME.match(value) else None
+    if moment is not None and examples and all(isinstance(e, str) and _ZULU_TIME.match(e) for e in examples):
+        return iso(moment)  # `2026-06-30T13:00` (UTC) kept as the service keeps times: `2026-06-30T13:00:00Z`
     return value
 
 
 #: A wall-clock time given with no zone (`2026-06-30T13:00`, seconds optional), and one kept in UTC with seconds.
 _NAIVE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _ZULU_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-
-
-def _zulu(naive: str) -> str:
-    """A time given without a zone, read as UTC (what the records' `Z` times are), with its seconds."""
-    return f"{naive}:00Z" if len(naive) == 16 else f"{naive}Z"
 
 
 def _entry_like(entry: dict[str, Any], examples: list[dict[str, Any]]) -> dict[str, Any]:
