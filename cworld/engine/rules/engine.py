@@ -300,8 +300,8 @@ class RulesEngine:
         # keyed by the call, not by when it came: the same read asked again fills the same values (a page asked
         # twice is the same page), and a value the world cannot know stays put across calls
         rng = lambda: derive_rng(state.seed, f"engine:world:shape:{tool.id}:{canonical_json(arguments)}")  # noqa: E731
-        me = lambda: frozenset(str(u[0]) for u in [signed_in(server.state)] if u is not None and u[0])  # noqa: E731
-        return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments, me)
+        return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments,
+                       lambda: _signed_in_keys(server.state))
 
     def _guarded(self, state: _Session, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
         """The refusal of a tool no rule covers, where its token or an id it names contradicts the world
@@ -451,6 +451,12 @@ def _a_key(value: Any, state: dict[str, Any]) -> bool:
 def _names_an_id(prop: str) -> bool:
     name = snake(prop)
     return name in ("id", "ids") or name.endswith(("_id", "_ids"))
+
+
+def _signed_in_keys(state: dict[str, Any]) -> frozenset[str]:
+    """The signed-in user's key where the world keeps one (what `is_member` and `your_role` are about)."""
+    user = signed_in(state)
+    return frozenset({str(user[0])}) if user is not None and user[0] else frozenset()
 
 
 def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:
