@@ -254,3 +254,11 @@ def test_catalog_knowledge_base_is_large_and_unique() -> None:
     products = kb.load("products")
     assert len(products) >= 120 and len({p["sku"] for p in products}) == len(products)
     assert len({p["category"] for p in products}) >= 10
+
+
+def test_checkout_states_the_shipping_it_charges() -> None:
+    """The shipping policy is public (a buyer within a budget needs it): the words are the app's constants."""
+    from cworld.sandbox.apps.shop.state import FREE_SHIPPING_FROM, SHIPPING_FEE
+    from cworld.sandbox.framework.binding import app_bindings
+    said = next(b.tool.description or "" for b in app_bindings(ShopApp) if b.meta.name == "checkout")
+    assert f"Shipping costs {SHIPPING_FEE:.2f}, free from {FREE_SHIPPING_FROM:.2f}" in said

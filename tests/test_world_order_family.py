@@ -8,7 +8,7 @@ from typing import Any
 from engine_helpers import rules_caller
 
 from cworld.data_model import ToolSpec
-from cworld.engine.rules.policies import shipping_fee
+from cworld.engine.rules.policies import shipping_fee, stated_shipping
 
 STR: dict[str, Any] = {"type": "string"}
 ORDER: dict[str, Any] = {"type": "object", "properties": {
@@ -84,6 +84,16 @@ def test_shipping_is_read_off_the_stores_past_orders() -> None:
     assert shipping_fee(orders, 80.0) == 0.0 and shipping_fee(orders, 120.0) == 0.0
     assert shipping_fee({"c": {"subtotal": 80.0, "shipping": 0.0}}, 5.0) == 0.0  # never charged: nothing to copy
     assert shipping_fee({}, 5.0) == 0.0 and shipping_fee(None, 5.0) == 0.0
+
+
+def test_shipping_the_store_states_comes_before_its_orders() -> None:
+    said = "Buy the cart. Shipping costs 4.99, free from 50.00 after discounts."
+    assert stated_shipping(said, 26.99) == 4.99 and stated_shipping(said, 50.0) == 0.0
+    assert stated_shipping("Delivery fee of $6; free delivery on orders over $35.", 35.0) == 6.0  # over: not at 35
+    assert stated_shipping("Delivery fee of $6; free delivery on orders over $35.", 35.01) == 0.0
+    assert stated_shipping("Place the order.", 10.0) is None  # states nothing: the orders decide
+    free_orders = {"c": {"subtotal": 80.0, "shipping": 0.0}}
+    assert shipping_fee(free_orders, 26.99, said) == 4.99 and shipping_fee(free_orders, 26.99, "") == 0.0
 
 
 def test_a_return_is_of_a_delivered_item_within_the_stated_window_for_the_price_paid() -> None:

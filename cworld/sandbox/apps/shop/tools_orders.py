@@ -38,7 +38,8 @@ class OrderTools(ShopBase):
     @tool(read_only=False, destructive=True)
     def checkout(self, token: Token, address_id: AddressId, payment_method_id: PaymentId) -> Order:
         """Buy everything in the cart: ships to a saved address, charges a saved, unexpired card and applies the
-        cart's coupon. Fails, changing nothing, while view_cart lists problems (stock, expired coupon)."""
+        cart's coupon. Shipping costs 4.99, free from 50.00 after discounts. Fails, changing nothing, while
+        view_cart lists problems (stock, expired coupon)."""
         self._auth(token)
         state = self.state
         if not state["cart"]["items"]:
