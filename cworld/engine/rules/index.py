@@ -5,9 +5,12 @@ hundred times slower than one of 100. The planner splits `where` into its `and` 
 the ones it can from indexes built over the seed's collection on first use (shared by every session of
 the world, never changed): `it.F == v` / `v == it.F` / `v in (None, it.F)` (v not naming `it` or `key`)
 from a hash index on the record side; `it.F` and `not it.F` from one on its truth; `matches(q, it.a,
-it.b, ...)` from a trigram index over the text `matches` reads (candidates only, verified); `i or X`
-with `i` not naming the record is true when `i` is; a conjunct not naming the record is evaluated once. The rest of `where` is evaluated on the candidates
-only. A session's records differ from the seed's only at the keys it wrote (`cow.SessionStore.dirty`):
+it.b, ...)` from a trigram index over the text `matches` reads (candidates only, verified); `v in it.L`
+from an index of a list's or map's members, `it.M.get(k) == v` / `in (v, w)` from one of a map's entries,
+`before(x, it.T)` / `before(it.T, x)` from the records' times in order (`containers.py`); `i or X` with `i`
+not naming the record is true when `i` is; any other `or` (and `X if c else Y`, which is `(c and X) or
+(not c and Y)`) by the union of its alternatives' candidates when each has some; a conjunct not naming
+the record is evaluated once. The rest of `where` is evaluated on the candidates only. A session's records differ from the seed's only at the keys it wrote (`cow.SessionStore.dirty`):
 those are always evaluated in full, as are records whose indexed side could not be indexed (a missing
 field, a list). Sorting takes the first page from the seed's order for the sort expression when most
 records pass. Any error while planning or evaluating falls back to the full walk, which gives the
@@ -19,20 +22,21 @@ from __future__ import annotations
 import ast
 import gc
 import heapq
-import math
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from cworld.engine.rules.containers import Buckets, Times, entries, entry_hits, indexable_value, members
 from cworld.engine.rules.expr import FUNCTIONS, parsed
 from cworld.engine.rules.safe import compiled, dot
 from cworld.values import norm, text_of
 
 _RECORD_NAMES = frozenset({"it", "key"})
 _PURE_NAMES = _RECORD_NAMES | frozenset(FUNCTIONS)
-_HASHABLE = (str, int, bool, type(None))
+#: kinds whose `value` is an expression of the caller's scope (evaluated once per plan)
+_VALUED = frozenset({"eq", "text", "const", "member", "entry", "entries", "after", "until"})
 #: when at least this share of the records pass, the page comes from the seed's sorted order
 _WALK_SHARE = 8
 _NONE: dict[str, None] = {}
@@ -42,8 +46,11 @@ _NO_KEYS: frozenset[str] = frozenset()
 @dataclass(frozen=True)
 class Conjunct:
     """One `and` part of a `where`: `kind` eq (record side == value side), truth (bool of the record
-    side == value), text (`matches(value, *fields)`), or None (evaluated per record). `guards`: parts
-    of an `or` before it that do not name the record (true: the conjunct holds for every record)."""
+    side == value), text (`matches(value, *fields)`), member (value in the record side), entry / entries
+    (the record side's map `.get(value)` == / in `fields[0]`), after / until (`before(value, record)` /
+    `before(record, value)`), or (any of `alternatives`, each a conjunction), const, or None (evaluated per
+    record). `guards`: parts of an `or` before it that do not name the record (true: the conjunct holds for
+    every record)."""
 
     kind: str | None
     record: str = ""
@@ -52,6 +59,7 @@ class Conjunct:
     guards: tuple[str, ...] = ()
     optional: bool = False
     """eq written `v in (None, it.F)`: true for every record when v is None"""
+    alternatives: tuple[tuple[Conjunct, ...], ...] = ()
 
 
 @lru_cache(maxsize=4096)
@@ -69,17 +77,43 @@ def _conjuncts(node: ast.AST) -> Iterator[ast.AST]:
 
 
 def _classify(node: ast.AST) -> Conjunct:
-    guards: tuple[str, ...] = ()
+    if _independent(node):
+        return Conjunct("const", value=ast.unparse(node))
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
         *first, last = node.values
         if all(_independent(g) for g in first):
-            guards, node = tuple(ast.unparse(g) for g in first), last
+            guarded = _classify_one(last, tuple(ast.unparse(g) for g in first))
+            if guarded.kind is not None:
+                return guarded
+    one = _classify_one(node, ())
+    if one.kind is not None:
+        return one
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return _either([_conjunction(v) for v in node.values])
+    if isinstance(node, ast.IfExp):  # passes only where (test and body) or (not test and orelse) does
+        return _either([_conjunction(ast.BoolOp(ast.And(), [node.test, node.body])),
+                        _conjunction(ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), node.test), node.orelse]))])
+    return one
+
+
+def _conjunction(node: ast.AST) -> tuple[Conjunct, ...]:
+    return tuple(_classify(part) for part in _conjuncts(node))
+
+
+def _either(alternatives: list[tuple[Conjunct, ...]]) -> Conjunct:
+    """An `or` the union of its alternatives' candidates answers: each must have a part that may narrow."""
+    if any(all(part.kind is None for part in alt) for alt in alternatives):
+        return Conjunct(None)
+    return Conjunct("or", alternatives=tuple(alternatives))
+
+
+def _classify_one(node: ast.AST, guards: tuple[str, ...]) -> Conjunct:
     if _independent(node):
         return Conjunct("const", value=ast.unparse(node), guards=guards)
     found = _indexable(node)
     if found is None:
         return Conjunct(None)
-    optional = isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In)
+    optional = found[0] == "eq" and isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In)
     return Conjunct(found[0], found[1], found[2], found[3], guards, optional)
 
 
@@ -90,19 +124,66 @@ def _indexable(node: ast.AST) -> tuple[str, str, str, tuple[str, ...]] | None:
             for rec, val in ((left, right), (right, left)):
                 if _pure(rec) and _independent(val):
                     return "eq", ast.unparse(rec), ast.unparse(val), ()
+                entry = _map_get(rec)
+                if entry is not None and _independent(val):
+                    return "entry", entry[0], entry[1], (ast.unparse(val),)
         if isinstance(op, ast.In) and isinstance(right, ast.Tuple) and len(right.elts) == 2 and _independent(left):
             none, rec = right.elts
             if isinstance(none, ast.Constant) and none.value is None and _pure(rec):
                 return "eq", ast.unparse(rec), ast.unparse(left), ()
+        if isinstance(op, ast.In) and _independent(left) and _pure(right):
+            return "member", ast.unparse(right), ast.unparse(left), ()
+        entry = _map_get(left)
+        if isinstance(op, ast.In) and entry is not None and _independent(right):
+            return "entries", entry[0], entry[1], (ast.unparse(right),)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _pure(node.operand):
         return "truth", ast.unparse(node.operand), "False", ()
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "matches" and node.args \
             and not node.keywords and _independent(node.args[0]) and all(_pure(a) for a in node.args[1:]) \
             and not any(isinstance(a, ast.Starred) for a in node.args):
         return "text", "", ast.unparse(node.args[0]), tuple(ast.unparse(a) for a in node.args[1:])
+    moment = _before(node)
+    if moment is not None:
+        return moment
     if _pure(node) and _reads_record(node):
         return "truth", ast.unparse(node), "True", ()
     return None
+
+
+def _map_get(node: ast.AST) -> tuple[str, str] | None:
+    """(M, k) of `M.get(k)`, M read off the record and k not."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred) \
+            and _pure(node.func.value) and _independent(node.args[0]):
+        return ast.unparse(node.func.value), ast.unparse(node.args[0])
+    return None
+
+
+def _before(node: ast.AST) -> tuple[str, str, str, tuple[str, ...]] | None:
+    """`before(x, it.T)` (after: the record's time is later than x) or `before(it.T, x)` (until)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "before"
+            and len(node.args) == 2 and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)):
+        return None
+    first, second = node.args
+    if _independent(first) and _pure(second):
+        return "after", ast.unparse(second), ast.unparse(first), ()
+    if _pure(first) and _independent(second):
+        return "until", ast.unparse(first), ast.unparse(second), ()
+    return None
+
+
+def independent_parts(conjuncts: tuple[Conjunct, ...]) -> set[str]:
+    """The expressions a plan evaluates in the caller's scope (values, guards, alternatives' values)."""
+    out: set[str] = set()
+    for part in conjuncts:
+        out.update(part.guards)
+        if part.kind in _VALUED:
+            out.add(part.value)
+        if part.kind in ("entry", "entries"):
+            out.add(part.fields[0])
+        for alt in part.alternatives:
+            out |= independent_parts(alt)
+    return out
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -155,11 +236,6 @@ def record_function(expr: str) -> Callable[[dict[str, Any], str], Any]:
     return fn
 
 
-def indexable_value(value: Any) -> bool:
-    """A value a hash look-up finds exactly as `==` would."""
-    return isinstance(value, _HASHABLE) or (type(value) is float and not math.isnan(value))
-
-
 class CollectionIndexes:
     """The indexes of one seed's collection (never changed: the seed's world is not written)."""
 
@@ -174,6 +250,9 @@ class CollectionIndexes:
         self._texts: dict[tuple[str, ...], _Texts] = {}
         self._unreadable: dict[tuple[str, ...], set[str]] = {}
         self._orders: dict[tuple[str, bool], list[tuple[Any, int, str]] | None] = {}
+        self._members: dict[str, tuple[Buckets, set[str]]] = {}
+        self._entries: dict[str, tuple[Buckets, set[str]]] = {}
+        self._times: dict[str, Times] = {}
 
     def equal(self, expr: str, value: Any) -> tuple[dict[str, None], set[str]]:
         """(keys whose `expr` == value, in the collection's order, keys `expr` could not be indexed for)."""
@@ -200,16 +279,43 @@ class CollectionIndexes:
                 residual.add(key)
         return buckets, residual
 
+    def member(self, expr: str, value: Any) -> tuple[Collection[str], set[str]]:
+        """(keys whose `expr` holds value as `in` finds it, keys `expr` could not be indexed for)."""
+        found = self._members.get(expr)
+        if found is None:
+            found = self._members[expr] = built_at_once(members)(self.keys, self.records, record_function(expr))
+        return found[0].get(value, _NONE), found[1]
+
+    def entry(self, expr: str, key: Any, wanted: Any, many: bool) -> tuple[Collection[str] | None, set[str]]:
+        """(keys whose map `expr` gives `wanted` for `key` - one of them when `many` -, None: no look-up
+        answers it; keys `expr` could not be indexed for)."""
+        found = self._entries.get(expr)
+        if found is None:
+            found = self._entries[expr] = built_at_once(entries)(self.keys, self.records, record_function(expr))
+        return entry_hits(found[0], key, wanted, many), found[1]
+
+    def times(self, expr: str) -> Times:
+        """The records' times for `expr`, in order (`before` read as a slice)."""
+        found = self._times.get(expr)
+        if found is None:
+            found = self._times[expr] = built_at_once(Times)(self.keys, self.records, record_function(expr))
+        return found
+
     def text(self, fields: tuple[str, ...], words: list[str]) -> tuple[set[str] | None, set[str]]:
-        """(keys whose `matches` text may hold every word - None: no word long enough to narrow -, keys
-        whose fields could not be read)."""
+        """(keys whose `matches` text holds every word, exactly as `matches` tests it - None: no word long
+        enough to narrow -, keys whose fields could not be read)."""
         found = self._texts.get(fields)
         if found is None:
             found = self._texts[fields] = _Texts(*self._build_texts(fields))
         wanted = sorted((w for w in words if len(w) >= 3), key=len, reverse=True)  # the longest is the rarest
         if not wanted:
             return None, found.residual
-        return found.holding(wanted), found.residual
+        hits = found.holding(wanted)
+        short = [w for w in words if len(w) < 3]
+        if short:  # too common to narrow by, tested on the hits' texts only
+            texts = found.texts
+            hits = {k for k in hits if all(w in texts[k] for w in short)}
+        return hits, found.residual
 
     @built_at_once
     def _build_texts(self, fields: tuple[str, ...]) -> tuple[dict[str, str], set[str]]:
@@ -360,14 +466,42 @@ def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Cal
         if found is not None:
             hits.append(found)
     if hits:
-        hits.sort(key=len)
-        keys = set(hits[0])
-        for other in hits[1:]:
-            if not keys:
-                break
-            keys = keys & other if isinstance(other, set) else {k for k in keys if k in other}
-        out.keys = keys
+        out.keys = _intersection([(h, _NO_KEYS) for h in hits])
     return out
+
+
+def _intersection(parts: list[tuple[Collection[str], Collection[str]]]) -> set[str]:
+    """The keys in every part's hits or its unknowns (keys its index could not read), smallest first."""
+    parts.sort(key=lambda part: len(part[0]) + len(part[1]))
+    hits, unknown = parts[0]
+    keys = set(hits) | set(unknown) if unknown else set(hits)
+    for hits, unknown in parts[1:]:
+        if not keys:
+            break
+        if isinstance(hits, set) and not unknown:
+            keys &= hits
+        else:
+            keys = {k for k in keys if k in hits or k in unknown}
+    return keys
+
+
+def _narrowed(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Callable[[str], Any]) -> set[str] | None:
+    """The keys that may pass one alternative of an `or` (None: no part of it narrows). Keys an index could
+    not read stay candidates of that part only, so a part another one rules out (`isinstance(it.M, dict) and
+    it.M.get(p) == v` over records whose M is a list) does not bring them back."""
+    parts: list[tuple[Collection[str], Collection[str]]] = []
+    for part in conjuncts:
+        if part.kind is None or any(value_of(g) for g in part.guards):
+            continue
+        if part.kind == "const":
+            if not value_of(part.value):
+                return set()
+            continue
+        mine = Selection(None, True, set())
+        found = _found(ix, part, value_of, mine)
+        if found is not None:
+            parts.append((found, mine.always))
+    return _intersection(parts) if parts else None
 
 
 def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any],
@@ -376,8 +510,11 @@ def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any]
         words = norm(value_of(part.value)).split()
         hits, residual = ix.text(part.fields, words) if words else (None, ix.unreadable(part.fields))
         out.always |= residual
-        out.exact = out.exact and not words
+        out.exact = out.exact and (not words or hits is not None)  # the hits hold every word, as `matches` tests
         return hits
+    if part.kind in ("or", "member", "entry", "entries", "after", "until"):
+        out.exact = False  # the condition decides on the candidates
+        return _container_hits(ix, part, value_of, out)
     value = value_of(part.value) if part.kind == "eq" else part.value == "True"
     if part.optional and value is None:  # `None in (None, it.F)`: every record whose field can be read
         out.always |= ix.equal(part.record, None)[1]
@@ -386,5 +523,34 @@ def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any]
         out.exact = False
         return None
     bucket, residual = ix.equal(part.record if part.kind == "eq" else f"bool({part.record})", value)
+    out.always |= residual
+    return bucket
+
+
+def _container_hits(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any],
+                    out: Selection) -> Collection[str] | None:
+    """Candidates of an `or` (the union of its alternatives'), a membership, a map's entry or a time window."""
+    if part.kind == "or":
+        union: set[str] = set()
+        for alt in part.alternatives:
+            keys = _narrowed(ix, alt, value_of)
+            if keys is None:
+                return None
+            union |= keys
+        return union
+    if part.kind in ("after", "until"):
+        times = ix.times(part.record)
+        out.always |= times.residual
+        return times.window(value_of(part.value), part.kind == "after")
+    value = value_of(part.value)
+    if not indexable_value(value):
+        return None
+    if part.kind == "member":
+        bucket, residual = ix.member(part.record, value)
+    else:
+        found, residual = ix.entry(part.record, value, value_of(part.fields[0]), part.kind == "entries")
+        if found is None:
+            return None
+        bucket = found
     out.always |= residual
     return bucket

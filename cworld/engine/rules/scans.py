@@ -3,7 +3,8 @@
 Rules read collections through comprehensions in answers, lets and defs (mail's inbox, a folder's count
 of documents per folder, a board's open cards): each walked every record, so a world of 10,000 records
 answered a hundred times slower than one of 100. When an expression is compiled, a comprehension whose
-first loop is `for v in C.values() if COND` or `for k, v in C.items() if COND` (C a name) has that loop's
+first loop is `for v in C.values() if COND` or `for k, v in C.items() if COND` (C a name, or any expression
+such as `coll('event')`) has that loop's
 iterable rewritten to `_scan(C, mode, where, texts, values, functions)`:
 
 - `where` is COND in the planner's language (`index.plan`): the loop's names renamed `it` and `key`;
@@ -31,7 +32,7 @@ from typing import Any
 
 from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import FUNCTIONS
-from cworld.engine.rules.index import Indexes, plan, select
+from cworld.engine.rules.index import Indexes, independent_parts, plan, select
 from cworld.engine.rules.safe import checked_tree, compile_tree
 
 SCAN = "_scan"
@@ -64,8 +65,7 @@ class _Scans(ast.NodeTransformer):
         conjuncts = plan(where)
         if all(part.kind is None for part in conjuncts):
             return node
-        texts = sorted({part.value for part in conjuncts if part.kind in ("eq", "text", "const")}
-                       | {guard for part in conjuncts for guard in part.guards})
+        texts = sorted(independent_parts(conjuncts))
         used = sorted(_names(ast.parse(where, mode="eval")) & FUNCTIONS.keys())
         first.iter = ast.copy_location(ast.Call(ast.Name(SCAN, ast.Load()), [
             coll, ast.Constant(mode), ast.Constant(where), ast.Tuple([ast.Constant(t) for t in texts], ast.Load()),
@@ -79,9 +79,11 @@ class _Scans(ast.NodeTransformer):
 
 
 def _loop(gen: ast.comprehension) -> tuple[ast.expr, str, dict[str, str]] | None:
-    """(C, 'values' or 'items', loop name -> planner name) of `for v in C.values()` / `for k, v in C.items()`."""
+    """(C, 'values' or 'items', loop name -> planner name) of `for v in C.values()` / `for k, v in C.items()`.
+    C is any expression (a name, `coll('event')`): it is evaluated where the comprehension's first iterable
+    is, and the scan narrows it only when it is a top-level collection of the session."""
     it = gen.iter
-    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and isinstance(it.func.value, ast.Name)
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
             and not it.args and not it.keywords and it.func.attr in ("values", "items")):
         return None
     target = gen.target
