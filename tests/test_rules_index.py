@@ -20,6 +20,10 @@ from cworld.seeding import derive_rng
 
 WORDS = ["alpha", "bravo", "são", "paulo", "delta", "echo", "ox", "café", "golf", "hotel"]
 TAGS = ["red", "green", "blue", None]
+PEOPLE = ["p1", "p2", "p3", "p4", 5]
+ANSWERS = ["yes", "no", "maybe", None]
+TIMES = ["2026-01-01T09:00:00Z", "2026-01-01T10:30:00Z", "2026-01-02", "2026-01-02T08:00:00+02:00",
+         "2026-01-03T12:00:00Z", None, "soon"]
 
 WHERES = [
     None,
@@ -31,6 +35,14 @@ WHERES = [
     "it['flag'] and it['n'] > args.n",
     "args.n > 3 and it['tag'] == args.tag",
     "key != args.k and matches(args.q or '', it['labels'])",
+    "args.p in (it.get('who') or [])",
+    "args.p in it['people'] and not it['flag']",
+    "(it['who'].get(args.p) in ('yes', 'maybe') if isinstance(it['who'], dict) else args.p in (it['who'] or []))",
+    "it['n'] > 2 and isinstance(it['who'], dict) and it['who'].get(args.p) == args.r",
+    "before(args.t, it.get('end')) and before(it.get('start'), args.u)",
+    "(args.tag is not None and it['tag'] == args.tag) or args.p == it.get('owner') or args.p in it['people']",
+    "not it['flag'] and (it['n'] == args.n or matches(args.q, it['name']))",
+    "args.all or before(it['start'], args.t)",
 ]
 SORTS = [None, "(it['n'], key)", "it['name']", "(it['n'] + args.n, key)"]
 
@@ -41,6 +53,14 @@ def _record(rng: random.Random, missing: float) -> dict[str, Any]:
               "labels": [rng.choice(WORDS)]}
     if rng.random() >= missing:  # a record without the field an index reads is evaluated in full (and fails)
         record["tag"] = rng.choice(TAGS)
+    invited = rng.sample(PEOPLE, rng.randint(0, 3))
+    # who: attendee -> answer, or a plain list of attendees, or nothing; people: a list, or a text (`in` is a
+    # substring test there: no index files it)
+    record["who"] = rng.choice([{p: rng.choice(ANSWERS) for p in invited}, invited, None])
+    record["people"] = rng.choice([invited, invited, " ".join(map(str, invited))])
+    record["owner"] = rng.choice(PEOPLE)
+    record["start"] = rng.choice(TIMES)
+    record["end"] = rng.choice(TIMES)
     return record
 
 
@@ -80,7 +100,9 @@ def _args(rng: random.Random, keys: list[str]) -> dict[str, Any]:
     return {"tag": rng.choice(TAGS), "q": rng.choice([None, "", "al", "pau", "sao paulo", "delta echo", "zzz", "caf"]),
             "n": rng.randint(0, 9), "all": rng.random() < 0.3, "page": rng.choice([None, 1, 2, 3]),
             "page_size": rng.choice([None, 2, 50]),
-            "k": rng.choice([*keys, "it_9999"]) if keys else "it_9999"}
+            "k": rng.choice([*keys, "it_9999"]) if keys else "it_9999",
+            "p": rng.choice([*PEOPLE, None, 5.0, True, ["p1"]]), "r": rng.choice([*ANSWERS, ["yes"]]),
+            "t": rng.choice(TIMES), "u": rng.choice(TIMES)}
 
 
 def _run(rule: Any, state: dict[str, Any], args: dict[str, Any], ids: dict[str, int], store: SessionStore | None,
@@ -156,6 +178,13 @@ COMPREHENSIONS = [
     "[[w for w in items.values() if w['n'] == v['n'] and w['tag'] == v['tag']] for v in items.values() "
     "if v['name'] == 'Ox'][:2]",
     "[k for k, v in items.items() if v['n'] == args.n and settings['mode'] != 'off']",
+    "[k for k, v in coll('items').items() if args.p in (v.get('who') or [])]",
+    "[k for k, v in coll('items').items() if norm(v.get('tag')) != 'red' and before(args.t, v.get('end')) "
+    "and before(v.get('start'), args.u) and ((args.tag is not None and v.get('tag') == args.tag) or "
+    "(args.p is not None and (v.get('owner') == args.p or args.p in (v.get('who') or []))))]",
+    "{p: [v['n'] for v in coll('items').values() if not v['flag'] and (p == v['owner'] or ((v['who'] or {}).get(p) "
+    "in ('yes', 'maybe') if isinstance(v['who'], dict) else p in (v['who'] or [])))] for p in ['p1', 5, 'p9']}",
+    "[k for k, v in items.items() if (v['who'] or {}).get(args.p) == args.r]",
 ]
 
 
@@ -177,6 +206,7 @@ def _call(rule: Any, state: dict[str, Any], args: dict[str, Any], ids: dict[str,
 def _plain(answer: str, state: dict[str, Any], args: dict[str, Any], defs: dict[str, Def]) -> Any:
     """The expression compiled as written (no scan), over the world written in place."""
     ev = Evaluator({**state, "state": state, "args": args})
+    ev.define("coll", lambda name: state[name])
     for name, fn in {**defs, "key_ok": Def(params=["v"], expr="v['n'] != 4")}.items():
         ev.define(name, ev.function(fn.params, fn.expr))
     try:

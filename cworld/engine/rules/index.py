@@ -79,17 +79,17 @@ def _conjuncts(node: ast.AST) -> Iterator[ast.AST]:
 def _classify(node: ast.AST) -> Conjunct:
     if _independent(node):
         return Conjunct("const", value=ast.unparse(node))
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-        *first, last = node.values
-        if all(_independent(g) for g in first):
-            guarded = _classify_one(last, tuple(ast.unparse(g) for g in first))
-            if guarded.kind is not None:
-                return guarded
     one = _classify_one(node, ())
     if one.kind is not None:
         return one
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-        return _either([_conjunction(v) for v in node.values])
+        *first, last = node.values
+        if all(_independent(g) for g in first):  # `i or X`: X's kind, or none (evaluated) unless `i` holds
+            one = _classify_one(last, tuple(ast.unparse(g) for g in first))
+            if one.kind is not None:
+                return one
+        either = _either([_conjunction(v) for v in node.values])
+        return either if either.kind is not None else one
     if isinstance(node, ast.IfExp):  # passes only where (test and body) or (not test and orelse) does
         return _either([_conjunction(ast.BoolOp(ast.And(), [node.test, node.body])),
                         _conjunction(ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), node.test), node.orelse]))])
@@ -112,7 +112,7 @@ def _classify_one(node: ast.AST, guards: tuple[str, ...]) -> Conjunct:
         return Conjunct("const", value=ast.unparse(node), guards=guards)
     found = _indexable(node)
     if found is None:
-        return Conjunct(None)
+        return Conjunct(None, guards=guards)
     optional = found[0] == "eq" and isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In)
     return Conjunct(found[0], found[1], found[2], found[3], guards, optional)
 
@@ -301,15 +301,15 @@ class CollectionIndexes:
             found = self._times[expr] = built_at_once(Times)(self.keys, self.records, record_function(expr))
         return found
 
-    def text(self, fields: tuple[str, ...], words: list[str]) -> tuple[set[str] | None, set[str]]:
-        """(keys whose `matches` text holds every word, exactly as `matches` tests it - None: no word long
-        enough to narrow -, keys whose fields could not be read)."""
+    def text(self, fields: tuple[str, ...], words: list[str]) -> tuple[set[str], set[str]]:
+        """(keys whose `matches` text holds every word, exactly as `matches` tests it, keys whose fields could
+        not be read)."""
         found = self._texts.get(fields)
         if found is None:
             found = self._texts[fields] = _Texts(*self._build_texts(fields))
         wanted = sorted((w for w in words if len(w) >= 3), key=len, reverse=True)  # the longest is the rarest
-        if not wanted:
-            return None, found.residual
+        if not wanted:  # only short words, in most texts: one substring test per text, no token index
+            return found.scanned(words), found.residual
         hits = found.holding(wanted)
         short = [w for w in words if len(w) < 3]
         if short:  # too common to narrow by, tested on the hits' texts only
@@ -392,6 +392,10 @@ class _Texts:
             found = {key for key in found if word in self.texts[key]}
         return found
 
+    def scanned(self, words: list[str]) -> set[str]:
+        """The keys whose text holds every word, each text tested."""
+        return {key for key, text in self.texts.items() if all(w in text for w in words)}
+
     def _with(self, word: str) -> set[str]:
         """The keys whose text holds `word` inside one of its tokens (`meet` in `meeting`)."""
         assert self.tokens is not None
@@ -452,10 +456,10 @@ def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Cal
     out = Selection(None, True, set())
     hits: list[Collection[str]] = []
     for part in conjuncts:
+        if any(value_of(g) for g in part.guards):  # the conjunct holds for every record
+            continue
         if part.kind is None:
             out.exact = False
-            continue
-        if any(value_of(g) for g in part.guards):
             continue
         if part.kind == "const":
             if not value_of(part.value):
@@ -491,7 +495,7 @@ def _narrowed(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: 
     it.M.get(p) == v` over records whose M is a list) does not bring them back."""
     parts: list[tuple[Collection[str], Collection[str]]] = []
     for part in conjuncts:
-        if part.kind is None or any(value_of(g) for g in part.guards):
+        if part.kind is None or any(value_of(g) for g in part.guards):  # says nothing, or holds for every record
             continue
         if part.kind == "const":
             if not value_of(part.value):
@@ -510,8 +514,7 @@ def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any]
         words = norm(value_of(part.value)).split()
         hits, residual = ix.text(part.fields, words) if words else (None, ix.unreadable(part.fields))
         out.always |= residual
-        out.exact = out.exact and (not words or hits is not None)  # the hits hold every word, as `matches` tests
-        return hits
+        return hits  # exact: the hits hold every word as `matches` tests them
     if part.kind in ("or", "member", "entry", "entries", "after", "until"):
         out.exact = False  # the condition decides on the candidates
         return _container_hits(ix, part, value_of, out)

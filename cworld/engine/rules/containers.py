@@ -1,0 +1,138 @@
+"""Indexes over what a record holds and when: the members of a list or map field, a map's entries, a time.
+
+The planner (`index.py`) answers `it.F == v` from a hash index, but rules also ask whether a value is IN a
+record's list or map (`me in (it.get('attendees') or [])`), what a map field holds for a key
+(`it['attendees'].get(p) in ('accepted', 'tentative')`) and whether a record's time falls after or before a
+moment (`before(arg_start, it.get('end'))`, a clash or a busy time). Each walked every record. These
+indexes are built once over the seed's collection (records the session wrote are evaluated in full by the
+caller) and answer exactly as the expression would for every record they file; a record they cannot file
+(a field of another type, an element that no hash finds as `==` would) is in `residual`.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Iterator
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+from cworld.values import parse_time
+
+_HASHABLE = (str, int, bool, type(None))
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+_NONE: dict[str, None] = {}
+
+Buckets = dict[Any, dict[str, None]]
+RecordFunction = Callable[[dict[str, Any], str], Any]
+
+
+def indexable_value(value: Any) -> bool:
+    """A value a hash look-up finds exactly as `==` would."""
+    return isinstance(value, _HASHABLE) or (type(value) is float and not math.isnan(value))
+
+
+def members(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tuple[Buckets, set[str]]:
+    """Element -> keys whose `fn` value (a list, tuple, set or map: `v in` it tests its elements or map keys)
+    holds it; residual: keys whose value is no such container, holds an element a hash would not find, or
+    fails."""
+    buckets: Buckets = {}
+    residual: set[str] = set()
+    for key in keys:
+        try:
+            value = fn(records[key], key)
+        except Exception:
+            residual.add(key)
+            continue
+        if type(value) not in _CONTAINERS or not all(indexable_value(e) for e in value):
+            residual.add(key)
+            continue
+        for element in value:
+            buckets.setdefault(element, {})[key] = None
+    return buckets, residual
+
+
+def entries(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tuple[Buckets, set[str]]:
+    """(map key, value) -> keys whose `fn` value, a map, holds that entry (`m.get(k) == v`); residual: keys
+    whose value is no map, holds a key or value a hash would not find, or fails."""
+    buckets: Buckets = {}
+    residual: set[str] = set()
+    for key in keys:
+        try:
+            value = fn(records[key], key)
+        except Exception:
+            residual.add(key)
+            continue
+        if type(value) is not dict or not all(indexable_value(k) and indexable_value(v) for k, v in value.items()):
+            residual.add(key)
+            continue
+        for entry in value.items():
+            buckets.setdefault(entry, {})[key] = None
+    return buckets, residual
+
+
+def entry_hits(buckets: Buckets, key: Any, wanted: Any, many: bool) -> Collection[str] | None:
+    """Keys whose map holds `key` -> `wanted` (`many`: -> one of `wanted`); None when no look-up can say
+    (a value a hash would not find, a None that a missing key also gives, `wanted` no plain collection)."""
+    values = wanted if many else (wanted,)
+    if many and type(wanted) not in (list, tuple, set, frozenset):
+        return None
+    if not indexable_value(key) or any(v is None or not indexable_value(v) for v in values):
+        return None
+    if len(values) == 1:
+        return buckets.get((key, next(iter(values))), _NONE)
+    out: set[str] = set()
+    for value in values:
+        out.update(buckets.get((key, value), _NONE))
+    return out
+
+
+class Times:
+    """Every record's time (`parse_time` of its `fn` value) in order, for `before(x, it.F)` and
+    `before(it.F, x)`: the records after or before a moment are a slice. A record whose value is no time
+    fails `before` either way and is filed nowhere; one whose value fails is residual."""
+
+    def __init__(self, keys: list[str], records: dict[str, Any], fn: RecordFunction) -> None:
+        self.moment: dict[str, datetime] = {}
+        self.residual: set[str] = set()
+        for key in keys:
+            try:
+                value = fn(records[key], key)
+            except Exception:
+                self.residual.add(key)
+                continue
+            moment = parse_time(value)
+            if moment is not None:
+                self.moment[key] = moment
+        rows = sorted(self.moment.items(), key=lambda row: row[1])
+        self.keys = [row[0] for row in rows]
+        self.times = [row[1] for row in rows]
+
+    def window(self, moment: Any, after: bool) -> Collection[str]:
+        """The keys whose time is strictly after `moment` (`after`) or strictly before it."""
+        at = parse_time(moment)
+        if at is None:
+            return _NONE  # `before` is false for every record
+        if after:
+            return _Window(self, bisect_right(self.times, at), len(self.keys), at, after)
+        return _Window(self, 0, bisect_left(self.times, at), at, after)
+
+
+class _Window(Collection[str]):
+    """A slice of a `Times` index, read lazily: an intersection tests membership, or iterates the smaller."""
+
+    def __init__(self, times: Times, lo: int, hi: int, at: datetime, after: bool) -> None:
+        self.times, self.lo, self.hi, self.at, self.after = times, lo, hi, at, after
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    def __iter__(self) -> Iterator[str]:
+        return islice(self.times.keys, self.lo, self.hi)
+
+    def __contains__(self, key: object) -> bool:
+        moment = self.times.moment.get(key) if isinstance(key, str) else None
+        if moment is None:
+            return False
+        return moment > self.at if self.after else moment < self.at
