@@ -13,7 +13,9 @@ concurrency C, C episodes run at once (C distinct seeds):
   (this process too) that answers each request after `--turn-s` with the next scripted tool call.
 
 Printed per level: episodes/s; the environment's own time per step (`env_ms`: what the door spent on the
-action, from the observation / the trace) p50 and p99; the ratio to ideal, where ideal is C episodes in
+action, from the observation / the trace) p50 and p99; for OpenEnv also the client's round trip per step
+p99 (the step's time plus its wait for the server's event loop, the messages and the sockets: what a
+trainer waits for); the ratio to ideal, where ideal is C episodes in
 the time one episode takes alone (its turns' thinking plus its steps); and beside it what the CPU allows,
 so a reader sees whether the machine or the door limits the ratio:
 
@@ -77,17 +79,19 @@ def cpu_share(seconds: float = 1.0) -> float:
 
 
 def report(door: str, level: int, wall: float, alone: float, env_ms: list[float], cpu_s: float, share: float,
-           client_s: float | None = None, workers: int = 1) -> dict[str, float]:
+           client_s: float | None = None, workers: int = 1, rtt_ms: list[float] | None = None) -> dict[str, float]:
     per_s = level / wall
     ideal = level / alone
     cpu_per_ep = cpu_s / level
     bound = min(1.0, workers * alone / (level * cpu_per_ep)) if cpu_per_ep > 0 else 1.0
     client = f" + client {1000 * client_s / level:.0f}" if client_s is not None else ""
+    rtt = f"  round trip p99 {pct(rtt_ms, .99):7.1f} ms" if rtt_ms else ""
     print(f"{door:>9} W={workers} C={level:<4} {per_s:7.2f} ep/s  env/step p50 {pct(env_ms, .5):6.1f} ms  "
-          f"p99 {pct(env_ms, .99):7.1f} ms  ratio {per_s / ideal:5.2f}  bound {workers}core {bound:5.2f}  "
+          f"p99 {pct(env_ms, .99):7.1f} ms{rtt}  ratio {per_s / ideal:5.2f}  bound {workers}core {bound:5.2f}  "
           f"bound now {min(1.0, bound * share):5.2f}  (cpu ms/ep {cpu_per_ep * 1000:.1f}{client}, busy "
           f"{cpu_s / wall:.2f}, share {share:.2f}, load {os.getloadavg()[0]:.1f}, alone {alone:.2f} s)", flush=True)
-    return {"per_s": per_s, "ratio": per_s / ideal, "cpu_ms": cpu_per_ep * 1000, "p99": pct(env_ms, .99)}
+    return {"per_s": per_s, "ratio": per_s / ideal, "cpu_ms": cpu_per_ep * 1000, "p99": pct(env_ms, .99),
+            "rtt_p99": pct(rtt_ms or [], .99)}
 
 
 def summary(results: dict[tuple[int, int], dict[str, float]]) -> None:
@@ -97,7 +101,7 @@ def summary(results: dict[tuple[int, int], dict[str, float]]) -> None:
     for level in sorted({c for _, c in results}):
         row = [(w, results[(w, level)]) for w in counts if (w, level) in results]
         parts = [f"W={w} {r['per_s']:.1f} ep/s ratio {r['ratio']:.2f} cpu {r['cpu_ms']:.1f} ms/ep "
-                 f"p99 {r['p99']:.1f} ms" for w, r in row]
+                 f"p99 {r['p99']:.1f} ms (round trip {r['rtt_p99']:.0f} ms)" for w, r in row]
         scale = ""
         if len(row) > 1 and row[0][0] == 1:
             scale = f"; W={row[-1][0]} / W=1 episodes/s {row[-1][1]['per_s'] / row[0][1]['per_s']:.2f}"
@@ -105,7 +109,7 @@ def summary(results: dict[tuple[int, int], dict[str, float]]) -> None:
 
 
 # --- OpenEnv ---------------------------------------------------------------------------------------------
-async def openenv_episode(port: int, seed: int, turn_s: float, env_ms: list[float]) -> None:
+async def openenv_episode(port: int, seed: int, turn_s: float, env_ms: list[float], rtt_ms: list[float]) -> None:
     from openenv.core import GenericEnvClient
 
     async with GenericEnvClient(base_url=f"http://127.0.0.1:{port}", message_timeout_s=600,
@@ -113,7 +117,9 @@ async def openenv_episode(port: int, seed: int, turn_s: float, env_ms: list[floa
         await env.reset(task=TASK, seed=seed, policy="none")
         for action in ACTIONS:
             await asyncio.sleep(turn_s)
+            sent = time.perf_counter()
             result = await env.step(action)
+            rtt_ms.append((time.perf_counter() - sent) * 1000)
             env_ms.append(float(result.observation["env_ms"]))
         assert result.done
 
@@ -128,14 +134,15 @@ def server_cpu(proc: psutil.Process) -> float:
 
 
 async def openenv_level(port: int, proc: psutil.Process, level: int, turn_s: float,
-                        base: int) -> tuple[float, list[float], float, float]:
-    """(wall, env ms per step, the server's CPU seconds, this client's CPU seconds)."""
+                        base: int) -> tuple[float, list[float], float, float, list[float]]:
+    """(wall, env ms per step, the server's CPU seconds, this client's CPU seconds, round trip ms per step)."""
     env_ms: list[float] = []
+    rtt_ms: list[float] = []
     cpu0, client0 = server_cpu(proc), time.process_time()
     started = time.perf_counter()
-    await asyncio.gather(*(openenv_episode(port, base + i, turn_s, env_ms) for i in range(level)))
+    await asyncio.gather(*(openenv_episode(port, base + i, turn_s, env_ms, rtt_ms) for i in range(level)))
     wall = time.perf_counter() - started
-    return wall, env_ms, server_cpu(proc) - cpu0, time.process_time() - client0
+    return wall, env_ms, server_cpu(proc) - cpu0, time.process_time() - client0, rtt_ms
 
 
 def bench_openenv(levels: list[int], turn_s: float, tmp: Path, workers: int) -> dict[tuple[int, int], dict[str, float]]:
@@ -162,8 +169,10 @@ def bench_openenv(levels: list[int], turn_s: float, tmp: Path, workers: int) -> 
         alone = asyncio.run(openenv_level(port, proc, 1, turn_s, 20_000))[0]
         for level in levels:
             share = cpu_share()
-            wall, env_ms, cpu_s, client_s = asyncio.run(openenv_level(port, proc, level, turn_s, 30_000 + 1000 * level))
-            results[(workers, level)] = report("openenv", level, wall, alone, env_ms, cpu_s, share, client_s, workers)
+            wall, env_ms, cpu_s, client_s, rtt_ms = asyncio.run(
+                openenv_level(port, proc, level, turn_s, 30_000 + 1000 * level))
+            results[(workers, level)] = report("openenv", level, wall, alone, env_ms, cpu_s, share, client_s, workers,
+                                               rtt_ms)
     finally:
         stop(server)
     return results

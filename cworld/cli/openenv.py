@@ -79,9 +79,11 @@ def _serve_here(door: DoorConfig, env: Environment, ws: Workspace, host: str, po
 
     from cworld.harness.doors import episode_service
     from cworld.harness.openenv_env import build_app
+    from cworld.serve.workers import settle_heap
 
     service = episode_service(door, env=env, workspace=ws)
     app = build_app(service, max_sessions=max_sessions)
+    settle_heap()
     click.echo(f"serving {len(service.tasks)} task(s) at ws://{host}:{port}/ws; trajectories in "
                f"{service.run / 'trajectories.jsonl'}", err=True)
     uvicorn.run(app, host=host, port=port, **UVICORN)
@@ -115,10 +117,11 @@ def _worker(link: WorkerLink, spec: OpenEnvSpec) -> None:
 
     from cworld.harness.doors import episode_service
     from cworld.harness.openenv_env import build_app
-    from cworld.serve.workers import GRACEFUL_S, reuse_port_socket
+    from cworld.serve.workers import GRACEFUL_S, reuse_port_socket, settle_heap
 
     service = episode_service(spec.door, env=spec.env, workspace=spec.ws)
     app = build_app(service, max_sessions=spec.max_sessions)
+    settle_heap()
     link.built()
     link.released()
     sock = reuse_port_socket(spec.host, spec.port)

@@ -145,8 +145,10 @@ def _serve_here(service: EpisodeService, spec: ServeSpec, transport: str, port: 
                 max_sessions: int) -> None:
     """Today's one process: stdio, or HTTP with every session on this event loop."""
     from cworld.serve import RegistryBrowse, build_server, serve_http, serve_stdio
+    from cworld.serve.workers import settle_heap
 
     server = build_server(service, RegistryBrowse.of(spec.ws))
+    settle_heap()
     if transport == "http":
         click.echo(f"listening on http://127.0.0.1:{port}/mcp" + (" (bearer token required)" if token else ""),
                    err=True)
@@ -179,12 +181,13 @@ def _http_worker(link: WorkerLink, spec: ServeSpec) -> None:
     import uvicorn
 
     from cworld.serve import RegistryBrowse, build_server, http_app
-    from cworld.serve.workers import GRACEFUL_S, unix_socket
+    from cworld.serve.workers import GRACEFUL_S, settle_heap, unix_socket
 
     service, gateway = _service(spec)
     try:
         app = http_app(build_server(service, RegistryBrowse.of(spec.ws)), None, max_sessions=spec.caps[link.index],
                        max_body_bytes=spec.max_body_bytes)
+        settle_heap()
         link.built()
         link.released()
         sock = unix_socket(spec.sockets[link.index])

@@ -11,14 +11,15 @@ Everything an episode is made of stays where `cworld run` has it: `build_episode
 turns plain actions into `Action`s (call ids `call_1`, `call_2`, ... unless the action names one) and
 observations into plain dicts, and scores the end: the reward is
 1.0 when the end state matches the task's ground truth, 0.0 otherwise (`reward_known` says whether it could
-be told). The state diff behind it (`Step.state`) runs in a worker thread, so a door serving many episodes
-on one event loop keeps answering the others meanwhile, and a door that scores the episode reuses it.
+be told). The state diff behind it (`Step.state`), a few ms of CPU, runs on the caller's loop, and a door
+that scores the episode reuses it. (It ran in a worker thread once: under the GIL that thread took the
+core from the loop in 5 ms slices, so every session on the loop waited and each step's time counted the
+others' work.)
 Two doors that send the same actions through a driver get the same trajectory.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,7 +106,7 @@ class EpisodeDriver:
         if observation is not None:
             return Step(self.observation(observation), observation, interventions)
         self.trajectory = await self.episode.finish()
-        state = await asyncio.to_thread(state_result, self.trajectory)
+        state = state_result(self.trajectory)
         reward = float(state is not None and state.success)
         return Step(None, None, interventions, self.trajectory, reward, state is not None, state)
 

@@ -20,6 +20,10 @@ than written twice. One file, not one per process merged on read, because every 
 fsync of the task and state records (a line must never be on disk before the record it names); the
 trajectory lines are fsynced after it is released, so processes do not queue behind each other's fsync.
 
+Two ways to append: `append` returns once the line is fsynced (`cworld run`, the Inspect door); `write`
+returns once it is written, and fsyncs it right after, off the event loop (the servers: an answer does not
+wait for the disk, and a killed server loses nothing, the line being in the file already).
+
 `read_trajectories` is the one reader: it resolves the references and returns full `Trajectory` objects
 (task and end state included), streaming, for runs of this format and of the old one (version 1 lines:
 the full task and end state in every line).
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -57,6 +62,7 @@ TRAJECTORIES_FILE = "trajectories.jsonl"
 TASKS_FILE = "tasks.jsonl"
 STATES_FILE = "states.jsonl"
 LOCK_FILE = ".trajectories.lock"
+log = logging.getLogger(__name__)
 
 
 class TrajectoryStore:
@@ -65,6 +71,8 @@ class TrajectoryStore:
         self.path = folder / TRAJECTORIES_FILE
         self._pending: list[tuple[Trajectory, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
+        self._syncer: asyncio.Task[None] | None = None
+        self._unsynced = False
         self._on_disk: dict[str, set[str]] = {TASKS_FILE: set(), STATES_FILE: set()}
         """The hashes in the task and state files, as far as they were read (`_read_to`)."""
         self._read_to: dict[str, int] = {TASKS_FILE: 0, STATES_FILE: 0}
@@ -129,10 +137,42 @@ class TrajectoryStore:
                 for _, done in batch:
                     done.set_result(None)
 
+    def write(self, trajectory: Trajectory) -> None:
+        """One line in the file now, its fsync soon after: for a server that answers an episode's last action
+        without waiting for the disk. The line is written before this returns (a killed process loses
+        nothing; the records it refers to are fsynced first, as always); the fsync runs off the event loop
+        with every line written meanwhile (one fsync for a burst), and `flush` waits for it. The CPU (the
+        line's encoding) runs here, on the caller's loop: in a thread it would hold the GIL against the loop."""
+        os.close(self._write_unsynced([trajectory]))
+        self._unsynced = True
+        if self._syncer is None or self._syncer.done():
+            self._syncer = asyncio.get_running_loop().create_task(self._sync())
+
+    async def flush(self) -> None:
+        """Every line `write` wrote is fsynced when this returns."""
+        while self._syncer is not None and not self._syncer.done():
+            await self._syncer
+
+    async def _sync(self) -> None:
+        while self._unsynced:
+            self._unsynced = False
+            try:
+                await asyncio.to_thread(_fsync, self.path)
+            except OSError as exc:  # the lines are in the file; only their durability is in doubt
+                log.warning("fsync of %s failed: %s", self.path, exc)
+
     def _write(self, batch: list[Trajectory]) -> None:
-        """Encode off the event loop and outside the lock; then, under the run folder's lock, the records
-        the lines refer to that are not on disk yet (fsynced), then the lines; their fsync once the lock is
-        released. One batch at a time in this process (`_drain` never runs two), in the order they ended."""
+        """The batch's lines (`_write_unsynced`), then their fsync, once the run folder's lock is released."""
+        fd = self._write_unsynced(batch)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _write_unsynced(self, batch: list[Trajectory]) -> int:
+        """Encode outside the lock; then, under the run folder's lock, the records the lines refer to that are
+        not on disk yet (fsynced), then the lines. One batch at a time in this process (`_drain` runs in one
+        thread at a time, `write` on the loop), in the order they ended. The open descriptor, to fsync."""
         records: dict[str, dict[str, str]] = {TASKS_FILE: {}, STATES_FILE: {}}
         lines = [self._encode(t, records) for t in batch]
         with run_lock(self.folder):
@@ -142,11 +182,7 @@ class TrajectoryStore:
                 if missing:
                     self._read_to[name] = _append_lines(self.folder / name, missing)
                     known.update(new)
-            fd = _append_unsynced(self.path, lines)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            return _append_unsynced(self.path, lines)
 
     def _encode(self, trajectory: Trajectory, records: dict[str, dict[str, str]]) -> str:
         """The trajectory's line; the task and state records it refers to that this process has not seen on
@@ -303,6 +339,15 @@ def _append_lines(path: Path, lines: list[str]) -> int:
     try:
         os.fsync(fd)
         return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def _fsync(path: Path) -> None:
+    """fsync a file's written data (any descriptor of the file flushes every write made to it)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
     finally:
         os.close(fd)
 
