@@ -61,6 +61,8 @@ def _record(rng: random.Random, missing: float) -> dict[str, Any]:
     record["owner"] = rng.choice(PEOPLE)
     record["start"] = rng.choice(TIMES)
     record["end"] = rng.choice(TIMES)
+    record["ref"] = rng.choice([f"th_{rng.randint(0, 150):04d}", f"th_{rng.randint(0, 150):04d}", f"th_{rng.randint(0, 99)}",
+                                None, "th_"])
     return record
 
 
@@ -93,6 +95,8 @@ WRITES = {
     "direct": {"do": [{"set": "items", "key": "args.k", "value": "{'name': 'Direct Bravo', 'tag': args.tag, 'n': 2, "
                                                                  "'flag': False, 'meta': {}, 'labels': []}"}]},
     "state": {"do": [{"set": "state.settings", "to": {"mode": "args.q"}}]},
+    "renumber": {"check": [{"find": "rec", "in": "items", "key": "args.k"}],
+                 "do": [{"set": "rec", "to": {"ref": "'qq_1' if args.n == 7 else 'th_' + str(args.n * 37).zfill(args.n % 3 + 3)"}}]},
 }
 
 
@@ -159,8 +163,10 @@ DEFS = {
     "open_with": Def(params=["t"], expr="len([1 for v in items.values() if v['tag'] == t and not v['flag']])"),
     "named": Def(params=["q"], expr="[k for k, v in items.items() if matches(q, v['name'], v['meta'])]"),
 }
-#: `str` shadowed by a def: an index built with the language's `str` would leave records out
-SHADOWING = {**DEFS, "str": Def(params=["x"], expr="'3'")}
+#: `str` shadowed by a def: an index built with the language's `str` would leave records out; `any` and
+#: `next_id` shadowed: the records they are given must be every record's values
+SHADOWING = {**DEFS, "str": Def(params=["x"], expr="'3'"), "any": Def(params=["xs"], expr="len(list(xs)) > 3"),
+             "next_id": Def(params=["xs"], expr="len(list(xs))")}
 
 COMPREHENSIONS = [
     "[k for k, v in items.items() if v['tag'] == args.tag]",
@@ -185,6 +191,12 @@ COMPREHENSIONS = [
     "{p: [v['n'] for v in coll('items').values() if not v['flag'] and (p == v['owner'] or ((v['who'] or {}).get(p) "
     "in ('yes', 'maybe') if isinstance(v['who'], dict) else p in (v['who'] or [])))] for p in ['p1', 5, 'p9']}",
     "[k for k, v in items.items() if (v['who'] or {}).get(args.p) == args.r]",
+    "next_id([v.get('ref') for v in coll('items').values()])",
+    "next_id(v['ref'] for v in items.values())",
+    "next_id([k for k, v in items.items()])",
+    "[any(v['tag'] == t for v in items.values()) for t in TAGS_ASKED]",
+    "not any(args.p in (v.get('who') or []) for k, v in coll('items').items())",
+    "any([v['n'] > args.n and not v['flag'] for v in items.values()])",
 ]
 
 
@@ -198,14 +210,14 @@ def _call(rule: Any, state: dict[str, Any], args: dict[str, Any], ids: dict[str,
         store.own("items")
         store.own("settings")
     ctx = CallContext(state, dict(args), "2026-01-01T00:00:00Z", ids=ids, store=store, indexes=indexes,
-                      defs={**defs, "key_ok": Def(params=["v"], expr="v['n'] != 4")})
+                      consts={"TAGS_ASKED": TAGS}, defs={**defs, "key_ok": Def(params=["v"], expr="v['n'] != 4")})
     outcome = run_rule(rule, ctx)
     return (outcome.error_class, outcome.message, outcome.payload), ctx.evaluations
 
 
 def _plain(answer: str, state: dict[str, Any], args: dict[str, Any], defs: dict[str, Def]) -> Any:
     """The expression compiled as written (no scan), over the world written in place."""
-    ev = Evaluator({**state, "state": state, "args": args})
+    ev = Evaluator({**state, "state": state, "args": args, "TAGS_ASKED": TAGS})
     ev.define("coll", lambda name: state[name])
     for name, fn in {**defs, "key_ok": Def(params=["v"], expr="v['n'] != 4")}.items():
         ev.define(name, ev.function(fn.params, fn.expr))

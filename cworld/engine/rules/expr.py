@@ -176,10 +176,17 @@ def sql_tables(tables: Any, query: Any) -> Any:
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
 
+def numbered(value: Any) -> tuple[str, str] | None:
+    """(prefix, digits) of a value `next_id` reads (`thread_0019` -> ('thread_', '0019')), None for any other."""
+    found = _NUMBERED.match(value) if isinstance(value, str) else None
+    return (found.group(1), found.group(2)) if found else None
+
+
 def next_id(values: Any) -> str | None:
     """The id after the highest of `values` in their own format (`thread_0019` -> `thread_0020`): a sequence a
-    world keeps only inside its records (a new mail thread); None where the values are not numbered alike."""
-    parts = [m.groups() for v in values or [] if isinstance(v, str) and (m := _NUMBERED.match(v))]
+    world keeps only inside its records (a new mail thread); None where the values are not numbered alike.
+    It reads only the prefixes, the widest number and the largest (`sequences.Numbered` keeps those)."""
+    parts = [p for v in values or [] if (p := numbered(v)) is not None]
     prefixes = {p for p, _ in parts}
     if len(prefixes) != 1:
         return None

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from cworld.engine.rules.containers import Buckets, Times, entries, entry_hits, indexable_value, members
 from cworld.engine.rules.expr import FUNCTIONS, parsed
 from cworld.engine.rules.safe import compiled, dot
+from cworld.engine.rules.sequences import Numbered
 from cworld.values import norm, text_of
 
 _RECORD_NAMES = frozenset({"it", "key"})
@@ -253,6 +254,7 @@ class CollectionIndexes:
         self._members: dict[str, tuple[Buckets, set[str]]] = {}
         self._entries: dict[str, tuple[Buckets, set[str]]] = {}
         self._times: dict[str, Times] = {}
+        self._numbered: dict[str, Numbered] = {}
 
     def equal(self, expr: str, value: Any) -> tuple[dict[str, None], set[str]]:
         """(keys whose `expr` == value, in the collection's order, keys `expr` could not be indexed for)."""
@@ -299,6 +301,13 @@ class CollectionIndexes:
         found = self._times.get(expr)
         if found is None:
             found = self._times[expr] = built_at_once(Times)(self.keys, self.records, record_function(expr))
+        return found
+
+    def numbered(self, expr: str) -> Numbered:
+        """The numbered values of `expr` over the records (`next_id` read off a few of them)."""
+        found = self._numbered.get(expr)
+        if found is None:
+            found = self._numbered[expr] = built_at_once(Numbered)(self.keys, self.records, record_function(expr))
         return found
 
     def text(self, fields: tuple[str, ...], words: list[str]) -> tuple[set[str], set[str]]:

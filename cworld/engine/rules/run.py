@@ -18,7 +18,7 @@ from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import Evaluator, RuleExprError, cursor_position, parsed
 from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
-from cworld.engine.rules.scans import SCAN, Scans, compiled_with_scans
+from cworld.engine.rules.scans import ANY, IDS, SCAN, Scans, compiled_with_scans
 from cworld.engine.rules.spec import Check, Def, Effect, ListRead, Rule, expressions
 from cworld.engine.world.layout import SEP, at, catalog_named, catalog_path
 from cworld.engine.world.shape import world_shaped
@@ -138,7 +138,10 @@ class RuleRun:
         self.ev.define("coll", self.collection)
         self.ev.define("holds", self.holds)
         self.ev.define("records_of", self.records_of)
-        self.ev.define(SCAN, Scans(ctx.store, ctx.indexes, self._count).scan)
+        scans = Scans(ctx.store, ctx.indexes, self._count)
+        self.ev.define(SCAN, scans.scan)
+        self.ev.define(IDS, scans.ids)
+        self.ev.define(ANY, any)
         for name, fn in needed_defs(rule, ctx.defs):
             self.ev.define(name, self.ev.function(fn.params, fn.expr))
         self.first_found: tuple[str, str, dict[str, Any]] | None = None

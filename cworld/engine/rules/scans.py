@@ -32,10 +32,13 @@ from typing import Any
 
 from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import FUNCTIONS
-from cworld.engine.rules.index import Indexes, independent_parts, plan, select
+from cworld.engine.rules.index import Indexes, _pure, independent_parts, plan, record_function, select
 from cworld.engine.rules.safe import checked_tree, compile_tree
 
 SCAN = "_scan"
+IDS = "_ids"
+#: the language's `any`, to tell it from a def of that name where the expression runs
+ANY = "_any"
 _RECORD = ("it", "key")
 #: candidates above 1/_SORT_SHARE of the collection are put in order by walking its keys, not by sorting
 _SORT_SHARE = 4
@@ -70,12 +73,59 @@ class _Scans(ast.NodeTransformer):
         first.iter = ast.copy_location(ast.Call(ast.Name(SCAN, ast.Load()), [
             coll, ast.Constant(mode), ast.Constant(where), ast.Tuple([ast.Constant(t) for t in texts], ast.Load()),
             ast.Tuple([_thunk(ast.parse(t, mode="eval").body) for t in texts], ast.Load()),
-            _thunk(ast.Tuple([ast.Tuple([ast.Constant(f), ast.Name(f, ast.Load())], ast.Load()) for f in used],
-                             ast.Load())),
+            _functions(used),
         ], []), first.iter)
         return node
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        if _is_call(node, "any") and isinstance(node.args[0], ast.ListComp | ast.GeneratorExp):
+            return self._any(node)
+        return self._next_id(node)
+
+    def _any(self, node: ast.Call) -> Any:
+        """`any(E for v in C.values())` -> `any(E for v in C.values() if E)` (true for the same records, so the
+        scan narrows C by E), kept as written where `any` is a def of the server's."""
+        comp = node.args[0]
+        assert isinstance(comp, ast.ListComp | ast.GeneratorExp)
+        if len(comp.generators) != 1 or comp.generators[0].ifs or _loop(comp.generators[0]) is None:
+            self.generic_visit(node)
+            return node
+        written = _copy(node)
+        narrowed = _copy(node)
+        assert isinstance(narrowed, ast.Call) and isinstance(narrowed.args[0], ast.ListComp | ast.GeneratorExp)
+        inner = narrowed.args[0]
+        inner.generators[0].ifs = [_copy(inner.elt)]
+        test = ast.Compare(ast.Name("any", ast.Load()), [ast.Is()], [ast.Name(ANY, ast.Load())])
+        self.generic_visit(narrowed)
+        self.generic_visit(written)
+        return ast.copy_location(ast.IfExp(test, narrowed, written), node)
+
+    def _next_id(self, node: ast.Call) -> Any:
+        """`next_id([E for v in C.values()])` -> `next_id(_ids(C, ...) or [E for v in C.values()])`: a few values
+        that give the same next id (`sequences.py`), or, when `_ids` cannot say (None), every record's."""
+        self.generic_visit(node)
+        if not (_is_call(node, "next_id") and isinstance(node.args[0], ast.ListComp | ast.GeneratorExp)):
+            return node
+        comp = node.args[0]
+        loop = _loop(comp.generators[0]) if len(comp.generators) == 1 else None
+        if loop is None or comp.generators[0].ifs or comp.generators[0].is_async:
+            return node
+        coll, mode, names = loop
+        elt = _renamed(comp.elt, names)
+        if elt is None or not _pure(ast.parse(elt, mode="eval").body):
+            return node
+        used = sorted((_names(ast.parse(elt, mode="eval")) & FUNCTIONS.keys()) | {"next_id"})
+        ids = ast.Call(ast.Name(IDS, ast.Load()), [_copy(coll), ast.Constant(mode), ast.Constant(elt), _functions(used)], [])
+        node.args = [ast.copy_location(ast.BoolOp(ast.Or(), [ids, comp]), comp)]
+        return node
+
+
+def _is_call(node: ast.Call, name: str) -> bool:
+    """`name(x)`: one positional argument, nothing else."""
+    return isinstance(node.func, ast.Name) and node.func.id == name and len(node.args) == 1 and not node.keywords \
+        and not isinstance(node.args[0], ast.Starred)
 
 
 def _loop(gen: ast.comprehension) -> tuple[ast.expr, str, dict[str, str]] | None:
@@ -127,6 +177,12 @@ def _copy(node: ast.expr) -> ast.expr:
     return ast.parse(ast.unparse(node), mode="eval").body
 
 
+def _functions(names: list[str]) -> ast.Lambda:
+    """A thunk giving (name, what the name is where the expression runs) for each language function named."""
+    return _thunk(ast.Tuple([ast.Tuple([ast.Constant(f), ast.Name(f, ast.Load())], ast.Load()) for f in names],
+                            ast.Load()))
+
+
 def _thunk(body: ast.expr) -> ast.Lambda:
     args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     return ast.Lambda(args, body)
@@ -150,6 +206,29 @@ class Scans:
         if mode == "items":
             return [(k, coll[k]) for k in keys]
         return [coll[k] for k in keys]
+
+    def ids(self, coll: Any, mode: str, elt: str, functions: Callable[[], tuple[tuple[str, Any], ...]]) -> list[Any] | None:
+        """Values of `elt` whose `next_id` is that of every record of `coll` (the seed's representatives and the
+        session's written records' values); None when they cannot stand for them (the caller reads every record)."""
+        store, indexes = self.store, self.indexes
+        found = store.overlay(coll) if store is not None and indexes is not None and type(coll) is dict else None
+        if found is None or store is None or indexes is None:
+            return None
+        name, base = found
+        try:
+            if any(fn is not FUNCTIONS[f] for f, fn in functions()):
+                return None
+            ix = indexes.of(base)
+            seeded = ix.numbered(elt)
+            if seeded.failed or ix.others:
+                return None
+            dirty = store.dirty.get(name, set()) if coll is not base else set()
+            fn = record_function(elt)
+            mine = [fn(coll[k], k) for k in dirty if k in coll]
+        except Exception:  # a record the expression fails on: every record's value, as written, fails the same way
+            return None
+        self.counted(len(mine))
+        return seeded.representatives(dirty) + mine
 
     def _candidates(self, coll: Any, where: str, values: dict[str, Callable[[], Any]],
                     functions: Callable[[], tuple[tuple[str, Any], ...]]) -> list[str] | None:
