@@ -196,6 +196,7 @@ def build_app(service: EpisodeService, *, max_sessions: int = 256) -> Any:
                            max_concurrent_envs=max_sessions)
     app = FastAPI(title="cworld (OpenEnv)")
     server.register_routes(app, mode=ServerMode.PRODUCTION)
+    app.router.on_shutdown.append(service.flush)  # after the sessions closed: every line written is fsynced
     app.add_middleware(QuietClose)
     return app
 
