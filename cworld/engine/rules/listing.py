@@ -14,7 +14,16 @@ from itertools import islice
 from typing import Any
 
 from cworld.engine.rules.expr import parsed
-from cworld.engine.rules.index import _WALK_SHARE, CollectionIndexes, _pure, merged, plan, select, sortable
+from cworld.engine.rules.index import (
+    _WALK_SHARE,
+    CollectionIndexes,
+    _pure,
+    merged,
+    plan,
+    record_function,
+    select,
+    sortable,
+)
 from cworld.engine.rules.spec import ListRead
 
 
@@ -72,12 +81,14 @@ class Listing:
         seed_order = self.ix.order(spec.sort, spec.desc) if spec.sort and _of_record(spec.sort) else None
         if spec.sort and (seed_order is None or total * _WALK_SHARE < len(self.ix.keys)):
             keys = self._in_place_order(passed, extra)
-            keys.sort(key=lambda k: sortable(self.of_item(k, self.source[k], spec.sort or "")), reverse=spec.desc)
+            value = self._sort_value(spec.sort)
+            keys.sort(key=lambda k: sortable(value(k)), reverse=spec.desc)
             return keys[:first]
         if spec.sort and seed_order is not None:
             skip = self.dirty | set(extra)
             base = (row for row in seed_order if row[2] not in skip and (passed is None or row[2] in passed))
-            mine = [(sortable(self.of_item(k, self.source[k], spec.sort)), self._position(k), k) for k in extra]
+            value = self._sort_value(spec.sort)
+            mine = [(sortable(value(k)), self._position(k), k) for k in extra]
             mine.sort(key=lambda row: row[0], reverse=spec.desc)
             out: list[str] = []
             for key in merged(base, mine, spec.desc):
@@ -89,6 +100,14 @@ class Listing:
             return list(islice(self._every(extra, spec.desc), first))
         keys = self._in_place_order(passed, extra)
         return (keys[::-1] if spec.desc else keys)[:first]
+
+    def _sort_value(self, sort: str) -> Callable[[str], Any]:
+        """A key's sort value: a sort that reads only the record is a compiled function of it (as the seed's
+        order reads it), not an evaluation in the rule's scope per key."""
+        if not _of_record(sort):
+            return lambda k: self.of_item(k, self.source[k], sort)
+        fn = record_function(sort)
+        return lambda k: fn(self.source[k], k)
 
     def _every(self, extra: list[str], backwards: bool = False) -> Iterator[str]:
         """Every passing key when every record passes, in the collection's order (or backwards)."""
