@@ -108,3 +108,41 @@ def test_the_world_holds_the_named_kinds_and_the_engine_files_the_tools_under_th
     assert rule.list_.from_ == world.kinds["charge"]  # not the card's first kind
     read, _ = engine.rule_for(by_name("get_customer"))
     assert read is not None and any(c.find == "target" and c.in_ == world.kinds["customer"] for c in read.check)
+
+
+PIPELINE_TOOLS = [
+    tool("list_pipelines", {"organizationId": {"type": "string"}}),
+    tool("get_organization", {"organizationId": {"type": "string"}}),
+    tool("get_pipeline", {"organizationId": {"type": "string"}, "pipelineId": {"type": "string"}}),
+]
+
+
+def test_a_kind_listed_under_another_holds_a_reference_to_it_and_the_list_shows_its_records(
+        cards: dict[str, CategoryCard]) -> None:
+    card = cards["devops"]
+    kinds = {k.name: k for k in named_kinds(card, PIPELINE_TOOLS)}
+    assert kinds["pipeline"].fields.get("organization_id") == "id"  # each pipeline is some organization's
+    assert "pipeline_id" not in kinds["organization"].fields  # an organization is under nothing
+    world = generated_world(SERVER, card, 0, size=12, tools=PIPELINE_TOOLS)
+    assert "pipeline" in thin_kinds(world)  # a reference is no field to decide on
+    pipelines = world.collection("pipeline") or {}
+    organizations = world.collection("organization") or {}
+    assert all(str(p["organization_id"]) in organizations for p in pipelines.values())
+    engine = RulesEngine(cards, PIPELINE_TOOLS, world=World(seed=0, now="2026-08-01T09:00:00Z",
+                                                            servers={SERVER: world}))
+    owner = str(next(iter(pipelines.values()))["organization_id"])
+    from cworld.engine import SessionLog
+
+    answer = engine.respond_sync(PIPELINE_TOOLS[0], {"organizationId": owner}, SessionLog(seed=0))
+    listed = answer.structured_content or {}
+    items = next(v for v in listed.values() if isinstance(v, list))
+    assert items and all(str(i.get("organization_id")) == owner for i in items)
+
+
+def test_a_kind_keyed_by_its_name_takes_its_names_from_its_vocabulary(cards: dict[str, CategoryCard]) -> None:
+    world = generated_world("gcs", cards["cloud_infrastructure"], 3, size=30)
+    names = set(world.collection("bucket") or {})
+    vocabulary = set(cards["cloud_infrastructure"].entity("bucket").vocabulary)  # type: ignore[union-attr]
+    assert len(names & vocabulary) >= 15  # 'analytics-exports', not the lorem word 'job'
+    assert generated_world("gcs", cards["cloud_infrastructure"], 3, size=30).collection("bucket") == \
+        world.collection("bucket")  # the same seed names them alike

@@ -2,7 +2,10 @@
 without organizations. A service that takes an organization's id holds organizations, and refuses one it
 does not hold; so the server's world holds records of every kind its tools' id arguments name, with the
 ids those arguments take (numbers, uuids or `organization_0001`) and a name, the one thing every such
-record has (`Acme organization`, `Organization 4821`). The rules then check these references as they check the card's own (`not_found`). A card kind
+record has (`Acme organization`, `Organization 4821`). The rules then check these references as they check the card's own (`not_found`).
+A kind a list reads under another record (`list_pipelines(organizationId)`) holds a reference to it
+(`organization_id`): each pipeline is some organization's, so the list of one organization shows its
+pipelines rather than none (the list's filter reads that field). A card kind
 every one of the server's id arguments takes as a number (`contact_id: integer`) is numbered in its world
 (`1`, `2`), so the ids it shows are ids its tools accept."""
 
@@ -16,7 +19,7 @@ from typing import Any
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.kinds import name_kinds
-from cworld.engine.cards.operations import id_stem, kind_named, snake
+from cworld.engine.cards.operations import id_stem, kind_named, operation_kind, snake
 from cworld.engine.world.base import ServerWorld
 from cworld.engine.world.idformat import card_format
 from cworld.engine.world.names import NAME_FIELDS
@@ -55,20 +58,51 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
     by_name = name_kinds(card, tools)  # `list_charges`, `get_customer(id)`: kinds the tools' names name
     for kind, (ids, _) in by_name.items():
         schemas.setdefault(kind, []).extend(ids)
+    parents = _parents(card, tools, stems, set(schemas))
     out = []
     for kind, taken in schemas.items():
         own = card.entity(kind)
         if own is None:
-            out.append(_entity(kind, taken, by_name.get(kind, ([], {}))[1]))
+            out.append(_entity(kind, taken, by_name.get(kind, ([], {}))[1], parents.get(kind, ())))
         elif own.key_field == "id" and own.id_format != "{n}" and _numbered(own, taken):
             out.append(own.model_copy(update={"id_format": "{n}", "fields": {"id": "int", **own.fields}}))
     return out
 
 
+def _parents(card: CategoryCard, tools: Iterable[ToolSpec], stems: list[str], kinds: set[str]) -> dict[str, list[str]]:
+    """Kind -> the kinds its lists are read under (`list_pipelines(organizationId)`: a pipeline is an
+    organization's), for the kinds the card lacks: the list's head noun is the kind, and each id argument that
+    names another kind of the server is its parent."""
+    from cworld.engine.cards.kinds import head_noun, server_prefix, singular_kind
+
+    tools = list(tools)
+    prefix = server_prefix(tools)
+    out: dict[str, list[str]] = {}
+    for tool in tools:
+        head = head_noun(tool, prefix) if operation_kind(tool) in ("list", "search") else None
+        listed = _kind_of(card, singular_kind(head), stems) if head else None
+        if listed is None or listed not in kinds or card.entity(listed) is not None:
+            continue
+        for arg in (tool.input_schema or {}).get("properties") or {}:
+            named = id_stem(arg)
+            if named is None or named[1] or _generic(named[0]):
+                continue
+            parent = _kind_of(card, named[0], stems)
+            if parent in kinds and parent != listed and parent not in out.setdefault(listed, []):
+                out[listed].append(parent)
+    return out
+
+
+def _kind_of(card: CategoryCard, stem: str, stems: list[str]) -> str:
+    """The kind an id stem names, as `named_kinds` files it (`testRepoId` names a repo)."""
+    return kind_named(card, stem) or next((s for s in stems if stem.endswith(f"_{s}")), stem)
+
+
 def thin_kinds(world: ServerWorld) -> set[str]:
-    """The kinds a world holds only the names of (those its tools name that its card lacks): a goal can find
-    such a record, but nothing about it to decide on."""
-    return {k["name"] for k in world.named_kinds if set(k.get("fields") or {}) <= {"id", "name"}}
+    """The kinds a world holds only the names of (those its tools name that its card lacks) and the records
+    they are under: a goal can find such a record, but nothing about it to decide on."""
+    return {k["name"] for k in world.named_kinds
+            if {f for f, typed in (k.get("fields") or {}).items() if typed != "id"} <= {"id", "name"}}
 
 
 def with_named_kinds(card: CategoryCard, kinds: Iterable[EntityType]) -> CategoryCard:
@@ -101,15 +135,18 @@ def _numeric(schema: dict[str, Any]) -> bool:
     return any(o.get("type") in ("integer", "number") for o in options)
 
 
-def _entity(stem: str, schemas: list[Any], answered: dict[str, str] | None = None) -> EntityType:
-    """The kind's entity: ids its arguments accept, a name, and the fields the tools' answers show for it."""
+def _entity(stem: str, schemas: list[Any], answered: dict[str, str] | None = None,
+            parents: Iterable[str] = ()) -> EntityType:
+    """The kind's entity: ids its arguments accept, a name, the fields the tools' answers show for it, and a
+    reference to each kind its lists are read under (`organization_id`)."""
     template = next((t for t in _FORMATS if all(_accepts(s, _sample(t, stem, s)) for s in schemas)), _FORMATS[0])
     numeric = template == "{n}" and any(_numeric(s) for s in schemas)
     label = stem.replace("_", " ")
     shown = dict(answered or {})
     named = {} if any(f in shown for f in NAME_FIELDS) else {"name": "string"}
     return EntityType(name=stem, id_prefix=stem, id_format=template, seed_count=4,
-                      fields={**({"id": "int"} if numeric else {}), **named, **shown},
+                      fields={**({"id": "int"} if numeric else {}), **named, **shown,
+                              **{f"{p}_id": "id" for p in parents if f"{p}_id" not in shown}},
                       vocabulary=[f"{{company}} {label}", f"{{city}} {label}", f"{label.capitalize()} {{n}}"])
 
 

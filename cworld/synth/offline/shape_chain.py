@@ -234,14 +234,55 @@ class ShapeDrafter:
         else the world's own, named in the request."""
         out: dict[str, Named] = {}
         for arg, kind in unit.refs.items():
+            if kind == unit.kind:
+                out[arg] = target if target is not None else self.locate(work, slot, kind, unit.server)
+                continue
             scope = work.drawn.scopes.get(slot, {}).get(arg)
-            if scope is not None and kind != unit.kind:
+            keys = self._under(work, unit, kind, target, list(out.values()))
+            if scope is not None:
                 found, path, items = self.listing(work, slot, scope)
-                out[arg] = _named(kind, work.rng.choice(items), found.plan.id, path, unit.server)
-            else:
-                out[arg] = self.locate(work, slot, kind, unit.server) if kind != unit.kind or target is None \
-                    else target
+                held = [i for i in items if str(_named(kind, i, "", "", "").key) in keys]
+                out[arg] = _named(kind, work.rng.choice(held or items), found.plan.id, path, unit.server)
+                continue
+            records = [r for k in sorted(keys) if (r := self._record(work, unit.server, kind, k)) is not None]
+            out[arg] = work.rng.choice(records) if records else self.locate(work, slot, kind, unit.server)
         return out
+
+    def _under(self, work: Work, unit: Unit, kind: str, target: Named | None, chosen: list[Named]) -> set[str]:
+        """The keys of the `kind` records the unit's records are under (a pipeline's `organization_id`) that
+        agree with the records already chosen for the call (a repository of the organization chosen): the
+        target's own when the unit names one, else those some record of the unit's kind names. So a list read
+        under one of them lists something, and a call names records that belong together, as a service asks."""
+        world = self.engine.world(work.seed).server(unit.server)
+        if world is None:
+            return set()
+        records = world.collection(unit.kind or "") or {}
+        field_name = f"{kind}_id"
+        if target is not None and target.key is not None:
+            record = records.get(str(target.key))
+            held = record.get(field_name) if isinstance(record, dict) else None
+            keys = {str(held)} if held not in (None, "") else set()
+        else:
+            keys = {str(r[field_name]) for r in list(records.values())[:500]
+                    if isinstance(r, dict) and r.get(field_name) not in (None, "")}
+        own = world.collection(kind) or {}
+        for other in chosen:
+            mine = (world.collection(other.entity) or {}).get(str(other.key))
+            theirs = mine.get(field_name) if isinstance(mine, dict) else None
+            if theirs not in (None, ""):
+                keys = {k for k in keys if k == str(theirs)} if keys else {str(theirs)}
+            keys = {k for k in keys if str((own.get(k) or {}).get(f"{other.entity}_id") or other.key) == str(other.key)}
+        return keys
+
+    def _record(self, work: Work, server: str, kind: str, key: str) -> Named | None:
+        """The world's `kind` record of `key`, when it has a name a person would say."""
+        world = self.engine.world(work.seed).server(server)
+        records = world.collection(kind) if world is not None else None
+        record = (records or {}).get(key)
+        by = label_field(record) if isinstance(record, dict) else None
+        if not by or filler(str(record[by])):  # type: ignore[index]
+            return None
+        return Named(kind, str(record[by]), by, key_value(records, key), server=server)  # type: ignore[index]
 
     def _name_others(self, work: Work, step: Step, others: dict[str, Named]) -> None:
         for arg, other in others.items():
