@@ -20,7 +20,7 @@ from cworld.seeding import derive_rng
 
 WORDS = ["alpha", "bravo", "são", "paulo", "delta", "echo", "ox", "café", "golf", "hotel"]
 TAGS = ["red", "green", "blue", None]
-PEOPLE = ["p1", "p2", "p3", "p4", 5]
+PEOPLE = ["p1", "p2", "p3", "p4", 5, 1, True]
 ANSWERS = ["yes", "no", "maybe", None]
 TIMES = ["2026-01-01T09:00:00Z", "2026-01-01T10:30:00Z", "2026-01-02", "2026-01-02T08:00:00+02:00",
          "2026-01-03T12:00:00Z", None, "soon"]
@@ -43,6 +43,8 @@ WHERES = [
     "(args.tag is not None and it['tag'] == args.tag) or args.p == it.get('owner') or args.p in it['people']",
     "not it['flag'] and (it['n'] == args.n or matches(args.q, it['name']))",
     "args.all or before(it['start'], args.t)",
+    "any(w == args.r for w in (it['who'].values() if isinstance(it['who'], dict) else []))",
+    "any(p == args.p for p in it['people']) and it['n'] != args.n",
 ]
 SORTS = [None, "(it['n'], key)", "it['name']", "(it['n'] + args.n, key)"]
 
@@ -197,6 +199,10 @@ COMPREHENSIONS = [
     "[any(v['tag'] == t for v in items.values()) for t in TAGS_ASKED]",
     "not any(args.p in (v.get('who') or []) for k, v in coll('items').items())",
     "any([v['n'] > args.n and not v['flag'] for v in items.values()])",
+    "[w for v in coll('items').values() if isinstance(v['who'], dict) for w in v['who'].values() if w == args.r]",
+    "[(k, p) for k, v in items.items() for p in (v['people'] if isinstance(v['people'], list) else []) "
+    "if p == args.p or str(p) == str(args.n)]",
+    "[p for v in items.values() for p in v['people'] if p in ('p2', 5)]",
 ]
 
 

@@ -3,7 +3,9 @@
 The planner (`index.py`) answers `it.F == v` from a hash index, but rules also ask whether a value is IN a
 record's list or map (`me in (it.get('attendees') or [])`), what a map field holds for a key
 (`it['attendees'].get(p) in ('accepted', 'tentative')`) and whether a record's time falls after or before a
-moment (`before(arg_start, it.get('end'))`, a clash or a busy time). Each walked every record. These
+moment (`before(arg_start, it.get('end'))`, a clash or a busy time), or whether some element of a record's
+list passes a test (`any(norm(v) == 'needs_action' for v in it['attendees'].values())`). Each walked every
+record. These
 indexes are built once over the seed's collection (records the session wrote are evaluated in full by the
 caller) and answer exactly as the expression would for every record they file; a record they cannot file
 (a field of another type, an element that no hash finds as `==` would) is in `residual`.
@@ -22,6 +24,7 @@ from cworld.values import parse_time
 
 _HASHABLE = (str, int, bool, type(None))
 _CONTAINERS = (list, tuple, set, frozenset, dict)
+_ITERABLES: tuple[type, ...] = (*_CONTAINERS, type({}.keys()), type({}.values()))
 _NONE: dict[str, None] = {}
 
 Buckets = dict[Any, dict[str, None]]
@@ -70,6 +73,35 @@ def entries(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tup
         for entry in value.items():
             buckets.setdefault(entry, {})[key] = None
     return buckets, residual
+
+
+def elements(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tuple[Buckets, set[str]]:
+    """(type, element) -> keys whose `fn` value (a list, tuple, set, map - its keys - or a map's keys or values)
+    yields that element when iterated; residual: keys whose value is none of those, yields an element a hash
+    would not group with its equals of the same type, or fails. Types stay apart: a test may tell 1 from True."""
+    buckets: Buckets = {}
+    residual: set[str] = set()
+    for key in keys:
+        try:
+            value = fn(records[key], key)
+        except Exception:
+            residual.add(key)
+            continue
+        if type(value) not in _ITERABLES or not all(indexable_value(e) for e in value):
+            residual.add(key)
+            continue
+        for element in value:
+            buckets.setdefault((type(element), element), {})[key] = None
+    return buckets, residual
+
+
+def some_hits(buckets: Buckets, test: Callable[[Any], Any]) -> set[str]:
+    """Keys with an element that passes `test` (tested once per distinct element)."""
+    out: set[str] = set()
+    for (_, element), keys in buckets.items():
+        if test(element):
+            out.update(keys)
+    return out
 
 
 def entry_hits(buckets: Buckets, key: Any, wanted: Any, many: bool) -> Collection[str] | None:

@@ -7,7 +7,8 @@ the world, never changed): `it.F == v` / `v == it.F` / `v in (None, it.F)` (v no
 from a hash index on the record side; `it.F` and `not it.F` from one on its truth; `matches(q, it.a,
 it.b, ...)` from a trigram index over the text `matches` reads (candidates only, verified); `v in it.L`
 from an index of a list's or map's members, `it.M.get(k) == v` / `in (v, w)` from one of a map's entries,
-`before(x, it.T)` / `before(it.T, x)` from the records' times in order (`containers.py`); `i or X` with `i`
+`before(x, it.T)` / `before(it.T, x)` from the records' times in order, `any(P for v in it.L)` from an index
+of the list's distinct elements, P tested once per element (`containers.py`); `i or X` with `i`
 not naming the record is true when `i` is; any other `or` (and `X if c else Y`, which is `(c and X) or
 (not c and Y)`) by the union of its alternatives' candidates when each has some; a conjunct not naming
 the record is evaluated once. The rest of `where` is evaluated on the candidates only. A session's records differ from the seed's only at the keys it wrote (`cow.SessionStore.dirty`):
@@ -28,7 +29,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from cworld.engine.rules.containers import Buckets, Times, entries, entry_hits, indexable_value, members
+from cworld.engine.rules.containers import (
+    Buckets,
+    Times,
+    elements,
+    entries,
+    entry_hits,
+    indexable_value,
+    members,
+    some_hits,
+)
 from cworld.engine.rules.expr import FUNCTIONS, parsed
 from cworld.engine.rules.safe import compiled, dot
 from cworld.engine.rules.sequences import Numbered
@@ -37,7 +47,7 @@ from cworld.values import norm, text_of
 _RECORD_NAMES = frozenset({"it", "key"})
 _PURE_NAMES = _RECORD_NAMES | frozenset(FUNCTIONS)
 #: kinds whose `value` is an expression of the caller's scope (evaluated once per plan)
-_VALUED = frozenset({"eq", "text", "const", "member", "entry", "entries", "after", "until"})
+_VALUED = frozenset({"eq", "text", "const", "member", "entry", "entries", "after", "until", "some"})
 #: when at least this share of the records pass, the page comes from the seed's sorted order
 _WALK_SHARE = 8
 _NONE: dict[str, None] = {}
@@ -47,7 +57,8 @@ _NO_KEYS: frozenset[str] = frozenset()
 @dataclass(frozen=True)
 class Conjunct:
     """One `and` part of a `where`: `kind` eq (record side == value side), truth (bool of the record
-    side == value), text (`matches(value, *fields)`), member (value in the record side), entry / entries
+    side == value), text (`matches(value, *fields)`), member (value in the record side), some (an element of
+    the record side passes the test `value` gives), entry / entries
     (the record side's map `.get(value)` == / in `fields[0]`), after / until (`before(value, record)` /
     `before(record, value)`), or (any of `alternatives`, each a conjunction), const, or None (evaluated per
     record). `guards`: parts of an `or` before it that do not name the record (true: the conjunct holds for
@@ -146,6 +157,9 @@ def _indexable(node: ast.AST) -> tuple[str, str, str, tuple[str, ...]] | None:
     moment = _before(node)
     if moment is not None:
         return moment
+    some = _some(node)
+    if some is not None:
+        return some
     if _pure(node) and _reads_record(node):
         return "truth", ast.unparse(node), "True", ()
     return None
@@ -171,6 +185,23 @@ def _before(node: ast.AST) -> tuple[str, str, str, tuple[str, ...]] | None:
     if _pure(first) and _independent(second):
         return "until", ast.unparse(first), ast.unparse(second), ()
     return None
+
+
+def _some(node: ast.AST) -> tuple[str, str, str, tuple[str, ...]] | None:
+    """`any(P for v in it.L if Q)`, P and Q of v and the caller's names: value `lambda v: Q and P`, a test
+    of one element."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "any"
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp | ast.ListComp)
+            and len(node.args[0].generators) == 1):
+        return None
+    comp = node.args[0]
+    gen = comp.generators[0]
+    if gen.is_async or not isinstance(gen.target, ast.Name) or gen.target.id in _PURE_NAMES or not _pure(gen.iter):
+        return None
+    test = ast.BoolOp(ast.And(), [*gen.ifs, comp.elt]) if gen.ifs else comp.elt
+    if not _independent(test):
+        return None
+    return "some", ast.unparse(gen.iter), f"lambda {gen.target.id}: {ast.unparse(test)}", ()
 
 
 def independent_parts(conjuncts: tuple[Conjunct, ...]) -> set[str]:
@@ -255,6 +286,7 @@ class CollectionIndexes:
         self._entries: dict[str, tuple[Buckets, set[str]]] = {}
         self._times: dict[str, Times] = {}
         self._numbered: dict[str, Numbered] = {}
+        self._elements: dict[str, tuple[Buckets, set[str]]] = {}
 
     def equal(self, expr: str, value: Any) -> tuple[dict[str, None], set[str]]:
         """(keys whose `expr` == value, in the collection's order, keys `expr` could not be indexed for)."""
@@ -287,6 +319,13 @@ class CollectionIndexes:
         if found is None:
             found = self._members[expr] = built_at_once(members)(self.keys, self.records, record_function(expr))
         return found[0].get(value, _NONE), found[1]
+
+    def some(self, expr: str, test: Callable[[Any], Any]) -> tuple[set[str], set[str]]:
+        """(keys with an element of `expr` that passes `test`, keys `expr` could not be indexed for)."""
+        found = self._elements.get(expr)
+        if found is None:
+            found = self._elements[expr] = built_at_once(elements)(self.keys, self.records, record_function(expr))
+        return some_hits(found[0], test), found[1]
 
     def entry(self, expr: str, key: Any, wanted: Any, many: bool) -> tuple[Collection[str] | None, set[str]]:
         """(keys whose map `expr` gives `wanted` for `key` - one of them when `many` -, None: no look-up
@@ -524,7 +563,7 @@ def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any]
         hits, residual = ix.text(part.fields, words) if words else (None, ix.unreadable(part.fields))
         out.always |= residual
         return hits  # exact: the hits hold every word as `matches` tests them
-    if part.kind in ("or", "member", "entry", "entries", "after", "until"):
+    if part.kind in ("or", "member", "entry", "entries", "after", "until", "some"):
         out.exact = False  # the condition decides on the candidates
         return _container_hits(ix, part, value_of, out)
     value = value_of(part.value) if part.kind == "eq" else part.value == "True"
@@ -550,6 +589,10 @@ def _container_hits(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[s
                 return None
             union |= keys
         return union
+    if part.kind == "some":
+        hits, residual = ix.some(part.record, value_of(part.value))
+        out.always |= residual
+        return hits
     if part.kind in ("after", "until"):
         times = ix.times(part.record)
         out.always |= times.residual

@@ -58,10 +58,12 @@ class _Scans(ast.NodeTransformer):
         self.generic_visit(node)
         first = node.generators[0]
         loop = _loop(first)
-        if loop is None or not first.ifs or first.is_async:
+        inner = _inner_test(node.generators, loop[2]) if loop is not None else None
+        if loop is None or not (first.ifs or inner) or first.is_async:
             return node
         coll, mode, names = loop
-        condition = first.ifs[0] if len(first.ifs) == 1 else ast.BoolOp(ast.And(), list(first.ifs))
+        parts = [*first.ifs, *([inner] if inner is not None else [])]
+        condition = parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
         where = _renamed(condition, names)
         if where is None:
             return node
@@ -120,6 +122,19 @@ class _Scans(ast.NodeTransformer):
         ids = ast.Call(ast.Name(IDS, ast.Load()), [_copy(coll), ast.Constant(mode), ast.Constant(elt), _functions(used)], [])
         node.args = [ast.copy_location(ast.BoolOp(ast.Or(), [ids, comp]), comp)]
         return node
+
+
+def _inner_test(generators: list[ast.comprehension], names: dict[str, str]) -> ast.expr | None:
+    """`any(True for v in L if Q)` of a second loop `for v in L if Q` (a record whose L has no element passing Q
+    gives nothing): what the first loop's records are narrowed by too; None where there is no such loop."""
+    if len(generators) < 2:
+        return None
+    second = generators[1]
+    if not second.ifs or second.is_async or not isinstance(second.target, ast.Name) or second.target.id in names:
+        return None
+    loop = ast.comprehension(target=_copy(second.target), iter=_copy(second.iter), ifs=[_copy(c) for c in second.ifs],
+                             is_async=0)
+    return ast.Call(ast.Name("any", ast.Load()), [ast.GeneratorExp(ast.Constant(True), [loop])], [])
 
 
 def _is_call(node: ast.Call, name: str) -> bool:
