@@ -345,3 +345,15 @@ def test_a_record_another_argument_names_is_found_by_listing_it() -> None:
         scope = drawn.scopes["copy"]["list_id"]
         assert scope.name == "list_lists" and scope.server == drawn.units["copy"].server
         assert drawn.tools().index(scope.id) < drawn.tools().index(drawn.units["copy"].id)
+
+
+def test_a_detail_shown_by_a_list_is_stated_not_read_from_the_list_as_a_record() -> None:
+    from cworld.synth.offline.shape_compose import _shown
+
+    work = SimpleNamespace(slot_steps={"source": ["s1"]})
+    record = {"name": "orders", "row_count": 12}
+    # the find's answer is a list (`[{...}, ...]`): its record is named by a selector, never `s1.row_count`
+    assert _shown(work, "source", record, ("row_count", "12"), "{{s1[name=orders].name}}") == "12"  # type: ignore[arg-type]
+    assert _shown(work, "source", record, ("row_count", "12"), "{{s1.items[name=orders].name}}") == "12"  # type: ignore[arg-type]
+    # a look whose answer does not repeat the name: its detail is read from its answer
+    assert _shown(work, "source", record, ("row_count", "12"), "{{s0[name=orders].name}}") == "{{s1.row_count}}"  # type: ignore[arg-type]

@@ -88,9 +88,7 @@ def reconcile(d: ShapeDrafter, work: Work) -> None:
     source, name_ref, answer = _look(d, work, "source")
     fix = work.unit("fix")
     target = d.locate(work, "fix", fix.kind or "", fix.server)
-    detail = _detail(answer, source)
-    fact = f" ({words_of(detail[0])}: {_shown(work, 'source', answer, detail, name_ref)})" if detail else ""
-    text = f"Checked against {d.service(work.unit('source'))}: {name_ref}{fact}."
+    text = f"Checked against {d.service(work.unit('source'))}: {name_ref}{_fact(work, 'source', answer, source, name_ref)}."
     d.run(work, "fix", target, text=text, label=None)
     work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
                        svc_b=d.service(fix), kind_b=_kind(work, "fix"), label_b=target.label)
@@ -132,8 +130,9 @@ def _rule(items: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
 
 def schedule(d: ShapeDrafter, work: Work) -> None:
     """Put something found in one service on the schedule of another, on dates in the world's future."""
-    source, name_ref, _ = _look(d, work, "source")
-    d.run(work, "plan", None, label=name_ref, text=f"For {name_ref}.", dates=True)
+    source, name_ref, answer = _look(d, work, "source")
+    fact = _fact(work, "source", answer, source, name_ref)
+    d.run(work, "plan", None, label=name_ref, text=f"For {name_ref}{fact}.", dates=True)
     work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
                        svc_b=d.service(work.unit("plan")), kind_b=_kind(work, "plan"))
     work.hints.append(f"Scheduled: {name_ref}")
@@ -189,9 +188,7 @@ def _amount(value: float) -> str:
 def migrate(d: ShapeDrafter, work: Work) -> None:
     """Copy a record from one service into another, keeping its name (and its text where both have one)."""
     source, name_ref, answer = _look(d, work, "source")
-    detail = _detail(answer, source)
-    text = f"Copied from {d.service(work.unit('source'))}: {name_ref}" + (
-        f" ({words_of(detail[0])}: {_shown(work, 'source', answer, detail, name_ref)})." if detail else ".")
+    text = f"Copied from {d.service(work.unit('source'))}: {name_ref}{_fact(work, 'source', answer, source, name_ref)}."
     d.run(work, "copy", None, label=name_ref, text=text)
     work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
                        svc_b=d.service(work.unit("copy")), kind_b=_kind(work, "copy"))
@@ -324,8 +321,7 @@ def brief(d: ShapeDrafter, work: Work) -> None:
     names: list[str] = []
     for slot, key in (("source", "a"), ("other", "b")):
         record, name_ref, answer = _look(d, work, slot)
-        detail = _detail(answer, record)
-        fact = f" ({words_of(detail[0])}: {_shown(work, slot, answer, detail, name_ref)})" if detail else ""
+        fact = _fact(work, slot, answer, record, name_ref)
         names.append(name_ref)
         said.append(f"{name_ref} in {d.service(work.unit(slot))}{fact}")
         work.fields.update({f"svc_{key}": d.service(work.unit(slot)), f"kind_{key}": _kind(work, slot),
@@ -339,11 +335,19 @@ def brief(d: ShapeDrafter, work: Work) -> None:
 _PATH = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?")
 
 
+def _fact(work: Work, slot: str, answer: Any, record: Named, name_ref: str) -> str:
+    """` (status: open)`: a short detail the look showed beside the name (`_detail`), by reference into its
+    answer where the name is not read from it, so the write that carries it takes something the look found;
+    empty when the answer shows none."""
+    detail = _detail(answer, record)
+    return f" ({words_of(detail[0])}: {_shown(work, slot, answer, detail, name_ref)})" if detail else ""
+
+
 def _shown(work: Work, slot: str, answer: Any, detail: tuple[str, str], name_ref: str) -> str:
     """The detail's value, by reference into the look's answer when the name is not read from it (a look whose
     answer does not repeat the name still feeds the note, so no read is idle)."""
     step = work.slot_steps.get(slot, [""])[-1]
-    if "{{" + f"{step}." in name_ref or not isinstance(answer, dict):
+    if any("{{" + f"{step}{c}" in name_ref for c in ".[") or not isinstance(answer, dict):  # `s1[name=x]`: a list
         return detail[1]
     inner = next((k for k, v in answer.items() if isinstance(v, dict) and detail[0] in v), None)
     path = detail[0] if detail[0] in answer else f"{inner}.{detail[0]}" if inner else None
