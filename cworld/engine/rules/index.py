@@ -497,10 +497,12 @@ class Selection:
     always: set[str]
 
 
-def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Callable[[str], Any]) -> Selection:
+def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Callable[[str], Any],
+           decided: bool = False) -> Selection:
     """Narrow the seed's records by every conjunct an index answers (`value_of` evaluates the parts that
     do not name the record; it may raise, and the caller then walks every record). The hits are
-    intersected from the smallest, so a rare value costs its own bucket, not the largest one's."""
+    intersected from the smallest, so a rare value costs its own bucket, not the largest one's.
+    `decided`: the caller evaluates the condition on every candidate whatever the indexes say (a scan)."""
     out = Selection(None, True, set())
     hits: list[Collection[str]] = []
     for part in conjuncts:
@@ -517,9 +519,9 @@ def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Cal
         found = _found(ix, part, value_of, out)
         if found is not None:
             hits.append(found)
-    if hits:
+    if hits and not ((decided or not out.exact) and min(map(len, hits)) * 10 >= len(ix.keys) * 9):
         out.keys = _intersection([(h, _NO_KEYS) for h in hits])
-    return out
+    return out  # no keys: nearly every record is a candidate, and the condition decides on each
 
 
 def _intersection(parts: list[tuple[Collection[str], Collection[str]]]) -> set[str]:

@@ -42,6 +42,8 @@ ANY = "_any"
 _RECORD = ("it", "key")
 #: candidates above 1/_SORT_SHARE of the collection are put in order by walking its keys, not by sorting
 _SORT_SHARE = 4
+#: candidates of at least (_WALK_SHARE - 1)/_WALK_SHARE of the collection: every record is walked
+_WALK_SHARE = 10
 
 
 @lru_cache(maxsize=16384)
@@ -218,9 +220,8 @@ class Scans:
             self.counted(len(coll))
             return everything
         self.counted(len(keys))
-        if mode == "items":
-            return [(k, coll[k]) for k in keys]
-        return [coll[k] for k in keys]
+        records = map(coll.__getitem__, keys)  # lazily: a list of 10,000 pairs set off collections over the world
+        return zip(keys, records, strict=True) if mode == "items" else records
 
     def ids(self, coll: Any, mode: str, elt: str, functions: Callable[[], tuple[tuple[str, Any], ...]]) -> list[Any] | None:
         """Values of `elt` whose `next_id` is that of every record of `coll` (the seed's representatives and the
@@ -256,11 +257,11 @@ class Scans:
         try:
             if any(fn is not FUNCTIONS[f] for f, fn in functions()):
                 return None
-            chosen = select(indexes.of(base), plan(where), lambda text: values[text]())
+            chosen = select(indexes.of(base), plan(where), lambda text: values[text](), decided=True)
         except Exception:  # a value fails while planning: the walk evaluates (and fails) where it would
             return None
-        if chosen.keys is None:
-            return None
+        if chosen.keys is None or (len(chosen.keys) + len(chosen.always)) * _WALK_SHARE >= len(coll) * (_WALK_SHARE - 1):
+            return None  # (nearly) every record: walking them costs less than listing them
         ix = indexes.of(base)
         keys = chosen.keys | chosen.always | ix.others
         appended: dict[str, int] = {}
