@@ -519,9 +519,14 @@ def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Cal
         found = _found(ix, part, value_of, out)
         if found is not None:
             hits.append(found)
-    if hits and not ((decided or not out.exact) and min(map(len, hits)) * 10 >= len(ix.keys) * 9):
+    if hits and not ((decided or not out.exact) and nearly_all(min(map(len, hits)), len(ix.keys))):
         out.keys = _intersection([(h, _NO_KEYS) for h in hits])
     return out  # no keys: nearly every record is a candidate, and the condition decides on each
+
+
+def nearly_all(count: int, total: int) -> bool:
+    """At least nine in ten: candidates so many that walking every record costs less than listing them."""
+    return count * 10 >= total * 9
 
 
 def _intersection(parts: list[tuple[Collection[str], Collection[str]]]) -> set[str]:

@@ -4,8 +4,10 @@ Rules read collections through comprehensions in answers, lets and defs (mail's 
 of documents per folder, a board's open cards): each walked every record, so a world of 10,000 records
 answered a hundred times slower than one of 100. When an expression is compiled, a comprehension whose
 first loop is `for v in C.values() if COND` or `for k, v in C.items() if COND` (C a name, or any expression
-such as `coll('event')`) has that loop's
-iterable rewritten to `_scan(C, mode, where, texts, values, functions)`:
+such as `coll('event')`) has that loop's iterable rewritten to `_scan(C, mode, where, texts, values,
+functions)`. A second loop `for x in L(v) if Q` adds `any(True for x in L(v) if Q)` to COND's plan (a record
+whose L holds nothing that passes Q gives nothing), and `any(E for v in C.values())` is compiled as `any(E
+for v in C.values() if E)` (where `any` is the language's: a def of that name gets the loop as written).
 
 - `where` is COND in the planner's language (`index.plan`): the loop's names renamed `it` and `key`;
 - `texts`/`values`: the parts of COND the planner evaluates once (they name neither loop name), each as a
@@ -19,7 +21,11 @@ in the collection's order. COND stays in the comprehension and decides on each o
 the walk's as long as every record left out fails COND - which is what the indexes prove for the seed's
 records the session has not written. Whatever the scan cannot prove (C not a top-level collection, a
 shadowed function, a value that fails while planning) iterates every record, as the walk does. As in
-`list:` reads, an error the walk would raise on a record the indexes leave out is not reproduced.
+`list:` reads, an error the walk would raise on a record the indexes leave out is not reproduced. Candidates
+that are nearly every record (`index.nearly_all`) are walked: listing them cost more than the walk.
+
+`next_id([E for v in C.values()])` is compiled as `next_id(_ids(C, ...) or [E for v in C.values()])`: a few
+of the seed's values that give the same id and the session's written records' (`sequences.py`).
 """
 
 from __future__ import annotations
@@ -32,7 +38,15 @@ from typing import Any
 
 from cworld.engine.rules.cow import SessionStore
 from cworld.engine.rules.expr import FUNCTIONS
-from cworld.engine.rules.index import Indexes, _pure, independent_parts, plan, record_function, select
+from cworld.engine.rules.index import (
+    Indexes,
+    _pure,
+    independent_parts,
+    nearly_all,
+    plan,
+    record_function,
+    select,
+)
 from cworld.engine.rules.safe import checked_tree, compile_tree
 
 SCAN = "_scan"
@@ -42,8 +56,6 @@ ANY = "_any"
 _RECORD = ("it", "key")
 #: candidates above 1/_SORT_SHARE of the collection are put in order by walking its keys, not by sorting
 _SORT_SHARE = 4
-#: candidates of at least (_WALK_SHARE - 1)/_WALK_SHARE of the collection: every record is walked
-_WALK_SHARE = 10
 
 
 @lru_cache(maxsize=16384)
@@ -260,8 +272,8 @@ class Scans:
             chosen = select(indexes.of(base), plan(where), lambda text: values[text](), decided=True)
         except Exception:  # a value fails while planning: the walk evaluates (and fails) where it would
             return None
-        if chosen.keys is None or (len(chosen.keys) + len(chosen.always)) * _WALK_SHARE >= len(coll) * (_WALK_SHARE - 1):
-            return None  # (nearly) every record: walking them costs less than listing them
+        if chosen.keys is None or nearly_all(len(chosen.keys) + len(chosen.always), len(coll)):
+            return None
         ix = indexes.of(base)
         keys = chosen.keys | chosen.always | ix.others
         appended: dict[str, int] = {}
