@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from typing import Any
 
@@ -105,6 +106,9 @@ class CworldEnvironment(Environment[CworldAction, CworldObservation, CworldState
     """One WebSocket session: at most one open cworld episode at a time."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
+    REQUIRES_SINGLE_THREAD_EXECUTOR = True
+    """openenv-core runs a session's factory and `close` in an executor: a new thread per session unless this
+    is set (then one thread for all). Ours are trivial (the episode is async, on the loop), so one thread."""
 
     def __init__(self, service: EpisodeService) -> None:
         super().__init__()
@@ -188,7 +192,7 @@ def build_app(service: EpisodeService, *, max_sessions: int = 256) -> Any:
     """openenv-core's server over the service: a FastAPI app with the WebSocket route `/ws`."""
     from fastapi import FastAPI
 
-    server = HTTPEnvServer(lambda: CworldEnvironment(service), CworldAction, CworldObservation,
+    server = HTTPEnvServer(functools.partial(CworldEnvironment, service), CworldAction, CworldObservation,
                            max_concurrent_envs=max_sessions)
     app = FastAPI(title="cworld (OpenEnv)")
     server.register_routes(app, mode=ServerMode.PRODUCTION)
