@@ -310,3 +310,43 @@ def test_norm_and_match_text_read_every_text_as_the_nfkd_form_does() -> None:
         values = (text, None, rng.choice(["Zoë", "x"]))
         assert text_of(values) == match_text(*values) == text_of(values)
     assert text_of((1, True, None, {"a": [2.5, False]})) == "1 2.5"
+
+
+def test_container_indexes_answer_as_a_scan_of_every_record() -> None:
+    """Each index of `containers.py` (members, a map's entries, times, elements under a test) files a record
+    exactly when the expression it stands for holds for it; a record it cannot read is residual, never
+    answered wrongly."""
+    from cworld.engine.rules.containers import Times, elements, entries, entry_hits, members, some_hits
+    from cworld.engine.rules.expr import before
+    from cworld.engine.rules.index import record_function
+
+    base = _world(13, 400)
+    records = base["items"]
+    keys = list(records)
+    rng = derive_rng(13, "test:rules_index:containers")
+    who, start = record_function("it['who']"), record_function("it['start']")
+    member_buckets, member_residual = members(keys, records, who)
+    entry_buckets, entry_residual = entries(keys, records, who)
+    element_buckets, element_residual = elements(keys, records, record_function("it['people']"))
+    times = Times(keys, records, start)
+    for _ in range(60):
+        person, answer, moment = rng.choice(PEOPLE), rng.choice(ANSWERS[:3]), rng.choice(TIMES)
+        readable = [k for k in keys if k not in member_residual]
+        assert {k for k in readable if k in member_buckets.get(person, {})} == \
+            {k for k in readable if person in records[k]["who"]}
+        hits = entry_hits(entry_buckets, person, answer, False)
+        assert hits is not None
+        assert set(hits) == {k for k in keys if k not in entry_residual and records[k]["who"].get(person) == answer}
+        assert {k for k in keys if k not in entry_residual} == {k for k in keys if type(records[k]["who"]) is dict}
+        for after in (True, False):
+            window = times.window(moment, after)
+            expected = {k for k in keys if (before(moment, records[k]["start"]) if after
+                                            else before(records[k]["start"], moment))}
+            assert set(window) == expected == {k for k in keys if k in window}
+        def named(v: Any, p: Any = person) -> bool:
+            return str(v) == str(p)
+
+        found = some_hits(element_buckets, named)
+        assert found == {k for k in keys if k not in element_residual and any(named(v) for v in records[k]["people"])}
+    assert element_residual == {k for k in keys if type(records[k]["people"]) is str}
+    assert not times.residual and not member_residual - {k for k in keys if records[k]["who"] is None}
