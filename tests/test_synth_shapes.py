@@ -357,3 +357,24 @@ def test_a_detail_shown_by_a_list_is_stated_not_read_from_the_list_as_a_record()
     assert _shown(work, "source", record, ("row_count", "12"), "{{s1.items[name=orders].name}}") == "12"  # type: ignore[arg-type]
     # a look whose answer does not repeat the name: its detail is read from its answer
     assert _shown(work, "source", record, ("row_count", "12"), "{{s0[name=orders].name}}") == "{{s1.row_count}}"  # type: ignore[arg-type]
+
+
+def test_a_look_that_answers_its_record_in_a_list_is_read_by_the_records_name() -> None:
+    from cworld.synth.offline.shape_chain import answer_ref
+
+    step = SimpleNamespace(plan=SimpleNamespace(id="s2"))
+    answer = [{"app_id": "app_0016", "name": "Puducherry app"}]  # instantdb's get-schema
+    assert answer_ref(step, answer, "Puducherry app", "X") == "{{s2[name=Puducherry app].name}}"  # type: ignore[arg-type]
+    assert answer_ref(step, answer, "Other app", "X") == "X"  # type: ignore[arg-type]
+
+
+def test_a_page_fetched_as_text_is_quoted_whole_and_an_empty_template_is_not() -> None:
+    from cworld.synth.offline.goal_chain import Named
+    from cworld.synth.offline.shape_compose import _fact
+
+    work = SimpleNamespace(slot_steps={"source": ["s2"]})
+    page = Named("page", "Getting started", "title", "https://northwind.test/")
+    text = "Contents of https://northwind.test/:\n# Northwind\n\nLogistics for growing companies."
+    assert _fact(work, "source", text, page, "'Getting started'") == " (it reads: {{s2}})"  # type: ignore[arg-type]
+    assert _fact(work, "source", "Title: \nDescription: \nURL: ", page, "'Getting started'") == ""  # type: ignore[arg-type]
+    assert _fact(work, "source", "x " * 300 + text, page, "'Getting started'") == ""  # type: ignore[arg-type]

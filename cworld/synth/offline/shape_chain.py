@@ -446,9 +446,17 @@ def _path_to(answer: Any, value: str, path: str = "", depth: int = 0) -> str | N
 
 
 def answer_ref(step: Step, answer: Any, value: str, fallback: str) -> str:
-    """A reference to `value` in a step's answer (the get a later step reads), else `fallback`."""
+    """A reference to `value` in a step's answer (the get a later step reads): a field, or the name of the
+    record a list in it holds (`get-schema` answers `[{"name": "Puducherry app"}]`); else `fallback`."""
     path = _path_to(answer, value)
-    return "{{" + f"{step.plan.id}.{path}" + "}}" if path else fallback
+    if path:
+        return "{{" + f"{step.plan.id}.{path}" + "}}"
+    for where, items in _lists(answer):
+        for record in items[:50]:
+            by = label_field(record) if isinstance(record, dict) else None
+            if by and str(record[by]) == value:
+                return item_ref(step, where, record, by)
+    return fallback
 
 
 def item_ref(step: Step, path: str, record: dict[str, Any], field_name: str) -> str:

@@ -339,15 +339,30 @@ def _fact(work: Work, slot: str, answer: Any, record: Named, name_ref: str) -> s
     """` (status: open)`: a short detail the look showed beside the name (`_detail`), by reference into its
     answer where the name is not read from it, so the write that carries it takes something the look found;
     empty when the answer shows none."""
+    step = work.slot_steps.get(slot, [""])[-1]
+    if isinstance(answer, str) and len(answer) <= TEXT_SHOWN and len(_WORD.findall(answer)) >= 6 \
+            and not _reads(step, name_ref):
+        return " (it reads: {{" + step + "}})"  # a page fetched as text: what it shows is the text
     detail = _detail(answer, record)
     return f" ({words_of(detail[0])}: {_shown(work, slot, answer, detail, name_ref)})" if detail else ""
+
+
+TEXT_SHOWN = 400
+"""The longest text answer a note quotes whole (a fetched page's few lines, not a document; an empty template
+`Title: \nURL: ` says nothing)."""
+_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _reads(step: str, ref: str) -> bool:
+    """`ref` reads step `step`'s answer (`{{s1.name}}`, `{{s1[name=x].name}}`)."""
+    return any("{{" + f"{step}{c}" in ref for c in ".[")
 
 
 def _shown(work: Work, slot: str, answer: Any, detail: tuple[str, str], name_ref: str) -> str:
     """The detail's value, by reference into the look's answer when the name is not read from it (a look whose
     answer does not repeat the name still feeds the note, so no read is idle)."""
     step = work.slot_steps.get(slot, [""])[-1]
-    if any("{{" + f"{step}{c}" in name_ref for c in ".[") or not isinstance(answer, dict):  # `s1[name=x]`: a list
+    if _reads(step, name_ref) or not isinstance(answer, dict):  # `s1[name=x]`: the record of a list
         return detail[1]
     inner = next((k for k, v in answer.items() if isinstance(v, dict) and detail[0] in v), None)
     path = detail[0] if detail[0] in answer else f"{inner}.{detail[0]}" if inner else None
