@@ -146,3 +146,21 @@ def test_a_kind_keyed_by_its_name_takes_its_names_from_its_vocabulary(cards: dic
     assert len(names & vocabulary) >= 15  # 'analytics-exports', not the lorem word 'job'
     assert generated_world("gcs", cards["cloud_infrastructure"], 3, size=30).collection("bucket") == \
         world.collection("bucket")  # the same seed names them alike
+
+
+def test_a_filter_whose_value_is_all_lists_every_record(cards: dict[str, CategoryCard]) -> None:
+    from cworld.engine import SessionLog
+
+    devices = tool("list_devices", {"platform": {"type": "string", "enum": ["all", "android", "ios"],
+                                                 "default": "all"}}, [])
+    card = cards["devices"]
+    world = generated_world(SERVER, card, 0, size=12, tools=[devices])
+    engine = RulesEngine(cards, [devices], world=World(seed=0, now="2026-08-01T09:00:00Z", servers={SERVER: world}))
+
+    def listed(args: dict[str, Any]) -> list[Any]:
+        answer = engine.respond_sync(devices, args, SessionLog(seed=0)).structured_content or {}
+        return next(v for v in answer.values() if isinstance(v, list))
+
+    every = listed({"platform": "all"})  # a device farm lists every device, not those of a platform 'all'
+    assert len(every) == 12
+    assert 0 < len(listed({"platform": "ios"})) < 12

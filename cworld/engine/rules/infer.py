@@ -899,6 +899,10 @@ def blank_checks(props: dict[str, Any], required: set[str]) -> list[Check]:
     return checks
 
 
+#: A filter's enum value that selects every record (`platform: [all, android, ios]`, default `all`).
+EVERY_VALUES = frozenset({"all", "any"})
+
+
 def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, Any], card: CategoryCard) -> ListRead:
     conditions = []
     for name in props:
@@ -909,7 +913,10 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
             conditions.append(f"matches(args[{name!r}], it)")
         elif plain in entity.fields or _REF.match(plain):
             field = field_for(name, entity, card)
-            conditions.append(f"(args[{name!r}] is None or str(it.get({field!r})).lower() == str(args[{name!r}]).lower())")
+            every = [v for v in (props.get(name) or {}).get("enum") or [] if str(v).lower() in EVERY_VALUES]
+            anything = f" or args[{name!r}] == {every[0]!r}" if every else ""  # `platform: all` filters nothing
+            conditions.append(f"(args[{name!r}] is None{anything} or str(it.get({field!r})).lower() == "
+                              f"str(args[{name!r}]).lower())")
     page, size = _named(props, PAGE_ARGS, "integer"), _named(props, SIZE_ARGS, "integer")
     offset, cursor = _named(props, OFFSET_ARGS, "integer"), _named(props, CURSOR_ARGS, "string")
     default = (props.get(size) or {}).get("default") if size else None
