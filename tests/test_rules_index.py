@@ -196,6 +196,7 @@ COMPREHENSIONS = [
     "next_id([v.get('ref') for v in coll('items').values()])",
     "next_id(v['ref'] for v in items.values())",
     "next_id([k for k, v in items.items()])",
+    "next_id([highest_id([v.get('ref'), 'th_' + str(v['n'] * 20).zfill(4)] if v['flag'] else []) for v in coll('items').values()])",
     "[any(v['tag'] == t for v in items.values()) for t in TAGS_ASKED]",
     "not any(args.p in (v.get('who') or []) for k, v in coll('items').items())",
     "any([v['n'] > args.n and not v['flag'] for v in items.values()])",
@@ -350,3 +351,11 @@ def test_container_indexes_answer_as_a_scan_of_every_record() -> None:
         assert found == {k for k in keys if k not in element_residual and any(named(v) for v in records[k]["people"])}
     assert element_residual == {k for k in keys if type(records[k]["people"]) is str}
     assert not times.residual and not member_residual - {k for k in keys if records[k]["who"] is None}
+
+
+def test_highest_id_is_the_largest_number_of_the_numbered_values() -> None:
+    from cworld.engine.rules.expr import highest_id, next_id
+    assert highest_id(["lbl_0003", "lbl_0012", "x", None, 7]) == "lbl_0012"
+    assert highest_id(["a_9", "a_10"]) == "a_10" and highest_id([]) is None and highest_id(None) is None
+    boards = [["lbl_0001", "lbl_0004"], [], ["lbl_0009"], ["lbl_0002"]]
+    assert next_id([highest_id(b) for b in boards]) == next_id([k for b in boards for k in b]) == "lbl_0010"

@@ -194,6 +194,18 @@ def next_id(values: Any) -> str | None:
     return f"{prefixes.pop()}{max(int(n) for _, n in parts) + 1:0{width}d}"
 
 
+def highest_id(values: Any) -> str | None:
+    """The highest-numbered of `values` (`lbl_0012` of `lbl_0003`, `lbl_0012`), None where none is numbered. Where
+    a kind's ids sit inside other records (a board's labels), one per record stands for them all in `next_id`,
+    so the planner reads a loop over the records (`next_id([highest_id(...) for b in coll('board').values()])`)."""
+    best: tuple[int, str] | None = None
+    for value in values or []:
+        parts = numbered(value)
+        if parts is not None and (best is None or int(parts[1]) > best[0]):
+            best = (int(parts[1]), value)
+    return best[1] if best is not None else None
+
+
 FUNCTIONS: dict[str, Any] = {
     "len": len, "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted, "list": list,
     "dict": dict, "set": set, "round": round, "abs": abs, "int": int, "float": float, "str": str, "bool": bool,
@@ -201,7 +213,7 @@ FUNCTIONS: dict[str, Any] = {
     "money": money, "re_match": re_match, "seeded_gauss": seeded_gauss, "seeded_sample": seeded_sample,
     "close_match": close_match, "status_word": status_word, "parse_time": parse_time, "enumerate": enumerate, "zip": zip, "range": range,
     "reversed": reversed, "tuple": tuple, "isinstance": isinstance, "replaced": replaced, "user_id": user_id,
-    "role_of": role_of, "role_map": role_map, "next_id": next_id, "first_unmatched": first_unmatched,
+    "role_of": role_of, "role_map": role_map, "next_id": next_id, "highest_id": highest_id, "first_unmatched": first_unmatched,
     "held_only": held_only, "byte_size": byte_size, "is_me": is_signed_in, "history_after": history_after,
     "under_root": under_root, "given_cursor": given_cursor,
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
