@@ -210,9 +210,11 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     # with no record (`target` the anchor of its kind a list reads, `list_versions(document_id)`, else None: a
     # guard about the record passes a create by)
     at = next((i + 1 for i, c in enumerate(base.check) if c.find == "target"), None)
-    anchor = next((c.find for c in base.check if c.find == f"ref_{entity.name}"), "None")
-    lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields,
-                       **({"target": anchor} if at is None else {})})]
+    anchor = next((c.find for c in base.check if c.find == f"ref_{entity.name}"), None)
+    if at is None and anchor is None and _mentions(rule, "target_key"):
+        return None  # a family about the record found does not fit a tool that finds none (`getNotifications()`)
+    found = {"target": anchor or "None", "target_key": f"{anchor}_key" if anchor else "None"}
+    lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields, **(found if at is None else {})})]
     # a family that changes what inference only read (`append_to_document`) is a change: a reader may not make it
     guard = role_guard() if rule.do and base.read_only and rule.about is None else []
     if at is None:
