@@ -15,7 +15,7 @@ from cworld.synth.offline.action_space import ActionSpace, key_value
 from cworld.synth.offline.goal_roles import Roles
 
 SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server", "fetcher-mcp",
-           "mcp-yahoo-finance")
+           "mcp-yahoo-finance", "jina-mcp-tools")
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +104,10 @@ def test_a_search_whose_query_is_optional_searches_for_what_it_finds(space: Acti
 
     assert space.units["linear-mcp-server/linear_search_issues"].queries == ("query",)
     assert all(u.queries for u in space.units.values() if u.use == "find" and verb_kind(u.tool.name) == "search")
+
+
+def test_an_action_whose_rule_only_reads_its_record_looks_at_it(space: ActionSpace) -> None:
+    """`jina_reader(url)` is an action by its name, but its rule finds the page and changes nothing: a look."""
+    unit = space.units["jina-mcp-tools/jina_reader"]
+    assert unit.use == "look" and unit.target == "url"
+    assert not any(u.use == "change" and space.engine.rule_for(u.tool)[0].read_only for u in space.units.values())

@@ -149,7 +149,7 @@ class ActionSpace:
     def _unit(self, tool: ToolSpec, rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> Unit | None:
         op = operation_kind(tool)
         found = _found_args(rule, kinds, collections)
-        use = _use(tool, op, bool(found))
+        use = _use(tool, op, bool(found), bool(rule.read_only))
         if use is None:
             return self._out(tool, "names_no_record")
         target = next((a for a, _ in found), None) if use != "make" else None
@@ -248,12 +248,14 @@ def _found_args(rule: Any, kinds: dict[str, str], collections: dict[str, str]) -
     return [(a, k) for a, k, _ in found]
 
 
-def _use(tool: ToolSpec, op: str, names_record: bool) -> str | None:
+def _use(tool: ToolSpec, op: str, names_record: bool, read_only: bool = False) -> str | None:
+    """What the tool does to the record it names; an action whose rule only reads it (`jina_reader(url)`,
+    `scrape(url)`) looks at it."""
     if op == "create":
         return "make"
     if not names_record:
         return None
-    if op == "get":
+    if op == "get" or (op == "action" and read_only):
         return "look"
     if op == "delete" or _DESTRUCTIVE.search(tool.name):
         return "remove"
