@@ -315,3 +315,11 @@ def test_taxonomy_file_errors_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "constraints.yaml").write_text("types: [1, 2\n")
     with pytest.raises(ContentError, match="not a valid constraint taxonomy"):
         load_taxonomy(tmp_path)
+
+
+def test_a_tool_name_said_in_prose_before_a_bracket_keeps_the_bracket(universe) -> None:
+    checker = LeakChecker(universe)
+    word = next(n for n in checker.word_names if n.isalpha() and n.islower())  # a one-word tool name
+    text = f"Look up the {word} (status: open) in our CRM."
+    assert checker.rewrite(text) == text  # a bracket after a word is prose, not a call
+    assert checker.leaks(f"Then call {word}(id) for me.")  # `name(` is code

@@ -131,14 +131,14 @@ def _server_named(found: str, servers: list[str]) -> str:
 
 
 def _code_pattern(names: list[str]) -> re.Pattern[str] | None:
-    """`name` as code: in backticks, called with `(`, after use/call/run, before tool/api/server, or
-    `name/`.
+    """`name` as code: in backticks, called with `(` (`search(`; the prose `the result (it reads: ...)` keeps
+    its bracket), after use/call/run, before tool/api/server, or `name/`.
     """
     if not names:
         return None
     alt = "|".join(re.escape(n) for n in names)
     return re.compile(
-        rf"`(?P<name>{alt})`|\b(?P<name2>{alt})\s*\("
+        rf"`(?P<name>{alt})`|\b(?P<name2>{alt})\("
         rf"|\b(?:use|call|run|invoke)\s+(?:the\s+)?(?P<name3>{alt})\b"
         rf"|\b(?P<name4>{alt})\s+{CODE_WORDS}\b|\b(?P<name5>{alt})/\w",
         flags=re.IGNORECASE,
