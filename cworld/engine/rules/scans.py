@@ -238,14 +238,11 @@ class Scans:
     def ids(self, coll: Any, mode: str, elt: str, functions: Callable[[], tuple[tuple[str, Any], ...]]) -> list[Any] | None:
         """Values of `elt` whose `next_id` is that of every record of `coll` (the seed's representatives and the
         session's written records' values); None when they cannot stand for them (the caller reads every record)."""
-        store, indexes = self.store, self.indexes
-        found = store.overlay(coll) if store is not None and indexes is not None and type(coll) is dict else None
+        store, indexes, found = self.store, self.indexes, self._seeded(coll, functions)
         if found is None or store is None or indexes is None:
             return None
         name, base = found
         try:
-            if any(fn is not FUNCTIONS[f] for f, fn in functions()):
-                return None
             ix = indexes.of(base)
             seeded = ix.numbered(elt)
             if seeded.failed or ix.others:
@@ -258,17 +255,25 @@ class Scans:
         self.counted(len(mine))
         return seeded.representatives(dirty) + mine
 
+    def _seeded(self, coll: Any, functions: Callable[[], tuple[tuple[str, Any], ...]]) -> tuple[str, Any] | None:
+        """(the collection's name, the seed's records under it) where indexes can answer for `coll`: a collection
+        of the session, read with the language's own functions (a def shadowing one reads otherwise)."""
+        store = self.store
+        found = store.overlay(coll) if store is not None and self.indexes is not None and type(coll) is dict else None
+        try:
+            shadowed = found is not None and any(fn is not FUNCTIONS[f] for f, fn in functions())
+        except Exception:  # a function the expression names fails to resolve: the walk reads it as written
+            return None
+        return None if shadowed else found
+
     def _candidates(self, coll: Any, where: str, values: dict[str, Callable[[], Any]],
                     functions: Callable[[], tuple[tuple[str, Any], ...]]) -> list[str] | None:
         """The keys to evaluate COND on, in the collection's order; None: every key."""
-        store, indexes = self.store, self.indexes
-        found = store.overlay(coll) if store is not None and indexes is not None and type(coll) is dict else None
+        store, indexes, found = self.store, self.indexes, self._seeded(coll, functions)
         if found is None or store is None or indexes is None:
             return None
         name, base = found
         try:
-            if any(fn is not FUNCTIONS[f] for f, fn in functions()):
-                return None
             chosen = select(indexes.of(base), plan(where), lambda text: values[text](), decided=True)
         except Exception:  # a value fails while planning: the walk evaluates (and fails) where it would
             return None
