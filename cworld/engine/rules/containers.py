@@ -40,14 +40,14 @@ def members(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tup
     """Element -> keys whose `fn` value (a list, tuple, set or map: `v in` it tests its elements or map keys)
     holds it; residual: keys whose value is no such container, holds an element a hash would not find, or
     fails."""
-    return _bucketed(keys, records, fn, lambda value: type(value) in _CONTAINERS and all(map(indexable_value, value)),
+    return bucketed(keys, records, fn, lambda value: type(value) in _CONTAINERS and all(map(indexable_value, value)),
                      lambda value: value)
 
 
 def entries(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tuple[Buckets, set[str]]:
     """(map key, value) -> keys whose `fn` value, a map, holds that entry (`m.get(k) == v`); residual: keys
     whose value is no map, holds a key or value a hash would not find, or fails."""
-    return _bucketed(keys, records, fn, lambda value: type(value) is dict and all(
+    return bucketed(keys, records, fn, lambda value: type(value) is dict and all(
         indexable_value(k) and indexable_value(v) for k, v in value.items()), lambda value: value.items())
 
 
@@ -55,11 +55,11 @@ def elements(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tu
     """(type, element) -> keys whose `fn` value (a list, tuple, set, map - its keys - or a map's keys or values)
     yields that element when iterated; residual: keys whose value is none of those, yields an element a hash
     would not group with its equals of the same type, or fails. Types stay apart: a test may tell 1 from True."""
-    return _bucketed(keys, records, fn, lambda value: type(value) in _ITERABLES and all(map(indexable_value, value)),
+    return bucketed(keys, records, fn, lambda value: type(value) in _ITERABLES and all(map(indexable_value, value)),
                      lambda value: ((type(e), e) for e in value))
 
 
-def _bucketed(keys: list[str], records: dict[str, Any], fn: RecordFunction, accepts: Callable[[Any], bool],
+def bucketed(keys: list[str], records: dict[str, Any], fn: RecordFunction, accepts: Callable[[Any], bool],
               grouped: Callable[[Any], Iterable[Any]]) -> tuple[Buckets, set[str]]:
     """Bucket -> keys whose `fn` value `accepts` and files under it (`grouped`); residual: the keys whose value
     it does not accept, or fails on."""

@@ -31,7 +31,9 @@ from typing import Any, TypeVar
 
 from cworld.engine.rules.containers import (
     Buckets,
+    RecordFunction,
     Times,
+    bucketed,
     elements,
     entries,
     entry_hits,
@@ -268,6 +270,12 @@ def record_function(expr: str) -> Callable[[dict[str, Any], str], Any]:
     return fn
 
 
+def _values(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tuple[Buckets, set[str]]:
+    """Value -> keys whose `fn` value it is (a hash index); residual: keys whose value a hash would not find
+    as `==` does, or that fail."""
+    return bucketed(keys, records, fn, indexable_value, lambda value: (value,))
+
+
 class CollectionIndexes:
     """The indexes of one seed's collection (never changed: the seed's world is not written)."""
 
@@ -278,7 +286,7 @@ class CollectionIndexes:
         self.others = {k for k, v in records.items() if type(v) is not dict}
         """keys of values that are not records: no index reads them, a comprehension's condition does"""
         self.position = {k: i for i, k in enumerate(records)}
-        self._hash: dict[str, tuple[dict[Any, dict[str, None]], set[str]]] = {}
+        self._hash: dict[str, tuple[Buckets, set[str]]] = {}
         self._texts: dict[tuple[str, ...], _Texts] = {}
         self._unreadable: dict[tuple[str, ...], set[str]] = {}
         self._orders: dict[tuple[str, bool], list[tuple[Any, int, str]] | None] = {}
@@ -290,63 +298,38 @@ class CollectionIndexes:
 
     def equal(self, expr: str, value: Any) -> tuple[dict[str, None], set[str]]:
         """(keys whose `expr` == value, in the collection's order, keys `expr` could not be indexed for)."""
-        found = self._hash.get(expr)
-        if found is None:
-            found = self._hash[expr] = self._build_hash(expr)
-        buckets, residual = found
+        buckets, residual = self._built(self._hash, expr, _values)
         return buckets.get(value, _NONE), residual
-
-    @built_at_once
-    def _build_hash(self, expr: str) -> tuple[dict[Any, dict[str, None]], set[str]]:
-        fn = record_function(expr)
-        buckets: dict[Any, dict[str, None]] = {}
-        residual: set[str] = set()
-        for key in self.keys:
-            try:
-                value = fn(self.records[key], key)
-            except Exception:
-                residual.add(key)
-                continue
-            if indexable_value(value):
-                buckets.setdefault(value, {})[key] = None
-            else:
-                residual.add(key)
-        return buckets, residual
 
     def member(self, expr: str, value: Any) -> tuple[Collection[str], set[str]]:
         """(keys whose `expr` holds value as `in` finds it, keys `expr` could not be indexed for)."""
-        found = self._members.get(expr)
-        if found is None:
-            found = self._members[expr] = built_at_once(members)(self.keys, self.records, record_function(expr))
-        return found[0].get(value, _NONE), found[1]
+        buckets, residual = self._built(self._members, expr, members)
+        return buckets.get(value, _NONE), residual
 
     def some(self, expr: str, test: Callable[[Any], Any]) -> tuple[set[str], set[str]]:
         """(keys with an element of `expr` that passes `test`, keys `expr` could not be indexed for)."""
-        found = self._elements.get(expr)
-        if found is None:
-            found = self._elements[expr] = built_at_once(elements)(self.keys, self.records, record_function(expr))
-        return some_hits(found[0], test), found[1]
+        buckets, residual = self._built(self._elements, expr, elements)
+        return some_hits(buckets, test), residual
 
     def entry(self, expr: str, key: Any, wanted: Any, many: bool) -> tuple[Collection[str] | None, set[str]]:
         """(keys whose map `expr` gives `wanted` for `key` - one of them when `many` -, None: no look-up
         answers it; keys `expr` could not be indexed for)."""
-        found = self._entries.get(expr)
-        if found is None:
-            found = self._entries[expr] = built_at_once(entries)(self.keys, self.records, record_function(expr))
-        return entry_hits(found[0], key, wanted, many), found[1]
+        buckets, residual = self._built(self._entries, expr, entries)
+        return entry_hits(buckets, key, wanted, many), residual
 
     def times(self, expr: str) -> Times:
         """The records' times for `expr`, in order (`before` read as a slice)."""
-        found = self._times.get(expr)
-        if found is None:
-            found = self._times[expr] = built_at_once(Times)(self.keys, self.records, record_function(expr))
-        return found
+        return self._built(self._times, expr, Times)
 
     def numbered(self, expr: str) -> Numbered:
         """The numbered values of `expr` over the records (`next_id` read off a few of them)."""
-        found = self._numbered.get(expr)
+        return self._built(self._numbered, expr, Numbered)
+
+    def _built(self, cache: dict[str, _Built], expr: str, build: Callable[..., _Built]) -> _Built:
+        """The index `build` makes over the records for `expr`, built on first use (collector paused) and kept."""
+        found = cache.get(expr)
         if found is None:
-            found = self._numbered[expr] = built_at_once(Numbered)(self.keys, self.records, record_function(expr))
+            found = cache[expr] = built_at_once(build)(self.keys, self.records, record_function(expr))
         return found
 
     def text(self, fields: tuple[str, ...], words: list[str]) -> tuple[set[str], set[str]]:
