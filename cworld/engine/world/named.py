@@ -18,7 +18,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.kinds import name_kinds
+from cworld.engine.cards.kinds import head_noun, name_kinds, server_prefix, singular_kind
 from cworld.engine.cards.operations import id_stem, kind_named, operation_kind, snake
 from cworld.engine.world.base import ServerWorld
 from cworld.engine.world.idformat import card_format
@@ -73,8 +73,6 @@ def _parents(card: CategoryCard, tools: Iterable[ToolSpec], stems: list[str], ki
     """Kind -> the kinds its lists are read under (`list_pipelines(organizationId)`: a pipeline is an
     organization's), for the kinds the card lacks: the list's head noun is the kind, and each id argument that
     names another kind of the server is its parent."""
-    from cworld.engine.cards.kinds import head_noun, server_prefix, singular_kind
-
     tools = list(tools)
     prefix = server_prefix(tools)
     out: dict[str, list[str]] = {}

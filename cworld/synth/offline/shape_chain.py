@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from itertools import islice
 from typing import Any
 
 from cworld.data_model import Scenario, ScenarioEntity, SubGoal
@@ -263,7 +264,7 @@ class ShapeDrafter:
             held = record.get(field_name) if isinstance(record, dict) else None
             keys = {str(held)} if held not in (None, "") else set()
         else:
-            keys = {str(r[field_name]) for r in list(records.values())[:500]
+            keys = {str(r[field_name]) for r in islice(records.values(), 500)
                     if isinstance(r, dict) and r.get(field_name) not in (None, "")}
         own = world.collection(kind) or {}
         for other in chosen:
