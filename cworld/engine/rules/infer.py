@@ -25,6 +25,18 @@ from cworld.engine.cards.operations import (
     snake,
     verb_kind,
 )
+from cworld.engine.rules.arguments import (
+    CURSOR_ARGS,
+    OFFSET_ARGS,
+    PAGE_ARGS,
+    PAGING_ARGS,
+    SIZE_ARGS,
+    argument_checks,
+    blank_checks,
+    cursor_checks,
+    named_arg,
+    value_checks,
+)
 from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
@@ -38,27 +50,9 @@ _REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
 QUERY_ARGS = ("query", "q", "search", "text", "keyword", "keywords", "term", "terms", "search_term", "name_contains",
               "search_query", "search_text", "search_string", "search_terms")
-PAGE_ARGS = ("page", "page_number", "page_no", "page_index")
-OFFSET_ARGS = ("offset", "start", "skip", "start_index", "from")
-"""Item offsets (`from` as Elasticsearch and Vercel take it; only an integer argument is read as one)."""
-CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "next_token", "starting_after", "after",
-               "continuation_token", "marker")
-SIZE_ARGS = ("page_size", "limit", "per_page", "max_results", "count", "top_k", "size", "n", "first", "top",
-             "max_items", "page_limit", "num_results", "max_count")
-"""Page sizes (`top` as OData services take it, with `skip`)."""
-PAGING_ARGS = (*PAGE_ARGS, *OFFSET_ARGS, *CURSOR_ARGS, *SIZE_ARGS)
 DEFAULT_PAGE_SIZE = 20
 UNPAGED_CAP = 1000
 """A list that takes no paging argument answers everything it holds, as such services do, up to a server's cap."""
-
-
-def _named(props: dict[str, Any], names: tuple[str, ...], kind: str | None = None) -> str | None:
-    """The first argument whose snake-case name is one of `names` (and whose schema type is `kind`, if given)."""
-    for prop, schema in props.items():
-        declared = (schema or {}).get("type")
-        if snake(prop) in names and (kind is None or declared in (kind, None) or {kind, declared} == {"integer", "number"}):
-            return prop
-    return None
 
 
 def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | None:
@@ -66,9 +60,26 @@ def infer_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule |
     engine then answers from the schema, marked simulated). A write to a collection kept inside a value held
     once answers that value where the tool's output shows it (`layout.holder_answer`: the cart after a line)."""
     rule = _inferred(tool, card, world)
-    if rule is None or not rule.writes:
-        return rule if rule is None else _with_derived(rule, tool, card, world)
-    return holder_shown(rule, tool, world)
+    if rule is None:
+        return None
+    rule = with_argument_checks(rule, tool, entity_for(tool, card))
+    return _with_derived(rule, tool, card, world) if not rule.writes else holder_shown(rule, tool, world)
+
+
+def with_argument_checks(rule: Rule, tool: ToolSpec, entity: EntityType | None) -> Rule:
+    """The rule with what services refuse in any call's arguments (`arguments.py`) that it does not check yet:
+    after the token (a 401 comes before a 400) and before the records are looked up (a 400 before a 404). Not
+    for a call that carries credentials: a service answers any wrong ones alike, never saying which part."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    if any(snake(p) in SECRET_FIELDS for p in props):
+        return rule
+    extra = [c for c in (*argument_checks(props, required), *blank_checks(props, required), *value_checks(entity, props))
+             if c not in rule.check]
+    if not extra:
+        return rule
+    signed = next((i for i, c in enumerate(rule.check) if c.auth is None), len(rule.check))
+    return rule.model_copy(update={"check": [*rule.check[:signed], *extra, *rule.check[signed:]]})
 
 
 def holder_shown(rule: Rule, tool: ToolSpec, world: ServerWorld) -> Rule:
@@ -168,21 +179,6 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     guards = [*_closed_guard(entity), *(role_guard() if effects else [])]
     return Rule(op=op, read_only=not effects, check=[*signed, *valid, find, *guards, *refs, *members, *expected],
                 do=[*effects, *bump], origin="inferred")
-
-
-#: Paging arguments that take only a token the service issued (`after`, `starting_after`, `marker` may name a record).
-ISSUED_CURSOR_ARGS = ("cursor", "page_token", "next_page_token", "next_cursor", "next_token", "continuation_token")
-
-
-def cursor_checks(props: dict[str, Any]) -> list[Check]:
-    """A page token the service never issued is refused (Slack's `invalid_cursor`, Google's "invalid page token"),
-    where it had read as the first page; the engine's own `next_cursor` is accepted."""
-    cursor = _named(props, ISSUED_CURSOR_ARGS, "string")
-    if cursor is None:
-        return []
-    return [Check(fail=f"not given_cursor(args[{cursor!r}])", error="invalid",
-                  message=f"'{cursor}' {{args[{cursor!r}]}} is not a cursor this service gave: call without it for "
-                          "the first page, then pass the next_cursor an answer gives")]
 
 
 def belongs_checks(checks: list[Check], card: CategoryCard, own: EntityType) -> list[Check]:
@@ -389,6 +385,10 @@ NAMING_FIELDS = ("email", "username", "handle", "slug", "path", "name", "title",
                  "sku", "isbn", "domain", "hostname", "ticker", "login")
 
 
+#: The field an argument named for the kind itself names a record by (`branch`: its name; `symbol`: its ticker).
+BY_KIND_FIELDS = ("name", "title", "symbol", "code", "slug", "handle", "path")
+
+
 def _key_by_field(entity: EntityType, coll: str, props: dict[str, Any], required: set[str]) -> str | None:
     """For a tool naming its record by a field (`get_user(email)`): the key of the record whose field equals
     the argument (case and spacing aside), else the argument itself (so a miss is `not_found` naming it).
@@ -396,11 +396,18 @@ def _key_by_field(entity: EntityType, coll: str, props: dict[str, Any], required
     if entity.open_world or not coll.isidentifier():
         return None
     by_snake = {snake(p): p for p in props if p in required}
-    field = next((f for f in (entity.key_field, *NAMING_FIELDS) if f in by_snake and f in entity.fields), None)
-    if field is None:
+    # the field by its own name (`code`), or by the kind's (`course_code`, `application_name`)
+    field, name = next(((f, n) for f in (entity.key_field, *NAMING_FIELDS) for n in (f, f"{entity.name}_{f}")
+                        if n in by_snake and f in entity.fields), (None, None))
+    if field is None and entity.name in by_snake and (props[by_snake[entity.name]] or {}).get("type") not in (
+            "object", "array"):  # the kind itself names one (`git_merge(branch)`, `excel_read(sheet)`): by its name
+        field, name = next((f for f in (entity.key_field, *BY_KIND_FIELDS) if f in entity.fields), None), entity.name
+    if field is None or name is None:
         return None
-    arg = f"args[{by_snake[field]!r}]"
-    return f"([k for k, v in {coll}.items() if norm(v.get({field!r})) == norm({arg})] + [{arg}])[0]"
+    arg = f"args[{by_snake[name]!r}]"
+    # a record may keep the value under the argument's own name (`branch_name`) rather than the card's (`name`)
+    held = f"v.get({field!r})" if name == field else f"(v.get({field!r}) or v.get({name!r}))"
+    return f"([k for k, v in {coll}.items() if norm({held}) == norm({arg})] + [{arg}])[0]"
 
 
 #: Name words of a tool about the signed-in user (`get_me`, `whoami`, `getCurrentUser`, `get_my_profile`).
@@ -587,7 +594,8 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
     by_snake = {snake(p): p for p in props}
     own = next((by_snake[f"{entity.name}_{s}"] for s in ("id", "gid", "iid", "uid", "uuid")
                 if f"{entity.name}_{s}" in by_snake), None) \
-        or next((by_snake[n] for n in ("id", "uuid", "guid") if n in by_snake), None)  # DigitalOcean's `UUID`
+        or next((by_snake[n] for n in ("id", "uuid", "guid", "uid", "gid") if n in by_snake), None)  # DigitalOcean's
+    # `UUID`, Grafana's `uid`, Asana's `gid`
     if own is not None:
         return own
     ids = [p for p in props if p in required and (named := id_kind(p, card)) is not None
@@ -621,11 +629,13 @@ def guard_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule:
     """What a tool no rule covers still checks before the schema engine makes its answer up: a live token where
     the world keeps tokens, and every id argument of a kind the world holds naming a record that exists (the
     fallback never contradicts the world: `create_label(board_id)` on a board that is not there is refused), its
-    own kind's too (`get_free_busy(person_ids)`: no rule reads the people, but they must be there)."""
+    own kind's too (`get_free_busy(person_ids)`: no rule reads the people, but they must be there), and what
+    services refuse in any call's arguments (`arguments.py`: a limit of -1, `url: example.com`)."""
     props: dict[str, Any] = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required") or [])
-    return Rule(op=operation_kind(tool), origin="inferred",
+    rule = Rule(op=operation_kind(tool), origin="inferred",
                 check=[*auth_checks(props, world), *reference_checks(props, required, card, world, own=None)])
+    return with_argument_checks(rule, tool, entity_for(tool, card))
 
 
 def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
@@ -744,10 +754,15 @@ def _field_args(entity: EntityType, props: dict[str, Any], exclude: set[str]) ->
 
 
 def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
-    """The record field an argument fills or filters: its own name in snake case, else, for an id argument of
+    """The record field an argument fills or filters: its own name in snake case, or the kind's field it names
+    (`branch_name`: a branch's `name`), else, for an id argument of
     a kind the entity's one reference field names, that field (`add_comment(task_id)` on a card whose comments
     hold `card_id`, the kind tasks are: a list filtered by `task_id` then finds what the create made)."""
     plain = snake(prop)
+    if plain not in entity.fields and plain.startswith(f"{entity.name}_") \
+            and plain.removeprefix(f"{entity.name}_") in (*NAMING_FIELDS, "description", "type", "status"):
+        plain = plain.removeprefix(f"{entity.name}_")  # `branch_name` is a branch's `name`
+        return plain if plain in entity.fields else snake(prop)
     named = id_kind(prop, card) if plain not in entity.fields else None
     if named is not None and named[1]:  # `traveller_ids` fills the record's `travellers` list where it has one
         return list_field(entity, {id_stem(prop)[0]}) or plain  # type: ignore[index]
@@ -842,63 +857,6 @@ ME = "user_id(state.get('me'))"
 
 #: Fields a service stamps with the time a record is made.
 STAMP_FIELDS = ("created_at", "created", "updated_at", "booked_at", "placed_at", "sent_at")
-_TIME_TYPES = ("datetime", "date")
-#: (start, end) argument pairs a service refuses in the wrong order.
-RANGES = (("start", "end"), ("start_date", "end_date"), ("start_time", "end_time"), ("check_in", "check_out"),
-          ("starts_at", "ends_at"), ("date_from", "date_to"), ("departure_date", "return_date"))
-
-
-#: Argument names that hold a time, whatever the card calls the field (`remind(at)`, `book(start, end)`).
-TIME_ARGS = ("at", "time", "when", "date", "due", "start", "end", "deadline", "check_in", "check_out")
-TIME_SUFFIXES = ("_at", "_date", "_time", "_on")
-
-
-def _names_a_time(name: str, schema: dict[str, Any]) -> bool:
-    return schema.get("type") in ("string", None) and not schema.get("enum") and (
-        name in TIME_ARGS or name.endswith(TIME_SUFFIXES))
-
-
-def value_checks(entity: EntityType, props: dict[str, Any]) -> list[Check]:
-    """What services refuse in a write's values whatever their rules: a time that is not one (a field the card
-    types as a date or time, or an argument whose schema says so), and a range that ends before it starts."""
-    checks = []
-    times = {snake(p): p for p, schema in props.items() if entity.fields.get(snake(p)) in _TIME_TYPES
-             or (schema or {}).get("format") in ("date", "date-time") or _names_a_time(snake(p), schema or {})}
-    for arg in times.values():
-        checks.append(Check(fail=f"args[{arg!r}] is not None and parse_time(args[{arg!r}]) is None", error="invalid",
-                            message=f"'{arg}' is not a date or time: give it as ISO 8601 (YYYY-MM-DD or "
-                                    "YYYY-MM-DDTHH:MM)"))
-    for prop, schema in props.items():
-        if (snake(prop) == "email" or snake(prop).endswith("_email")) and (schema or {}).get("type") == "string":
-            checks.append(Check(fail=f"args[{prop!r}] is not None and not re_match(r'^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', "
-                                     f"args[{prop!r}])", error="invalid",
-                                message=f"invalid {prop} '{{args[{prop!r}]}}': give an address such as name@example.com"))
-    for start, end in RANGES:
-        if start in times and end in times:
-            a, b = times[start], times[end]
-            checks.append(Check(fail=f"args[{a!r}] is not None and args[{b!r}] is not None and before(args[{b!r}], "
-                                     f"args[{a!r}])", error="invalid", message=f"'{b}' is before '{a}'"))
-    return checks
-
-
-#: Arguments a service refuses empty when it requires them: what names a record, a message's text, a query.
-BLANK_REFUSED = ("name", "title", "subject", "summary", "text", "body", "content", "message", "comment", "query", "q",
-                 "search", "keyword", "keywords", "term", "search_term", "search_query")
-
-
-def blank_checks(props: dict[str, Any], required: set[str]) -> list[Check]:
-    """A required name, title, text or query given empty is refused (`name can't be blank`, Slack's `no_text`,
-    an empty search query), as services refuse it whatever their rules."""
-    checks = []
-    for prop in props:
-        plain, schema = snake(prop), props[prop] or {}
-        if prop in required and schema.get("type") in ("string", None) and not schema.get("enum") \
-                and (plain in BLANK_REFUSED or plain.endswith(("_name", "_title"))):
-            checks.append(Check(fail=f"not str(args[{prop!r}] or '').strip()", error="invalid",
-                                message=f"'{prop}' must not be empty"))
-    return checks
-
-
 #: A filter's enum value that selects every record (`platform: [all, android, ios]`, default `all`).
 EVERY_VALUES = frozenset({"all", "any"})
 
@@ -917,8 +875,8 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
             anything = f" or args[{name!r}] == {every[0]!r}" if every else ""  # `platform: all` filters nothing
             conditions.append(f"(args[{name!r}] is None{anything} or str(it.get({field!r})).lower() == "
                               f"str(args[{name!r}]).lower())")
-    page, size = _named(props, PAGE_ARGS, "integer"), _named(props, SIZE_ARGS, "integer")
-    offset, cursor = _named(props, OFFSET_ARGS, "integer"), _named(props, CURSOR_ARGS, "string")
+    page, size = named_arg(props, PAGE_ARGS, "integer"), named_arg(props, SIZE_ARGS, "integer")
+    offset, cursor = named_arg(props, OFFSET_ARGS, "integer"), named_arg(props, CURSOR_ARGS, "string")
     default = (props.get(size) or {}).get("default") if size else None
     paged = any((page, offset, cursor, size))
     page_size = default if isinstance(default, int) and default > 0 else DEFAULT_PAGE_SIZE if paged else UNPAGED_CAP
