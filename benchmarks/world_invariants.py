@@ -92,6 +92,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word, verb_kind
 from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
+from cworld.engine.rules.arguments import argument_checks, blank_checks, value_checks
 from cworld.engine.rules.infer import described_kind
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.probe import example_value
@@ -1074,8 +1075,9 @@ class Outcome:
     sampled: int
     seconds: float
     tool_rules: Counter[str] = field(default_factory=Counter)
-    """every tool of the tested servers by the rule it runs: `family`, `inferred, checks` (a check step: auth, a
-    find, a refusal), `inferred, reads/writes` (a list or an effect on the world, no check), `simulated`"""
+    """every tool of the tested servers by the rule it runs: `family, checks`, `inferred, checks the world` (a
+    token, a find, a refusal by the world's state), `inferred, checks its arguments only` (`rules/arguments.py`),
+    `inferred, reads/writes` (a list or an effect on the world, no check), `simulated` (`tool_rules`)"""
 
     def as_dict(self, examples: int = 3) -> dict[str, Any]:
         found: dict[str, dict[str, list[dict[str, str]]]] = {}
@@ -1143,17 +1145,32 @@ def measure(seed: int = 0, servers: list[str] | None = None, limit: int | None =
 
 
 def tool_rules(engine: Any, tools: list[ToolSpec]) -> Counter[str]:
-    """How many tools run each kind of rule (the engine's own `rule_for`, the seam `cworld world rules` shows)."""
+    """How many tools run each kind of rule (the engine's own `rule_for`, the seam `cworld world rules` shows).
+    An inferred rule whose every check is one of what services refuse in any call's arguments
+    (`rules/arguments.py`: a limit below one, a URL without a scheme, an empty required path) is counted apart
+    from one that checks the world (a token, a record that must exist, its state, a cursor it gave)."""
     counts: Counter[str] = Counter()
     for tool in tools:
         rule, origin = engine.rule_for(tool)
         if rule is None or origin not in ("family", "inferred"):
             counts[origin] += 1
-        elif origin == "family" or rule.check:
-            counts[f"{origin}, checks"] += 1
+        elif origin == "family":
+            counts["family, checks"] += 1
+        elif any(c not in argument_only(engine, tool) for c in rule.check):
+            counts["inferred, checks the world"] += 1
+        elif rule.check:
+            counts["inferred, checks its arguments only"] += 1
         else:
-            counts[f"{origin}, reads/writes"] += 1
+            counts["inferred, reads/writes"] += 1
     return counts
+
+
+def argument_only(engine: Any, tool: ToolSpec) -> list[Any]:
+    """The checks of meaning `rules/arguments.py` gives this tool (none reads the world)."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    entity = entity_for(tool, engine.card_of(tool))
+    return [*argument_checks(props, required), *blank_checks(props, required), *value_checks(entity, props)]
 
 
 def rules_line(counts: Counter[str]) -> str:
