@@ -47,12 +47,17 @@ def money(value: Any) -> float:
 
 
 def norm(text: Any) -> str:
-    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'. (ASCII text is its own
-    NFKD form: it skips the normalizing, most of the cost.)"""
-    plain = str(text or "")
-    if not plain.isascii():
-        plain = unicodedata.normalize("NFKD", plain).encode("ascii", "ignore").decode()
-    return " ".join(plain.lower().split())
+    """Lower case, single spaces, accents dropped: 'Sao  Paulo' finds 'São Paulo'."""
+    return " ".join(_folded(str(text or "")).split())
+
+
+def _folded(text: str) -> str:
+    """`norm` with the whitespace left as it is: lower case, accents dropped (ASCII text is its own NFKD form:
+    it skips the normalizing, most of the cost). A word without whitespace is in it exactly when it is in
+    `norm(text)`: both hold the same runs of non-space characters, and such a word lies inside one run."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return text.lower()
 
 
 def matches(query: Any, *values: Any) -> bool:
@@ -66,8 +71,12 @@ def matches(query: Any, *values: Any) -> bool:
 
 
 def match_text(*values: Any) -> str:
-    """The text `matches` searches: the values flattened, joined and normalized."""
-    return norm(" ".join(_flat_text(v) for v in values))
+    """The text `matches` searches: the values' texts (nested values flattened, None and booleans left out)
+    joined by spaces and folded. A query word (`norm(query).split()`: no whitespace) is in it exactly when it
+    is in the normalized text (`_folded`), so the spaces are not collapsed: that cost as much as the rest."""
+    parts: list[str] = []
+    _flat_text(values, parts)
+    return _folded(" ".join(parts))
 
 
 def text_of(values: tuple[Any, ...]) -> str:
@@ -82,14 +91,16 @@ def _plain_text(texts: tuple[str | None, ...]) -> str:
     return match_text(*texts)
 
 
-def _flat_text(value: Any) -> str:
-    if type(value) is str:  # the common case first
-        return value
-    if isinstance(value, dict):
-        return " ".join([_flat_text(v) for v in value.values()])
-    if isinstance(value, list):
-        return " ".join([_flat_text(v) for v in value])
-    return "" if value is None or isinstance(value, bool) else str(value)
+def _flat_text(values: Any, out: list[str]) -> None:
+    """Append the texts inside `values` (a dict's values or a list's items) to `out`, in order: one list
+    for a whole record, joined once (a join per nested value cost more than the reading)."""
+    for value in values.values() if isinstance(values, dict) else values:
+        if type(value) is str:  # the common case first
+            out.append(value)
+        elif isinstance(value, dict | list):  # a tuple is written as str writes it, as it always was
+            _flat_text(value, out)
+        elif value is not None and not isinstance(value, bool):
+            out.append(str(value))
 
 
 def text_replaced(value: Any, old: str, new: str, *, keys: bool = False) -> Any:

@@ -332,12 +332,20 @@ class CollectionIndexes:
             found = cache[expr] = built_at_once(build)(self.keys, self.records, record_function(expr))
         return found
 
-    def text(self, fields: tuple[str, ...], words: list[str]) -> tuple[set[str], set[str]]:
+    def text(self, fields: tuple[str, ...], words: list[str],
+             within: Collection[str] | None = None) -> tuple[set[str], set[str]]:
         """(keys whose `matches` text holds every word, exactly as `matches` tests it, keys whose fields could
-        not be read)."""
+        not be read). `within`: only these keys can pass (what the other conjuncts left); unless they are
+        nearly all, only their texts are read (and kept), so a search another condition narrows never
+        flattens the whole collection."""
         found = self._texts.get(fields)
         if found is None:
-            found = self._texts[fields] = _Texts(*self._build_texts(fields))
+            found = self._texts[fields] = _Texts(self.records, tuple(record_function(f) for f in fields))
+        if within is not None and not nearly_all(len(within), len(self.keys)):
+            hits = found.among([k for k in within if k in self.key_set], words)
+            return hits, found.residual if found.complete else found.residual | self.unreadable(fields)
+        if not found.complete:
+            built_at_once(found.fill)(self.keys)
         wanted = sorted((w for w in words if len(w) >= 3), key=len, reverse=True)  # the longest is the rarest
         if not wanted:  # only short words, in most texts: one substring test per text, no token index
             return found.scanned(words), found.residual
@@ -347,19 +355,6 @@ class CollectionIndexes:
             texts = found.texts
             hits = {k for k in hits if all(w in texts[k] for w in short)}
         return hits, found.residual
-
-    @built_at_once
-    def _build_texts(self, fields: tuple[str, ...]) -> tuple[dict[str, str], set[str]]:
-        fns = [record_function(f) for f in fields]
-        texts: dict[str, str] = {}
-        residual: set[str] = set()
-        for key in self.keys:
-            record = self.records[key]
-            try:
-                texts[key] = text_of(tuple([fn(record, key) for fn in fns]))
-            except Exception:
-                residual.add(key)
-        return texts, residual
 
     def unreadable(self, fields: tuple[str, ...]) -> set[str]:
         """Keys whose `fields` cannot be read (a missing field): `matches` raises on them."""
@@ -393,16 +388,57 @@ class CollectionIndexes:
 
 
 class _Texts:
-    """Each record's `matches` text (cached for plain texts, which records share). The first searches scan
-    them (one substring test per record); after `TOKENS_AFTER` searches, a token index answers (each token
-    -> the keys holding it; a query word lies inside one token). The token index made each search ~17x
-    cheaper but cost ~10x the texts to build (10,000 documents: 137 ms against 13 ms, a search 0.07 ms
-    against 1.2 ms), more than one session's searches save; a world searched by many sessions gets it."""
+    """Each record's `matches` text over some fields (cached for plain texts, which records share), read on
+    first need: a search narrowed by another condition reads only its candidates' texts, any other search
+    every record's (`fill`). The first full searches scan them (one substring test per record); after
+    `TOKENS_AFTER` searches, a token index answers (each token -> the keys holding it; a query word lies
+    inside one token). The token index made each search ~17x cheaper but cost ~10x the texts to build
+    (10,000 documents: 137 ms against 13 ms, a search 0.07 ms against 1.2 ms), more than one session's
+    searches save; a world searched by many sessions gets it.
 
-    def __init__(self, texts: dict[str, str], residual: set[str]) -> None:
-        self.texts, self.residual = texts, residual
+    A key whose text cannot be made (its fields fail) is `residual`; `text_of` itself cannot fail on the
+    JSON values a seed's record holds, so a text not read yet is not a failure missed."""
+
+    def __init__(self, records: dict[str, Any], fns: tuple[RecordFunction, ...]) -> None:
+        self.records, self.fns = records, fns
+        self.texts: dict[str, str] = {}
+        self.residual: set[str] = set()
+        self.complete = False
+        """every record's text is read (`fill`)"""
         self.asked = 0
         self.tokens: dict[str, set[str]] | None = None
+
+    def fill(self, keys: list[str]) -> None:
+        """Read the text of every key not read yet."""
+        texts, residual = self.texts, self.residual
+        for key in keys:
+            if key not in texts and key not in residual:
+                self._read(key)
+        self.complete = True
+
+    def _read(self, key: str) -> str | None:
+        record = self.records[key]
+        try:
+            text = self.texts[key] = text_of(tuple([fn(record, key) for fn in self.fns]))
+        except Exception:
+            self.residual.add(key)
+            return None
+        return text
+
+    def among(self, keys: list[str], words: list[str]) -> set[str]:
+        """The keys of `keys` whose text holds every word (their texts read if not yet)."""
+        texts, residual, out = self.texts, self.residual, set()
+        for key in keys:
+            text = texts.get(key)
+            if text is None:
+                if key in residual:
+                    continue
+                text = self._read(key)
+                if text is None:
+                    continue
+            if all(w in text for w in words):
+                out.add(key)
+        return out
 
     def holding(self, words: list[str]) -> set[str]:
         self.asked += 1
@@ -484,10 +520,12 @@ def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Cal
            decided: bool = False) -> Selection:
     """Narrow the seed's records by every conjunct an index answers (`value_of` evaluates the parts that
     do not name the record; it may raise, and the caller then walks every record). The hits are
-    intersected from the smallest, so a rare value costs its own bucket, not the largest one's.
+    intersected from the smallest, so a rare value costs its own bucket, not the largest one's. A text
+    search is answered last, among what the other conjuncts left (its words evaluated in their turn).
     `decided`: the caller evaluates the condition on every candidate whatever the indexes say (a scan)."""
     out = Selection(None, True, set())
     hits: list[Collection[str]] = []
+    searches: list[tuple[Conjunct, list[str]]] = []
     for part in conjuncts:
         if any(value_of(g) for g in part.guards):  # the conjunct holds for every record
             continue
@@ -499,7 +537,15 @@ def select(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Cal
                 out.keys = set()
                 return out
             continue
+        if part.kind == "text":
+            searches.append((part, norm(value_of(part.value)).split()))
+            continue
         found = _found(ix, part, value_of, out)
+        if found is not None:
+            hits.append(found)
+    for part, words in searches:
+        within = _intersection([(h, _NO_KEYS) for h in hits]) if hits else None
+        found = _searched(ix, part, words, within, out)
         if found is not None:
             hits.append(found)
     if hits and not ((decided or not out.exact) and nearly_all(min(map(len, hits)), len(ix.keys))):
@@ -530,8 +576,10 @@ def _intersection(parts: list[tuple[Collection[str], Collection[str]]]) -> set[s
 def _narrowed(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: Callable[[str], Any]) -> set[str] | None:
     """The keys that may pass one alternative of an `or` (None: no part of it narrows). Keys an index could
     not read stay candidates of that part only, so a part another one rules out (`isinstance(it.M, dict) and
-    it.M.get(p) == v` over records whose M is a list) does not bring them back."""
+    it.M.get(p) == v` over records whose M is a list) does not bring them back. A text search is answered
+    last, among what the other parts left, as in `select`."""
     parts: list[tuple[Collection[str], Collection[str]]] = []
+    searches: list[tuple[Conjunct, list[str]]] = []
     for part in conjuncts:
         if part.kind is None or any(value_of(g) for g in part.guards):  # says nothing, or holds for every record
             continue
@@ -539,20 +587,32 @@ def _narrowed(ix: CollectionIndexes, conjuncts: tuple[Conjunct, ...], value_of: 
             if not value_of(part.value):
                 return set()
             continue
+        if part.kind == "text":
+            searches.append((part, norm(value_of(part.value)).split()))
+            continue
         mine = Selection(None, True, set())
         found = _found(ix, part, value_of, mine)
+        if found is not None:
+            parts.append((found, mine.always))
+    for part, words in searches:
+        mine = Selection(None, True, set())
+        found = _searched(ix, part, words, _intersection(list(parts)) if parts else None, mine)
         if found is not None:
             parts.append((found, mine.always))
     return _intersection(parts) if parts else None
 
 
+def _searched(ix: CollectionIndexes, part: Conjunct, words: list[str], within: Collection[str] | None,
+              out: Selection) -> set[str] | None:
+    """The hits of `matches(words, *fields)` (exact: they hold every word as `matches` tests it), among
+    `within` when given; None when the query has no word (every readable record passes)."""
+    hits, residual = ix.text(part.fields, words, within) if words else (None, ix.unreadable(part.fields))
+    out.always |= residual
+    return hits
+
+
 def _found(ix: CollectionIndexes, part: Conjunct, value_of: Callable[[str], Any],
            out: Selection) -> Collection[str] | None:
-    if part.kind == "text":
-        words = norm(value_of(part.value)).split()
-        hits, residual = ix.text(part.fields, words) if words else (None, ix.unreadable(part.fields))
-        out.always |= residual
-        return hits  # exact: the hits hold every word as `matches` tests them
     if part.kind in ("or", "member", "entry", "entries", "after", "until", "some"):
         out.exact = False  # the condition decides on the candidates
         return _container_hits(ix, part, value_of, out)
