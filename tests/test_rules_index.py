@@ -45,8 +45,10 @@ WHERES = [
     "args.all or before(it['start'], args.t)",
     "any(w == args.r for w in (it['who'].values() if isinstance(it['who'], dict) else []))",
     "any(p == args.p for p in it['people']) and it['n'] != args.n",
+    "it['n'] == args.n and matches(args.q, it['tag'], it['name'])",
+    "matches(args.q, it['meta'], it['tag']) and not it['flag']",
 ]
-SORTS = [None, "(it['n'], key)", "it['name']", "(it['n'] + args.n, key)"]
+SORTS = [None, "(it['n'], key)", "it['name']", "(it['n'] + args.n, key)", "(it['name'], key)"]
 
 
 def _record(rng: random.Random, missing: float) -> dict[str, Any]:

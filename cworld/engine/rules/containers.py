@@ -60,9 +60,9 @@ def elements(keys: list[str], records: dict[str, Any], fn: RecordFunction) -> tu
 
 
 def bucketed(keys: list[str], records: dict[str, Any], fn: RecordFunction, accepts: Callable[[Any], bool],
-              grouped: Callable[[Any], Iterable[Any]]) -> tuple[Buckets, set[str]]:
-    """Bucket -> keys whose `fn` value `accepts` and files under it (`grouped`); residual: the keys whose value
-    it does not accept, or fails on."""
+              grouped: Callable[[Any], Iterable[Any]] | None) -> tuple[Buckets, set[str]]:
+    """Bucket -> keys whose `fn` value `accepts` and files under it (`grouped`; None: the value is its one
+    bucket); residual: the keys whose value it does not accept, or fails on."""
     buckets: Buckets = {}
     residual: set[str] = set()
     for key in keys:
@@ -74,8 +74,12 @@ def bucketed(keys: list[str], records: dict[str, Any], fn: RecordFunction, accep
         if not accepts(value):
             residual.add(key)
             continue
-        for bucket in grouped(value):
-            buckets.setdefault(bucket, {})[key] = None
+        for bucket in (value,) if grouped is None else grouped(value):
+            found = buckets.get(bucket)
+            if found is None:  # not setdefault: it would make an empty map per record to throw away
+                buckets[bucket] = {key: None}
+            else:
+                found[key] = None
     return buckets, residual
 
 
