@@ -83,7 +83,10 @@ def text_of(values: tuple[Any, ...]) -> str:
     """`match_text(*values)`, cached for plain texts (and None): records share texts (a sender, a status),
     and a search index built over 10,000 records or a search asked call after call reads the same ones
     again. Numbers are not cached: 1, 1.0 and True are one key to a cache, three texts to `match_text`."""
-    return _plain_text(values) if all(v is None or type(v) is str for v in values) else match_text(*values)
+    for value in values:  # a loop, not all(...): a text index calls this once per record
+        if value is not None and type(value) is not str:
+            return match_text(*values)
+    return _plain_text(values)
 
 
 @lru_cache(maxsize=1 << 16)

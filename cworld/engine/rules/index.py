@@ -23,11 +23,11 @@ from __future__ import annotations
 import ast
 import gc
 import heapq
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any, TypeVar
 
@@ -285,13 +285,13 @@ class CollectionIndexes:
         self.records = records
         self.keys = [k for k, v in records.items() if type(v) is dict]
         self.key_set = set(self.keys)
-        self.others = {k for k, v in records.items() if type(v) is not dict}
+        self.others = set(records).difference(self.key_set) if len(self.keys) < len(records) else set()
         """keys of values that are not records: no index reads them, a comprehension's condition does"""
-        self.position = {k: i for i, k in enumerate(records)}
+        self.position = dict(zip(records, range(len(records)), strict=True))
         self._hash: dict[str, tuple[Buckets, set[str]]] = {}
         self._texts: dict[tuple[str, ...], _Texts] = {}
         self._unreadable: dict[tuple[str, ...], set[str]] = {}
-        self._orders: dict[tuple[str, bool], SeedOrder | None] = {}
+        self._orders: dict[tuple[str, bool], list[tuple[Any, int, str]] | None] = {}
         self._members: dict[str, tuple[Buckets, set[str]]] = {}
         self._entries: dict[str, tuple[Buckets, set[str]]] = {}
         self._times: dict[str, Times] = {}
@@ -364,14 +364,14 @@ class CollectionIndexes:
         if found is None:
             fns = [record_function(f) for f in fields]
             found = self._unreadable[fields] = set()
-            for key in self.keys:
+            for key in self.keys if any(f != "it" for f in fields) else ():  # the record itself is always read
                 try:
                     [fn(self.records[key], key) for fn in fns]
                 except Exception:
                     found.add(key)
         return found
 
-    def order(self, sort: str, desc: bool) -> SeedOrder | None:
+    def order(self, sort: str, desc: bool) -> list[tuple[Any, int, str]] | None:
         """Every record as (sort value, position, key) in the order a stable sort by `sort` gives (None
         when a record's value cannot be computed or compared: the caller sorts its rows itself)."""
         if (sort, desc) not in self._orders:
@@ -379,40 +379,37 @@ class CollectionIndexes:
         return self._orders[(sort, desc)]
 
     @built_at_once
-    def _build_order(self, sort: str, desc: bool) -> SeedOrder | None:
+    def _build_order(self, sort: str, desc: bool) -> list[tuple[Any, int, str]] | None:
         fn = record_function(sort)
         try:
             values = [fn(self.records[k], k) for k in self.keys]
-            plain = _plain_texts(values)
+            texts = _texts_kind(values)
             position = self.position
-            rows = [(v if plain else sortable(v), position[k], k) for v, k in zip(values, self.keys, strict=True)]
+            rows = [(v if texts else sortable(v), position[k], k) for v, k in zip(values, self.keys, strict=True)]
             rows.sort(key=itemgetter(0), reverse=desc)
         except Exception:
             return None
-        return SeedOrder(rows, plain)
+        if texts == "text":
+            return [((False, v), p, k) for v, p, k in rows]
+        if texts == "tuple":
+            return [(tuple(zip(_FALSES, v, strict=False)), p, k) for v, p, k in rows]
+        return rows
 
 
-class SeedOrder(Iterable[tuple[Any, int, str]]):
-    """A seed's records in a sort's order, read as (`sortable` value, position, key) rows. Where every value
-    is a text, or every value a tuple of texts, the rows keep the values themselves: `sortable` only wraps
-    each text as (False, text), which orders as the text does, so the sort compares the values and a row
-    is wrapped when read (a page reads a few; wrapping 10,000 values cost more than sorting them)."""
-
-    def __init__(self, rows: list[tuple[Any, int, str]], plain: bool) -> None:
-        self.rows, self.plain = rows, plain
-
-    def __iter__(self) -> Iterator[tuple[Any, int, str]]:
-        if not self.plain:
-            return iter(self.rows)
-        return ((sortable(value), position, key) for value, position, key in self.rows)
+#: (False, text) is `sortable` of a text, zipped element by element into a tuple of texts'
+_FALSES = repeat(False)
 
 
-def _plain_texts(values: list[Any]) -> bool:
-    """Every value a text, or every value a tuple of texts (no None, no list: what `sortable` rewrites)."""
+def _texts_kind(values: list[Any]) -> str | None:
+    """"text" when every value is a text, "tuple" when every one is a tuple of texts, else None. Such values
+    hold nothing `sortable` rewrites (None, lists): it wraps each text as (False, text), which orders as the
+    text does, so they are sorted as they are and wrapped after (a call per value cost more than the sort)."""
     kinds = set(map(type, values))
     if kinds == {str}:
-        return True
-    return kinds == {tuple} and set(map(type, chain.from_iterable(values))) <= {str}
+        return "text"
+    if kinds == {tuple} and set(map(type, chain.from_iterable(values))) <= {str}:
+        return "tuple"
+    return None
 
 
 class _Texts:
