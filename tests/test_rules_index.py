@@ -47,6 +47,8 @@ WHERES = [
     "any(p == args.p for p in it['people']) and it['n'] != args.n",
     "it['n'] == args.n and matches(args.q, it['tag'], it['name'])",
     "matches(args.q, it['meta'], it['tag']) and not it['flag']",
+    "matches(args.q, it)",
+    "it['n'] == args.n and matches(args.q or '', it)",
 ]
 SORTS = [None, "(it['n'], key)", "it['name']", "(it['n'] + args.n, key)", "(it['name'], key)"]
 

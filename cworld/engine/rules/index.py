@@ -46,7 +46,7 @@ from cworld.engine.rules.containers import (
 from cworld.engine.rules.expr import FUNCTIONS, parsed
 from cworld.engine.rules.safe import compiled, dot
 from cworld.engine.rules.sequences import Numbered
-from cworld.values import norm, text_of
+from cworld.values import match_text, norm, text_of
 
 _RECORD_NAMES = frozenset({"it", "key"})
 _PURE_NAMES = _RECORD_NAMES | frozenset(FUNCTIONS)
@@ -342,7 +342,7 @@ class CollectionIndexes:
         flattens the whole collection."""
         found = self._texts.get(fields)
         if found is None:
-            found = self._texts[fields] = _Texts(self.records, tuple(record_function(f) for f in fields))
+            found = self._texts[fields] = _Texts(self.records, fields)
         if within is not None and not nearly_all(len(within), len(self.keys)):
             hits = found.among([k for k in within if k in self.key_set], words)
             return hits, found.residual if found.complete else found.residual | self.unreadable(fields)
@@ -424,8 +424,10 @@ class _Texts:
     A key whose text cannot be made (its fields fail) is `residual`; `text_of` itself cannot fail on the
     JSON values a seed's record holds, so a text not read yet is not a failure missed."""
 
-    def __init__(self, records: dict[str, Any], fns: tuple[RecordFunction, ...]) -> None:
-        self.records, self.fns = records, fns
+    def __init__(self, records: dict[str, Any], fields: tuple[str, ...]) -> None:
+        self.records, self.fns = records, tuple(record_function(f) for f in fields)
+        self.whole = fields == ("it",)
+        """the text of the whole record (`matches(q, it)`, what inferred searches read): `match_text` of it"""
         self.texts: dict[str, str] = {}
         self.residual: set[str] = set()
         self.complete = False
@@ -444,7 +446,8 @@ class _Texts:
     def _read(self, key: str) -> str | None:
         record = self.records[key]
         try:
-            text = self.texts[key] = text_of(tuple([fn(record, key) for fn in self.fns]))
+            text = self.texts[key] = (match_text(record) if self.whole
+                                      else text_of(tuple([fn(record, key) for fn in self.fns])))
         except Exception:
             self.residual.add(key)
             return None
