@@ -6,6 +6,7 @@ cards' vocabularies, deterministically, and no device carries a person's name.""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -47,7 +48,7 @@ def _blank() -> dict[str, str]:
 class _Space:
     """A stand-in action space: `n` servers, each with a look, a change and a make unit."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, plays: Callable[[int], bool] = lambda i: True) -> None:
         self.units: dict[str, Unit] = {}
         self.finders: dict[tuple[str, str], list[ToolSpec]] = {}
         for i in range(n):
@@ -57,7 +58,7 @@ class _Space:
                 tool = ToolSpec(server=server, name=name, category="task_board")
                 self.units[tool.id] = Unit(tool, "get", use, "task_board", None if use == "make" else "item",
                                            None if use in ("make", "find") else "item_id", {}, ("title",),
-                                           ("text",), (), (), plays=use != "find")
+                                           ("text",), (), (), plays=plays(i))  # a search checks its query
             self.finders[(server, "item")] = [ToolSpec(server=server, name="list_items", category="task_board")]
 
     def by_use(self, use: str) -> list[Unit]:
@@ -76,6 +77,18 @@ def test_the_sampler_spreads_use_and_caps_a_tools_share() -> None:
     for d in drawn:
         servers = {u.server for u in d.units.values()}
         assert len(servers) >= 2 or any(s.same for s in d.shape.slots)
+
+
+def test_a_unit_whose_rule_checks_something_is_drawn_before_one_that_does_not() -> None:
+    """Of fitting units equally fresh, one that plays a part (the world holds the agent to its rule) is drawn
+    first: on a space whose odd servers' rules check nothing, the first draws use even servers only."""
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k not in ("schedule", "sync", "brief")}
+    sampler = ShapeSampler(_Space(40, plays=lambda i: i % 2 == 0), shapes, n_tasks=200,  # type: ignore[arg-type]
+                           nouns=load_nouns(BOOK))
+    rng = random.Random(3)
+    drawn = [sampler.sample(rng)[1] for _ in range(5)]
+    units = [u for d in drawn for u in d.units.values()]
+    assert units and all(u.plays for u in units)
 
 
 def test_a_find_is_drawn_with_a_look_that_opens_what_it_found() -> None:

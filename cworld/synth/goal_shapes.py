@@ -9,7 +9,8 @@ a shape draws from every server whose tools fit, not from a list of tools. The s
   the task uses (a slot `same: <slot>` stays on that slot's server);
 - covers the pool: of every fitting unit it takes the one whose draws failed least (two failures forgiven
   while no accepted task uses the tool or reaches its server), then one on a server no accepted task
-  reaches yet, then one no accepted task uses, then the least tried (then the one on the least tried server, then by chance),
+  reaches yet, then one no accepted task uses, then one whose rule checks something (it plays a part), then the
+  least tried (then the one on the least tried server, then by chance),
   so each tool is tried once before any is tried again, servers with few fitting tools are reached, and
   one whose drafts keep failing drifts back; a shape is drawn more often while many
   units of its first slot are untried (weight x sqrt(1 + untried)); and a tool drawn in
@@ -236,7 +237,8 @@ class ShapeSampler:
     def _pick(self, slot: Slot, rng: random.Random, avoid: set[str], used: set[str], server: str | None,
               drawn: Drawn) -> tuple[Unit, ToolSpec | None] | None:
         """The fitting unit whose draws failed least (`_failed`), then one on a server no accepted task reaches
-        yet, then one no accepted task uses, then the least tried (then the one on the least tried server, then chance), whose finder fits when the slot
+        yet, then one no accepted task uses, then one whose rule checks something (it plays a part: the world
+        holds the agent to it), then the least tried (then the one on the least tried server, then chance), whose finder fits when the slot
         needs one and neither has reached the cap; None when no fitting unit is open (the shape gives way to
         another). So every tool is tried before any is tried again, a server whose first tools failed gets its
         next ones before reached servers do, and one whose drafts keep failing (a change the world does not
@@ -248,7 +250,7 @@ class ShapeSampler:
                    and self.drawn[u.id] < self.cap and self._fits(u, slot, drawn) and self._means(u, slot)
                    and self._goes_with(u, drawn)]
         order = {u.id: rng.random() for u in fitting}
-        fitting.sort(key=lambda u: (self._failed(u), u.server in self.reached, self.kept[u.id] > 0,
+        fitting.sort(key=lambda u: (self._failed(u), u.server in self.reached, self.kept[u.id] > 0, not u.plays,
                                     self.tried[u.id], self.servers[u.server], order[u.id]))
         for unit in fitting:
             if "finder" in slot.needs and unit.use == "find" and unit.queries:
