@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import gc
 import heapq
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -291,7 +291,7 @@ class CollectionIndexes:
         self._hash: dict[str, tuple[Buckets, set[str]]] = {}
         self._texts: dict[tuple[str, ...], _Texts] = {}
         self._unreadable: dict[tuple[str, ...], set[str]] = {}
-        self._orders: dict[tuple[str, bool], list[tuple[Any, int, str]] | None] = {}
+        self._orders: dict[tuple[str, bool], Iterable[tuple[Any, int, str]] | None] = {}
         self._members: dict[str, tuple[Buckets, set[str]]] = {}
         self._entries: dict[str, tuple[Buckets, set[str]]] = {}
         self._times: dict[str, Times] = {}
@@ -371,7 +371,7 @@ class CollectionIndexes:
                     found.add(key)
         return found
 
-    def order(self, sort: str, desc: bool) -> list[tuple[Any, int, str]] | None:
+    def order(self, sort: str, desc: bool) -> Iterable[tuple[Any, int, str]] | None:
         """Every record as (sort value, position, key) in the order a stable sort by `sort` gives (None
         when a record's value cannot be computed or compared: the caller sorts its rows itself)."""
         if (sort, desc) not in self._orders:
@@ -379,7 +379,7 @@ class CollectionIndexes:
         return self._orders[(sort, desc)]
 
     @built_at_once
-    def _build_order(self, sort: str, desc: bool) -> list[tuple[Any, int, str]] | None:
+    def _build_order(self, sort: str, desc: bool) -> Iterable[tuple[Any, int, str]] | None:
         fn = record_function(sort)
         try:
             values = [fn(self.records[k], k) for k in self.keys]
@@ -389,21 +389,36 @@ class CollectionIndexes:
             rows.sort(key=itemgetter(0), reverse=desc)
         except Exception:
             return None
-        if texts == "text":
-            return [((False, v), p, k) for v, p, k in rows]
-        if texts == "tuple":
-            return [(tuple(zip(_FALSES, v, strict=False)), p, k) for v, p, k in rows]
-        return rows
+        return rows if texts is None else SeedOrder(rows, texts)
 
 
-#: (False, text) is `sortable` of a text, zipped element by element into a tuple of texts'
+class SeedOrder(Iterable[tuple[Any, int, str]]):
+    """A seed's order whose values are texts (`kind` "text") or tuples of texts ("tuple"), sorted as they
+    are and read as `sortable` rows: each text wrapped as (False, text) while it is read, in C (zip and map,
+    no Python call per row). Wrapping 10,000 rows up front cost more than sorting them; a page reads few."""
+
+    def __init__(self, rows: list[tuple[Any, int, str]], kind: str) -> None:
+        self.rows, self.kind = rows, kind
+
+    def __iter__(self) -> Iterator[tuple[Any, int, str]]:
+        rows = self.rows
+        values = map(_FIRST, rows)
+        wrapped = (zip(repeat(False), values, strict=False) if self.kind == "text"
+                   else map(tuple, map(zip, repeat(_FALSES), values)))
+        return zip(wrapped, map(_SECOND, rows), map(_THIRD, rows), strict=True)
+
+
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+#: (False, text) is `sortable` of a text; zipped element by element with a tuple of texts, that tuple's
 _FALSES = repeat(False)
 
 
 def _texts_kind(values: list[Any]) -> str | None:
     """"text" when every value is a text, "tuple" when every one is a tuple of texts, else None. Such values
     hold nothing `sortable` rewrites (None, lists): it wraps each text as (False, text), which orders as the
-    text does, so they are sorted as they are and wrapped after (a call per value cost more than the sort)."""
+    text does, so they are sorted as they are and wrapped when read (`SeedOrder`)."""
     kinds = set(map(type, values))
     if kinds == {str}:
         return "text"
