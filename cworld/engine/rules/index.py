@@ -5,7 +5,8 @@ hundred times slower than one of 100. The planner splits `where` into its `and` 
 the ones it can from indexes built over the seed's collection on first use (shared by every session of
 the world, never changed): `it.F == v` / `v == it.F` / `v in (None, it.F)` (v not naming `it` or `key`)
 from a hash index on the record side; `it.F` and `not it.F` from one on its truth; `matches(q, it.a,
-it.b, ...)` from a trigram index over the text `matches` reads (candidates only, verified); `v in it.L`
+it.b, ...)` from the text `matches` reads, each record's read once and kept (only the candidates' when
+the other conjuncts narrow, hits exact; a token index after many searches); `v in it.L`
 from an index of a list's or map's members, `it.M.get(k) == v` / `in (v, w)` from one of a map's entries,
 `before(x, it.T)` / `before(it.T, x)` from the records' times in order, `any(P for v in it.L)` from an index
 of the list's distinct elements, P tested once per element (`containers.py`); `i or X` with `i`
