@@ -6,14 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from engine_helpers import rules_caller
 
 from cworld.data_model import ToolResult, ToolSpec
-from cworld.engine.cards.card import load_cards
-from cworld.engine.protocol import SessionLog
-from cworld.engine.rules import RulesEngine
-from cworld.engine.world.base import ServerWorld, World
-from cworld.environment import Environment
 
 SERVER = "ticket-desk"
 TICKETS = {f"card_{n:04d}": {"title": f"Ticket {n}", "uid": f"u-{n}", "status": "open"} for n in range(1, 31)}
@@ -40,33 +35,19 @@ TOOLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def engine() -> RulesEngine:
-    cards = load_cards(Environment.resolve().category_cards)
+def desk() -> Any:
+    """A fresh session on the desk's world (`engine_helpers.rules_caller`): `desk()("list_cards", limit=5)`."""
     state = {"cards": TICKETS, "me": {"email": "rosa@desk.example", "password": "s3cret-desk", "name": "Rosa"},
              "auth": {}}
-    world = World(seed=0, now="2026-08-01T09:00:00Z",
-                  servers={SERVER: ServerWorld(SERVER, state, kinds={"card": "cards"}, card="task_board")})
-    return RulesEngine(cards, TOOLS, world=world)
-
-
-class Session:
-    def __init__(self, engine: RulesEngine) -> None:
-        self.engine, self.log = engine, SessionLog(seed=0)
-        self.specs = {t.name: t for t in TOOLS}
-
-    def __call__(self, name: str, **args: Any) -> ToolResult:
-        result = self.engine.respond_sync(self.specs[name], args, self.log)
-        self.log.record(self.specs[name].id, args, result)
-        return result
+    return rules_caller(SERVER, "task_board", state, {"card": "cards"}, TOOLS)
 
 
 def refused(result: ToolResult, words: str) -> bool:
     return result.is_error and result.error_class == "invalid_args" and words in str(result.content)
 
 
-def test_page_sizes_below_one_and_negative_offsets_are_refused(engine: RulesEngine) -> None:
-    call = Session(engine)
+def test_page_sizes_below_one_and_negative_offsets_are_refused() -> None:
+    call = desk()
     assert refused(call("list_cards", limit=-5), "'limit' -5 is not a page size")
     assert refused(call("list_cards", limit=0), "give 1 or more")
     assert refused(call("list_cards", offset=-1), "'offset' -1 is not an offset")
@@ -77,14 +58,15 @@ def test_page_sizes_below_one_and_negative_offsets_are_refused(engine: RulesEngi
     assert refused(call("list_cards_odata", skip=-1), "not an offset")
 
 
-def test_a_bound_the_schema_states_is_the_schema_s_to_enforce(engine: RulesEngine) -> None:
-    rule, _ = engine.rule_for(next(t for t in TOOLS if t.name == "list_cards_bounded"))
+def test_a_bound_the_schema_states_is_the_schema_s_to_enforce() -> None:
+    call = desk()
+    rule, _ = call.engine.rule_for(next(t for t in TOOLS if t.name == "list_cards_bounded"))
     assert rule is not None and not any("limit" in (c.fail or "") for c in rule.check)
-    assert Session(engine)("list_cards_bounded", limit=2).error_class == "invalid_args"
+    assert call("list_cards_bounded", limit=2).error_class == "invalid_args"
 
 
-def test_a_url_needs_its_scheme_item_by_item(engine: RulesEngine) -> None:
-    call = Session(engine)
+def test_a_url_needs_its_scheme_item_by_item() -> None:
+    call = desk()
     assert refused(call("attach_link", cardId="card_0001", url="example.com/spec"), "is not a URL")
     assert refused(call("attach_link", cardId="card_0001", url="https://example.com/a",
                         mirror_urls=["https://m.example.com/a", "m2.example.com"]), "'mirror_urls'")
@@ -93,31 +75,31 @@ def test_a_url_needs_its_scheme_item_by_item(engine: RulesEngine) -> None:
     assert call("attach_link", cardId="card_9999", url="https://example.com/a").error_class == "not_found"
 
 
-def test_a_required_path_given_empty_is_refused(engine: RulesEngine) -> None:
-    call = Session(engine)
+def test_a_required_path_given_empty_is_refused() -> None:
+    call = desk()
     assert refused(call("read_card_attachment", cardId="card_0002", file_path="  "), "'file_path' must not be empty")
     assert not call("read_card_attachment", cardId="card_0002", file_path="notes/spec.md").is_error
 
 
-def test_a_tool_no_rule_covers_still_refuses_a_place_off_the_globe(engine: RulesEngine) -> None:
-    call = Session(engine)
-    assert engine.rule_for(next(t for t in TOOLS if t.name == "get_forecast"))[1] == "simulated"
+def test_a_tool_no_rule_covers_still_refuses_a_place_off_the_globe() -> None:
+    call = desk()
+    assert call.engine.rule_for(next(t for t in TOOLS if t.name == "get_forecast"))[1] == "simulated"
     assert refused(call("get_forecast", latitude=123.0, longitude=2.35), "'latitude' 123.0 is off the globe")
     assert refused(call("get_forecast", latitude=48.85, longitude=-200), "from -180 to 180")
     # the guard passes it on: the schema engine answers (this engine has none, so it says no rule covers it)
     assert call("get_forecast", latitude=48.85, longitude=2.35).error_class == "unavailable"
 
 
-def test_credentials_are_refused_alike_whatever_is_wrong(engine: RulesEngine) -> None:
-    call = Session(engine)
+def test_credentials_are_refused_alike_whatever_is_wrong() -> None:
+    call = desk()
     malformed, wrong = call("sign_in", email="rosa", password="s3cret-desk"), call("sign_in", email="x@y.example",
                                                                                   password="nope")
     assert malformed.error_class == wrong.error_class == "auth"
     assert not call("sign_in", email="rosa@desk.example", password="s3cret-desk").is_error
 
 
-def test_a_record_named_by_the_field_its_argument_names(engine: RulesEngine) -> None:
-    call = Session(engine)
+def test_a_record_named_by_the_field_its_argument_names() -> None:
+    call = desk()
     for name, args in (("get_card_by_title", {"card_title": "ticket 7"}), ("get_card_by_uid", {"uid": "card_0007"}),
                        ("show_card", {"card": "Ticket 7"})):
         found = call(name, **args)
@@ -127,10 +109,10 @@ def test_a_record_named_by_the_field_its_argument_names(engine: RulesEngine) -> 
         assert call(name, **args).error_class == "not_found", name
 
 
-def test_a_create_keeps_the_kind_s_field_an_argument_names(engine: RulesEngine) -> None:
-    call = Session(engine)
+def test_a_create_keeps_the_kind_s_field_an_argument_names() -> None:
+    call = desk()
     assert not call("create_card", card_title="Renew the domain").is_error
     found = call("get_card_by_title", card_title="renew the domain")
     assert not found.is_error and "Renew the domain" in str(found.content)
-    changed = str(engine.end_state(call.log))
+    changed = str(call.engine.end_state(call.log))
     assert "'title': 'Renew the domain'" in changed and "card_title" not in changed
