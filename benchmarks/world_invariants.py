@@ -93,7 +93,7 @@ from cworld.engine.cards.operations import entity_for, name_tokens, operation_ki
 from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules.arguments import argument_checks, blank_checks, value_checks
-from cworld.engine.rules.infer import described_kind
+from cworld.engine.rules.infer import described_kind, guard_rule
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.probe import example_value
 from cworld.schemas.validation import validation_error
@@ -1077,7 +1077,9 @@ class Outcome:
     tool_rules: Counter[str] = field(default_factory=Counter)
     """every tool of the tested servers by the rule it runs: `family, checks`, `inferred, checks the world` (a
     token, a find, a refusal by the world's state), `inferred, checks its arguments only` (`rules/arguments.py`),
-    `inferred, reads/writes` (a list or an effect on the world, no check), `simulated` (`tool_rules`)"""
+    `inferred, reads/writes` (a list or an effect on the world, no check), `simulated, guarded` (the schema
+    engine answers once the guard's checks pass: ids that must exist, arguments that must mean something) and
+    `simulated` (`tool_rules`)"""
 
     def as_dict(self, examples: int = 3) -> dict[str, Any]:
         found: dict[str, dict[str, list[dict[str, str]]]] = {}
@@ -1152,7 +1154,11 @@ def tool_rules(engine: Any, tools: list[ToolSpec]) -> Counter[str]:
     counts: Counter[str] = Counter()
     for tool in tools:
         rule, origin = engine.rule_for(tool)
-        if rule is None or origin not in ("family", "inferred"):
+        if origin == "simulated":  # the schema engine answers, after the guard's checks where it has any
+            world = engine.world(0).server(tool.server)
+            guarded = world is not None and bool(guard_rule(tool, engine.card_of(tool), world).check)
+            counts["simulated, guarded" if guarded else "simulated"] += 1
+        elif rule is None or origin not in ("family", "inferred"):
             counts[origin] += 1
         elif origin == "family":
             counts["family, checks"] += 1
