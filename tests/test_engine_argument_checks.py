@@ -116,3 +116,17 @@ def test_a_create_keeps_the_kind_s_field_an_argument_names() -> None:
     assert not found.is_error and "Renew the domain" in str(found.content)
     changed = str(call.engine.end_state(call.log))
     assert "'title': 'Renew the domain'" in changed and "card_title" not in changed
+
+
+def test_world_rules_shows_what_a_simulated_tool_s_calls_are_checked_for() -> None:
+    """`cworld world rules` lists the guard of a tool no rule covers (as comments: a guard is no rule), so a
+    reviewer sees that a weather lookup refuses a latitude off the globe before the schema engine answers."""
+    from click.testing import CliRunner
+
+    from cworld.cli.main import cli
+
+    shown = CliRunner().invoke(cli, ["world", "rules", "h1deya-mcp-server-weather"])
+    assert shown.exit_code == 0, shown.output
+    guards = shown.output.split("# simulated tools whose calls are checked first", 1)
+    assert len(guards) == 2 and "#  get-forecast:" in guards[1] and "-90 <= args['latitude'] <= 90" in guards[1]
+    assert all(line.startswith("#") for line in guards[1].strip().splitlines()[1:])

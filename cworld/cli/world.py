@@ -201,12 +201,26 @@ def rules_command(ctx: click.Context, server: str, cards_only: bool, out: Path |
     text = rule_yaml({name: rule for name, (rule, _) in found.items() if rule is not None})
     summary = ", ".join(f"{o} {sum(v == o for v in origins.values())}" for o in ("override", "family", "inferred", "simulated"))
     header = f"# {server}: {len(own)} tools ({summary}); simulated: {', '.join(n for n, o in origins.items() if o == 'simulated') or 'none'}\n"
+    text += _guards_comment({t.name: engine.guard_for(t) for t in own if origins[t.name] == "simulated"})
     if out is None:
         click.echo(header + f"server: {server}\n" + text)
         return
     with atomic_path(out) as tmp:
         tmp.write_text(header + f"server: {server}\n" + text, encoding="utf-8")
     click.echo(f"{header.strip()}\nwritten to {out}")
+
+
+def _guards_comment(guards: dict[str, Any]) -> str:
+    """The checks the simulated tools' calls pass before the schema engine answers them, as YAML comments (a
+    guard is no rule: written as one, the tool would be answered by its rule, not the schema engine)."""
+    from cworld.engine.rules.spec import rule_yaml
+
+    checked = {name: guard for name, guard in guards.items() if guard.check}
+    if not checked:
+        return ""
+    body = rule_yaml(checked).split("\n", 1)[1]  # without the `tools:` line
+    return ("# simulated tools whose calls are checked first (the schema engine answers once these pass):\n"
+            + "".join(f"#{line}\n" for line in body.splitlines()))
 
 
 @command.command("learn")

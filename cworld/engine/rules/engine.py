@@ -303,15 +303,21 @@ class RulesEngine:
         return _shaped(tool, self._pattern(tool), outcome, self.name, origin, rng, arguments,
                        lambda: _signed_in_keys(server.state))
 
-    def _guarded(self, state: _Session, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
-        """The refusal of a tool no rule covers, where its token or an id it names contradicts the world
-        (`infer.guard_rule`); None when its checks pass (or it has none) and the schema engine answers."""
+    def guard_for(self, tool: ToolSpec) -> Rule:
+        """The checks a tool no rule covers runs before the schema engine answers it (`infer.guard_rule` and the
+        card's family guards): what `cworld world rules` shows beside the simulated tools."""
         guard = self._guards.get(tool.id)
         if guard is None:
             world = self._server_world(tool.server)
             card = self._card_of(tool, world)
             guard = guard_rule(tool, card, world) if world is not None else Rule(origin="inferred")
             guard = self._guards[tool.id] = guard.model_copy(update={"check": [*guard.check, *family_guards(tool, card)]})
+        return guard
+
+    def _guarded(self, state: _Session, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult | None:
+        """The refusal of a tool no rule covers, where its token or an id it names contradicts the world
+        (`infer.guard_rule`); None when its checks pass (or it has none) and the schema engine answers."""
+        guard = self.guard_for(tool)
         server = self._server(state, tool.server) if guard.check else None
         if server is None:
             return None
