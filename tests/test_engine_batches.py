@@ -111,3 +111,52 @@ def test_a_loaded_world_keys_relations_by_what_they_hold(tmp_path: Any) -> None:
     path.write_text("relations: []\nkeys: {relation: [from, weight]}\n", encoding="utf-8")
     with pytest.raises(UsageError, match="must list fields of a relation"):
         load_records_file("mind-map", path, card)
+
+
+# --- a batch of the tool's own records, each named by its id (a to-do service written for the test) --------------
+
+TODO = [
+    ToolSpec(server="to-do", name=name, description=name, input_schema={"type": "object", "properties": props,
+                                                                          "required": list(props)})
+    for name, props in (
+        ("update_cards", {"items": {"type": "array", "items": {"type": "object", "properties": {
+            "card_id": STR, "card_name": STR, "title": STR, "list_id": STR}, "required": ["card_id"]}}}),
+        ("read_cards", {"inputs": {"type": "array", "items": {"type": "object", "properties": {"id": STR}}}}),
+        ("delete_cards", {"items": {"type": "array", "items": {"type": "object", "properties": {"id": STR}}}}),
+        ("update_card_checklist", {"cardId": STR, "items": {"type": "array", "items": {
+            "type": "object", "properties": {"id": STR, "done": {"type": "boolean"}}}}}),
+    )]
+
+
+def todo() -> Any:
+    state = {"cards": {f"card_{n}": {"title": f"Task {n}", "list_id": "list_1"} for n in (1, 2, 3)},
+             "lists": {"list_1": {"name": "Doing"}, "list_2": {"name": "Done"}}}
+    return rules_caller("to-do", "task_board", state, {"card": "cards", "list": "lists"}, TODO)
+
+
+def test_a_batch_of_ids_changes_every_record_it_names_and_refuses_one_that_is_not_there() -> None:
+    call = todo()
+    changed = call("update_cards", items=[{"card_id": "card_1", "card_name": "Task 1", "title": "Write the memo"},
+                                          {"card_id": "card_2", "list_id": "list_2"}])
+    assert not changed.is_error, changed.text
+    read = call("read_cards", inputs=[{"id": "card_1"}, {"id": "card_2"}])
+    assert "Write the memo" in read.text and '"list_id": "list_2"' in read.text and "card_name" not in read.text
+    refused = call("update_cards", items=[{"card_id": "card_3", "title": "Kept?"}, {"card_id": "card_9", "title": "x"}])
+    assert refused.error_class == "not_found" and "card_9" in refused.text
+    assert "Kept?" not in call("read_cards", inputs=[{"id": "card_3"}]).text  # a refused batch changes nothing
+    assert call("read_cards", inputs=[{"id": "card_7"}]).error_class == "not_found"
+
+
+def test_a_batch_of_ids_deletes_what_it_names() -> None:
+    call = todo()
+    assert not call("delete_cards", items=[{"id": "card_1"}, {"id": "card_3"}]).is_error
+    assert call("read_cards", inputs=[{"id": "card_1"}]).error_class == "not_found"
+    assert not call("read_cards", inputs=[{"id": "card_2"}]).is_error
+
+
+def test_items_of_a_record_the_call_names_on_its_own_are_no_batch_of_that_kind() -> None:
+    """`update_card_checklist(cardId, items=[{id, done}])` changes one card's checklist: the items' ids are the
+    checklist's, not cards' (a batch rule would refuse every one of them as no card)."""
+    call = todo()
+    rule, _ = call.engine.rule_for(next(t for t in TODO if t.name == "update_card_checklist"))
+    assert rule is None or "missing" not in str(rule.check)

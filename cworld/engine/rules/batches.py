@@ -1,7 +1,9 @@
 """Tools that take their records as a list: a batch of objects to make (`create_entities(entities=[{name, ...}])`),
 names to delete (`delete_entities(entityNames=[...])`), objects that each name a record and the values to add to
 or take from one of its lists (`add_observations(observations=[{entityName, contents}])`), objects to delete by
-their fields (`delete_relations(relations=[{from, to, relationType}])`).
+their fields (`delete_relations(relations=[{from, to, relationType}])`), and objects that each name a record of the
+tool's kind by its id, to read, change or delete it (`update_tasks(items=[{task_id, content}])`, HubSpot's
+`batch-read-objects(inputs=[{id}])`, WooCommerce's `products/batch(update=[{id, price}])`).
 
 Inference reads one record per call from flat arguments; these schemas nest the records, so a call ran no rule
 and the engine made its answer up. Each batch rule runs its effect once per item (`each`), keyed as the kind's
@@ -16,7 +18,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import entity_named, name_tokens, singular_word, snake
+from cworld.engine.cards.operations import ID_ARG, entity_named, name_tokens, singular_word, snake
 from cworld.engine.rules.spec import Check, Effect, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import ServerWorld
@@ -39,8 +41,13 @@ def batch_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, 
         if items is None:
             continue
         named = _named_in_items(items, card, world)
-        if named is not None:
-            return _member_values(tool, arg, items, named, world, message(named[1]))
+        members = _member_values(tool, arg, items, named, world, message(named[1])) if named is not None else None
+        if members is not None:
+            return members
+        each = _keyed_each(op, arg, items, own, world, message(own)) \
+            if op in ("get", "update", "delete") and _batch_of(arg, own, props) else None
+        if each is not None:
+            return each
         if singular_word(snake(arg)) == own.name and _collection(own, world):
             if op == "delete":
                 return _delete_matching(arg, items, own, world)
@@ -151,3 +158,56 @@ def _delete_named(arg: str, own: EntityType, world: ServerWorld) -> Rule:
     gone = Effect(each=f"[str(k) for k in (args[{arg!r}] or [])]", as_="gone",
                   do=[Effect(delete=coll, key="gone")])
     return Rule(op="delete", origin="inferred", do=[gone], answer="{'success': True}")
+
+
+#: Arguments that hold a batch of the tool's own records whatever the kind (`items`, HubSpot's `inputs`, WooCommerce's
+#: `update` and `delete`); else the argument is named for the kind (`transactions`).
+BATCH_ARGS = frozenset({"items", "inputs", "records", "updates", "update", "delete", "entries", "batch", "objects"})
+
+
+def _batch_of(arg: str, own: EntityType, props: dict[str, Any]) -> bool:
+    """`arg` holds a batch of the tool's own records, and no other argument names a record on its own
+    (`update_workflow(id, nodes=[{id}])` changes one workflow: its nodes are no batch of workflows;
+    `set_annotations(nodeId, annotations=[...])` is about one node)."""
+    plain = snake(arg)
+    alone = any(_names_a_record(snake(p)) for p in props if p != arg)
+    return not alone and (plain in BATCH_ARGS or singular_word(plain) == own.name)
+
+
+def _names_a_record(plain: str) -> bool:
+    """An argument that names one record: an id in any form (`node_id`, `gid`), a key or an id-or-name."""
+    return plain in _OWN_ID_FORMS or bool(ID_ARG.match(plain)) or plain.endswith(("_key", "_or_name"))
+
+
+#: An item property naming a record of the tool's own kind by its id: `id`, `task_id`, `taskId`, Asana's `gid`.
+_OWN_ID_FORMS = ("id", "uid", "gid", "uuid")
+
+
+def _keyed_each(op: str, arg: str, items: dict[str, Any], own: EntityType, world: ServerWorld,
+                message: str) -> Rule | None:
+    """Each item names a record of the tool's kind by its id: every one named must exist (a batch endpoint
+    answers 404 naming the missing one, and changes nothing); a read answers the records, an update sets the
+    values each item gives, a delete removes them. Items that name no record are passed over."""
+    coll = _collection(own, world)
+    prop = next((p for p in items if snake(p) in (*_OWN_ID_FORMS, *(f"{own.name}_{f}" for f in _OWN_ID_FORMS))), None)
+    if coll is None or prop is None:
+        return None
+    named = f"[o for o in (args[{arg!r}] or []) if isinstance(o, dict) and o.get({prop!r}) is not None]"
+    record = f"{coll}[str(it.get({prop!r}))]"
+    checks = [Check(let={"missing": f"[str(o.get({prop!r})) for o in {named} if str(o.get({prop!r})) not in {coll}]"}),
+              Check(fail="missing", error="not_found", message=message.replace("{key}", "{missing[0]}"))]
+    shown = f"[{{**{coll}[str(o.get({prop!r}))], 'id': str(o.get({prop!r}))}} for o in {named}]"
+    if op == "get":
+        return Rule(op="get", origin="inferred", read_only=True, check=checks, answer=f"{{'results': {shown}}}")
+    if op == "delete":
+        gone = Effect(each=f"[str(o.get({prop!r})) for o in {named}]", as_="gone", do=[Effect(delete=coll, key="gone")])
+        return Rule(op="delete", origin="inferred", check=checks, do=[gone],
+                    answer=f"{{'deleted': [str(o.get({prop!r})) for o in {named}]}}")
+    # the values the item gives (a service keeps what it is given; `project_id` moves it), not another way of naming
+    # the record itself (`task_name` beside `task_id`)
+    own_names = {*_OWN_ID_FORMS, *(f"{own.name}_{f}" for f in (*_OWN_ID_FORMS, "name", "key"))}
+    fields = {p: snake(p) for p in items if p != prop and snake(p) not in own_names}
+    sets = [Effect(set=record, key=repr(field), value=f"it.get({p!r})", if_=f"it.get({p!r}) is not None")
+            for p, field in fields.items()]
+    return Rule(op="update", origin="inferred", check=checks, do=[Effect(each=named, as_="it", do=sets)] if sets else [],
+                answer=f"{{'results': {shown}}}")
