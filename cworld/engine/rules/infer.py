@@ -592,10 +592,10 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
     the one required id argument that names no other kind of the card (`get_record(recordId)`); of several,
     the one the tool's name `words` name (`delete_ad(adId, campaignId)` -> adId)."""
     by_snake = {snake(p): p for p in props}
+    # a bare id in any service's form: DigitalOcean's `UUID`, Grafana's `uid`, Asana's `gid`
     own = next((by_snake[f"{entity.name}_{s}"] for s in ("id", "gid", "iid", "uid", "uuid")
                 if f"{entity.name}_{s}" in by_snake), None) \
-        or next((by_snake[n] for n in ("id", "uuid", "guid", "uid", "gid") if n in by_snake), None)  # DigitalOcean's
-    # `UUID`, Grafana's `uid`, Asana's `gid`
+        or next((by_snake[n] for n in ("id", "uuid", "guid", "uid", "gid") if n in by_snake), None)
     if own is not None:
         return own
     ids = [p for p in props if p in required and (named := id_kind(p, card)) is not None
