@@ -125,6 +125,8 @@ TODO = [
         ("delete_cards", {"items": {"type": "array", "items": {"type": "object", "properties": {"id": STR}}}}),
         ("update_card_checklist", {"cardId": STR, "items": {"type": "array", "items": {
             "type": "object", "properties": {"id": STR, "done": {"type": "boolean"}}}}}),
+        ("create_cards", {"items": {"type": "array", "items": {"type": "object", "properties": {
+            "title": STR, "list_id": STR}, "required": ["title"]}}}),
     )]
 
 
@@ -160,3 +162,15 @@ def test_items_of_a_record_the_call_names_on_its_own_are_no_batch_of_that_kind()
     call = todo()
     rule, _ = call.engine.rule_for(next(t for t in TODO if t.name == "update_card_checklist"))
     assert rule is None or "missing" not in str(rule.check)
+
+
+def test_a_batch_of_new_records_makes_one_each_under_the_next_ids() -> None:
+    call = todo()
+    made = call("create_cards", items=[{"title": "Book the venue", "list_id": "list_1"}, {"title": "Send invites"}])
+    assert not made.is_error, made.text
+    ids = [r["id"] for r in json.loads(made.text)["items"]]
+    assert len(ids) == 2 and not set(ids) & {"card_1", "card_2", "card_3"}
+    assert "Send invites" in call("read_cards", inputs=[{"id": ids[1]}]).text
+    refused = call("create_cards", items=[{"title": "Fine"}, {"title": "  "}])
+    assert refused.error_class == "invalid_args" and "needs title" in refused.text
+    assert "Fine" not in str(call.engine.end_state(call.log))  # nothing of the refused batch was made

@@ -48,6 +48,9 @@ def batch_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, 
             if op in ("get", "update", "delete") and _batch_of(arg, own, props) else None
         if each is not None:
             return each
+        if op == "create" and own.key_field == "id" and not world.keys.get(_collection(own, world) or "") \
+                and _batch_of(arg, own, props) and _collection(own, world):
+            return _make_each(arg, schema, own, world)
         if singular_word(snake(arg)) == own.name and _collection(own, world):
             if op == "delete":
                 return _delete_matching(arg, items, own, world)
@@ -211,3 +214,26 @@ def _keyed_each(op: str, arg: str, items: dict[str, Any], own: EntityType, world
             for p, field in fields.items()]
     return Rule(op="update", origin="inferred", check=checks, do=[Effect(each=named, as_="it", do=sets)] if sets else [],
                 answer=f"{{'results': {shown}}}")
+
+
+#: Item properties a service refuses empty when an item requires them (the item's name, title or text).
+_ITEM_NAMING = ("name", "title", "content", "text", "subject", "summary")
+
+
+def _make_each(arg: str, schema: dict[str, Any], own: EntityType, world: ServerWorld) -> Rule:
+    """A batch of new records of a kind keyed by id (todoist's `create_projects(items=[{name}])`, HubSpot's
+    `batch-create(inputs=[...])`): each item makes one record under the next id, as it would alone; an item
+    without the name or text it requires is refused before any is made; the answer lists what was made."""
+    coll = _collection(own, world) or ""
+    item = schema.get("items") or {}
+    needed = [p for p in item.get("required") or [] if snake(p) in _ITEM_NAMING or snake(p).endswith(("_name", "_title"))]
+    checks = []
+    if needed:
+        blank = " or ".join(f"not str(it.get({p!r}) or '').strip()" for p in needed)
+        checks.append(Check(fail=f"any(not isinstance(it, dict) or {blank} for it in (args[{arg!r}] or []))",
+                            error="invalid", message=f"every item of '{arg}' needs {', '.join(needed)}"))
+    make = Effect(create=coll, id=own.id_prefix, as_="made", record="{k: v for k, v in it.items() if v is not None}")
+    return Rule(op="create", origin="inferred", check=checks,
+                do=[Effect(let={"before": f"set({coll})"}),  # what was there: the answer lists what was made
+                    Effect(each=f"[it for it in (args[{arg!r}] or []) if isinstance(it, dict)]", as_="it", do=[make])],
+                answer=f"{{{arg!r}: [{{**r, 'id': k}} for k, r in {coll}.items() if k not in before]}}")
