@@ -113,3 +113,19 @@ def test_a_search_finds_what_it_searched_for(query: str, passes: bool) -> None:
                     arguments={"title": "{{s1.papers[title=Sparse retrieval at scale].title}}", "text": "Read it."})
     codes = _codes("Find the paper 'Sparse retrieval at scale' and note it.", search, note)
     assert ("search_finds" not in codes) is passes
+
+
+def test_a_plain_coordinate_is_a_place_on_the_globe() -> None:
+    """A weather lookup's `latitude`/`longitude` drawn for a plan lie on the globe (a real place's), where a plain
+    number drawn from 1-100 gave latitudes the engine refuses (`engine/rules/arguments.coordinate_checks`)."""
+    import random
+    from datetime import date
+
+    from cworld.synth.offline.goal_roles import plain_value
+
+    rng, today, number = random.Random(7), date(2026, 8, 1), {"type": "number"}
+    lats = [plain_value(k, number, rng, today) for k in ("latitude", "lat", "origin_lat") for _ in range(200)]
+    lons = [plain_value(k, number, rng, today) for k in ("longitude", "lng", "center_lon") for _ in range(200)]
+    assert all(-90 <= v <= 90 for v in lats) and all(-180 <= v <= 180 for v in lons)
+    assert any(v < 0 for v in lons) and any(abs(v) > 100 for v in lons)  # drawn over the globe, not from 1-100
+    assert plain_value("count", number, random.Random(7), today) == plain_value("count", number, random.Random(7), today)

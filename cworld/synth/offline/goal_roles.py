@@ -42,6 +42,7 @@ QUERY = re.compile(r"(^|_)(query|q|search|search_query|keywords?|term|terms|sear
 FAKER = re.compile(r"(^|_)(email|city|location|country|company|organi[sz]ation|phone|first_name|last_name|"
                    r"full_name|author|assignee)$")
 RECIPIENT = re.compile(r"(^|_)(to|cc|recipient|recipients)$")
+COORDINATE = re.compile(r"(^|_)(latitude|lat|longitude|lon|lng)$")
 DATE = re.compile(r"(^|_)(date|day|due|due_date|deadline|start|end|start_date|end_date|start_time|end_time|when)$")
 _SENDS = frozenset({"send", "post", "reply", "publish"})
 _SENT = frozenset({"message", "post", "email", "comment", "note"})
@@ -287,6 +288,10 @@ def plain_value(name: str, prop: dict[str, Any], rng: random.Random, today: date
         return rng.choice(prop["enum"])
     if kind == "boolean":
         return bool(prop.get("default", False))
+    coordinate = COORDINATE.search(key) if kind == "number" else None
+    if coordinate is not None:  # a place on the globe: a real one's (the engine refuses a latitude of 123)
+        where = fake.place(rng)
+        return round(where.latitude if coordinate.group(2).startswith("lat") else where.longitude, 4)
     if kind in ("integer", "number"):
         low, high = prop.get("minimum", 1), prop.get("maximum", 10 if re.search(r"limit|max|count|size|top", key)
                                                       else 100)
