@@ -93,7 +93,7 @@ from cworld.engine.cards.operations import entity_for, name_tokens, operation_ki
 from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules.arguments import argument_checks, blank_checks, value_checks
-from cworld.engine.rules.infer import described_kind, guard_rule
+from cworld.engine.rules.infer import described_kind
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.probe import example_value
 from cworld.schemas.validation import validation_error
@@ -1155,19 +1155,17 @@ def tool_rules(engine: Any, tools: list[ToolSpec]) -> Counter[str]:
     for tool in tools:
         rule, origin = engine.rule_for(tool)
         if origin == "simulated":  # the schema engine answers, after the guard's checks where it has any
-            world = engine.world(0).server(tool.server)
-            guarded = world is not None and bool(guard_rule(tool, engine.card_of(tool), world).check)
-            counts["simulated, guarded" if guarded else "simulated"] += 1
+            counts["simulated, guarded" if engine.guard_for(tool).check else "simulated"] += 1
         elif rule is None or origin not in ("family", "inferred"):
             counts[origin] += 1
         elif origin == "family":
             counts["family, checks"] += 1
-        elif any(c not in argument_only(engine, tool) for c in rule.check):
-            counts["inferred, checks the world"] += 1
-        elif rule.check:
-            counts["inferred, checks its arguments only"] += 1
-        else:
+        elif not rule.check:
             counts["inferred, reads/writes"] += 1
+        else:
+            own = argument_only(engine, tool)  # once per tool, not once per check
+            world = any(c not in own for c in rule.check)
+            counts["inferred, checks the world" if world else "inferred, checks its arguments only"] += 1
     return counts
 
 
