@@ -115,7 +115,7 @@ def test_a_loaded_world_keys_relations_by_what_they_hold(tmp_path: Any) -> None:
 
 # --- a batch of the tool's own records, each named by its id (a to-do service written for the test) --------------
 
-TODO = [
+TO_DO_TOOLS = [
     ToolSpec(server="to-do", name=name, description=name, input_schema={"type": "object", "properties": props,
                                                                           "required": list(props)})
     for name, props in (
@@ -133,7 +133,7 @@ TODO = [
 def todo() -> Any:
     state = {"cards": {f"card_{n}": {"title": f"Task {n}", "list_id": "list_1"} for n in (1, 2, 3)},
              "lists": {"list_1": {"name": "Doing"}, "list_2": {"name": "Done"}}}
-    return rules_caller("to-do", "task_board", state, {"card": "cards", "list": "lists"}, TODO)
+    return rules_caller("to-do", "task_board", state, {"card": "cards", "list": "lists"}, TO_DO_TOOLS)
 
 
 def test_a_batch_of_ids_changes_every_record_it_names_and_refuses_one_that_is_not_there() -> None:
@@ -160,7 +160,7 @@ def test_items_of_a_record_the_call_names_on_its_own_are_no_batch_of_that_kind()
     """`update_card_checklist(cardId, items=[{id, done}])` changes one card's checklist: the items' ids are the
     checklist's, not cards' (a batch rule would refuse every one of them as no card)."""
     call = todo()
-    rule, _ = call.engine.rule_for(next(t for t in TODO if t.name == "update_card_checklist"))
+    rule, _ = call.engine.rule_for(next(t for t in TO_DO_TOOLS if t.name == "update_card_checklist"))
     assert rule is None or "missing" not in str(rule.check)
 
 

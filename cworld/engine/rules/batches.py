@@ -48,13 +48,14 @@ def batch_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, 
             if op in ("get", "update", "delete") and _batch_of(arg, own, props) else None
         if each is not None:
             return each
-        if op == "create" and own.key_field == "id" and not world.keys.get(_collection(own, world) or "") \
-                and _batch_of(arg, own, props) and _collection(own, world):
-            return _make_each(arg, schema, own, world)
-        if singular_word(snake(arg)) == own.name and _collection(own, world):
+        coll = _collection(own, world)
+        if coll is None:
+            continue
+        if op == "create" and own.key_field == "id" and not world.keys.get(coll) and _batch_of(arg, own, props):
+            return _make_each(arg, schema, own, coll)
+        if singular_word(snake(arg)) == own.name:
             if op == "delete":
                 return _delete_matching(arg, items, own, world)
-            coll = _collection(own, world) or ""
             fields = world.keys.get(coll) or ([own.key_field] if own.key_field != "id" else [])
             if fields and all(f in items for f in fields):  # else one record per call, as inferred
                 return _create_each(arg, items, own, world, fields)
@@ -220,11 +221,10 @@ def _keyed_each(op: str, arg: str, items: dict[str, Any], own: EntityType, world
 _ITEM_NAMING = ("name", "title", "content", "text", "subject", "summary")
 
 
-def _make_each(arg: str, schema: dict[str, Any], own: EntityType, world: ServerWorld) -> Rule:
+def _make_each(arg: str, schema: dict[str, Any], own: EntityType, coll: str) -> Rule:
     """A batch of new records of a kind keyed by id (todoist's `create_projects(items=[{name}])`, HubSpot's
     `batch-create(inputs=[...])`): each item makes one record under the next id, as it would alone; an item
     without the name or text it requires is refused before any is made; the answer lists what was made."""
-    coll = _collection(own, world) or ""
     item = schema.get("items") or {}
     needed = [p for p in item.get("required") or [] if snake(p) in _ITEM_NAMING or snake(p).endswith(("_name", "_title"))]
     checks = []

@@ -759,10 +759,10 @@ def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
     a kind the entity's one reference field names, that field (`add_comment(task_id)` on a card whose comments
     hold `card_id`, the kind tasks are: a list filtered by `task_id` then finds what the create made)."""
     plain = snake(prop)
-    if plain not in entity.fields and plain.startswith(f"{entity.name}_") \
-            and plain.removeprefix(f"{entity.name}_") in (*NAMING_FIELDS, "description", "type", "status"):
-        plain = plain.removeprefix(f"{entity.name}_")  # `branch_name` is a branch's `name`
-        return plain if plain in entity.fields else snake(prop)
+    named_field = plain.removeprefix(f"{entity.name}_")  # `branch_name` is a branch's `name`
+    if plain not in entity.fields and named_field != plain and named_field in entity.fields \
+            and named_field in (*NAMING_FIELDS, "description", "type", "status"):
+        return named_field
     named = id_kind(prop, card) if plain not in entity.fields else None
     if named is not None and named[1]:  # `traveller_ids` fills the record's `travellers` list where it has one
         return list_field(entity, {id_stem(prop)[0]}) or plain  # type: ignore[index]
