@@ -412,7 +412,8 @@ class SeedOrder(Iterable[tuple[Any, int, str]]):
 _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
-#: (False, text) is `sortable` of a text; zipped element by element with a tuple of texts, that tuple's
+#: (False, text) is `sortable` of a text, and `sortable` of a tuple of texts is the tuple of those pairs: zipped
+#: element by element with a tuple of texts (`SeedOrder`), this gives them (it never runs out, so it is shared)
 _FALSES = repeat(False)
 
 
