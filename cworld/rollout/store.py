@@ -163,11 +163,7 @@ class TrajectoryStore:
 
     def _write(self, batch: list[Trajectory]) -> None:
         """The batch's lines (`_write_unsynced`), then their fsync, once the run folder's lock is released."""
-        fd = self._write_unsynced(batch)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync_closed(self._write_unsynced(batch))
 
     def _write_unsynced(self, batch: list[Trajectory]) -> int:
         """Encode outside the lock; then, under the run folder's lock, the records the lines refer to that are
@@ -345,7 +341,11 @@ def _append_lines(path: Path, lines: list[str]) -> int:
 
 def _fsync(path: Path) -> None:
     """fsync a file's written data (any descriptor of the file flushes every write made to it)."""
-    fd = os.open(path, os.O_RDONLY)
+    _fsync_closed(os.open(path, os.O_RDONLY))
+
+
+def _fsync_closed(fd: int) -> None:
+    """fsync the descriptor's file, then close the descriptor, whether or not the fsync failed."""
     try:
         os.fsync(fd)
     finally:
