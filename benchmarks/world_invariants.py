@@ -531,11 +531,12 @@ class ServerChecks:
         return ToolInfo(tool, self._op(tool), entity, name_noun(tool, prefix, entity.name))
 
     def _op(self, tool: ToolSpec) -> str:
-        """The operation its name says, except a create the engine runs as a change to existing records
-        (`add_labels(card_id, label_ids)`, `add_recipe_to_list(recipe_id)`: it places, it makes nothing)."""
+        """The operation its name says, except a create the engine runs as a change to, or an act on, existing
+        records (`add_labels(card_id, label_ids)`, `add_recipe_to_list(recipe_id)`: it places, it makes nothing;
+        `send_invoice(invoice_id)`: it sends one, `action`, whose unknown id is refused as a change's is)."""
         op = operation_kind(tool)
         rule = self.engine.rule_for(tool)[0] if op == "create" else None
-        return "update" if rule is not None and rule.op == "update" else op
+        return rule.op if rule is not None and rule.op in ("update", "action") else op
 
     def partner(self, info: ToolInfo, op: str, need_id: bool = False) -> ToolInfo | None:
         """The group's `op` tool: the one sharing most name words with `info`'s (`create_testcase_comment`
@@ -553,7 +554,7 @@ class ServerChecks:
             return report
         plan = []
         for info in self.tested:
-            if info.op in ("get", "update", "delete"):
+            if info.op in ("get", "update", "delete", "action"):
                 plan.append((self.unknown_id, info))
             if info.op == "create":
                 plan.append((self.create_reads_back, info))

@@ -39,8 +39,8 @@ NOT_KINDS = frozenset({
     "price", "date", "time",
 })
 #: Words that end a name's object: `get_customer_by_id`, `list_expenses_for_project`.
-_LINKS = frozenset({"by", "for", "from", "in", "of", "with", "on", "to", "and", "or", "at", "via"})
-_BARE_IDS = ("id", "uuid", "guid")
+LINK_WORDS = frozenset({"by", "for", "from", "in", "of", "with", "on", "to", "and", "or", "at", "via"})
+BARE_IDS = ("id", "uuid", "guid")
 _WORD = re.compile(r"^[a-z]{3,}$")
 #: At most this many answer fields become a kind's fields (a record a person reads, not a full API object).
 MAX_FIELDS = 10
@@ -103,7 +103,7 @@ def _object_words(tool: ToolSpec, prefix: str | None) -> list[str]:
     words = name_tokens(tool.name)
     verb = next((i for i, w in enumerate(words) if verb_kind(w) is not None), None)
     rest = [w for i, w in enumerate(words) if i != verb and not (i == 0 and w == prefix)]
-    cut = next((i for i, w in enumerate(rest) if w in _LINKS), len(rest))
+    cut = next((i for i, w in enumerate(rest) if w in LINK_WORDS), len(rest))
     return rest[:cut]
 
 
@@ -115,7 +115,7 @@ def _card_has(card: CategoryCard, kind: str) -> bool:
 def bare_id(tool: ToolSpec) -> str | None:
     """The required argument `id` (any case) naming the one record the tool is about."""
     schema = tool.input_schema or {}
-    return next((p for p in schema.get("required") or [] if snake(p) in _BARE_IDS), None)
+    return next((p for p in schema.get("required") or [] if snake(p) in BARE_IDS), None)
 
 
 def name_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> dict[str, tuple[list[Any], dict[str, str]]]:

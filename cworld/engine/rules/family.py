@@ -213,6 +213,8 @@ def _extended(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld
     anchor = next((c.find for c in base.check if c.find == f"ref_{entity.name}"), None)
     if at is None and anchor is None and _mentions(rule, "target_key"):
         return None  # a family about the record found does not fit a tool that finds none (`getNotifications()`)
+    if operation_kind(tool) == "create" and not any(e.create for e in base.do) and _mentions(rule, "made"):
+        return None  # nor one about the record made a create that makes none (`add_card_to_list` makes no list)
     found = {"target": anchor or "None", "target_key": f"{anchor}_key" if anchor else "None"}
     lets = [Check(let={"kind": repr(entity.name.replace("_", " ")), **bound, **fields, **(found if at is None else {})})]
     # a family that changes what inference only read (`append_to_document`) is a change: a reader may not make it

@@ -39,6 +39,7 @@ from cworld.engine.rules.arguments import (
 )
 from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
+from cworld.engine.rules.sources import create_source, list_parent
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
@@ -141,8 +142,12 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     signed = auth_checks(props, world)
     refs = reference_checks(props, required, card, world, own=entity, own_arg="" if listing else own)
     checks = signed + refs
+    source = create_source(tool, own, entity, required) if op == "create" else None
+    if source == "act":  # `send_invoice(invoice_id)`: the invoice is sent, none is made
+        op = "action"
     if listing:  # a filter's times and a required query are checked as a write's values are
-        checks += [*belongs_checks(checks, card, entity), *cursor_checks(props)]
+        checks += [*belongs_checks(checks, card, entity), *cursor_checks(props), *_parent_checks(tool, props, required,
+                                                                                                card, world, entity)]
         listed = _list_read(tool, coll, entity, props, card)
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
                     list_=listed.model_copy(update={"item": _keyed_view(entity, "key", "it")}) if catalog else listed,
@@ -150,6 +155,9 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     if op == "create" and (attach := _attach_rule(tool, entity, coll, props, required, card, world)) is not None:
         return attach
     if op == "create":
+        if source == "copy" and own is not None:  # `copy_file(fileId)`: made from a file that must exist
+            checks.append(Check(find="source", in_=coll, key=record_key(own, entity, world),
+                                message=not_found_message(entity, card)))
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
                        _held_fields(entity, at(world.state, coll)), {singular_word(t) for t in name_tokens(tool.name)},
                        self_key_field(at(world.state, coll)), world)
@@ -168,7 +176,9 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     if op == "delete":
         return Rule(op=op, check=[*signed, find, *refs], do=[Effect(delete=coll, key="target_key", if_="target is not None")],
                     answer="{'deleted': True, 'id': target_key}", origin="inferred")
-    fields = _field_args(entity, props, exclude={own})
+    # an act (`send_invoice`, `studio_create(notebook_id, title)`) edits nothing of the record it names: its other
+    # arguments are for what it sends or makes, which the world does not hold
+    fields = [] if source == "act" else _field_args(entity, props, exclude={own})
     effects = [Effect(set="target", to={snake(f): f"args[{f!r}]"}, if_=f"target is not None and args[{f!r}] is not None")
                for f in fields]  # an optional id argument not given finds no target: nothing to set
     valid = value_checks(entity, props) if effects or op == "action" else []
@@ -177,8 +187,19 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     named = [c for c in checks if c.key not in {f"args[{f!r}]" for f in fields}]
     members = [*_on_record_checks(tool, entity, props, card, world), *belongs_checks([*named, find], card, entity)]
     guards = [*_closed_guard(entity), *(role_guard() if effects else [])]
-    return Rule(op=op, read_only=not effects, check=[*signed, *valid, find, *guards, *refs, *members, *expected],
+    return Rule(op=op, read_only=not effects and source != "act", check=[*signed, *valid, find, *guards, *refs, *members, *expected],
                 do=[*effects, *bump], origin="inferred")
+
+
+def _parent_checks(tool: ToolSpec, props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
+                   listed: EntityType) -> list[Check]:
+    """A list read under a parent its bare id names (`boond_resources_projects(id)`): the parent must exist."""
+    parent = list_parent(tool, props, required, card, listed)
+    coll = collection_of(parent[1], world) if parent is not None else None
+    if parent is None or coll is None:
+        return []
+    return [Check(find=f"ref_{parent[1].name}", in_=coll, key=record_key(parent[0], parent[1], world),
+                  message=not_found_message(parent[1], card))]
 
 
 def belongs_checks(checks: list[Check], card: CategoryCard, own: EntityType) -> list[Check]:

@@ -15,7 +15,7 @@ from itertools import islice
 from typing import Any
 
 from cworld.engine.rules.cow import SessionStore
-from cworld.engine.rules.expr import Evaluator, RuleExprError, cursor_position, parsed
+from cworld.engine.rules.expr import FUNCTIONS, Evaluator, RuleExprError, cursor_position, parsed
 from cworld.engine.rules.index import Indexes, sortable
 from cworld.engine.rules.listing import Listing
 from cworld.engine.rules.scans import ANY, IDS, SCAN, Scans, compiled_with_scans
@@ -130,7 +130,8 @@ class RuleRun:
     def __init__(self, rule: Rule, ctx: CallContext) -> None:
         self.rule = rule
         self.ctx = ctx
-        names: dict[str, Any] = dict(ctx.state)
+        # a collection named as a function (a sports world's `matches`) is read through `coll`, never in its place
+        names: dict[str, Any] = {k: v for k, v in ctx.state.items() if k not in FUNCTIONS}
         names.update(ctx.consts)
         names.update({"state": ctx.state, "args": ctx.args, "now": ctx.now, "consts": ctx.consts,
                       "seed": ctx.seed, "server_ids": ctx.ids})

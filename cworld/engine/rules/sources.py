@@ -1,0 +1,83 @@
+"""Records a call names beside the one its name makes or lists: the source a create copies or acts on, the
+parent a list reads under.
+
+`send_invoice(invoice_id)` and `create_dashboard_public_link(dashboard_id)` read as creates of their kind, yet
+they make no invoice or dashboard: they act on one that must exist. `copy_file(fileId)`,
+`reply_to_message(message_id)` and `create_booking(from_booking_id)` do make one, from or in answer to a record
+that must exist.
+`boond_resources_projects(id)` and `firecrawl_monitor_checks(id)` list projects and checks under the resource
+or monitor their bare `id` names, which must exist too. A service answers 404 for each when the record is
+not there; without these readings the engine made a new invoice, or listed every project, whatever id it
+was given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.kinds import BARE_IDS, LINK_WORDS
+from cworld.engine.cards.operations import (
+    entity_named,
+    id_stem,
+    name_tokens,
+    same_entity,
+    singular_word,
+    snake,
+    verb_kind,
+)
+
+#: Create verbs whose own-kind id names what is sent or saved, never a new record's chosen key.
+ACTING_VERBS = frozenset({"send", "save", "push", "commit", "post", "append"})
+#: Create verbs that make a new record from, or in answer to, the one the id names (a reply is a message).
+COPYING_VERBS = frozenset({"copy", "duplicate", "fork", "forward", "clone", "reply"})
+#: Stems of an id argument naming the record a new one is made from (`from_booking_id`, `source_file_id`).
+_SOURCE_STEMS = ("from_", "source_", "template_", "original_", "base_")
+
+
+def create_source(tool: ToolSpec, own: str | None, entity: EntityType, required: set[str]) -> str | None:
+    """How a create's required id argument of its own kind reads: 'copy' (a new record is made from the one it
+    names), 'act' (no record is made: the one it names is sent, answered, linked), None (the new record's own
+    key, `create_project(project_id)`, or no such argument)."""
+    if own is None or own not in required:
+        return None
+    stem = id_stem(own)
+    if stem is None or stem[1] or not (stem[0] == entity.name or stem[0].endswith(f"_{entity.name}")):
+        return None  # a bare `id` or the kind's key field is the new record's key
+    words = [singular_word(t) for t in name_tokens(tool.name)]
+    verb = next((w for w in words if verb_kind(w) == "create"), None)
+    if verb in COPYING_VERBS or stem[0].startswith(_SOURCE_STEMS):
+        return "copy"
+    if verb in ACTING_VERBS:
+        return "act"
+    head = _head(words)
+    return "act" if head is not None and not same_entity(head, entity.name) \
+        and not entity.name.endswith(f"_{head}") else None
+
+
+def _head(words: list[str]) -> str | None:
+    """The word naming what the tool makes: the name's last but its verb, before `by`/`for`/`to`
+    (`create_dashboard_public_link` -> link, `woo_orders_notes_create` -> note)."""
+    verb = next((i for i, w in enumerate(words) if verb_kind(w) is not None), -1)
+    rest = [w for i, w in enumerate(words) if i != verb]
+    cut = next((i for i, w in enumerate(rest) if w in LINK_WORDS), len(rest))
+    return rest[cut - 1] if cut else None
+
+
+def list_parent(tool: ToolSpec, props: dict[str, Any], required: set[str], card: CategoryCard,
+                listed: EntityType) -> tuple[str, EntityType] | None:
+    """(the required bare id argument, the kind it names) of a list read under a parent record: the kind named
+    by a word of the tool's name before the listed kind's (`boond_resources_projects(id)` -> resource)."""
+    bare = next((p for p in props if p in required and snake(p) in BARE_IDS), None)
+    if bare is None:
+        return None
+    words = [singular_word(t) for t in name_tokens(tool.name) if verb_kind(t) is None]
+    last = max((i for i, w in enumerate(words) if same_entity(w, listed.name) or listed.name.endswith(w)), default=None)
+    if last is None:
+        return None
+    for word in reversed(words[:last]):
+        parent = entity_named(card, word)
+        if parent is not None and parent is not listed:
+            return bare, parent
+    return None

@@ -1,0 +1,85 @@
+"""Records a call names beside the one its name makes or lists (`engine/rules/sources.py`), on an invoicing
+service written for the test: a send acts on an invoice that must exist and makes none, a duplicate makes one
+from an invoice that must exist, and a list read under a contact's bare id refuses an unknown contact."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolSpec
+
+STR = {"type": "string"}
+
+
+def tool(name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
+    return ToolSpec(server="ledger-desk", name=name, description=name,
+                    input_schema={"type": "object", "properties": props,
+                                  "required": list(props) if required is None else required})
+
+
+TOOLS = [tool("sendInvoice", {"invoiceId": STR}),
+         tool("createInvoicePublicLink", {"invoiceId": STR}),
+         tool("duplicateInvoice", {"invoiceId": STR}),
+         tool("createInvoice", {"contact_id": STR, "total": {"type": "number"}}),
+         tool("listInvoices", {}),
+         tool("listContactInvoices", {"id": STR, "limit": {"type": "integer"}}, required=["id"])]
+
+
+def ledger() -> Any:
+    state: dict[str, Any] = {
+        "contacts": {"ct_0001": {"id": "ct_0001", "name": "Ada Byrne"}},
+        "invoices": {"inv_0001": {"id": "inv_0001", "contact_id": "ct_0001", "total": 120.0, "status": "draft"}}}
+    return rules_caller("ledger-desk", "accounting", state, {"contact": "contacts", "invoice": "invoices"}, TOOLS)
+
+
+def invoice_ids(call: Any) -> set[str]:
+    listed = json.loads(call("listInvoices").text)
+    items = next(v for v in listed.values() if isinstance(v, list)) if isinstance(listed, dict) else listed
+    return {str(i.get("id")) for i in items}
+
+
+def test_a_send_acts_on_an_invoice_that_must_exist_and_makes_none() -> None:
+    call = ledger()
+    assert call("sendInvoice", invoiceId="inv_0999").error_class == "not_found"
+    assert call("createInvoicePublicLink", invoiceId="inv_0999").error_class == "not_found"
+    assert not call("sendInvoice", invoiceId="inv_0001").is_error
+    assert not call("createInvoicePublicLink", invoiceId="inv_0001").is_error
+    assert invoice_ids(call) == {"inv_0001"}
+
+
+def test_a_duplicate_makes_an_invoice_from_one_that_must_exist() -> None:
+    call = ledger()
+    assert call("duplicateInvoice", invoiceId="inv_0999").error_class == "not_found"
+    assert invoice_ids(call) == {"inv_0001"}
+    assert not call("duplicateInvoice", invoiceId="inv_0001").is_error
+    assert len(invoice_ids(call)) == 2
+
+
+def test_a_create_naming_its_contact_still_makes_an_invoice() -> None:
+    call = ledger()
+    assert not call("createInvoice", contact_id="ct_0001", total=80.0).is_error
+    assert len(invoice_ids(call)) == 2
+
+
+def test_a_list_under_a_bare_parent_id_refuses_an_unknown_parent() -> None:
+    call = ledger()
+    assert call("listContactInvoices", id="ct_0999").error_class == "not_found"
+    assert not call("listContactInvoices", id="ct_0001").is_error
+
+
+def test_a_collection_named_as_a_function_does_not_hide_it() -> None:
+    """A sports feed's world holds `matches`; its post search still calls the `matches` of the rule language,
+    on the post the session wrote as on the seed's."""
+    tools = [ToolSpec(server="match-feed", name=name, description=name,
+                      input_schema={"type": "object", "properties": {arg: STR}, "required": [arg]})
+             for name, arg in (("search_posts", "query"), ("create_post", "text"))]
+    state: dict[str, Any] = {"matches": {"m_0001": {"id": "m_0001", "name": "Porto v Ajax"}},
+                             "posts": {"po_0001": {"id": "po_0001", "text": "Porto win at home"}}}
+    call = rules_caller("match-feed", "social_media", state, {"match": "matches", "post": "posts"}, tools)
+    assert not call("create_post", text="Porto top the table").is_error
+    found = call("search_posts", query="porto")
+    assert not found.is_error, found.text
+    assert "po_0001" in found.text and "top the table" in found.text
