@@ -75,6 +75,13 @@ def test_operation_and_entity_inference(cards) -> None:
     github = cards["code_hosting"]
     assert entity_for(spec("add_issue_comment"), github).name == "comment"
     assert entity_for(spec("get_pull_request_status"), github).name == "pull_request"
+    # the object ends at a link word where a kind is named before it: what is listed, made or read is that kind
+    board, books = cards["task_board"], cards["accounting"]
+    assert entity_for(spec("add_card_to_list"), board).name == "card"
+    assert entity_for(spec("get_cards_by_list_id"), board).name == "card"
+    assert entity_for(spec("list_payments_for_contact"), books).name == "payment"
+    assert entity_for(spec("get_list"), board).name == "list"  # no link word: the name's last kind
+    assert entity_for(spec("check_in_invoice"), books).name == "invoice"  # `check in` is one verb, no link
     assert operation_kind(spec("git_status")) == "get"
     assert operation_kind(spec("brave_web_search")) == "search"
     assert operation_kind(spec("createIssue")) == "create"

@@ -83,3 +83,23 @@ def test_a_collection_named_as_a_function_does_not_hide_it() -> None:
     found = call("search_posts", query="porto")
     assert not found.is_error, found.text
     assert "po_0001" in found.text and "top the table" in found.text
+
+
+def test_an_add_to_another_record_puts_it_there_or_makes_one_there() -> None:
+    """`addPaymentToInvoice(paymentId, invoiceId)` files an existing payment under the invoice (both must exist);
+    `add_payment_to_invoice(invoice_id, amount)`, naming no payment, makes one there."""
+    tools = [tool("addPaymentToInvoice", {"paymentId": STR, "invoiceId": STR}),
+             tool("add_payment_to_invoice", {"invoice_id": STR, "amount": {"type": "number"}}),
+             tool("getPayment", {"paymentId": STR}), tool("listPayments", {})]
+    state: dict[str, Any] = {
+        "invoices": {"inv_0001": {"id": "inv_0001", "total": 120.0}, "inv_0002": {"id": "inv_0002", "total": 9.0}},
+        "payments": {"pay_0001": {"id": "pay_0001", "invoice_id": "inv_0001", "amount": 20.0}}}
+    call = rules_caller("ledger-desk", "accounting", state, {"invoice": "invoices", "payment": "payments"}, tools)
+    assert call("addPaymentToInvoice", paymentId="pay_0001", invoiceId="inv_0999").error_class == "not_found"
+    assert call("addPaymentToInvoice", paymentId="pay_0999", invoiceId="inv_0002").error_class == "not_found"
+    assert not call("addPaymentToInvoice", paymentId="pay_0001", invoiceId="inv_0002").is_error
+    assert json.loads(call("getPayment", paymentId="pay_0001").text)["invoice_id"] == "inv_0002"
+    assert call("add_payment_to_invoice", invoice_id="inv_0999", amount=5.0).error_class == "not_found"
+    assert not call("add_payment_to_invoice", invoice_id="inv_0002", amount=5.0).is_error
+    listed = json.loads(call("listPayments").text)
+    assert len(next(v for v in listed.values() if isinstance(v, list))) == 2

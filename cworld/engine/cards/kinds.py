@@ -20,6 +20,7 @@ from typing import Any
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard
 from cworld.engine.cards.operations import (
+    LINK_WORDS,
     name_tokens,
     operation_kind,
     same_entity,
@@ -38,8 +39,6 @@ NOT_KINDS = frozenset({
     "link", "url", "stats", "analytics", "insight", "metric", "history", "change", "diff", "update", "default",
     "price", "date", "time",
 })
-#: Words that end a name's object: `get_customer_by_id`, `list_expenses_for_project`.
-LINK_WORDS = frozenset({"by", "for", "from", "in", "of", "with", "on", "to", "and", "or", "at", "via"})
 BARE_IDS = ("id", "uuid", "guid")
 _WORD = re.compile(r"^[a-z]{3,}$")
 #: At most this many answer fields become a kind's fields (a record a person reads, not a full API object).

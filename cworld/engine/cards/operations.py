@@ -188,6 +188,22 @@ def _object_tokens(tokens: list[str]) -> list[str]:
     return rest or tokens
 
 
+#: Words that end a name's object: `get_cards_by_list_id` is about cards, `add_card_to_list` makes a card.
+LINK_WORDS = frozenset({"by", "for", "from", "in", "of", "with", "on", "to", "and", "or", "at", "via"})
+
+
+#: Words a following `on`/`in` belongs to (`power_on_droplet`, `check_in_guest`): no link there.
+_PHRASAL = frozenset({"power", "turn", "log", "sign", "check", "switch", "opt", "plug", "clock"})
+
+
+def _before_link(words: list[str], card: CategoryCard) -> list[str]:
+    """The name's words up to its first link word, where a kind of the card is named before it; else all."""
+    cut = next((i for i, w in enumerate(words) if w in LINK_WORDS and not (i and words[i - 1] in _PHRASAL)), None)
+    if cut is None or not any(_last_mention(e, words[:cut]) >= 0 for e in card.entities):
+        return words
+    return words[:cut]
+
+
 def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     """The card entity the tool touches. A create makes what its answer's first id names (`book_flight`
     answers a `booking_id`: it makes a booking, of the flight it is given). Otherwise the last entity its
@@ -196,7 +212,7 @@ def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     made = _produced_entity(tool, card) if operation_kind(tool) == "create" else None
     if made is not None:
         return made
-    words = [singular_word(t) for t in _object_tokens(name_tokens(tool.name))]
+    words = _before_link([singular_word(t) for t in _object_tokens(name_tokens(tool.name))], card)
     ranked = sorted(((_last_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
     if ranked and ranked[-1][0] >= 0:
         return ranked[-1][2]

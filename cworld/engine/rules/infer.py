@@ -39,7 +39,7 @@ from cworld.engine.rules.arguments import (
 )
 from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
-from cworld.engine.rules.sources import create_source, list_parent
+from cworld.engine.rules.sources import create_source, list_parent, placed_kind
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
@@ -145,6 +145,15 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     source = create_source(tool, own, entity, required) if op == "create" else None
     if source == "act":  # `send_invoice(invoice_id)`: the invoice is sent, none is made
         op = "action"
+        placed = placed_kind(tool, card)  # `addIssueToProject(issueId, projectId)`: the issue is put in the project
+        placed_in = collection_of(placed, world) if placed is not None and placed is not entity else None
+        if placed is not None and placed_in is not None:
+            attach = _attach_rule(tool, placed, placed_in, props, required, card, world)
+            if attach is not None:
+                return attach
+            if not any(id_kind(p, card) == (placed, False) for p in props):  # `add_card_to_list(listId, name)`
+                entity, coll, op, source = placed, placed_in, "create", None  # makes a card there
+                checks = signed + reference_checks(props, required, card, world, own=entity)
     if listing:  # a filter's times and a required query are checked as a write's values are
         checks += [*belongs_checks(checks, card, entity), *cursor_checks(props), *_parent_checks(tool, props, required,
                                                                                                 card, world, entity)]

@@ -17,8 +17,9 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.kinds import BARE_IDS, LINK_WORDS
+from cworld.engine.cards.kinds import BARE_IDS
 from cworld.engine.cards.operations import (
+    LINK_WORDS,
     entity_named,
     id_stem,
     name_tokens,
@@ -54,6 +55,12 @@ def create_source(tool: ToolSpec, own: str | None, entity: EntityType, required:
     head = _head(words)
     return "act" if head is not None and not same_entity(head, entity.name) \
         and not entity.name.endswith(f"_{head}") else None
+
+
+def placed_kind(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
+    """The kind an act's name puts somewhere (`linear_addIssueToProject` -> issue), else None."""
+    head = _head([singular_word(t) for t in name_tokens(tool.name)])
+    return entity_named(card, head) if head is not None else None
 
 
 def _head(words: list[str]) -> str | None:
