@@ -89,7 +89,14 @@ from typing import Any
 from cworld.agents.references import json_in_text
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word, verb_kind
+from cworld.engine.cards.operations import (
+    entity_for,
+    name_tokens,
+    operation_kind,
+    same_entity,
+    singular_word,
+    verb_kind,
+)
 from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules.arguments import argument_checks, blank_checks, value_checks
@@ -114,7 +121,8 @@ NONSENSE_IDS: tuple[Any, ...] = ("zzqxv-nonexistent-4711", "zzqxv4711", "ZZQXV47
 MAX_PAGES = 10
 TEST_PAGE_SIZE = 5
 
-_ID_ARG = re.compile(r"^(?:.+_id|.+Id|.+ID|.+_key|.+Key|.+_uuid|.+Uuid|id|ID|Id|uuid|_id)$")
+_ID_ARG = re.compile(r"^(?:.+_id|.+Id|.+ID|.+_key|.+Key|.+_uuid|.+Uuid|.+_identifier|.+Identifier|.+_slug|.+Slug|"
+                     r"id|ID|Id|uuid|_id)$")
 _QUERY_ARG = re.compile(r"^(q|query|search|search_?query|searchQuery|keywords?|terms?|search_?term|searchTerm|text|"
                         r"search_?text|searchText|name_contains|phrase|query_?string|queryString)$", re.IGNORECASE)
 _PAGE_NUMBER = re.compile(r"^(page|page_?number|pageNumber|page_?no|pageNo|page_?num|pageNum)$", re.IGNORECASE)
@@ -173,14 +181,18 @@ def collection(world: ServerWorld, kind: str) -> dict[str, Any] | None:
 
 
 def kind_of_ref(world: ServerWorld, arg: str) -> str | None:
-    """The world's kind an `<kind>_id(s)` / `kindId(s)` argument names, when the world holds it."""
-    m = re.fullmatch(r"(.+?)(?:_ids?|Ids?|IDs?|_uuids?|Uuids?|_gids?|Gids?|_iids?|Iids?)", arg)
+    """The world's kind an `<kind>_id(s)` / `kindId(s)` argument (or `_identifier`, `_key`, `_slug`) names, when the
+    world holds it."""
+    m = re.fullmatch(r"(.+?)(?:_ids?|Ids?|IDs?|_uuids?|Uuids?|_gids?|Gids?|_iids?|Iids?|_identifiers?|Identifiers?|"
+                     r"_keys?|Keys?|_slugs?|Slugs?)", arg)
     if not m:
         return None
     words = [singular_word(t) for t in name_tokens(m.group(1))]
     for kind in ("_".join(words[i:]) for i in range(len(words))):  # `relatedWorkItemId`: work_item, then item
         if kind in world.kinds and collection(world, kind):
             return kind
+    if re.search(r"(?:_keys?|Keys?|_slugs?|Slugs?)$", arg):  # `repo_slug`: a key names its kind by a synonym too
+        return next((k for k in world.kinds if same_entity(words[-1], k) and collection(world, k)), None)
     return None
 
 

@@ -96,8 +96,12 @@ def _agree_with_annotations(kind: str, tool: ToolSpec) -> str:
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-ID_ARG = re.compile(r"^(.+?)_(?:id|gid|iid|uid|uuid)(s?)$")
-"""An id argument in snake case: `order_id`, `tag_gid` (Asana), `issue_iid` (GitLab), `user_uuid`; `_ids` for several."""
+ID_ARG = re.compile(r"^(.+?)_(?:id|gid|iid|uid|uuid|identifier)(s?)$")
+"""An id argument in snake case: `order_id`, `tag_gid` (Asana), `issue_iid` (GitLab), `user_uuid`,
+`gateway_identifier` (AWS); `_ids` for several."""
+KEY_ARG = re.compile(r"^(.+?)_(?:key|slug)(s?)$")
+"""A key argument: `issue_key` (Jira), `space_key` (Confluence), `repo_slug` (Bitbucket). It names a record only
+where its stem is a kind the server holds (`api_key`, `sort_key` name none)."""
 
 
 @lru_cache(maxsize=16384)
@@ -111,6 +115,13 @@ def id_stem(arg: str) -> tuple[str, bool] | None:
     """(the kind an id argument names, in the singular, whether it holds several ids): `orderIds` -> ('order',
     True); None for an argument that is no id."""
     match = ID_ARG.match(snake(arg))
+    return (singular_word(match.group(1)), bool(match.group(2))) if match else None
+
+
+def key_stem(arg: str) -> tuple[str, bool] | None:
+    """(the kind a key argument may name, in the singular, whether it holds several): `issueKey` -> ('issue',
+    False); None for an argument that is no key."""
+    match = KEY_ARG.match(snake(arg))
     return (singular_word(match.group(1)), bool(match.group(2))) if match else None
 
 

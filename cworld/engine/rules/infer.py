@@ -19,8 +19,10 @@ from cworld.engine.cards.operations import (
     entity_for,
     entity_named,
     id_stem,
+    key_stem,
     name_tokens,
     operation_kind,
+    same_entity,
     singular_word,
     snake,
     verb_kind,
@@ -623,7 +625,7 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
     the one the tool's name `words` name (`delete_ad(adId, campaignId)` -> adId)."""
     by_snake = {snake(p): p for p in props}
     # a bare id in any service's form: DigitalOcean's `UUID`, Grafana's `uid`, Asana's `gid`
-    own = next((by_snake[f"{entity.name}_{s}"] for s in ("id", "gid", "iid", "uid", "uuid")
+    own = next((by_snake[f"{entity.name}_{s}"] for s in ("id", "gid", "iid", "uid", "uuid", "identifier")
                 if f"{entity.name}_{s}" in by_snake), None) \
         or next((by_snake[n] for n in ("id", "uuid", "guid", "uid", "gid") if n in by_snake), None)
     if own is not None:
@@ -752,7 +754,12 @@ def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | No
     """For an id argument (`order_id`, `orderIds`): the card kind it names (None: no kind of the card) and
     whether it holds several ids; None for an argument that is not an id."""
     stem = id_stem(arg)
-    return None if stem is None else (entity_named(card, stem[0]), stem[1])
+    if stem is not None:
+        return entity_named(card, stem[0]), stem[1]
+    key = key_stem(arg)  # `issueKey` names an issue where the card holds issues (`repo_slug` its repositories)
+    kind = (entity_named(card, key[0]) or next((e for e in card.entities if same_entity(key[0], e.name)), None)) \
+        if key is not None else None  # `api_key` names nothing
+    return (kind, key[1]) if key is not None and kind is not None else None
 
 
 #: A description saying an argument takes a record's id or another naming value.
