@@ -90,6 +90,19 @@ def identifiers(text: str) -> frozenset[str]:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_CALLS: dict[int, tuple[Rule, frozenset[str]]] = {}
+
+
+def called_names(rule: Rule) -> frozenset[str]:
+    """The names a rule's text calls (`matches(`): where the world holds a collection of that name, the rule
+    reads the function, and the collection through `coll` (a learned rule's `nights[...]` reads the ledger)."""
+    found = _CALLS.get(id(rule))
+    if found is None or found[0] is not rule:
+        if len(_CALLS) > 4096:
+            _CALLS.clear()
+        found = _CALLS[id(rule)] = (rule, frozenset(_CALLED.findall(rule.model_dump_json())))
+    return found[1]
 _NEEDED: dict[tuple[int, int], tuple[Rule, dict[str, Def], list[tuple[str, Def]]]] = {}
 
 
@@ -130,8 +143,10 @@ class RuleRun:
     def __init__(self, rule: Rule, ctx: CallContext) -> None:
         self.rule = rule
         self.ctx = ctx
-        # a collection named as a function (a sports world's `matches`) is read through `coll`, never in its place
-        names: dict[str, Any] = {k: v for k, v in ctx.state.items() if k not in FUNCTIONS}
+        names: dict[str, Any] = dict(ctx.state)
+        for name in ctx.state.keys() & FUNCTIONS.keys():  # a collection named as a function: rarely any
+            if name in called_names(rule):  # a sports world's `matches` under a search calling `matches(q, it)`
+                del names[name]
         names.update(ctx.consts)
         names.update({"state": ctx.state, "args": ctx.args, "now": ctx.now, "consts": ctx.consts,
                       "seed": ctx.seed, "server_ids": ctx.ids})
