@@ -128,3 +128,13 @@ def test_a_folder_without_generic_is_refused(tmp_path: Path) -> None:
     (folder / "generic.yaml").unlink()
     with pytest.raises(ContentError, match="no generic.yaml"):
         load_cards(folder)
+
+
+def test_a_catch_all_category_gives_way_to_what_the_tool_names(cards) -> None:
+    """A harvested server filed as `utilities` that reads and writes files gets the file system's card (its
+    paths name files, its families run); a calculator filed the same way stays a utility."""
+    read = ToolSpec(server="fs", name="fast_read_file", description="Reads a file (with auto-chunking support)",
+                    category="utilities")
+    add = ToolSpec(server="calc", name="add_numbers", description="Adds two numbers", category="utilities")
+    assert assign_tool(read, cards).card == "file_system"  # type: ignore[union-attr]
+    assert assign_tool(add, cards).card == "utilities"  # type: ignore[union-attr]

@@ -76,7 +76,15 @@ def _by_manifest(tool: ToolSpec, server: ServerSpec | None, cards: dict[str, Cat
     return None
 
 
+#: Harvested categories that say only "a tool": the words of a tool under one decide where they name a card.
+CATCH_ALL = frozenset({"utilities"})
+
+
 def _by_category(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | None:
+    if tool.category in CATCH_ALL:  # `fast_read_file` of a server filed as utilities reads a file system
+        named = _by_keywords(tool, cards)
+        if named is not None and named.card not in CATCH_ALL:
+            return named
     if tool.category and tool.category in cards and tool.category != "generic":
         return Assignment(tool.id, tool.category, "category")
     return None
