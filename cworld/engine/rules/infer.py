@@ -204,7 +204,7 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
 
 def _parent_checks(tool: ToolSpec, props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
                    listed: EntityType) -> list[Check]:
-    """A list read under a parent its bare id names (`boond_resources_projects(id)`): the parent must exist."""
+    """A list read under a parent its bare id names (`boond_companies_invoices(id)`): the parent must exist."""
     parent = list_parent(tool, props, required, card, listed)
     coll = collection_of(parent[1], world) if parent is not None else None
     if parent is None or coll is None:

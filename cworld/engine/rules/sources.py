@@ -5,10 +5,9 @@ parent a list reads under.
 they make no invoice or dashboard: they act on one that must exist. `copy_file(fileId)`,
 `reply_to_message(message_id)` and `create_booking(from_booking_id)` do make one, from or in answer to a record
 that must exist.
-`boond_resources_projects(id)` and `firecrawl_monitor_checks(id)` list projects and checks under the resource
-or monitor their bare `id` names, which must exist too. A service answers 404 for each when the record is
-not there; without these readings the engine made a new invoice, or listed every project, whatever id it
-was given.
+`boond_companies_invoices(id)` and `firecrawl_monitor_checks(id)` list invoices and checks under the company
+or monitor their bare `id` names, which must exist too. A service answers 404 for each when the record is not
+there; without these readings the engine made a new invoice, or listed invoices, whatever id it was given.
 """
 
 from __future__ import annotations
@@ -75,7 +74,7 @@ def _head(words: list[str]) -> str | None:
 def list_parent(tool: ToolSpec, props: dict[str, Any], required: set[str], card: CategoryCard,
                 listed: EntityType) -> tuple[str, EntityType] | None:
     """(the required bare id argument, the kind it names) of a list read under a parent record: the kind named
-    by a word of the tool's name before the listed kind's (`boond_resources_projects(id)` -> resource)."""
+    by a word of the tool's name before the listed kind's (`boond_companies_invoices(id)` -> company)."""
     bare = next((p for p in props if p in required and snake(p) in BARE_IDS), None)
     if bare is None:
         return None
