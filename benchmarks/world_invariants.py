@@ -92,6 +92,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import (
     entity_for,
     name_tokens,
+    names_its_kind,
     operation_kind,
     same_entity,
     singular_word,
@@ -624,6 +625,8 @@ class ServerChecks:
     def create_reads_back(self, info: ToolInfo, run: Run) -> Verdict:
         check, tool = "create_reads_back", info.tool
         assert self.world is not None
+        if not names_its_kind(tool, self.engine.card_of(tool)):  # the card's first kind by default: no partner
+            return na(check, tool, "the tool names no kind the world holds (`create_change_request` on a devops card)")
         get, lister = self.partner(info, "get", need_id=True), self.partner(info, "list")
         if get is None and lister is None:
             return na(check, tool, "no get or list tool of the same kind")

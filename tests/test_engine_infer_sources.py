@@ -103,3 +103,15 @@ def test_an_add_to_another_record_puts_it_there_or_makes_one_there() -> None:
     assert not call("add_payment_to_invoice", invoice_id="inv_0002", amount=5.0).is_error
     listed = json.loads(call("listPayments").text)
     assert len(next(v for v in listed.values() if isinstance(v, list))) == 2
+
+
+def test_a_create_naming_no_kind_the_world_holds_makes_none_of_another() -> None:
+    """`create_change_request(title)` on a ledger makes no account (the card's first kind, which it was filed
+    under by default); its arguments are still checked."""
+    tools = [tool("create_change_request", {"title": STR}), tool("list_accounts", {})]
+    state: dict[str, Any] = {"accounts": {"acc_0001": {"id": "acc_0001", "name": "Operating"}}}
+    call = rules_caller("ledger-desk", "accounting", state, {"account": "accounts"}, tools)
+    assert call("create_change_request", title="  ").error_class == "invalid_args"
+    call("create_change_request", title="Raise the card limit")
+    listed = json.loads(call("list_accounts").text)
+    assert len(next(v for v in listed.values() if isinstance(v, list))) == 1

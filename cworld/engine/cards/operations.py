@@ -215,6 +215,20 @@ def _before_link(words: list[str], card: CategoryCard) -> list[str]:
     return words[:cut]
 
 
+def names_its_kind(tool: ToolSpec, card: CategoryCard) -> bool:
+    """Whether the tool says what it touches: its name's object words are none but a verb (`send`), or they,
+    an id argument or its answer's id name the kind `entity_for` gives (else that is the card's first kind by
+    default: `create_change_request` on a devops card names no pod)."""
+    entity = entity_for(tool, card)
+    words = [singular_word(t) for t in _object_tokens(name_tokens(tool.name))]
+    if all(verb_kind(w) is not None for w in words) or _produced_entity(tool, card) is entity:
+        return True
+    if _last_mention(entity, words) >= 0 or _head_mention(entity, words) >= 0 or any(same_entity(w, entity.name) for w in words):
+        return True  # `send_email` makes a message, `schedule_meeting` an event
+    params = [singular_word(re.sub(r"_?ids?$", "", p)) for p in tool.input_schema.get("properties", {})]
+    return any(names_kind(p, entity) or p.startswith(f"{entity.name}_") for p in params)
+
+
 def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     """The card entity the tool touches. A create makes what its answer's first id names (`book_flight`
     answers a `booking_id`: it makes a booking, of the flight it is given). Otherwise the last entity its

@@ -21,6 +21,7 @@ from cworld.engine.cards.operations import (
     id_stem,
     key_stem,
     name_tokens,
+    names_its_kind,
     operation_kind,
     same_entity,
     singular_word,
@@ -165,6 +166,9 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
                     origin="inferred")
     if op == "create" and (attach := _attach_rule(tool, entity, coll, props, required, card, world)) is not None:
         return attach
+    if op == "create" and not names_its_kind(tool, card):  # `create_change_request` on a card without them
+        checks = [*checks, *blank_checks(props, required)]  # makes a record the world holds no kind for: it is
+        return Rule(op="action", read_only=False, check=checks, origin="inferred") if checks else None  # not one
     if op == "create":
         if source == "copy" and own is not None:  # `copy_file(fileId)`: made from a file that must exist
             checks.append(Check(find="source", in_=coll, key=record_key(own, entity, world),
