@@ -546,9 +546,10 @@ class ServerChecks:
     def _op(self, tool: ToolSpec) -> str:
         """The operation its name says, except a create the engine runs as a change to, or an act on, existing
         records (`add_labels(card_id, label_ids)`, `add_recipe_to_list(recipe_id)`: it places, it makes nothing;
-        `send_invoice(invoice_id)`: it sends one, `action`, whose unknown id is refused as a change's is)."""
+        `send_invoice(invoice_id)`: it sends one, `action`, whose unknown id is refused as a change's is), and a
+        delete the engine runs as an act on the record it names (`delete_card_public_link`: the card stays)."""
         op = operation_kind(tool)
-        rule = self.engine.rule_for(tool)[0] if op == "create" else None
+        rule = self.engine.rule_for(tool)[0] if op in ("create", "delete") else None
         return rule.op if rule is not None and rule.op in ("update", "action") else op
 
     def partner(self, info: ToolInfo, op: str, need_id: bool = False) -> ToolInfo | None:

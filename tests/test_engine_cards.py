@@ -86,7 +86,8 @@ def test_operation_and_entity_inference(cards) -> None:
     assert operation_kind(spec("brave_web_search")) == "search"
     assert operation_kind(spec("createIssue")) == "create"
     assert operation_kind(spec("send_email", read_only_hint=True)) == "get"
-    assert operation_kind(spec("frobnicate", destructive_hint=True)) == "delete"
+    # a destructive hint says a write may overwrite (`browser_navigate`, `rotate_secret`), not that it deletes
+    assert operation_kind(spec("frobnicate", destructive_hint=True)) == "action"
 
 
 def _copy_cards(tmp_path: Path) -> Path:

@@ -115,3 +115,18 @@ def test_a_create_naming_no_kind_the_world_holds_makes_none_of_another() -> None
     call("create_change_request", title="Raise the card limit")
     listed = json.loads(call("list_accounts").text)
     assert len(next(v for v in listed.values() if isinstance(v, list))) == 1
+
+
+def test_a_delete_of_a_part_keeps_the_record_and_a_plain_delete_removes_it() -> None:
+    """`deleteInvoicePublicLink(invoiceId)` takes the invoice's link away (the invoice must exist and stays);
+    `deleteForever(invoiceId)` names no part: the invoice goes."""
+    tools = [tool("deleteInvoicePublicLink", {"invoiceId": STR}), tool("deleteForever", {"invoiceId": STR}),
+             tool("listInvoices", {})]
+    call = rules_caller("ledger-desk", "accounting",
+                        {"invoices": {"inv_0001": {"id": "inv_0001", "total": 120.0, "status": "draft"}}},
+                        {"invoice": "invoices"}, tools)
+    assert call("deleteInvoicePublicLink", invoiceId="inv_0999").error_class == "not_found"
+    assert not call("deleteInvoicePublicLink", invoiceId="inv_0001").is_error
+    assert invoice_ids(call) == {"inv_0001"}
+    assert not call("deleteForever", invoiceId="inv_0001").is_error
+    assert invoice_ids(call) == set()

@@ -84,7 +84,7 @@ def test_every_tool_left_out_says_why(space: ActionSpace) -> None:
     assert {t.split("/")[0] for t in ids} == set(SERVERS)
     assert set(space.left_out.values()) <= {"simulated", "never", "list_no_kind", "list_not_kind", "thin_kind",
                                             "names_no_record", "id_not_kind", "needs_value", "make_no_text",
-                                            "unnamed_or_keys"}
+                                            "unnamed_or_keys", "keeps_nothing"}
 
 
 def test_a_name_with_its_verb_last_still_says_what_it_makes() -> None:

@@ -60,8 +60,8 @@ def operation_kind(tool: ToolSpec) -> str:
         return _agree_with_annotations(kind, tool)
     if tool.annotations.read_only_hint:
         return "list" if tokens and tokens[-1].endswith("s") and not tokens[-1].endswith("ss") else "get"
-    if tool.annotations.destructive_hint:
-        return "create" if _answers_a_new_id(tool) else "delete"
+    if tool.annotations.destructive_hint and _answers_a_new_id(tool):
+        return "create"  # a destructive hint alone says a write may overwrite (`navigate`, `rotate_secret`): no delete
     return "action"
 
 
@@ -225,8 +225,12 @@ def names_its_kind(tool: ToolSpec, card: CategoryCard) -> bool:
         return True
     if _last_mention(entity, words) >= 0 or _head_mention(entity, words) >= 0 or any(same_entity(w, entity.name) for w in words):
         return True  # `send_email` makes a message, `schedule_meeting` an event
-    params = [singular_word(re.sub(r"_?ids?$", "", p)) for p in tool.input_schema.get("properties", {})]
-    return any(names_kind(p, entity) or p.startswith(f"{entity.name}_") for p in params)
+    return any(names_kind(p, entity) or p.startswith(f"{entity.name}_") for p in _param_stems(tool))
+
+
+def _param_stems(tool: ToolSpec) -> list[str]:
+    """The tool's argument names as kind words, any naming style (`invoiceId` -> invoice, `order_ids` -> order)."""
+    return [singular_word(re.sub(r"_?ids?$", "", snake(p))) for p in tool.input_schema.get("properties", {})]
 
 
 def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
@@ -244,8 +248,7 @@ def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     heads = sorted(((_head_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
     if heads and heads[-1][0] >= 0:
         return heads[-1][2]
-    params = [singular_word(re.sub(r"_?ids?$", "", p)) for p in tool.input_schema.get("properties", {})]
-    for param in params:
+    for param in _param_stems(tool):
         for entity in card.entities:
             if names_kind(param, entity) or param.startswith(f"{entity.name}_"):
                 return entity

@@ -42,7 +42,7 @@ from cworld.engine.rules.arguments import (
 )
 from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
-from cworld.engine.rules.sources import create_source, list_parent, placed_kind
+from cworld.engine.rules.sources import create_source, list_parent, placed_kind, removes_a_part
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
@@ -146,6 +146,8 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     refs = reference_checks(props, required, card, world, own=entity, own_arg="" if listing else own)
     checks = signed + refs
     source = create_source(tool, own, entity, required) if op == "create" else None
+    if op == "delete" and not listing and removes_a_part(tool, entity, card):
+        source = "act"  # `delete_card_public_link(card_id)`: the card stays
     if source == "act":  # `send_invoice(invoice_id)`: the invoice is sent, none is made
         op = "action"
         placed = placed_kind(tool, card)  # `addIssueToProject(issueId, projectId)`: the issue is put in the project

@@ -5,6 +5,7 @@ parent a list reads under.
 they make no invoice or dashboard: they act on one that must exist. `copy_file(fileId)`,
 `reply_to_message(message_id)` and `create_booking(from_booking_id)` do make one, from or in answer to a record
 that must exist.
+`delete_card_public_link(card_id)` takes the card's link away, not the card.
 `boond_companies_invoices(id)` and `firecrawl_monitor_checks(id)` list invoices and checks under the company
 or monitor their bare `id` names, which must exist too. A service answers 404 for each when the record is not
 there; without these readings the engine made a new invoice, or listed invoices, whatever id it was given.
@@ -54,6 +55,19 @@ def create_source(tool: ToolSpec, own: str | None, entity: EntityType, required:
     head = _head(words)
     return "act" if head is not None and not same_entity(head, entity.name) \
         and not entity.name.endswith(f"_{head}") else None
+
+
+def removes_a_part(tool: ToolSpec, entity: EntityType, card: CategoryCard) -> bool:
+    """Whether a delete takes away a part of its record that the world holds no kind for, not the record:
+    `delete_card_public_link(card_id)` (a link), `linear_deleteIssueRelation(id)` (a relation), where
+    the name names the record's kind before that part (`delete_forever(message_id)` deletes the message): the
+    record stays, and it must exist."""
+    words = [singular_word(t) for t in name_tokens(tool.name)]
+    head = _head(words)
+    if head is None or same_entity(head, entity.name) or entity.name.endswith(head) or entity_named(card, head):
+        return False
+    before = words[:len(words) - 1 - words[::-1].index(head)]
+    return any(same_entity(w, entity.name) or w == entity.name.split("_")[-1] for w in before)
 
 
 def placed_kind(tool: ToolSpec, card: CategoryCard) -> EntityType | None:

@@ -138,6 +138,8 @@ class ActionSpace:
                 unit = self._unit(tool, rule, kinds, collections)
             if unit is not None and unit.kind in thin and unit.use not in ("look", "find"):
                 unit = self._out(tool, "thin_kind")  # its rule keeps nothing but the name: a change is lost
+            elif unit is not None and unit.use == "change" and rule.read_only:
+                unit = self._out(tool, "keeps_nothing")  # `figma_set_text(nodeId)`: the kind holds no text to set
             if unit is not None:
                 self.units[tool.id] = replace(unit, thin=unit.kind in thin) if unit.kind in thin else unit
 
