@@ -150,15 +150,12 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
         source = "act"  # `delete_card_public_link(card_id)`: the card stays
     if source == "act":  # `send_invoice(invoice_id)`: the invoice is sent, none is made
         op = "action"
-        placed = placed_kind(tool, card)  # `addIssueToProject(issueId, projectId)`: the issue is put in the project
-        placed_in = collection_of(placed, world) if placed is not None and placed is not entity else None
-        if placed is not None and placed_in is not None:
-            attach = _attach_rule(tool, placed, placed_in, props, required, card, world)
-            if attach is not None:
-                return attach
-            if not any(id_kind(p, card) == (placed, False) for p in props):  # `add_card_to_list(listId, name)`
-                entity, coll, op, source = placed, placed_in, "create", None  # makes a card there
-                checks = signed + reference_checks(props, required, card, world, own=entity)
+        placed = _placed(tool, entity, props, required, card, world)
+        if isinstance(placed, Rule):
+            return placed
+        if placed is not None:  # `add_card_to_list(listId, name)` makes a card there
+            (entity, coll), op, source = placed, "create", None
+            checks = signed + reference_checks(props, required, card, world, own=entity)
     if listing:  # a filter's times and a required query are checked as a write's values are
         checks += [*belongs_checks(checks, card, entity), *cursor_checks(props), *_parent_checks(tool, props, required,
                                                                                                 card, world, entity)]
@@ -168,9 +165,11 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
                     origin="inferred")
     if op == "create" and (attach := _attach_rule(tool, entity, coll, props, required, card, world)) is not None:
         return attach
-    if op == "create" and not names_its_kind(tool, card):  # `create_change_request` on a card without them
-        checks = [*checks, *blank_checks(props, required)]  # makes a record the world holds no kind for: it is
-        return Rule(op="action", read_only=False, check=checks, origin="inferred") if checks else None  # not one
+    if op == "create" and not names_its_kind(tool, card):
+        # `create_change_request` on a card without them makes a record of no kind the world holds: none of
+        # the card's first kind; its arguments are still checked
+        checks = [*checks, *blank_checks(props, required)]
+        return Rule(op="action", read_only=False, check=checks, origin="inferred") if checks else None
     if op == "create":
         if source == "copy" and own is not None:  # `copy_file(fileId)`: made from a file that must exist
             checks.append(Check(find="source", in_=coll, key=record_key(own, entity, world),
@@ -206,6 +205,21 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     guards = [*_closed_guard(entity), *(role_guard() if effects else [])]
     return Rule(op=op, read_only=not effects and source != "act", check=[*signed, *valid, find, *guards, *refs, *members, *expected],
                 do=[*effects, *bump], origin="inferred")
+
+
+def _placed(tool: ToolSpec, entity: EntityType, props: dict[str, Any], required: set[str], card: CategoryCard,
+            world: ServerWorld) -> Rule | tuple[EntityType, str] | None:
+    """An act whose name puts one kind into another: the rule filing the record it names there
+    (`addIssueToProject(issueId, projectId)` sets the issue's project), else, naming none, the kind and collection
+    it makes there (`add_card_to_list(listId, name)`); None where its name puts no kind the world holds."""
+    placed = placed_kind(tool, card)
+    placed_in = collection_of(placed, world) if placed is not None and placed is not entity else None
+    if placed is None or placed_in is None:
+        return None
+    attach = _attach_rule(tool, placed, placed_in, props, required, card, world)
+    if attach is not None:
+        return attach
+    return None if any(id_kind(p, card) == (placed, False) for p in props) else (placed, placed_in)
 
 
 def _parent_checks(tool: ToolSpec, props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
