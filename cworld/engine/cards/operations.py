@@ -216,16 +216,15 @@ def _before_link(words: list[str], card: CategoryCard) -> list[str]:
 
 
 def names_its_kind(tool: ToolSpec, card: CategoryCard) -> bool:
-    """Whether the tool says what it touches: its name's object words are none but a verb (`send`), or they,
-    an id argument or its answer's id name the kind `entity_for` gives (else that is the card's first kind by
-    default: `create_change_request` on a devops card names no pod)."""
-    entity = entity_for(tool, card)
-    words = [singular_word(t) for t in _object_tokens(name_tokens(tool.name))]
-    if all(verb_kind(w) is not None for w in words) or _produced_entity(tool, card) is entity:
+    """Whether the tool says what it touches: `entity_for` finds its kind by more than the card's default (a
+    name, an id argument or the answer's id names it), its name's object words are none but a verb (`send`),
+    or they name the default by a synonym (`send_email` makes a message). Else the default is a guess:
+    `create_change_request` on a devops card names no pod."""
+    if _named_entity(tool, card) is not None:
         return True
-    if _last_mention(entity, words) >= 0 or _head_mention(entity, words) >= 0 or any(same_entity(w, entity.name) for w in words):
-        return True  # `send_email` makes a message, `schedule_meeting` an event
-    return any(names_kind(p, entity) or p.startswith(f"{entity.name}_") for p in _param_stems(tool))
+    words = [singular_word(t) for t in _object_tokens(name_tokens(tool.name))]
+    default = _default_entity(card).name
+    return all(verb_kind(w) is not None for w in words) or any(same_entity(w, default) for w in words)
 
 
 def _param_stems(tool: ToolSpec) -> list[str]:
@@ -238,6 +237,11 @@ def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     answers a `booking_id`: it makes a booking, of the flight it is given). Otherwise the last entity its
     name mentions (the head noun: `add_issue_comment` -> comment; `find_people` -> person), else a compound entity whose first word it
     mentions (`view_cart` -> cart_item), else the one an id parameter names, else the card's first."""
+    return _named_entity(tool, card) or _default_entity(card)
+
+
+def _named_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
+    """`entity_for`'s finds short of the card's default: None where nothing about the tool names a kind."""
     made = _produced_entity(tool, card) if operation_kind(tool) == "create" else None
     if made is not None:
         return made
@@ -252,6 +256,11 @@ def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
         for entity in card.entities:
             if names_kind(param, entity) or param.startswith(f"{entity.name}_"):
                 return entity
+    return None
+
+
+def _default_entity(card: CategoryCard) -> EntityType:
+    """The kind a tool that names none is filed under: the card's first."""
     if card.entities:
         return card.entities[0]
     return EntityType(name="item", id_prefix="item", fields={"name": "string", "description": "text"})
