@@ -17,9 +17,8 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.kinds import BARE_IDS
+from cworld.engine.cards.kinds import BARE_IDS, head_noun
 from cworld.engine.cards.operations import (
-    LINK_WORDS,
     entity_named,
     id_stem,
     name_tokens,
@@ -46,13 +45,12 @@ def create_source(tool: ToolSpec, own: str | None, entity: EntityType, required:
     stem = id_stem(own)
     if stem is None or stem[1] or not (stem[0] == entity.name or stem[0].endswith(f"_{entity.name}")):
         return None  # a bare `id` or the kind's key field is the new record's key
-    words = [singular_word(t) for t in name_tokens(tool.name)]
-    verb = next((w for w in words if verb_kind(w) == "create"), None)
+    verb = next((w for w in map(singular_word, name_tokens(tool.name)) if verb_kind(w) == "create"), None)
     if verb in COPYING_VERBS or stem[0].startswith(_SOURCE_STEMS):
         return "copy"
     if verb in ACTING_VERBS:
         return "act"
-    head = _head(words)
+    head = _head(tool)
     return "act" if head is not None and not same_entity(head, entity.name) \
         and not entity.name.endswith(f"_{head}") else None
 
@@ -63,7 +61,7 @@ def removes_a_part(tool: ToolSpec, entity: EntityType, card: CategoryCard) -> bo
     the name names the record's kind before that part (`delete_forever(message_id)` deletes the message): the
     record stays, and it must exist."""
     words = [singular_word(t) for t in name_tokens(tool.name)]
-    head = _head(words)
+    head = _head(tool)
     if head is None or same_entity(head, entity.name) or entity.name.endswith(head) or entity_named(card, head):
         return False
     before = words[:len(words) - 1 - words[::-1].index(head)]
@@ -72,17 +70,15 @@ def removes_a_part(tool: ToolSpec, entity: EntityType, card: CategoryCard) -> bo
 
 def placed_kind(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
     """The kind an act's name puts somewhere (`linear_addIssueToProject` -> issue), else None."""
-    head = _head([singular_word(t) for t in name_tokens(tool.name)])
+    head = _head(tool)
     return entity_named(card, head) if head is not None else None
 
 
-def _head(words: list[str]) -> str | None:
-    """The word naming what the tool makes: the name's last but its verb, before `by`/`for`/`to`
-    (`create_dashboard_public_link` -> link, `woo_orders_notes_create` -> note)."""
-    verb = next((i for i, w in enumerate(words) if verb_kind(w) is not None), -1)
-    rest = [w for i, w in enumerate(words) if i != verb]
-    cut = next((i for i, w in enumerate(rest) if w in LINK_WORDS), len(rest))
-    return rest[cut - 1] if cut else None
+def _head(tool: ToolSpec) -> str | None:
+    """The word naming what the tool makes, in the singular (`kinds.head_noun`: after its verb, before
+    `by`/`for`/`to`; `create_dashboard_public_link` -> link, `woo_orders_notes_create` -> note)."""
+    head = head_noun(tool, None)
+    return singular_word(head) if head is not None else None
 
 
 def list_parent(tool: ToolSpec, props: dict[str, Any], required: set[str], card: CategoryCard,
