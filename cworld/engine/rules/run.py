@@ -90,6 +90,7 @@ def identifiers(text: str) -> frozenset[str]:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NEEDED: dict[tuple[int, int], tuple[Rule, dict[str, Def], list[tuple[str, Def]]]] = {}
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _CALLS: dict[int, tuple[Rule, frozenset[str]]] = {}
 
@@ -103,7 +104,6 @@ def called_names(rule: Rule) -> frozenset[str]:
             _CALLS.clear()
         found = _CALLS[id(rule)] = (rule, frozenset(_CALLED.findall(rule.model_dump_json())))
     return found[1]
-_NEEDED: dict[tuple[int, int], tuple[Rule, dict[str, Def], list[tuple[str, Def]]]] = {}
 
 
 def needed_defs(rule: Rule, defs: dict[str, Def]) -> list[tuple[str, Def]]:
