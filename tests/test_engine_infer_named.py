@@ -179,3 +179,29 @@ def test_a_card_kind_whose_ids_a_tool_refuses_by_pattern_is_numbered(cards: dict
     kinds = {k.name: k for k in named_kinds(cards["service_bookings"], salon)}
     assert kinds["service"].id_format == "{n}"
     assert "client" not in kinds  # a plain string takes the card's own ids: they stay
+
+
+def test_a_list_read_under_a_parent_shows_that_parents_records(cards: dict[str, CategoryCard]) -> None:
+    """`list_channels(teamId)` on a messaging card whose channels name no team, and `get_channel_pins(channelId)`,
+    a get whose plural name makes it a list: each channel is some team's and each pin some channel's, so a
+    team's list shows its channels (before, none: the filter read a field no record held) and no other's."""
+    def chat(name: str, arg: str) -> ToolSpec:
+        return ToolSpec(server="team-chat", name=name, description=name.replace("_", " "),
+                        input_schema={"type": "object", "properties": {arg: {"type": "string"}}, "required": [arg]})
+
+    tools = [chat("list_channels", "teamId"), chat("get_team", "teamId"), chat("get_channel_pins", "channelId"),
+             chat("get_pin", "pinId")]
+    built = generated_world("team-chat", cards["messaging"], 0, size=12, tools=tools)
+    assert all("team_id" in c for c in built.state["channels"].values())
+    assert all("channel_id" in p for p in built.state["pins"].values())
+    engine = RulesEngine(cards, tools, world=World(seed=0, now="2026-08-01T09:00:00Z", servers={"team-chat": built}))
+    listed: list[str] = []
+    for team in built.state["teams"]:
+        answer = engine.respond_sync(tools[0], {"teamId": team}, SessionLog(seed=0)).structured_content
+        items = next(v for v in (answer or {}).values() if isinstance(v, list))
+        assert all(str(c["team_id"]) == str(team) for c in items)
+        listed += [str(c["channel_id"]) for c in items]
+    assert sorted(listed) == sorted(str(k) for k in built.state["channels"])
+    channel = next(str(p["channel_id"]) for p in built.state["pins"].values())
+    pins = engine.respond_sync(tools[2], {"channelId": channel}, SessionLog(seed=0)).structured_content
+    assert pins and any(isinstance(v, list) and v for v in pins.values())

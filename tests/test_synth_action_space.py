@@ -111,3 +111,34 @@ def test_an_action_whose_rule_only_reads_its_record_looks_at_it(space: ActionSpa
     unit = space.units["jina-mcp-tools/jina_reader"]
     assert unit.use == "look" and unit.target == "url"
     assert not any(u.use == "change" and space.engine.rule_for(u.tool)[0].read_only for u in space.units.values())
+
+
+def test_a_write_whose_rule_changes_nothing_is_no_unit(space: ActionSpace) -> None:
+    """`create_comment` on a base whose world holds no comments: its rule checks the record and keeps nothing,
+    so a task whose one write it is would leave the world as it was (the verifier's `no_outcome`), and each
+    such draft cost the tools drawn with it a try."""
+    assert space.left_out["airtable-mcp-server/create_comment"] == "keeps_nothing"
+    assert all(space.engine.rule_for(u.tool)[0].do for u in space.units.values() if u.use not in ("look", "find"))
+
+
+def test_a_send_whose_address_is_optional_still_says_whom_it_goes_to() -> None:
+    """`send_message(to?: [string], subject, body)`: the recipient rule refuses a message sent to no one, so
+    the unit fills its address as a plain value (a one-address list where the schema takes a list) and the
+    request states it; a tool that sends nothing gets no address."""
+    import random
+    from datetime import date
+
+    from cworld.data_model import ToolSpec
+    from cworld.synth.offline.action_space import _fill
+    from cworld.synth.offline.goal_roles import plain_value
+
+    props = {"to": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string"},
+             "body": {"type": "string"}}
+    send = ToolSpec(server="x", name="send_message", input_schema={"type": "object", "properties": props})
+    filled = _fill(send, "make", set())
+    assert filled is not None and filled[3] == ("to",)
+    note = ToolSpec(server="x", name="create_note", input_schema={"type": "object", "properties": props})
+    assert _fill(note, "make", set())[3] == ()  # type: ignore[index]
+    value = plain_value("to", props["to"], random.Random(1), date(2026, 5, 1))
+    assert isinstance(value, list) and len(value) == 1 and "@" in value[0]
+    assert "@" in plain_value("to", {"type": "string"}, random.Random(1), date(2026, 5, 1))

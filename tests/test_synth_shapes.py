@@ -225,6 +225,22 @@ def test_the_sampler_chooses_finders_by_the_id_kind_rule() -> None:
     assert sampler._finder(change, set()) is None
 
 
+def test_a_failure_the_probe_blames_on_one_tool_is_not_held_against_the_others() -> None:
+    """A draw rejected because the probe refused one of its tools (a search that missed) gives the other
+    tools their try back: they are as untried as before, and only the refused one counts a failure."""
+    shapes = {k: v for k, v in load_shapes(BOOK).items() if k == "migrate"}
+    sampler = ShapeSampler(_Space(6), shapes, n_tasks=1000, nouns=load_nouns(BOOK))  # type: ignore[arg-type]
+    rng = random.Random(8)
+    drawn = sampler.sample(rng)[1]
+    tools = drawn.tools()
+    culprit, others = tools[-1], tools[:-1]
+    sampler.settle(drawn, accepted=False, refused={culprit})
+    assert sampler.tried[culprit] == 1 and all(sampler.tried[t] == 0 for t in others)
+    drawn = sampler.sample(rng)[1]
+    sampler.settle(drawn, accepted=False)  # no tool refused: the failure is every tool's
+    assert all(sampler.tried[t] == 1 for t in drawn.tools())
+
+
 def test_a_server_no_task_reaches_yet_comes_first_and_its_tool_gets_a_second_try() -> None:
     """Servers with few fitting tools are reached: among untried tools one on a server no accepted task uses
     comes first, and a tool that failed there is tried again before the untried tools of reached servers."""

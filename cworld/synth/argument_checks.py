@@ -39,7 +39,8 @@ RANGES = (("start", "end"), ("check_in", "check_out"), ("checkin", "checkout"), 
           ("start", "due"))
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _BOOKS = re.compile(r"(^|_)(book|books|booking|reserve|reservation|schedule|appointment|event|meeting|rsvp|hold)(_|$)")
-_SENDS = re.compile(r"(^|_)(send|reply|forward|email|mail|message|dm|notify|sms)(_|$)")
+SENDS = re.compile(r"(^|_)(send|reply|forward|email|mail|message|dm|notify|sms)(_|$)")
+"""A tool that sends something to someone: it needs its recipient."""
 _TO = re.compile(r"(^|_)(to|cc|bcc|recipient|recipients|email|emails|to_email|channel|channel_id|chat_id|user_id|"
                  r"thread_id|conversation_id|phone|phone_number|number|target|room_id|group_id|address)$")
 _UPLOADS = re.compile(r"(^|_)(upload|write|put|save|attach|create_file|add_file)(_|$)")
@@ -204,7 +205,7 @@ _KINDED = re.compile(r"^(time|credit|gift|report|rate|price|line|time_?card|sub|
 
 def recipient_problems(step: PlanStep, spec: ToolSpec, query: str) -> list[str]:
     name = snake(spec.name)
-    if not _SENDS.search(name) or verb_kind(spec.name) in ("get", "list", "search"):
+    if not SENDS.search(name) or verb_kind(spec.name) in ("get", "list", "search"):
         return []
     props = (spec.input_schema or {}).get("properties") or {}
     wanted = [k for k in props if _TO.search(snake(k))]

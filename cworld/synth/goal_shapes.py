@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,16 +152,20 @@ class ShapeSampler:
         comes first, so a server with few fitting tools is tried again before a reached one's next tool."""
         self.cap = max(2, int(CAP_SHARE * n_tasks))
 
-    def settle(self, drawn: Drawn, accepted: bool) -> None:
+    def settle(self, drawn: Drawn, accepted: bool, refused: Collection[str] = ()) -> None:
         """An attempt's outcome: a rejected draw gives its tools' share back, so the cap counts tasks, not
-        tries. (A failure is not held against every tool of the draw: most share it with the one the probe
-        refused, which the drafter's `refused` set keeps out.)"""
+        tries. A failure is held only against the tools the probe refused (`refused`, the drafter's set, which
+        keeps them out of later draws) when the draw holds one: the others' try is given back, so a source
+        drawn with a search that misses is not taken for a source that fails."""
         tools = drawn.tools()
         if accepted:
             self.kept.update(tools)
             self.reached.update(t.split("/", 1)[0] for t in tools)
-        else:
-            self.drawn.subtract(tools)
+            return
+        self.drawn.subtract(tools)
+        blamed = [t for t in tools if t in refused]
+        if blamed:
+            self.tried.subtract(t for t in tools if t not in blamed)
 
     def sample(self, rng: random.Random, avoid: set[str] | None = None) -> tuple[Candidates, Drawn]:
         names = sorted(self.shapes)

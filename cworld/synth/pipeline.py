@@ -139,7 +139,8 @@ class Synthesis:
 
     def _settle(self, state: Round, outcome: Outcome) -> None:
         if self.sampler is not None and state.drawn is not None:
-            self.sampler.settle(state.drawn, outcome.task is not None)
+            refused = self.shaper.refused if self.shaper is not None else set()
+            self.sampler.settle(state.drawn, outcome.task is not None, refused)
 
     # --- stages ---------------------------------------------------------------------------------------
     def _verify(self, draft: Draft, state: Round, index: int) -> Verification:

@@ -159,6 +159,13 @@ def singular_word(word: str) -> str:
     return _IRREGULAR.get(word, singular(word))
 
 
+def names_many(tool: ToolSpec) -> bool:
+    """A name whose last word is a plural (`get_sections`, `getMarketingEvents`): a get of it is a list by
+    another verb."""
+    tokens = name_tokens(tool.name)
+    return bool(tokens) and len(tokens[-1]) > 3 and tokens[-1] != singular_word(tokens[-1])
+
+
 def _last_mention(entity: EntityType, words: list[str]) -> int:
     """Where in `words` the entity's name (possibly several words, e.g. pull_request) last ends; -1 if absent."""
     parts = entity.name.split("_")

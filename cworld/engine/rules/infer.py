@@ -22,6 +22,7 @@ from cworld.engine.cards.operations import (
     key_stem,
     name_tokens,
     names_its_kind,
+    names_many,
     operation_kind,
     same_entity,
     singular_word,
@@ -140,7 +141,7 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     if coll is None or (catalog and op not in ("get", "list", "search")):
         return _referenced_get(tool, op, entity, props, required, card, world)
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
-    listing = op in ("list", "search") or (op == "get" and own is None and _names_many(tool))
+    listing = op in ("list", "search") or (op == "get" and own is None and names_many(tool))
     # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
     signed = auth_checks(props, world)
     refs = reference_checks(props, required, card, world, own=entity, own_arg="" if listing else own)
@@ -662,12 +663,6 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
         named = id_kind(every[0], card) if len(every) == 1 else None
         ids = every if named is not None and not named[1] and named[0] in (None, entity) else []
     return ids[0] if len(ids) == 1 else None
-
-
-def _names_many(tool: ToolSpec) -> bool:
-    """A get whose name's last word is a plural (`get_sections`, `getMarketingEvents`): a list by another verb."""
-    tokens = name_tokens(tool.name)
-    return bool(tokens) and len(tokens[-1]) > 3 and tokens[-1] != singular_word(tokens[-1])
 
 
 def auth_checks(props: dict[str, Any], world: ServerWorld) -> list[Check]:

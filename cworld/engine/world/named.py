@@ -19,7 +19,7 @@ from typing import Any
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.kinds import head_noun, name_kinds, server_prefix, singular_kind
-from cworld.engine.cards.operations import id_stem, kind_named, operation_kind, snake
+from cworld.engine.cards.operations import id_stem, kind_named, names_many, operation_kind, snake
 from cworld.engine.world.base import ServerWorld
 from cworld.engine.world.idformat import card_format
 from cworld.engine.world.names import NAME_FIELDS
@@ -60,26 +60,43 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
         schemas.setdefault(kind, []).extend(ids)
     parents = _parents(card, tools, stems, set(schemas))
     out = []
-    for kind, taken in schemas.items():
+    listed_only: dict[str, list[Any]] = {k: [] for k in parents if k not in schemas and card.entity(k) is not None}
+    for kind, taken in {**schemas, **listed_only}.items():
         own = card.entity(kind)
         if own is None:
             out.append(_entity(kind, taken, by_name.get(kind, ([], {}))[1], parents.get(kind, ())))
-        elif own.key_field == "id" and own.id_format != "{n}" and _numbered(own, taken):
-            out.append(own.model_copy(update={"id_format": "{n}", "fields": {"id": "int", **own.fields}}))
+            continue
+        update: dict[str, Any] = {}
+        if taken and own.key_field == "id" and own.id_format != "{n}" and _numbered(own, taken):
+            update = {"id_format": "{n}", "fields": {"id": "int", **own.fields}}
+        linked = _linked(card, own, parents.get(kind, ()))
+        if linked:
+            update["fields"] = {**update.get("fields", own.fields), **linked}
+        if update:
+            out.append(own.model_copy(update=update))
     return out
 
 
+def _linked(card: CategoryCard, own: EntityType, parents: Iterable[str]) -> dict[str, str]:
+    """The references a card's kind gains on this server: one to each kind its lists are read under
+    (`list_channels(teamId)` on a messaging card whose channels name no team), unless it names that kind
+    already."""
+    held = {kind_named(card, name.removesuffix("_id")) for name in own.fields}
+    return {f"{p}_id": "id" for p in parents if f"{p}_id" not in own.fields and p not in held and p != own.name}
+
+
 def _parents(card: CategoryCard, tools: Iterable[ToolSpec], stems: list[str], kinds: set[str]) -> dict[str, list[str]]:
-    """Kind -> the kinds its lists are read under (`list_pipelines(organizationId)`: a pipeline is an
-    organization's), for the kinds the card lacks: the list's head noun is the kind, and each id argument that
-    names another kind of the server is its parent."""
+    """Kind -> the kinds its lists are read under (`list_pipelines(organizationId)`, `getRevisions(fileId)`: a
+    pipeline is an organization's): the list's head noun is the kind, and each id argument that names another
+    kind of the server is its parent."""
     tools = list(tools)
     prefix = server_prefix(tools)
     out: dict[str, list[str]] = {}
     for tool in tools:
-        head = head_noun(tool, prefix) if operation_kind(tool) in ("list", "search") else None
+        op = operation_kind(tool)
+        head = head_noun(tool, prefix) if op in ("list", "search") or (op == "get" and names_many(tool)) else None
         listed = _kind_of(card, singular_kind(head), stems) if head else None
-        if listed is None or listed not in kinds or card.entity(listed) is not None:
+        if listed is None or (listed not in kinds and card.entity(listed) is None):
             continue
         for arg in (tool.input_schema or {}).get("properties") or {}:
             named = id_stem(arg)

@@ -27,6 +27,7 @@ from typing import Any
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.operations import name_tokens, operation_kind, singular_word, verb_kind
 from cworld.engine.world.named import thin_kinds
+from cworld.synth.argument_checks import SENDS
 from cworld.synth.offline.goal_roles import (
     CREDENTIAL,
     DATE,
@@ -138,8 +139,10 @@ class ActionSpace:
                 unit = self._unit(tool, rule, kinds, collections)
             if unit is not None and unit.kind in thin and unit.use not in ("look", "find"):
                 unit = self._out(tool, "thin_kind")  # its rule keeps nothing but the name: a change is lost
-            elif unit is not None and unit.use == "change" and rule.read_only:
-                unit = self._out(tool, "keeps_nothing")  # `figma_set_text(nodeId)`: the kind holds no text to set
+            elif unit is not None and unit.use not in ("look", "find") and (rule.read_only or not rule.do):
+                # `figma_set_text(nodeId)`: the kind holds no text to set; `create_comment` where the world holds
+                # no comments: the call is checked, but the plan's one write would leave the world as it was
+                unit = self._out(tool, "keeps_nothing")
             if unit is not None:
                 self.units[tool.id] = replace(unit, thin=unit.kind in thin) if unit.kind in thin else unit
 
@@ -312,9 +315,26 @@ def _fill(tool: ToolSpec, use: str, found: set[str]) -> tuple[tuple[str, ...], .
             plain.append(name)
     if len(queries) > 1:
         return None
+    if writes and SENDS.search(snake(tool.name)) and not any(RECIPIENT.search(snake(p)) for p in plain):
+        plain.extend(_recipient(props)[:1])
     if use == "find" and not queries and verb_kind(tool.name) == "search":
         queries = _optional_query(props)
     return tuple(labels), tuple(texts), tuple(queries), tuple(plain)
+
+
+def _recipient(props: dict[str, Any]) -> list[str]:
+    """A send's optional address argument (`send_message(to?: [string])`, `send_invoice(invoice_id, to?)`):
+    the person says whom it goes to, as the recipient rule asks, rather than a message sent to no one."""
+    found = []
+    for name, prop in props.items():
+        prop = prop if isinstance(prop, dict) else {}
+        items = prop.get("items")
+        item_type = items.get("type") if isinstance(items, dict) else None
+        addresses = prop.get("type") in (None, "string") or (prop.get("type") == "array"
+                                                             and item_type in (None, "string"))
+        if RECIPIENT.search(snake(name)) and addresses and "enum" not in prop:
+            found.append(name)
+    return found
 
 
 def _optional_query(props: dict[str, Any]) -> list[str]:

@@ -297,7 +297,8 @@ def plain_value(name: str, prop: dict[str, Any], rng: random.Random, today: date
                                                       else 100)
         return rng.randint(int(low), max(int(low), int(high)))
     if prop.get("format") == "email" or re.search(r"(^|_)(to|cc|recipient|recipients)$", key):
-        return fake.person(rng).email
+        address = fake.person(rng).email
+        return [address] if kind == "array" else address
     if DATE.search(key) or prop.get("format") in ("date", "date-time"):
         day = today + timedelta(days=rng.randint(2, 20))
         return f"{day.isoformat()}T10:00:00Z" if prop.get("format") == "date-time" else day.isoformat()

@@ -330,9 +330,10 @@ class ShapeDrafter:
                 continue
             value = plain_value(name, props.get(name) or {}, work.rng, work.today)
             step.plan.arguments[name] = step.literals[name] = value
-            if said and printable(value):
-                recipient = RECIPIENT.search(snake(name)) or "@" in str(value)
-                work.said.append(f"to {value}" if recipient else f"{words_of(name)} '{value}'")
+            shown = value[0] if isinstance(value, list) and len(value) == 1 else value  # `to: [address]`
+            if said and printable(shown):
+                recipient = RECIPIENT.search(snake(name)) or "@" in str(shown)
+                work.said.append(f"to {shown}" if recipient else f"{words_of(name)} '{shown}'")
 
     @staticmethod
     def _mark(work: Work, slot: str, step: Step) -> None:
