@@ -205,3 +205,20 @@ def test_a_list_read_under_a_parent_shows_that_parents_records(cards: dict[str, 
     channel = next(str(p["channel_id"]) for p in built.state["pins"].values())
     pins = engine.respond_sync(tools[2], {"channelId": channel}, SessionLog(seed=0)).structured_content
     assert pins and any(isinstance(v, list) and v for v in pins.values())
+
+
+def test_a_record_under_two_parents_agrees_with_its_parents_own(cards: dict[str, CategoryCard]) -> None:
+    """`list_messages(teamId, channelId)`: a message names its channel and a team, and the channel names its
+    team; the message's team is its channel's, so the list of a channel in its own team shows its messages
+    (drawn apart, a channel's messages named other teams and the list read under both showed none)."""
+    def chat(name: str, *args: str) -> ToolSpec:
+        props = {a: {"type": "string"} for a in args}
+        return ToolSpec(server="team-chat", name=name, description=name.replace("_", " "),
+                        input_schema={"type": "object", "properties": props, "required": list(args)})
+
+    tools = [chat("list_channels", "teamId"), chat("get_team", "teamId"), chat("list_messages", "teamId", "channelId")]
+    built = generated_world("team-chat", cards["messaging"], 0, size=15, tools=tools)
+    channels = built.state["channels"]
+    messages = [m for m in built.state["messages"].values() if m.get("channel_id") is not None]
+    assert messages and all("team_id" in m for m in messages)
+    assert all(str(m["team_id"]) == str(channels[str(m["channel_id"])]["team_id"]) for m in messages)

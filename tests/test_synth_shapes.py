@@ -22,7 +22,7 @@ from cworld.environment import Environment
 from cworld.errors import UsageError
 from cworld.synth.goal_shapes import FORGIVEN, ShapeSampler, load_nouns, load_shapes
 from cworld.synth.offline.action_space import Unit
-from cworld.synth.offline.shape_chain import ShapeDrafter, letters_for
+from cworld.synth.offline.shape_chain import ShapeDrafter, letters_for, ordinary
 from cworld.synth.offline.templates import Templates
 from cworld.synth.sampling import Candidates
 
@@ -407,3 +407,15 @@ def test_a_page_fetched_as_text_is_quoted_whole_and_an_empty_template_is_not() -
     assert _fact(work, "source", text, page, "'Getting started'") == " (it reads: {{s2}})"  # type: ignore[arg-type]
     assert _fact(work, "source", "Title: \nDescription: \nURL: ", page, "'Getting started'") == ""  # type: ignore[arg-type]
     assert _fact(work, "source", "x " * 300 + text, page, "'Getting started'") == ""  # type: ignore[arg-type]
+
+
+def test_a_record_picked_by_chance_is_one_a_person_would_act_on() -> None:
+    """A cancelled order is not cancelled again, nor a locked document read: a record picked by chance is in an
+    ordinary state when the listing holds one (the probe refused such tools for the record drawn, not for
+    what they do); with none, any is picked, so a queue of closed records still gives a task."""
+    items = [{"name": "A", "status": "cancelled"}, {"name": "B", "locked": True}, {"name": "C", "status": "open"},
+             {"name": "D", "trashed": True}]
+    assert ordinary(items) == [items[2]]
+    assert ordinary([("k1", items[0]), ("k3", items[2])]) == [("k3", items[2])]
+    assert ordinary(items[:2]) == items[:2]
+

@@ -8,12 +8,13 @@ a shape draws from every server whose tools fit, not from a list of tools. The s
 - takes shapes in turn with the attempt's RNG, and for each slot a unit on a server no other slot of
   the task uses (a slot `same: <slot>` stays on that slot's server);
 - covers the pool: of every fitting unit it takes the one whose draws failed least (two failures forgiven
-  while no accepted task uses the tool or reaches its server), then one on a server no accepted task
-  reaches yet, then one no accepted task uses, then one whose rule checks something (it plays a part), then the
-  least tried (then the one on the least tried server, then by chance),
+  while no accepted task uses the tool or reaches its server; a rejection the probe blames on one tool is
+  that tool's alone), then (a sync's source) one whose kind an untried make of another service makes, then
+  one on a server no accepted task reaches yet, then one no accepted task uses, then one whose rule checks
+  something (it plays a part), then the least tried (then the one on the least tried server, then by chance),
   so each tool is tried once before any is tried again, servers with few fitting tools are reached, and
   one whose drafts keep failing drifts back; a shape is drawn more often while many
-  units of its first slot are untried (weight x sqrt(1 + untried)); and a tool drawn in
+  units of its slots are untried (weight x sqrt(1 + untried)); and a tool drawn in
   `cap` accepted attempts (3% of the run's tasks) is not drawn again, so no tool carries a share of the
   tasks;
 - draws nothing a shape's composer would refuse for want of records: a slot that needs `fields` takes
@@ -29,7 +30,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cworld.data_model import ToolSpec
@@ -136,10 +137,12 @@ class ShapeSampler:
         for unit in self._by_use["look"]:
             self._looks.setdefault((unit.server, unit.kind or ""), []).append(unit)
         self._makers: dict[str, set[tuple[str, str]]] = {}
+        self._maker_units: dict[str, list[Unit]] = {}
         """Kind word -> the (server, card) of each make unit (with a name) that makes it: `copyable`."""
         for unit in self._by_use["make"]:
             if unit.labels and self._head(unit) in self.nouns.get("records", frozenset()):
                 self._makers.setdefault(self._head(unit), set()).add((unit.server, unit.card))
+                self._maker_units.setdefault(self._head(unit), []).append(unit)
         self.drawn: Counter[str] = Counter()
         self.kept: Counter[str] = Counter()
         self.tried: Counter[str] = Counter()
@@ -182,13 +185,19 @@ class ShapeSampler:
         raise UsageError("no goal shape found fitting tools in the harvested pool; see task_synth/templates/shapes.yaml")
 
     def _untried(self, shape: Shape) -> int:
-        """Units that fit the shape's first slot and were never tried: a shape with much of the pool still
+        """Units that fit one of the shape's slots and were never tried: a shape with much of the pool still
         untried is drawn more often (its weight grows with the square root), so a run covers the pool
-        rather than repeating the shapes whose slots few tools fit."""
+        rather than repeating the shapes whose slots few tools fit. A later slot counts too (a sync's copies,
+        which only a sync draws), tested without what depends on the slots before it (`alike`)."""
         if shape.name not in self._firsts:
-            slot = shape.slots[0]
-            self._firsts[shape.name] = [u for use in slot.uses for u in self._by_use[use]
-                                        if self._fits(u, slot, Drawn(shape, {})) and self._means(u, slot)]
+            fitting: dict[str, Unit] = {}
+            for slot in shape.slots:
+                if slot.same:
+                    continue
+                test = replace(slot, needs=slot.needs - {"alike"})
+                fitting.update({u.id: u for use in slot.uses for u in self._by_use[use]
+                                if self._fits(u, test, Drawn(shape, {})) and self._means(u, slot)})
+            self._firsts[shape.name] = list(fitting.values())
         return sum(1 for u in self._firsts[shape.name] if not self.tried[u.id])
 
     def _draw(self, shape: Shape, rng: random.Random, avoid: set[str]) -> Drawn | None:
@@ -254,8 +263,10 @@ class ShapeSampler:
                    and self.drawn[u.id] < self.cap and self._fits(u, slot, drawn) and self._means(u, slot)
                    and self._goes_with(u, drawn)]
         order = {u.id: rng.random() for u in fitting}
-        fitting.sort(key=lambda u: (self._failed(u), u.server in self.reached, self.kept[u.id] > 0, not u.plays,
-                                    self.tried[u.id], self.servers[u.server], order[u.id]))
+        copies = "copyable" in slot.needs
+        fitting.sort(key=lambda u: (self._failed(u), copies and not self._untried_copy(u), u.server in self.reached,
+                                    self.kept[u.id] > 0, not u.plays, self.tried[u.id], self.servers[u.server],
+                                    order[u.id]))
         for unit in fitting:
             if "finder" in slot.needs and unit.use == "find" and unit.queries:
                 continue  # a search is no listing to count or rank
@@ -265,6 +276,12 @@ class ShapeSampler:
             if self._open((unit, finder)):
                 return unit, finder
         return None
+
+    def _untried_copy(self, source: Unit) -> bool:
+        """A service of another kind makes what the source holds and its make was never tried: a sync from
+        this source reaches a tool no draw has."""
+        return any(not self.tried[m.id] and m.card != source.card and self._pairs(source.card, m.card)
+                   for m in self._maker_units.get(self._head(source), ()))
 
     def _failed(self, unit: Unit) -> int:
         """Its failed draws, the first `FORGIVEN` forgiven while no accepted task uses it or reaches its server: a failed

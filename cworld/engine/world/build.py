@@ -175,6 +175,7 @@ def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> d
         _fill(coll, count, derive_rng(seed, purpose), keys[entity.name])
         name_records(coll, derive_rng(seed, f"{purpose}:names"))  # names from the kind's vocabulary
     _close_references(card, collections, keys, derive_rng(seed, f"world:{server}:references"))
+    _agree_with_parents(card, collections)
     return {e.name: collections[e.name] for e in card.entities}
 
 
@@ -279,6 +280,26 @@ def _close_references(card: CategoryCard, collections: dict[str, Collection], ke
             choices = keys[target] if target != kind else []
             for record in coll.records.values():
                 record[name] = _closed(record.get(name), many, known, choices, rng)
+
+
+def _agree_with_parents(card: CategoryCard, collections: dict[str, Collection]) -> None:
+    """A record that names a parent and that parent's own parent names the same one: an Airtable record's base
+    is its table's base, a repository's file is in that repository's organization. Kinds are set in build
+    order, so a parent agrees with its own parents before its children read it."""
+    for entity in build_order(card):
+        coll = collections.get(entity.name)
+        refs = [(name, target) for name, many, target in references(card, entity) if not many] if coll else []
+        for name, target in refs:
+            parent_coll = collections.get(target)
+            shared = [(mine, theirs) for mine, other in refs if other != target and parent_coll is not None
+                      for theirs, many, kind in references(card, parent_coll.entity) if kind == other and not many]
+            if not shared or parent_coll is None:
+                continue
+            for record in coll.records.values():  # type: ignore[union-attr]
+                parent = parent_coll.records.get(str(record.get(name)))
+                for mine, theirs in shared:
+                    if isinstance(parent, dict) and parent.get(theirs) not in (None, ""):
+                        record[mine] = parent[theirs]
 
 
 def _closed(value: Any, many: bool, known: set[str], choices: list[str], rng: random.Random) -> Any:

@@ -133,7 +133,7 @@ class ShapeDrafter:
         unit = work.unit(slot)
         if not unit.queries:
             step, path, items = self.listing(work, slot)
-            record = work.rng.choice(items)
+            record = work.rng.choice(ordinary(items))
             named = _named(unit.kind or "", record, step.plan.id, path, unit.server)
             work.named.append(named)  # a fact of the scenario: the record the request names
             return named, record
@@ -158,7 +158,7 @@ class ShapeDrafter:
         """The record an argument names: `pick` from the slot's listing, a listed one, or the world's own."""
         if pick is None and kind == work.unit(slot).kind and slot in work.drawn.finders:
             step, path, items = self.listing(work, slot)
-            pick = work.rng.choice(items)
+            pick = work.rng.choice(ordinary(items))
             return _named(kind, pick, step.plan.id, path, server)
         if pick is not None:
             raise BlockFailed("internal error: a pick needs its listing")
@@ -173,7 +173,7 @@ class ShapeDrafter:
         if not named:
             raise BlockFailed(f"{server}: the world holds no {kind} with a name")
         named = [(k, r) for k, r in named if plain_name(r)] or named
-        key, record = work.rng.choice(named)
+        key, record = work.rng.choice(ordinary(named))
         by = label_field(record) or "name"
         return Named(kind, str(record[by]), by, key_value(records, key), server=server)
 
@@ -425,6 +425,26 @@ def named_records(items: list[Any]) -> list[dict[str, Any]]:
     other is there), up to its first page of 50."""
     named = [r for r in items[:50] if isinstance(r, dict) and label_field(r) and not filler(r[label_field(r)])]
     return [r for r in named if plain_name(r)] or named
+
+
+def ordinary(records: list[Any]) -> list[Any]:
+    """The records in an ordinary state, when there are any: not closed, cancelled or archived, nor locked or
+    in the trash. A request about a record picked by chance names one a person would act on (a cancelled
+    order is not cancelled again, a locked document not read), as the services would refuse the others."""
+    kept = [r for r in records if not _set_aside(r[1] if isinstance(r, tuple) else r)]
+    return kept or records
+
+
+def _set_aside(record: Any) -> bool:
+    if not isinstance(record, dict):
+        return False
+    if any(record.get(flag) is True for flag in _ASIDE_FLAGS):
+        return True
+    return any(str(record.get(f, "")).lower() in STALE for f in ("status", "state"))
+
+
+_ASIDE_FLAGS = ("locked", "is_locked", "trashed", "in_trash", "is_trashed", "deleted", "is_deleted", "archived",
+                "is_archived", "cancelled", "canceled")
 
 
 def plain_name(record: dict[str, Any]) -> bool:
