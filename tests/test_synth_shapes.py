@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from conftest import HARVESTED_BATCH
@@ -418,4 +419,37 @@ def test_a_record_picked_by_chance_is_one_a_person_would_act_on() -> None:
     assert ordinary(items) == [items[2]]
     assert ordinary([("k1", items[0]), ("k3", items[2])]) == [("k3", items[2])]
     assert ordinary(items[:2]) == items[:2]
+
+
+def test_a_search_under_a_parent_is_made_under_the_searched_records_own_parent() -> None:
+    """`search_app_tags(organizationId, query)`: the request names a tag and the organization it is in, not
+    an organization some other tag is in (the search missed it, and the tool was refused for good)."""
+    from cworld.data_model import PlanStep
+    from cworld.engine.world.base import ServerWorld
+    from cworld.synth.offline.goal_chain import Step
+
+    orgs = {f"org_{i}": {"id": f"org_{i}", "name": f"Team {name}"} for i, name in enumerate("ABCDEFGH")}
+    tags = {f"tag_{i}": {"id": f"tag_{i}", "name": f"Tag {name}", "organization_id": f"org_{i % 8}"}
+            for i, name in enumerate("PQRSTUVW")}
+    world = ServerWorld("s", {"organizations": orgs, "tags": tags}, kinds={"organization": "organizations", "tag": "tags"})
+    spec = ToolSpec(server="s", name="search_app_tags", input_schema={"type": "object", "properties": {
+        "organizationId": {"type": "string"}, "query": {"type": "string"}}})
+    unit = SimpleNamespace(refs={"organizationId": "organization"}, kind="tag", server="s", queries=("query",),
+                           tool=spec, id=spec.id, use="find", plain=())
+
+    def run(step: Step) -> dict[str, Any]:  # the service: the organization's tags whose name is the query
+        args = step.plan.arguments
+        return {"items": [t for t in tags.values() if t["organization_id"] == args["organizationId"]
+                          and t["name"] == args["query"]]}
+
+    drafter = ShapeDrafter.__new__(ShapeDrafter)
+    drafter.engine = SimpleNamespace(world=lambda seed: SimpleNamespace(server=lambda name: world))
+    drafter.book, drafter.refused = BOOK, set()
+    for seed in range(8):
+        probe = SimpleNamespace(new_step=lambda t: Step(PlanStep(id="s1", tool=t.id, arguments={}), t, None), run=run)
+        work = SimpleNamespace(seed=0, rng=random.Random(seed), probe=probe, named=[], said=[], slot_steps={},
+                               drawn=SimpleNamespace(scopes={}, units={"source": unit}, looks={}),
+                               unit=lambda slot: unit)
+        found, record = drafter.search(work, "source")  # type: ignore[arg-type]
+        assert record["name"] == found.label and not drafter.refused
 

@@ -138,7 +138,7 @@ class ShapeDrafter:
             work.named.append(named)  # a fact of the scenario: the record the request names
             return named, record
         wanted = self.world_record(work, unit.server, unit.kind or "")
-        others = self._others(work, slot, unit, None)
+        others = self._others(work, slot, unit, wanted)  # the parents it is searched under are its own
         step = work.probe.new_step(unit.tool)
         step.plan.arguments[unit.queries[0]] = step.literals[unit.queries[0]] = wanted.label
         self._name_others(work, step, others)
