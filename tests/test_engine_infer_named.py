@@ -222,3 +222,16 @@ def test_a_record_under_two_parents_agrees_with_its_parents_own(cards: dict[str,
     messages = [m for m in built.state["messages"].values() if m.get("channel_id") is not None]
     assert messages and all("team_id" in m for m in messages)
     assert all(str(m["team_id"]) == str(channels[str(m["channel_id"])]["team_id"]) for m in messages)
+
+
+def test_a_list_named_by_two_words_is_read_under_its_parent(cards: dict[str, CategoryCard]) -> None:
+    """`getProjectUpdates(projectId)` lists project updates, not updates: the kind its last two words name
+    holds a reference to the project, so the list of one project shows its updates."""
+    def hub(name: str, arg: str) -> ToolSpec:
+        return ToolSpec(server="build-hub", name=name, input_schema={
+            "type": "object", "properties": {arg: {"type": "string"}}, "required": [arg]})
+
+    tools = [hub("get_project", "projectId"), hub("get_project_update", "projectUpdateId"),
+             hub("getProjectUpdates", "projectId")]
+    kinds = {k.name: k for k in named_kinds(cards["devops"], tools)}
+    assert "project_id" in kinds["project_update"].fields

@@ -19,7 +19,15 @@ from typing import Any
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.kinds import head_noun, name_kinds, server_prefix, singular_kind
-from cworld.engine.cards.operations import id_stem, kind_named, names_many, operation_kind, snake
+from cworld.engine.cards.operations import (
+    id_stem,
+    kind_named,
+    name_tokens,
+    names_many,
+    operation_kind,
+    singular_word,
+    snake,
+)
 from cworld.engine.world.base import ServerWorld
 from cworld.engine.world.idformat import card_format
 from cworld.engine.world.names import NAME_FIELDS
@@ -96,6 +104,8 @@ def _parents(card: CategoryCard, tools: Iterable[ToolSpec], stems: list[str], ki
         op = operation_kind(tool)
         head = head_noun(tool, prefix) if op in ("list", "search") or (op == "get" and names_many(tool)) else None
         listed = _kind_of(card, singular_kind(head), stems) if head else None
+        if listed is not None and listed not in kinds and card.entity(listed) is None:
+            listed = _compound(tool, kinds)  # `getProjectUpdates` lists project updates, not updates
         if listed is None or (listed not in kinds and card.entity(listed) is None):
             continue
         for arg in (tool.input_schema or {}).get("properties") or {}:
@@ -106,6 +116,13 @@ def _parents(card: CategoryCard, tools: Iterable[ToolSpec], stems: list[str], ki
             if parent in kinds and parent != listed and parent not in out.setdefault(listed, []):
                 out[listed].append(parent)
     return out
+
+
+def _compound(tool: ToolSpec, kinds: set[str]) -> str | None:
+    """The kind the name's last two words name together (`ebay_get_ad_groups`: `ad_group`), when it is one."""
+    tokens = name_tokens(tool.name)
+    compound = "_".join([*tokens[-2:-1], singular_word(tokens[-1])]) if len(tokens) >= 2 else ""
+    return compound if compound in kinds else None
 
 
 def _kind_of(card: CategoryCard, stem: str, stems: list[str]) -> str:
