@@ -142,3 +142,18 @@ def test_a_send_whose_address_is_optional_still_says_whom_it_goes_to() -> None:
     value = plain_value("to", props["to"], random.Random(1), date(2026, 5, 1))
     assert isinstance(value, list) and len(value) == 1 and "@" in value[0]
     assert "@" in plain_value("to", {"type": "string"}, random.Random(1), date(2026, 5, 1))
+
+
+def test_a_required_page_asks_for_the_first_page() -> None:
+    """`list-quotes(page: integer)` requires a page: the plan asks for the first one (1, or 0 where the schema
+    counts from 0), not a page drawn at random that a short list does not have."""
+    import random
+    from datetime import date
+
+    from cworld.synth.offline.goal_roles import plain_value
+
+    today, rng = date(2026, 5, 1), random.Random(3)
+    assert [plain_value("page", {"type": "integer"}, rng, today) for _ in range(5)] == [1] * 5
+    assert plain_value("page", {"type": "integer", "minimum": 0}, rng, today) == 0
+    assert plain_value("offset", {"type": "integer"}, rng, today) == 0
+    assert plain_value("count", {"type": "integer"}, random.Random(3), today) != 0

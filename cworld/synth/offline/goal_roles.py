@@ -29,6 +29,7 @@ import jsonschema
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.operations import entity_for, name_tokens, operation_kind, singular_word, verb_kind
+from cworld.engine.rules.arguments import OFFSET_ARGS, PAGE_ARGS
 from cworld.schemas import fake
 from cworld.synth.offline.schema_links import id_entity, same_entity
 from cworld.synth.offline.schema_values import is_text_param, snake
@@ -292,6 +293,10 @@ def plain_value(name: str, prop: dict[str, Any], rng: random.Random, today: date
     if coordinate is not None:  # a place on the globe: a real one's (the engine refuses a latitude of 123)
         where = fake.place(rng)
         return round(where.latitude if coordinate.group(2).startswith("lat") else where.longitude, 4)
+    if kind in ("integer", "number") and key in PAGE_ARGS + OFFSET_ARGS:
+        # the first page, as a person's first call asks for it (page 57 of a short list holds nothing)
+        first = 1 if key in PAGE_ARGS and (prop.get("minimum", 1) or 0) >= 1 else 0
+        return prop.get("default", first) if isinstance(prop.get("default"), int) else first
     if kind in ("integer", "number"):
         low, high = prop.get("minimum", 1), prop.get("maximum", 10 if re.search(r"limit|max|count|size|top", key)
                                                       else 100)
