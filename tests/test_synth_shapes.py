@@ -453,3 +453,21 @@ def test_a_search_under_a_parent_is_made_under_the_searched_records_own_parent()
         found, record = drafter.search(work, "source")  # type: ignore[arg-type]
         assert record["name"] == found.label and not drafter.refused
 
+
+
+def test_a_listings_required_filter_takes_a_value_its_records_hold() -> None:
+    """`listTestIds(buildId, status)`: the status is one most tests hold, not a member of the enum drawn at
+    random that no record has (the list would hold nothing to pick, and the tool was refused for good)."""
+    from cworld.data_model import PlanStep
+    from cworld.engine.world.base import ServerWorld
+    from cworld.synth.offline.goal_chain import Step
+
+    tests = {f"t{i}": {"id": f"t{i}", "name": f"Test {i}", "status": "failed" if i % 3 else "passed"} for i in range(9)}
+    world = ServerWorld("s", {"tests": tests}, kinds={"test": "tests"})
+    spec = ToolSpec(server="s", name="listTestIds", input_schema={"type": "object", "required": ["buildId", "status"],
+        "properties": {"buildId": {"type": "string"}, "status": {"type": "string", "enum": ["skipped", "passed", "failed"]}}})
+    drafter = ShapeDrafter.__new__(ShapeDrafter)
+    drafter.engine = SimpleNamespace(world=lambda seed: SimpleNamespace(server=lambda name: world))
+    step = Step(PlanStep(id="s1", tool=spec.id, arguments={"buildId": "b1"}), spec, None)
+    drafter._held_values(SimpleNamespace(seed=0), step, spec, SimpleNamespace(server="s", kind="test"))  # type: ignore[arg-type]
+    assert step.plan.arguments == {"buildId": "b1", "status": "failed"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -117,6 +118,8 @@ class ShapeDrafter:
         others = self._others(work, slot, unit, None) if finder is unit.tool else {}
         step = work.probe.new_step(finder)
         self._name_others(work, step, others)
+        if scope is None:
+            self._held_values(work, step, finder, unit)
         self._plain(step, finder, work, said=False)
         answer = work.probe.run(step)
         for path, items in _lists(answer):
@@ -126,6 +129,22 @@ class ShapeDrafter:
                 return step, path, named
         self.refused.add(finder.id)  # its answer holds no name a request can say: no later draw takes it
         raise BlockFailed(f"{finder.id} lists no {'record' if scope else work.unit(slot).kind} with a name")
+
+    def _held_values(self, work: Work, step: Step, finder: Any, unit: Unit) -> None:
+        """A listing's required filter among set values (`listTestIds(buildId, status)`) takes the value most
+        of the kind's records hold, not a member of the enum drawn at random that no record has: a person lists
+        what is there."""
+        world = self.engine.world(work.seed).server(unit.server)
+        records = [r for r in islice(((world.collection(unit.kind or "") or {}) if world else {}).values(), 200)
+                   if isinstance(r, dict)]
+        schema = finder.input_schema or {}
+        for name in schema.get("required") or []:
+            prop = (schema.get("properties") or {}).get(name) or {}
+            if name in step.plan.arguments or not isinstance(prop, dict) or not prop.get("enum"):
+                continue
+            held = Counter(r.get(snake(name)) for r in records if r.get(snake(name)) in prop["enum"])
+            if held:
+                step.plan.arguments[name] = step.literals[name] = held.most_common(1)[0][0]
 
     def search(self, work: Work, slot: str) -> tuple[Named, Any]:
         """A find unit on its own: a search for a world record's name that must find it, or a list read
