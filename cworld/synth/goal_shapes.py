@@ -136,13 +136,11 @@ class ShapeSampler:
         """(server, kind) -> its look units: the openers of what a find unit finds (`_opener`)."""
         for unit in self._by_use["look"]:
             self._looks.setdefault((unit.server, unit.kind or ""), []).append(unit)
-        self._makers: dict[str, set[tuple[str, str]]] = {}
-        self._maker_units: dict[str, list[Unit]] = {}
-        """Kind word -> the (server, card) of each make unit (with a name) that makes it: `copyable`."""
+        self._makers: dict[str, list[Unit]] = {}
+        """Kind word -> the make units (with a name) that make it: `copyable`, and a sync's untried copies."""
         for unit in self._by_use["make"]:
             if unit.labels and self._head(unit) in self.nouns.get("records", frozenset()):
-                self._makers.setdefault(self._head(unit), set()).add((unit.server, unit.card))
-                self._maker_units.setdefault(self._head(unit), []).append(unit)
+                self._makers.setdefault(self._head(unit), []).append(unit)
         self.drawn: Counter[str] = Counter()
         self.kept: Counter[str] = Counter()
         self.tried: Counter[str] = Counter()
@@ -281,7 +279,7 @@ class ShapeSampler:
         """A service of another kind makes what the source holds and its make was never tried: a sync from
         this source reaches a tool no draw has."""
         return any(not self.tried[m.id] and m.card != source.card and self._pairs(source.card, m.card)
-                   for m in self._maker_units.get(self._head(source), ()))
+                   for m in self._makers.get(self._head(source), ()))
 
     def _failed(self, unit: Unit) -> int:
         """Its failed draws, the first `FORGIVEN` forgiven while no accepted task uses it or reaches its server: a failed
@@ -337,7 +335,7 @@ class ShapeSampler:
             if need in slot.needs and head not in self.nouns.get(need, frozenset()):
                 return False
         if "copyable" in slot.needs and not any(
-                card != unit.card and self._pairs(unit.card, card) for _, card in self._makers.get(head, ())):
+                m.card != unit.card and self._pairs(unit.card, m.card) for m in self._makers.get(head, ())):
             return False
         return "notes" not in slot.needs or verb_of(unit.tool) in self.nouns.get("notes", frozenset())
 

@@ -288,14 +288,18 @@ def _agree_with_parents(card: CategoryCard, collections: dict[str, Collection]) 
     order, so a parent agrees with its own parents before its children read it."""
     for entity in build_order(card):
         coll = collections.get(entity.name)
-        refs = [(name, target) for name, many, target in references(card, entity) if not many] if coll else []
+        if coll is None:
+            continue
+        refs = [(name, target) for name, many, target in references(card, entity) if not many]
         for name, target in refs:
             parent_coll = collections.get(target)
-            shared = [(mine, theirs) for mine, other in refs if other != target and parent_coll is not None
-                      for theirs, many, kind in references(card, parent_coll.entity) if kind == other and not many]
-            if not shared or parent_coll is None:
+            if parent_coll is None:
                 continue
-            for record in coll.records.values():  # type: ignore[union-attr]
+            above = [(theirs, kind) for theirs, many, kind in references(card, parent_coll.entity) if not many]
+            shared = [(mine, theirs) for mine, other in refs if other != target for theirs, kind in above if kind == other]
+            if not shared:
+                continue
+            for record in coll.records.values():
                 parent = parent_coll.records.get(str(record.get(name)))
                 for mine, theirs in shared:
                     if isinstance(parent, dict) and parent.get(theirs) not in (None, ""):
