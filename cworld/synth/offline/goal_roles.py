@@ -301,7 +301,7 @@ def plain_value(name: str, prop: dict[str, Any], rng: random.Random, today: date
         low, high = prop.get("minimum", 1), prop.get("maximum", 10 if re.search(r"limit|max|count|size|top", key)
                                                       else 100)
         return rng.randint(int(low), max(int(low), int(high)))
-    if prop.get("format") == "email" or re.search(r"(^|_)(to|cc|recipient|recipients)$", key):
+    if prop.get("format") == "email" or RECIPIENT.search(key):
         address = fake.person(rng).email
         return [address] if kind == "array" else address
     if DATE.search(key) or prop.get("format") in ("date", "date-time"):
