@@ -64,7 +64,7 @@ def _setup(workspace: Path) -> tuple[Any, Any, Any]:
 def _checks(engine: Any, tool: Any) -> tuple[str, bool]:
     """(where the tool's rule comes from, whether it plays a part: run by a rule that checks something)."""
     rule, origin = engine.rule_for(tool)
-    return origin, rule is not None and origin != "simulated" and bool(rule.check)
+    return origin, rule is not None and origin != "simulated" and rule.refuses
 
 
 def pool(workspace: Path) -> dict[str, Any]:

@@ -91,11 +91,13 @@ from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.operations import (
     entity_for,
+    keyed_by,
     name_tokens,
     names_its_kind,
     operation_kind,
     same_entity,
     singular_word,
+    snake,
     verb_kind,
 )
 from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
@@ -204,6 +206,15 @@ def keyed_kind(world: ServerWorld, arg: str, card: CategoryCard | None) -> str |
     return arg if entity is not None and entity.key_field == arg and collection(world, arg) else None
 
 
+def held_name(tool: ToolSpec, arg: str, world: ServerWorld) -> Any:
+    """For an argument named as a kind the world holds (`deck`, `database`), the name of its first named record
+    that fits, as a person names one; None otherwise."""
+    records = collection(world, snake(arg)) if snake(arg) in world.kinds else None
+    names = (r.get(f) for r in list((records or {}).values())[:20] if isinstance(r, dict)
+             for f in ("name", "title", f"{snake(arg)}_name"))
+    return next((v for v in (fitted(tool, arg, n) for n in names if isinstance(n, str) and n) if v is not None), None)
+
+
 def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any] | None = None,
          skip: Iterable[str] = (), card: CategoryCard | None = None) -> dict[str, Any] | None:
     """The required arguments (from the schema; a reference to a kind the world holds, by its name or, under
@@ -216,12 +227,17 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
         if name in given or name in skipped:
             continue
         kind = kind_of_ref(world, name) or keyed_kind(world, name, card)
+        keyed = keyed_by(name, card) if kind is None and card is not None else None  # `handles`: CAD entities
+        if keyed is not None and collection(world, keyed[0].name):
+            kind = keyed[0].name
         described = described_kind(props_of(tool)[name], card) if kind is None and card is not None else None
         if described is not None and collection(world, described[0].name):
             kind = described[0].name
         records = collection(world, kind) if kind else None
         value = next((v for v in (fitted(tool, name, k) for k in list(records)[:20]) if v is not None), None) \
             if records else None
+        if value is None and kind is None:  # `deck`, `database`: a record of that kind by its name
+            value = held_name(tool, name, world)
         if value is None and records:  # a list of ids: the first key that fits as a one-item list
             value = next(([v] for k in list(records)[:20] for v in (k, int(k) if str(k).isdigit() else k)
                           if fits(tool, name, [v])), None)
@@ -1167,21 +1183,22 @@ def tool_rules(engine: Any, tools: list[ToolSpec]) -> Counter[str]:
     """How many tools run each kind of rule (the engine's own `rule_for`, the seam `cworld world rules` shows).
     An inferred rule whose every check is one of what services refuse in any call's arguments
     (`rules/arguments.py`: a limit below one, a URL without a scheme, an empty required path) is counted apart
-    from one that checks the world (a token, a record that must exist, its state, a cursor it gave)."""
+    from one that checks the world (a token, a record that must exist, its state, a cursor it gave); a rule that
+    can refuse nothing (its steps only bind values: `Rule.refuses`) checks nothing, family or inferred."""
     counts: Counter[str] = Counter()
     for tool in tools:
         rule, origin = engine.rule_for(tool)
         if origin == "simulated":  # the schema engine answers, after the guard's checks where it has any
-            counts["simulated, guarded" if engine.guard_for(tool).check else "simulated"] += 1
+            counts["simulated, guarded" if engine.guard_for(tool).refuses else "simulated"] += 1
         elif rule is None or origin not in ("family", "inferred"):
             counts[origin] += 1
+        elif not rule.refuses:
+            counts[f"{origin}, reads/writes"] += 1
         elif origin == "family":
             counts["family, checks"] += 1
-        elif not rule.check:
-            counts["inferred, reads/writes"] += 1
         else:
             own = argument_only(engine, tool)  # once per tool, not once per check
-            world = any(c not in own for c in rule.check)
+            world = any(c not in own for c in rule.check if c.let is None)
             counts["inferred, checks the world" if world else "inferred, checks its arguments only"] += 1
     return counts
 

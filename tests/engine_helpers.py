@@ -26,12 +26,15 @@ def call(engine: SchemaEngine, log: SessionLog, tool_id: str, args: dict[str, An
 
 def rules_caller(server: str, card: str, state: dict[str, Any], kinds: dict[str, str],
                  tools: list[ToolSpec], reference: dict[str, Any] | None = None,
-                 keys: dict[str, list[str]] | None = None, context: PublicTask | None = None) -> Callable[..., ToolResult]:
+                 keys: dict[str, list[str]] | None = None, context: PublicTask | None = None,
+                 named_kinds: list[dict[str, Any]] | None = None) -> Callable[..., ToolResult]:
     """`call(tool_name, **args)` on the category engine over one server's world (`state`, on `card`, with its
-    read-only `reference` catalogs; `context` the public task the session serves), each answer logged as a
+    read-only `reference` catalogs; `context` the public task the session serves; `named_kinds` the kinds its
+    tools name that the card lacks, as `world/named.py` adds them), each answer logged as a
     backend logs it, so later calls see earlier ones."""
     world = World(seed=0, now="2026-08-01T09:00:00Z", servers={server: ServerWorld(
-        server, state, kinds=kinds, card=card, reference=reference or {}, keys=keys or {})})
+        server, state, kinds=kinds, card=card, reference=reference or {}, keys=keys or {},
+        named_kinds=named_kinds or [])})
     engine = RulesEngine(load_cards(Environment.resolve().category_cards), tools, world=world)
     log = SessionLog(seed=0, context=context)
 

@@ -234,6 +234,26 @@ def names_its_kind(tool: ToolSpec, card: CategoryCard) -> bool:
     return all(verb_kind(w) is not None for w in words) or any(same_entity(w, default) for w in words)
 
 
+#: Key fields that name no one kind: a `name`, `path` or `symbol` argument is as often a new value or a
+#: filter as a reference, and many kinds share them.
+_COMMON_KEYS = frozenset({"id", "name", "title", "path", "url", "key", "type", "code", "number", "ref", "package",
+                          "full_name", "a1", "type_code", "uid", "symbol", "branch", "username", "asset"})
+
+
+def keyed_by(arg: str, card: CategoryCard) -> tuple[EntityType, bool] | None:
+    """For an argument named by the key field only one kind of the card has (`handle` of a CAD entity, and
+    `target_handle`, `handle1`, `handles`): that kind, and whether it holds several."""
+    plain = snake(arg)
+    for entity in card.entities:
+        field = entity.key_field
+        if field in _COMMON_KEYS or sum(e.key_field == field for e in card.entities) > 1:
+            continue
+        found = re.fullmatch(rf"(?:[a-z0-9]+_)?{re.escape(field)}(s|_?\d)?", plain)
+        if found:
+            return entity, found.group(1) == "s"
+    return None
+
+
 def _param_stems(tool: ToolSpec) -> list[str]:
     """The tool's argument names as kind words, any naming style (`invoiceId` -> invoice, `order_ids` -> order)."""
     return [singular_word(re.sub(r"_?ids?$", "", snake(p))) for p in tool.input_schema.get("properties", {})]
@@ -263,7 +283,8 @@ def _named_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
         for entity in card.entities:
             if names_kind(param, entity) or param.startswith(f"{entity.name}_"):
                 return entity
-    return None
+    # the kind whose own key field an argument is named by (`hatch_edit(handle)` edits a CAD entity)
+    return next((keyed[0] for p in tool.input_schema.get("properties", {}) if (keyed := keyed_by(p, card))), None)
 
 
 def _default_entity(card: CategoryCard) -> EntityType:

@@ -21,6 +21,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 from cworld.engine.rules.ledgers import counted, ledger_of
+from cworld.engine.rules.pages import element_key, front_tab, known_key
 from cworld.engine.rules.policies import shipping_fee
 from cworld.engine.rules.safe import compiled, dot
 from cworld.engine.rules.spans import free_slots, in_utc, nights, past_due, work_hours
@@ -219,6 +220,7 @@ FUNCTIONS: dict[str, Any] = {
     "normpath": normpath, "sql_tables": sql_tables, "sql_run": sql_run,
     "work_hours": work_hours, "free_slots": free_slots, "past_due": past_due,
     "in_utc": in_utc, "nights": nights, "ledger_of": ledger_of, "counted": counted, "shipping_fee": shipping_fee,
+    "front_tab": front_tab, "element_key": element_key, "known_key": known_key,
 }
 
 

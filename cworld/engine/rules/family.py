@@ -143,12 +143,17 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
         bound[TOOL_DESCRIPTION] = repr(tool.description or "")
     if rule.extends == "inferred":
         return _extended(rule, tool, card, world, bound)
-    if rule.about is None:
-        front = [*(auth_checks(props, world) if world is not None else []), *([Check(let=bound)] if bound else [])]
+    required = set(tool.input_schema.get("required") or [])
+    if rule.about is None:  # what inference checks of any call (a token, the records the ids the family does not
+        # read itself name: a browser's `sessionId`) comes first
+        text = rule.model_dump_json()
+        others = {p: v for p, v in props.items() if p not in text and not any(f"args[{p!r}]" == a for a in bound.values())}
+        inferred = [*auth_checks(props, world), *reference_checks(others, required, card, world, own=None)] \
+            if world is not None else []
+        front = [*inferred, *([Check(let=bound)] if bound else [])]
         return rule if not front else rule.model_copy(update={"check": [*front, *rule.check]})
     if world is None:
         return None
-    required = set(tool.input_schema.get("required") or [])
     if rule.about == "parent":
         entity, own = _parent(tool, card, world)
         # the family is written for the card's kinds: a parent the world holds only by name (a kind the tools

@@ -20,6 +20,7 @@ from cworld.engine.cards.operations import (
     entity_named,
     id_stem,
     key_stem,
+    keyed_by,
     name_tokens,
     names_its_kind,
     names_many,
@@ -175,7 +176,9 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
         if source == "copy" and own is not None:  # `copy_file(fileId)`: made from a file that must exist
             checks.append(Check(find="source", in_=coll, key=record_key(own, entity, world),
                                 message=not_found_message(entity, card)))
-        return _create(op, [*checks, *blank_checks(props, required)], coll, entity, props, card,
+        # a copy's own key argument names what it copies, never the copy (`entity_copy(handle)`)
+        made_from = {p: v for p, v in props.items() if p != own} if source == "copy" else props
+        return _create(op, [*checks, *blank_checks(props, required)], coll, entity, made_from, card,
                        _held_fields(entity, at(world.state, coll)), {singular_word(t) for t in name_tokens(tool.name)},
                        self_key_field(at(world.state, coll)), world)
     key = record_key(own, entity, world) if own is not None else _key_by_field(entity, coll, props, required)
@@ -657,7 +660,7 @@ def own_key_arg(entity: EntityType, props: dict[str, Any], required: set[str], o
     if key is not None and not (op == "update" and len(ids) == 1):
         return key
     if len(ids) > 1:
-        ids = [p for p in ids if set(_REF.match(snake(p)).group(1).split("_")) <= words] or ids  # type: ignore[union-attr]
+        ids = [p for p in ids if (m := _REF.match(snake(p))) is not None and set(m.group(1).split("_")) <= words] or ids
     if not ids and op != "get":  # a write's only id argument, optional (`browser_click(selector, sessionId?)`)
         every = [p for p in props if id_kind(p, card) is not None]
         named = id_kind(every[0], card) if len(every) == 1 else None
@@ -697,6 +700,9 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
         named = id_kind(name, card)
         if named is None or named[0] is None:
             named = described_kind(props[name], card) or named
+        if named is None and name in required and (by_name := _by_its_name(name, props[name], card, world, own)):
+            checks.append(by_name)
+            continue
         other = named[0] if named else None
         if other is None or (other is own and (own_arg is None or name == own_arg)):
             continue
@@ -711,6 +717,31 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
             checks.append(Check(find=f"ref_{other.name}", in_=coll, key=f"args[{name!r}]",
                                 optional=name not in required, message=not_found_message(other, card)))
     return checks
+
+
+#: Kinds whose records are texts: an argument of that name is the text to write (`post(message)`), not a name.
+_TEXT_KINDS = frozenset({"message", "comment", "note", "text", "content", "query", "description", "body", "prompt",
+                         "summary", "reply", "post", "memory", "log", "result", "source", "item", "value", "entry"})
+
+
+def _by_its_name(arg: str, schema: Any, card: CategoryCard, world: ServerWorld, own: EntityType | None) -> Check | None:
+    """For a required text argument named as another kind the world holds (`database`, `collection` of
+    `count(database, collection)`, `exchange`): the record of that kind it names by its name must exist."""
+    kind = snake(arg)
+    coll = world.kinds.get(kind)
+    if kind in _TEXT_KINDS or coll is None or not coll.isidentifier() or (own is not None and own.name == kind) \
+            or not isinstance(world.state.get(coll), dict) or (schema or {}).get("type") not in ("string", None) \
+            or "enum" in (schema or {}):
+        return None
+    entity = next((e for e in card.entities if e.name == kind), None)
+    if entity is not None and entity.open_world:
+        return None
+    fields = tuple(dict.fromkeys(f for f in ((entity.key_field,) if entity else ()) + ("name", "title", f"{kind}_name")
+                                 if f != "id"))
+    held = ", ".join(f"norm(v.get({f!r}))" for f in fields)
+    key = f"([k for k, v in {coll}.items() if isinstance(v, dict) and norm(args[{arg!r}]) in ({held},)] + [args[{arg!r}]])[0]"
+    message = not_found_message(entity, card) if entity is not None else f"no {kind.replace('_', ' ')} '{{key}}'"
+    return Check(find=f"ref_{kind}", in_=coll, key=key, message=message)
 
 
 def _shown_form_check(arg: str, kind: EntityType, many: bool, world: ServerWorld) -> list[Check]:
@@ -774,7 +805,8 @@ def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | No
     key = key_stem(arg)  # `issueKey` names an issue where the card holds issues (`repo_slug` its repositories)
     kind = (entity_named(card, key[0]) or next((e for e in card.entities if same_entity(key[0], e.name)), None)) \
         if key is not None else None  # `api_key` names nothing
-    return (kind, key[1]) if key is not None and kind is not None else None
+    return (kind, key[1]) if key is not None and kind is not None else keyed_by(arg, card)
+
 
 
 #: A description saying an argument takes a record's id or another naming value.
@@ -817,7 +849,8 @@ def field_for(prop: str, entity: EntityType, card: CategoryCard) -> str:
         return named_field
     named = id_kind(prop, card) if plain not in entity.fields else None
     if named is not None and named[1]:  # `traveller_ids` fills the record's `travellers` list where it has one
-        return list_field(entity, {id_stem(prop)[0]}) or plain  # type: ignore[index]
+        stem = id_stem(prop)
+        return (list_field(entity, {stem[0]}) if stem is not None else None) or plain
     if named is None or named[0] is None:
         return plain
     refs = [f for f in entity.fields if (kind := id_kind(f, card)) is not None and kind == (named[0], False)]

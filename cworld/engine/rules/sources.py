@@ -43,9 +43,11 @@ def create_source(tool: ToolSpec, own: str | None, entity: EntityType, required:
     if own is None or own not in required:
         return None
     stem = id_stem(own)
+    verb = next((w for w in map(singular_word, name_tokens(tool.name)) if verb_kind(w) == "create"), None)
+    if stem is None and own == entity.key_field != "id" and verb in COPYING_VERBS:
+        return "copy"  # `entity_copy(handle)`: the key field names what is copied
     if stem is None or stem[1] or not (stem[0] == entity.name or stem[0].endswith(f"_{entity.name}")):
         return None  # a bare `id` or the kind's key field is the new record's key
-    verb = next((w for w in map(singular_word, name_tokens(tool.name)) if verb_kind(w) == "create"), None)
     if verb in COPYING_VERBS or stem[0].startswith(_SOURCE_STEMS):
         return "copy"
     if verb in ACTING_VERBS:

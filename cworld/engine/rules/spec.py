@@ -158,6 +158,12 @@ class Rule(_Strict):
     def writes(self) -> bool:
         return bool(self.do) if self.read_only is None else not self.read_only
 
+    @property
+    def refuses(self) -> bool:
+        """Whether the rule can refuse a call (a token, a record that must exist, a condition): what "checks
+        something" counts; a rule whose steps only bind values checks nothing."""
+        return any(c.auth is not None or c.find is not None or c.fail is not None for c in self.check)
+
 
 class Def(_Strict):
     """A named function rules may call: `params` bound to the call's values, `expr` its result."""

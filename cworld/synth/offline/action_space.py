@@ -174,7 +174,7 @@ class ActionSpace:
         if use == "make" and not (labels or texts):
             return self._out(tool, "make_no_text")
         unit = Unit(tool, op, use, self.engine.index.card_for(tool).name, kind, target, refs, labels, texts,
-                    queries, plain, plays=bool(rule.check))
+                    queries, plain, plays=rule.refuses)
         return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
 
     def _reader(self, tool: ToolSpec, rule: Any, kind: str, kinds: dict[str, str],
@@ -196,7 +196,7 @@ class ActionSpace:
         if not queries and verb_kind(tool.name) == "search":
             return self._out(tool, "search_no_query")  # used as a listing, it never asked for what a plan picks
         unit = Unit(tool, operation_kind(tool), "find", self.engine.index.card_for(tool).name, kind, None, refs,
-                    (), (), queries, plain, plays=bool(rule.check))
+                    (), (), queries, plain, plays=rule.refuses)
         return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
 
     def _means(self, arg: str, kind: str, tool: ToolSpec) -> bool:

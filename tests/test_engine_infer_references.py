@@ -1,0 +1,94 @@
+"""References inference reads beyond `<kind>_id` (issue 33): an argument named by the key field only one kind has
+(a CAD entity's `handle`, `target_handle`, `handles`), a required text argument named as another kind the world
+holds (`database`, `collection`), a copy whose key argument names what it copies, the ids a browser family does
+not read itself, and what "checks something" counts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine_helpers import rules_caller
+
+from cworld.data_model import ToolSpec
+from cworld.engine.rules.spec import Check, Rule
+
+STR = {"type": "string"}
+NUM = {"type": "number"}
+
+
+def tool(server: str, name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
+    return ToolSpec(server=server, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props,
+                                  "required": list(props) if required is None else required})
+
+
+CAD = [tool("drafting", "hatch_edit", {"handle": STR, "color": NUM}, ["handle"]),
+       tool("drafting", "block_create_from_entities", {"handles": {"type": "array", "items": STR}, "name": STR}),
+       tool("drafting", "entity_copy", {"handle": STR, "dx": NUM, "dy": NUM}),
+       tool("drafting", "entity_get", {"handle": STR})]
+
+
+def drafting() -> Any:
+    entities = {"1A2B": {"handle": "1A2B", "type": "HATCH", "layer": "A-WALL", "color": 7},
+                "3C4D": {"handle": "3C4D", "type": "LINE", "layer": "A-WALL", "color": 1}}
+    layers = {"A-WALL": {"name": "A-WALL", "color": 7}}
+    return rules_caller("drafting", "cad_drawing", {"entities": entities, "layers": layers, "blocks": {}},
+                        {"entity": "entities", "layer": "layers", "block": "blocks"}, CAD)
+
+
+def test_a_kinds_own_key_field_names_its_records_in_any_argument_form() -> None:
+    call = drafting()
+    assert call("hatch_edit", handle="FFFF", color=3).error_class == "not_found"
+    edited = call("hatch_edit", handle="1A2B", color=3)
+    assert not edited.is_error, edited.text
+    assert json.loads(call("entity_get", handle="1A2B").text)["color"] == 3  # the edit is the entity's
+    assert call("block_create_from_entities", handles=["1A2B", "FFFF"], name="door").error_class == "not_found"
+
+
+def test_a_copy_names_what_it_copies_by_its_key_field() -> None:
+    call = drafting()
+    copied = call("entity_copy", handle="3C4D", dx=1.0, dy=0.0)
+    assert not copied.is_error, copied.text  # not "already exists": the handle is the original's
+    assert call("entity_copy", handle="FFFF", dx=1.0, dy=0.0).error_class == "not_found"
+
+
+DOCS = [tool("docstore", "list_tables", {"database": STR})]
+
+
+def docstore() -> Any:
+    state = {"databases": {"database_0001": {"id": "database_0001", "name": "shop"}},
+             "tables": {"orders": {"name": "orders", "database": "shop", "columns": ["id", "total"]}}}
+    kinds = {"database": "databases", "table": "tables"}
+    named = [{"name": "database", "id_prefix": "database", "fields": {"name": "title"}}]
+    return rules_caller("docstore", "sql_database", state, kinds, DOCS, named_kinds=named)
+
+
+def test_an_argument_named_as_a_kind_names_one_of_its_records_by_name() -> None:
+    call = docstore()
+    assert not call("list_tables", database="shop").is_error
+    missing = call("list_tables", database="warehouse")
+    assert missing.error_class == "not_found" and "warehouse" in missing.text
+
+
+BROWSER = [tool("sessions-browser", "browser_go_back", {"sessionId": STR}, []),
+           tool("sessions-browser", "browser_click", {"sessionId": STR, "selector": STR}, ["selector"])]
+
+
+def test_a_browser_family_still_checks_the_ids_it_does_not_read_itself() -> None:
+    state = {"sessions": {"ses_0001": {"id": "ses_0001"}},
+             "tabs": {"0": {"id": "0", "url": "https://a.example/", "active": True, "history": ["about:blank"]}},
+             "elements": {"e1": {"ref": "e1", "role": "button", "name": "Go", "selector": "#go"}}}
+    call = rules_caller("sessions-browser", "browser_automation", state,
+                        {"session": "sessions", "tab": "tabs", "element": "elements"}, BROWSER,
+                        named_kinds=[{"name": "session", "id_prefix": "ses", "fields": {"name": "title"}}])
+    assert call("browser_go_back", sessionId="ses_0404").error_class == "not_found"
+    assert not call("browser_go_back", sessionId="ses_0001").is_error
+    assert call("browser_click", sessionId="ses_0404", selector="#go").error_class == "not_found"
+    assert not call("browser_click", sessionId="ses_0001", selector="#go").is_error
+
+
+def test_a_rule_that_only_binds_values_checks_nothing() -> None:
+    assert not Rule(check=[Check(let={"front": "1"})]).refuses
+    assert Rule(check=[Check(let={"a": "1"}), Check(fail="a > 0", error="invalid", message="no")]).refuses
+    assert Rule(check=[Check(find="target", in_="items", key="args['id']")]).refuses
