@@ -104,6 +104,7 @@ from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules.arguments import argument_checks, blank_checks, value_checks
 from cworld.engine.rules.infer import described_kind
+from cworld.engine.rules.wrappers import unwrapped, wrapper_of
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.probe import example_value
 from cworld.schemas.validation import validation_error
@@ -221,6 +222,13 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
     `card`, as its description names it as the engine reads it: its first record that fits), then `given` over
     them; None when the result does not validate."""
     given = given or {}
+    wrapper, flat = wrapper_of(tool), unwrapped(tool)
+    if wrapper is not None and flat is not None and wrapper not in given:  # `path={room_id}`: filled as the engine reads it
+        inner = fill(flat, world, now, None, skip, card) or {}
+        own = props_of(tool)[wrapper]
+        wrapped = {k: v for k, v in inner.items() if k not in props_of(tool) or k in (own.get("properties") or {})}
+        args = {wrapper: wrapped, **given}
+        return args if validation_error(tool.input_schema, args) is None else None
     skipped = set(skip)
     args: dict[str, Any] = {}
     for name in required_of(tool):

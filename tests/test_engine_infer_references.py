@@ -92,3 +92,24 @@ def test_a_rule_that_only_binds_values_checks_nothing() -> None:
     assert not Rule(check=[Check(let={"front": "1"})]).refuses
     assert Rule(check=[Check(let={"a": "1"}), Check(fail="a > 0", error="invalid", message="no")]).refuses
     assert Rule(check=[Check(find="target", in_="items", key="args['id']")]).refuses
+
+
+WRAPPED = [tool("chat-api", "get_room", {"path": {"type": "object", "properties": {"room_id": STR}, "required": ["room_id"]}}),
+           tool("chat-api", "update_room", {"path": {"type": "object", "properties": {"room_id": STR}},
+                                            "body": {"type": "object", "properties": {"name": STR}}}, ["path"]),
+           ToolSpec(server="chat-api", name="get_task", description="get task",
+                    input_schema={"type": "object", "required": ["params"], "properties": {"params": {"$ref": "#/$defs/P"}},
+                                  "$defs": {"P": {"type": "object", "properties": {"task_id": STR}, "required": ["task_id"]}}})]
+
+
+def test_arguments_wrapped_in_one_object_are_read_as_the_tools_own() -> None:
+    state = {"rooms": {"room_0001": {"id": "room_0001", "name": "Ops"}},
+             "tasks": {"task_0001": {"id": "task_0001", "title": "Rotate keys", "room_id": "room_0001"}}}
+    call = rules_caller("chat-api", "messaging", state, {"room": "rooms", "task": "tasks"}, WRAPPED,
+                        named_kinds=[{"name": "room", "id_prefix": "room", "fields": {"name": "title"}},
+                                     {"name": "task", "id_prefix": "task", "fields": {"title": "title"}}])
+    assert call("get_room", path={"room_id": "room_0404"}).error_class == "not_found"
+    assert "Ops" in call("get_room", path={"room_id": "room_0001"}).text
+    assert call("get_task", params={"task_id": "task_0404"}).error_class == "not_found"
+    assert "Rotate keys" in call("get_task", params={"task_id": "task_0001"}).text
+    assert call("get_room", path={}).error_class == "invalid_args"  # the tool's own schema still decides first

@@ -34,6 +34,7 @@ from cworld.engine.rules.infer import guard_rule, infer_rule, snake
 from cworld.engine.rules.offers import offers
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
+from cworld.engine.rules.wrappers import unwrapped, unwrapped_arguments, wrapper_of
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
 from cworld.engine.schema.shaping import Shaper, schema_types
 from cworld.engine.world.base import ServerWorld, World
@@ -134,6 +135,7 @@ class RulesEngine:
         self._tools: dict[str, ToolSpec] = {}
         self._rules: dict[str, tuple[Rule | None, str]] = {}
         self._variants: dict[str, tuple[str, dict[str, ToolSpec]]] = {}
+        self._unwrapped: dict[str, tuple[ToolSpec, str] | None] = {}
         self._names: dict[int, set[str]] = {}
         self._patterns: dict[str, ResponsePattern] = {}
         self._guards: dict[str, Rule] = {}
@@ -151,6 +153,7 @@ class RulesEngine:
             self._tools[tool.id] = tool
             self._rules.pop(tool.id, None)
             self._variants.pop(tool.id, None)
+            self._unwrapped.pop(tool.id, None)
             self._patterns.pop(tool.id, None)
         if self._fallback is not None:
             self._fallback.register(tools)
@@ -176,6 +179,10 @@ class RulesEngine:
     def rule_for(self, tool: ToolSpec, arguments: dict[str, Any] | None = None) -> tuple[Rule | None, str]:
         """(the rule a tool runs, where it came from: override, family, inferred or simulated). A tool whose
         `action`/`operation` argument picks the operation runs the rule of the one `arguments` pick."""
+        flat = self._flat(tool)
+        if flat is not None:  # `get_room(path={room_id})` reads as `get_room(room_id)`
+            tool = flat[0]
+            arguments = unwrapped_arguments(arguments, flat[1]) if arguments is not None else None
         if arguments is not None:
             variants = self._variants.get(tool.id)
             if variants is None:
@@ -187,6 +194,14 @@ class RulesEngine:
         if found is None:
             found = self._rules[tool.id] = self._find_rule(tool)
         return found
+
+    def _flat(self, tool: ToolSpec) -> tuple[ToolSpec, str] | None:
+        """(the tool with its wrapped arguments as its own, the wrapper's name), for a tool whose arguments come
+        in one object (`wrappers.py`); None for any other. A per-tool rule file reads the tool as it is."""
+        if tool.id not in self._unwrapped:
+            flat = unwrapped(tool) if not self._overridden(tool) else None
+            self._unwrapped[tool.id] = (flat, wrapper_of(tool) or "") if flat is not None else None
+        return self._unwrapped[tool.id]
 
     def _overridden(self, tool: ToolSpec) -> bool:
         server_rules = self.operations.get(tool.server)
@@ -267,11 +282,13 @@ class RulesEngine:
             return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
                                     "schema and call again.", source="engine", engine=self.name)
         rule, origin = self.rule_for(tool, arguments)
+        flat = self._flat(tool)  # a rule reads wrapped arguments as the tool's own
+        ruled, given = (flat[0], unwrapped_arguments(arguments, flat[1])) if flat is not None else (tool, arguments)
         server = self._server(state, tool.server) if rule is not None else None
         if rule is None or server is None:
-            return self._guarded(state, tool, arguments) or self._simulated(state, tool, arguments, session)
+            return self._guarded(state, ruled, given) or self._simulated(state, tool, arguments, session)
         self.stats.by_rule[origin] += 1
-        return self._run(state, server, tool, rule, origin, arguments)
+        return self._run(state, server, ruled, rule, origin, given)
 
     def _context(self, state: _Session, server: _Server, tool: ToolSpec, arguments: dict[str, Any]) -> CallContext:
         """What a rule runs on for this call: every schema property in `args` (None when not given)."""
@@ -306,6 +323,8 @@ class RulesEngine:
     def guard_for(self, tool: ToolSpec) -> Rule:
         """The checks a tool no rule covers runs before the schema engine answers it (`infer.guard_rule` and the
         card's family guards): what `cworld world rules` shows beside the simulated tools."""
+        flat = self._flat(tool)
+        tool = flat[0] if flat is not None else tool
         guard = self._guards.get(tool.id)
         if guard is None:
             world = self._server_world(tool.server)

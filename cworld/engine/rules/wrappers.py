@@ -1,0 +1,63 @@
+"""Tools whose arguments come wrapped in one object (`get_room(path={room_id})`, `lookup_disease(params={...})`,
+`create_policy(body={...})`): a REST path, a pydantic model, a request body. Inference reads the wrapped
+arguments as the tool's own, so `path.room_id` is checked as `room_id` is; the call's arguments are unwrapped
+the same way before a rule runs on them (`RulesEngine`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cworld.data_model import ToolSpec
+from cworld.engine.cards.operations import snake
+
+#: Names of an argument that only wraps the others (in snake case).
+WRAPPER_ARGS = frozenset({"params", "parameters", "path", "path_params", "body", "request", "request_body", "input",
+                          "args", "arguments", "payload"})
+
+
+def wrapper_of(tool: ToolSpec) -> str | None:
+    """The argument that wraps the tool's others: named as a wrapper, an object with properties of its own, and
+    the only required argument where the tool has others; None for a tool without one."""
+    schema = tool.input_schema or {}
+    props: dict[str, Any] = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    for name, prop in props.items():
+        inner = _resolved(prop, schema)
+        if snake(name) in WRAPPER_ARGS and inner.get("type") in ("object", None) and inner.get("properties") \
+                and required <= {name}:
+            return name
+    return None
+
+
+def unwrapped(tool: ToolSpec) -> ToolSpec | None:
+    """The tool as if its wrapped arguments were its own (the wrapper's properties beside the others); None for
+    a tool without a wrapper."""
+    name = wrapper_of(tool)
+    if name is None:
+        return None
+    schema = tool.input_schema
+    inner = _resolved(schema["properties"][name], schema)
+    props = {**{k: v for k, v in schema["properties"].items() if k != name}, **inner["properties"]}
+    flat = {**{k: v for k, v in schema.items() if k not in ("properties", "required")}, "properties": props,
+            "required": list(inner.get("required") or [])}
+    return tool.model_copy(update={"input_schema": flat})
+
+
+def unwrapped_arguments(arguments: dict[str, Any], wrapper: str) -> dict[str, Any]:
+    """A call's arguments with the wrapper's own laid beside the others (a wrapped one wins a clash)."""
+    inner = arguments.get(wrapper)
+    outer = {k: v for k, v in arguments.items() if k != wrapper}
+    return {**outer, **inner} if isinstance(inner, dict) else outer
+
+
+def _resolved(prop: Any, root: dict[str, Any]) -> dict[str, Any]:
+    """A property's schema with a local `$ref` (`#/$defs/Params`) followed once."""
+    if not isinstance(prop, dict):
+        return {}
+    ref = prop.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        found: Any = root
+        for part in ref[2:].split("/"):
+            found = found.get(part) if isinstance(found, dict) else None
+        return found if isinstance(found, dict) else {}
+    return prop
