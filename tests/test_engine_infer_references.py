@@ -113,3 +113,19 @@ def test_arguments_wrapped_in_one_object_are_read_as_the_tools_own() -> None:
     assert call("get_task", params={"task_id": "task_0404"}).error_class == "not_found"
     assert "Rotate keys" in call("get_task", params={"task_id": "task_0001"}).text
     assert call("get_room", path={}).error_class == "invalid_args"  # the tool's own schema still decides first
+
+
+def test_a_required_kind_name_argument_names_a_kind_the_world_then_holds() -> None:
+    from cworld.engine.cards.card import load_cards
+    from cworld.engine.world.named import named_kinds
+    from cworld.environment import Environment
+
+    card = load_cards(Environment.resolve().category_cards)["cloud_infrastructure"]
+    history = tool("alarms", "get_alarm_history", {"alarm_name": STR, "profile_name": STR}, ["alarm_name"])
+    made = {k.name: k for k in named_kinds(card, [history])}
+    assert "alarm" in made and "profile" not in made  # a login's profile is no kind of the service
+    state = {"alarms": {"alarm_0001": {"id": "alarm_0001", "name": "High CPU"}}}
+    call = rules_caller("alarms", "cloud_infrastructure", state, {"alarm": "alarms"}, [history],
+                        named_kinds=[made["alarm"].model_dump()])
+    assert not call("get_alarm_history", alarm_name="High CPU").is_error
+    assert call("get_alarm_history", alarm_name="Disk full").error_class == "not_found"

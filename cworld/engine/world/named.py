@@ -52,7 +52,7 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
         props = tool.input_schema.get("properties") or {}
         typed = {snake(p) for p in props}
         for arg, schema in props.items():
-            named = id_stem(arg)
+            named = id_stem(arg) or _name_stem(tool, arg)
             # `against_id` beside `against_type` names a record of any kind: no kind of its own
             if named is not None and _KIND_NAME.match(named[0]) and not _generic(named[0]) \
                     and f"{named[0]}_type" not in typed:
@@ -83,6 +83,23 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
         if update:
             out.append(own.model_copy(update=update))
     return out
+
+
+#: Words before `_name` that name no kind: whose or what name it is (`display_name`, `profile_name` of a login).
+_NAME_WORDS = frozenset({"display", "first", "last", "full", "given", "family", "nick", "user", "host", "domain",
+                         "file", "profile", "region", "author", "sender", "contact", "company", "field", "column",
+                         "model", "function", "tool", "key", "new", "old", "output", "input", "class", "object"})
+
+
+def _name_stem(tool: ToolSpec, arg: str) -> tuple[str, bool] | None:
+    """For a required `<kind>_name` argument of a tool whose name names that kind (`get_alarm_history(alarm_name)`,
+    `ptt_get_board(boardName)`): (the kind, False), as a `<kind>_id` names one; None otherwise."""
+    plain = snake(arg)
+    if not plain.endswith("_name") or arg not in (tool.input_schema.get("required") or []):
+        return None
+    stem = singular_word(plain.removesuffix("_name"))
+    words = {singular_word(w) for w in name_tokens(tool.name)}
+    return (stem, False) if stem in words and stem not in _NAME_WORDS and "_" not in stem else None
 
 
 def _linked(card: CategoryCard, own: EntityType, parents: Iterable[str]) -> dict[str, str]:
