@@ -57,3 +57,10 @@ def body(result: ToolResult) -> dict[str, Any]:
     assert not result.is_error, result.text
     assert result.meta.get("schema_valid") is True
     return result.structured_content or {}
+
+
+def tool_spec(server: str, name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
+    """A tool written for a test: its arguments `props`, all required unless `required` says which."""
+    return ToolSpec(server=server, name=name, description=name.replace("_", " "),
+                    input_schema={"type": "object", "properties": props,
+                                  "required": list(props) if required is None else required})

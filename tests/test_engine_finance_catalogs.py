@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine_helpers import rules_caller
+from engine_helpers import rules_caller, tool_spec
 
-from cworld.data_model import ToolResult, ToolSpec
+from cworld.data_model import ToolResult
 from cworld.engine.cards.card import load_cards
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules import RulesEngine
@@ -23,11 +23,7 @@ from cworld.environment import Environment
 STR = {"type": "string"}
 NUM = {"type": "number"}
 
-
-def tool(server: str, name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
-    return ToolSpec(server=server, name=name, description=name.replace("_", " "),
-                    input_schema={"type": "object", "properties": props,
-                                  "required": list(props) if required is None else required})
+tool = tool_spec
 
 
 def bank_state(with_codes: bool = True) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine_helpers import rules_caller
+from engine_helpers import rules_caller, tool_spec
 
 from cworld.data_model import ToolSpec
 from cworld.engine.rules.spec import Check, Rule
@@ -16,11 +16,7 @@ from cworld.engine.rules.spec import Check, Rule
 STR = {"type": "string"}
 NUM = {"type": "number"}
 
-
-def tool(server: str, name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
-    return ToolSpec(server=server, name=name, description=name.replace("_", " "),
-                    input_schema={"type": "object", "properties": props,
-                                  "required": list(props) if required is None else required})
+tool = tool_spec
 
 
 CAD = [tool("drafting", "hatch_edit", {"handle": STR, "color": NUM}, ["handle"]),
