@@ -15,7 +15,7 @@ from cworld.synth.offline.action_space import ActionSpace, key_value
 from cworld.synth.offline.goal_roles import Roles
 
 SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server", "fetcher-mcp",
-           "mcp-yahoo-finance", "jina-mcp-tools")
+           "mcp-yahoo-finance", "jina-mcp-tools", "mongodb-mcp-server")
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_every_tool_left_out_says_why(space: ActionSpace) -> None:
     assert {t.split("/")[0] for t in ids} == set(SERVERS)
     assert set(space.left_out.values()) <= {"simulated", "never", "list_no_kind", "list_not_kind", "thin_kind",
                                             "names_no_record", "id_not_kind", "needs_value", "make_no_text",
-                                            "unnamed_or_keys", "keeps_nothing"}
+                                            "unnamed_or_keys", "keeps_nothing", "acts_on_matches"}
 
 
 def test_a_name_with_its_verb_last_still_says_what_it_makes() -> None:
@@ -157,3 +157,12 @@ def test_a_required_page_asks_for_the_first_page() -> None:
     assert plain_value("page", {"type": "integer", "minimum": 0}, rng, today) == 0
     assert plain_value("offset", {"type": "integer"}, rng, today) == 0
     assert plain_value("count", {"type": "integer"}, random.Random(3), today) != 0
+
+
+def test_a_record_its_rule_finds_by_name_is_named_by_its_name(space: ActionSpace) -> None:
+    """`list-collections(connectionId, database)`: the database is found by its name, so the plan says its name;
+    `delete-many(connectionId, filter)` deletes what the filter matches, never a record a goal names."""
+    unit = space.units["mongodb-mcp-server/list-collections"]
+    assert unit.use == "find" and unit.refs == {"connectionId": "connection", "database": "database"}
+    assert "name" in unit.by_name["database"]
+    assert space.left_out["mongodb-mcp-server/delete-many"] == "acts_on_matches"

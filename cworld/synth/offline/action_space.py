@@ -75,6 +75,9 @@ class Unit:
     """Its record kind is one the world holds only by name (`world.named.thin_kinds`): a goal can find or
     look at such a record (a look or a find unit), but a rule cannot pick one, a condition read one, nor a
     change note anything on one (the world keeps no field but its name)."""
+    by_name: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Arguments its rule finds a record by the value of a field (`database` by the database's name): argument
+    -> those fields. The plan passes the record's name where it is one of them, as a person says it."""
 
     @property
     def id(self) -> str:
@@ -157,6 +160,9 @@ class ActionSpace:
         use = _use(tool, op, bool(found), bool(rule.read_only))
         if use is None:
             return self._out(tool, "names_no_record")
+        if use in ("remove", "change") and _ON_MATCHES.search(tool.name) or use in ("remove", "change") and any(
+                snake(p) in _MATCH_ARGS for p in (tool.input_schema.get("properties") or {})):
+            return self._out(tool, "acts_on_matches")  # `delete-many(connectionId, filter)`: not the record named
         target = next((a for a, _ in found), None) if use != "make" else None
         kind = dict(found).get(target) if target else None
         if target is not None and not self._means(target, kind or "", tool):
@@ -174,7 +180,7 @@ class ActionSpace:
         if use == "make" and not (labels or texts):
             return self._out(tool, "make_no_text")
         unit = Unit(tool, op, use, self.engine.index.card_for(tool).name, kind, target, refs, labels, texts,
-                    queries, plain, plays=rule.refuses)
+                    queries, plain, plays=rule.refuses, by_name=_by_field(rule))
         return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
 
     def _reader(self, tool: ToolSpec, rule: Any, kind: str, kinds: dict[str, str],
@@ -196,7 +202,7 @@ class ActionSpace:
         if not queries and verb_kind(tool.name) == "search":
             return self._out(tool, "search_no_query")  # used as a listing, it never asked for what a plan picks
         unit = Unit(tool, operation_kind(tool), "find", self.engine.index.card_for(tool).name, kind, None, refs,
-                    (), (), queries, plain, plays=rule.refuses)
+                    (), (), queries, plain, plays=rule.refuses, by_name=_by_field(rule))
         return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
 
     def _means(self, arg: str, kind: str, tool: ToolSpec) -> bool:
@@ -245,12 +251,31 @@ def _found_args(rule: Any, kinds: dict[str, str], collections: dict[str, str]) -
     for check in rule.check:
         if check.find is None or not check.key or check.optional:
             continue
-        match = _ARG.match(check.key.strip())
+        match = _ARG.match(check.key.strip()) or _BY_FIELD.search(check.key.strip())
         kind = collections.get(check.in_ or "") or (check.in_ if check.in_ in kinds else None)
         if match and kind:
             found.append((match.group(1), kind, check.find == "target"))
     found.sort(key=lambda f: not f[2])
     return [(a, k) for a, k, _ in found]
+
+
+#: A write on every record a filter matches (`delete-many`, `bulk_update`), not on the record its id names.
+_ON_MATCHES = re.compile(r"(^|[_\-])(many|all|bulk|batch)($|[_\-])", re.I)
+_MATCH_ARGS = frozenset({"filter", "filters", "where", "query", "match"})
+#: A find by a field's value, else by the key given (`infer._key_by_field`, `infer._by_its_name`):
+#: `([k for k, v in coll.items() if ... args['x'] ...] + [args['x']])[0]`.
+_BY_FIELD = re.compile(r"""\+ \[args\[['"]([^'"]+)['"]\]\]\)\[0\]$""")
+_FIELD_READ = re.compile(r"""v\.get\(['"]([^'"]+)['"]\)""")
+
+
+def _by_field(rule: Any) -> dict[str, tuple[str, ...]]:
+    """Argument -> the fields its rule finds a record by (`norm(v.get('name')) == norm(args['database'])`)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for check in rule.check:
+        match = _BY_FIELD.search((check.key or "").strip()) if check.find else None
+        if match:
+            out[match.group(1)] = tuple(_FIELD_READ.findall(check.key or ""))
+    return out
 
 
 def _use(tool: ToolSpec, op: str, names_record: bool, read_only: bool = False) -> str | None:
@@ -272,6 +297,8 @@ def _use(tool: ToolSpec, op: str, names_record: bool, read_only: bool = False) -
 def id_means(arg: str, kind: str, tool: ToolSpec) -> bool:
     """The argument names a record of `kind`: its own stem says so (`issueId`, `issue_number`), or, a bare
     `id`/`key`, the tool's name does (`get_issue(id)`). A time card's id is no task-board card's."""
+    if snake(arg) == kind:  # `database` names a database (by its name)
+        return True
     stem = id_entity(arg)
     if stem is None:
         key = snake(arg)

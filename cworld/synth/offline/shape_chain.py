@@ -117,7 +117,7 @@ class ShapeDrafter:
             raise BlockFailed(f"{unit.id}: its kind has no finder")
         others = self._others(work, slot, unit, None) if finder is unit.tool else {}
         step = work.probe.new_step(finder)
-        self._name_others(work, step, others)
+        self._name_others(work, step, others, unit.by_name if finder is unit.tool else {})
         if scope is None:
             self._held_values(work, step, finder, unit)
         self._plain(step, finder, work, said=False)
@@ -160,7 +160,7 @@ class ShapeDrafter:
         others = self._others(work, slot, unit, wanted)  # the parents it is searched under are its own
         step = work.probe.new_step(unit.tool)
         step.plan.arguments[unit.queries[0]] = step.literals[unit.queries[0]] = wanted.label
-        self._name_others(work, step, others)
+        self._name_others(work, step, others, unit.by_name)
         self._plain(step, unit.tool, work, said=False)
         answer = work.probe.run(step)
         for path, items in _lists(answer):
@@ -208,10 +208,13 @@ class ShapeDrafter:
         if unit.target is not None:
             if target is None:
                 raise BlockFailed(f"internal error: {unit.id} needs a target")
-            args[unit.target] = target.ref()
-            _link(step, unit.target, target)
+            if target.label_field in unit.by_name.get(unit.target, ()):  # found by its name: the name, as said
+                args[unit.target] = step.literals[unit.target] = target.label
+            else:
+                args[unit.target] = target.ref()
+                _link(step, unit.target, target)
             work.named.append(target)
-        self._name_others(work, step, others)
+        self._name_others(work, step, others, unit.by_name)
         required = set((unit.tool.input_schema or {}).get("required") or [])
         if label is not None and unit.labels:
             for arg in [a for a in unit.labels if a in required] or unit.labels[:1]:
@@ -304,10 +307,16 @@ class ShapeDrafter:
             return None
         return Named(kind, str(record[by]), by, key_value(records, key), server=server)  # type: ignore[index]
 
-    def _name_others(self, work: Work, step: Step, others: dict[str, Named]) -> None:
+    def _name_others(self, work: Work, step: Step, others: dict[str, Named],
+                     by_name: dict[str, tuple[str, ...]] | None = None) -> None:
+        """Each other record the call names: by a reference to where a step found it, or by its name where the
+        rule finds it by that field (`database='shop'`), as the request says it."""
         for arg, other in others.items():
-            step.plan.arguments[arg] = other.ref()
-            _link(step, arg, other)
+            if other.label_field in (by_name or {}).get(arg, ()):
+                step.plan.arguments[arg] = step.literals[arg] = other.label
+            else:
+                step.plan.arguments[arg] = other.ref()
+                _link(step, arg, other)
             work.named.append(other)
             work.said.append(self.book.text("where", entity=words_of(other.entity), value=other.label))
 
