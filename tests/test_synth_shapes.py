@@ -471,3 +471,19 @@ def test_a_listings_required_filter_takes_a_value_its_records_hold() -> None:
     step = Step(PlanStep(id="s1", tool=spec.id, arguments={"buildId": "b1"}), spec, None)
     drafter._held_values(SimpleNamespace(seed=0), step, spec, SimpleNamespace(server="s", kind="test"))  # type: ignore[arg-type]
     assert step.plan.arguments == {"buildId": "b1", "status": "failed"}
+
+
+def test_a_record_found_by_its_name_is_passed_as_the_name_its_step_shows() -> None:
+    """`list-collections(database)` finds the database by its name: the plan takes the name from the listing that
+    found it (a link, so that listing feeds the step), and a record the request names outright is its name."""
+    from cworld.synth.offline.goal_chain import Named
+    from cworld.synth.offline.shape_chain import _link
+
+    listed = Named("database", "shop", "name", "database_0001", step="s1", path="items")
+    step = SimpleNamespace(links={}, literals={})
+    _link(step, "database", listed, "name")
+    assert step.links["database"] == listed.ref("name") == "{{s1.items[name=shop].name}}"
+    said = Named("database", "shop", "name", "database_0001")
+    _link(step, "db", said, "name")
+    _link(step, "db_id", said)
+    assert step.literals == {"db": "shop", "db_id": "database_0001"}

@@ -208,11 +208,9 @@ class ShapeDrafter:
         if unit.target is not None:
             if target is None:
                 raise BlockFailed(f"internal error: {unit.id} needs a target")
-            if target.label_field in unit.by_name.get(unit.target, ()):  # found by its name: the name, as said
-                args[unit.target] = step.literals[unit.target] = target.label
-            else:
-                args[unit.target] = target.ref()
-                _link(step, unit.target, target)
+            by = target.label_field if target.label_field in unit.by_name.get(unit.target, ()) else None
+            args[unit.target] = target.ref(by)  # found by its name: the name the step that found it shows
+            _link(step, unit.target, target, by)
             work.named.append(target)
         self._name_others(work, step, others, unit.by_name)
         required = set((unit.tool.input_schema or {}).get("required") or [])
@@ -312,11 +310,9 @@ class ShapeDrafter:
         """Each other record the call names: by a reference to where a step found it, or by its name where the
         rule finds it by that field (`database='shop'`), as the request says it."""
         for arg, other in others.items():
-            if other.label_field in (by_name or {}).get(arg, ()):
-                step.plan.arguments[arg] = step.literals[arg] = other.label
-            else:
-                step.plan.arguments[arg] = other.ref()
-                _link(step, arg, other)
+            by = other.label_field if other.label_field in (by_name or {}).get(arg, ()) else None
+            step.plan.arguments[arg] = other.ref(by)
+            _link(step, arg, other, by)
             work.named.append(other)
             work.said.append(self.book.text("where", entity=words_of(other.entity), value=other.label))
 
@@ -433,11 +429,13 @@ def _named(kind: str, record: dict[str, Any], step_id: str, path: str, server: s
     return Named(kind, str(record[by]), by, record.get(key_field), step_id, path, key_field, server)
 
 
-def _link(step: Step, arg: str, named: Named) -> None:
+def _link(step: Step, arg: str, named: Named, by: str | None = None) -> None:
+    """The argument as the record it names: a link to the step that found it (its key, or its field `by`), else
+    the literal the request states."""
     if named.step is not None:
-        step.links[arg] = named.ref()
+        step.links[arg] = named.ref(by)
     else:
-        step.literals[arg] = named.key
+        step.literals[arg] = named.label if by else named.key
 
 
 def _tidy(text: str) -> str:
