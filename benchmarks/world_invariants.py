@@ -226,8 +226,9 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
     if wrapper is not None and flat is not None and wrapper not in given:  # `path={room_id}`: filled as the engine reads it
         inner = fill(flat, world, now, None, skip, card) or {}
         own = props_of(tool)[wrapper]
-        wrapped = {k: v for k, v in inner.items() if k not in props_of(tool) or k in (own.get("properties") or {})}
-        args = {wrapper: wrapped, **given}
+        outer = {k: v for k, v in inner.items() if k in props_of(tool) and k not in (own.get("properties") or {})}
+        wrapped = {k: v for k, v in inner.items() if k not in outer}
+        args = {**outer, wrapper: wrapped, **given}
         return args if validation_error(tool.input_schema, args) is None else None
     skipped = set(skip)
     args: dict[str, Any] = {}

@@ -111,6 +111,23 @@ def test_arguments_wrapped_in_one_object_are_read_as_the_tools_own() -> None:
     assert call("get_room", path={}).error_class == "invalid_args"  # the tool's own schema still decides first
 
 
+def test_a_body_beside_a_path_parameter_is_read_as_the_tools_own_and_never_as_an_id() -> None:
+    """`create_ad(roomId, request={taskId, note})`: the body's `taskId` must name a task; the body itself,
+    described as "create by task id request body", is no task id."""
+    body = {"type": "object", "description": "Create note by task id request body",
+            "properties": {"task_id": STR, "note": STR}}
+    spec = tool("chat-api", "create_note", {"room_id": STR, "request": body})
+    state = {"rooms": {"room_0001": {"id": "room_0001", "name": "Ops"}},
+             "tasks": {"task_0001": {"id": "task_0001", "title": "Rotate keys"}}, "notes": {}}
+    call = rules_caller("chat-api", "messaging", state, {"room": "rooms", "task": "tasks", "note": "notes"}, [spec],
+                        named_kinds=[{"name": "room", "id_prefix": "room", "fields": {"name": "title"}},
+                                     {"name": "task", "id_prefix": "task", "fields": {"title": "title"}},
+                                     {"name": "note", "id_prefix": "note", "fields": {"note": "text"}}])
+    made = call("create_note", room_id="room_0001", request={"task_id": "task_0001", "note": "done"})
+    assert not made.is_error, made.text
+    assert call("create_note", room_id="room_0001", request={"task_id": "task_0404", "note": "x"}).error_class == "not_found"
+
+
 def test_a_required_kind_name_argument_names_a_kind_the_world_then_holds() -> None:
     from cworld.engine.cards.card import load_cards
     from cworld.engine.world.named import named_kinds

@@ -821,6 +821,8 @@ def described_kind(schema: Any, card: CategoryCard) -> tuple[EntityType, bool] |
     text = str((schema or {}).get("description") or "").lower() if isinstance(schema, dict) else ""
     if not text or _ID_OR_NAME.search(text) or "enum" in schema:  # a name names it as well; an enum holds no ids
         return None
+    if "object" in schema_types(schema):  # "create ad by listing id request body": a body, no id
+        return None
     for entity in card.entities:
         if re.search(rf"\b{re.escape(entity.name.replace('_', ' '))}s? ids?\b", text):
             return entity, "array" in schema_types(schema)

@@ -16,17 +16,17 @@ WRAPPER_ARGS = frozenset({"params", "parameters", "path", "path_params", "body",
 
 
 def wrapper_of(tool: ToolSpec) -> str | None:
-    """The argument that wraps the tool's others: named as a wrapper, an object with properties of its own, and
-    the only required argument where the tool has others; None for a tool without one."""
+    """The argument that wraps the tool's others: named as a wrapper, an object with properties of its own, the
+    only such argument, and none of its properties named as one beside it (`create_ad(campaignId, request={listingId})`:
+    a path parameter and a body); None for a tool without one."""
     schema = tool.input_schema or {}
     props: dict[str, Any] = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
-    for name, prop in props.items():
-        inner = _resolved(prop, schema)
-        if snake(name) in WRAPPER_ARGS and inner.get("type") in ("object", None) and inner.get("properties") \
-                and required <= {name}:
-            return name
-    return None
+    found = [(name, inner) for name, prop in props.items() if snake(name) in WRAPPER_ARGS
+             and (inner := _resolved(prop, schema)).get("type") in ("object", None) and inner.get("properties")]
+    if len(found) != 1:
+        return None
+    name, inner = found[0]
+    return None if set(inner["properties"]) & (set(props) - {name}) else name
 
 
 def unwrapped(tool: ToolSpec) -> ToolSpec | None:
@@ -38,8 +38,9 @@ def unwrapped(tool: ToolSpec) -> ToolSpec | None:
     schema = tool.input_schema
     inner = _resolved(schema["properties"][name], schema)
     props = {**{k: v for k, v in schema["properties"].items() if k != name}, **inner["properties"]}
+    outer = [r for r in schema.get("required") or [] if r != name]
     flat = {**{k: v for k, v in schema.items() if k not in ("properties", "required")}, "properties": props,
-            "required": list(inner.get("required") or [])}
+            "required": [*outer, *(inner.get("required") or [])]}
     return tool.model_copy(update={"input_schema": flat})
 
 
