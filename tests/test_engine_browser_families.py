@@ -119,3 +119,15 @@ def test_the_refs_a_snapshot_shows_are_the_ones_a_click_finds() -> None:
     assert all(not call("browser_click", target=ref).is_error for ref in refs)
     assert call("browser_snapshot", target="e7").error_class == "not_found"
     assert call("browser_drag", startTarget="e2", endTarget="e8").error_class == "not_found"
+
+
+def test_a_generated_browser_holds_a_few_tabs() -> None:
+    """A kind's `max_records` caps what a generated world holds (a browser has a few tabs open, not 77)."""
+    from cworld.engine.cards.card import load_cards
+    from cworld.engine.world.build import generated_world
+    from cworld.environment import Environment
+
+    card = load_cards(Environment.resolve().category_cards)["browser_automation"]
+    world = generated_world("a-browser", card, seed=3, tools=TOOLS)
+    assert 1 <= len(world.state[world.kinds["tab"]]) <= 4
+    assert len(world.state[world.kinds["element"]]) > 4  # the cap is the tab's alone

@@ -82,6 +82,9 @@ class EntityType(_Strict):
     key_field: str = Field("id", description="the field that identifies a record: id, path, name, number, sha")
     fields: dict[str, str] = Field(description="field name -> type from the card vocabulary")
     seed_count: int = Field(4, ge=0, le=50, description="pre-existing entities in a new simulated world")
+    max_records: int | None = Field(
+        None, ge=1, description="at most this many in a generated world, where a service holds few (a browser's tabs)"
+    )
     open_world: bool = Field(
         False, description="any key names a record (time zones, web pages, search results): unknown ones are made up"
     )

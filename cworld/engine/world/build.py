@@ -172,6 +172,7 @@ def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> d
         coll = collections[entity.name] = Collection(entity, card_format(entity), refs=refs)
         purpose = f"world:{server}:{entity.name}"
         count = size if size is not None else default_size(derive_rng(seed, f"{purpose}:size"))
+        count = min(count, entity.max_records) if entity.max_records is not None else count
         _fill(coll, count, derive_rng(seed, purpose), keys[entity.name])
         name_records(coll, derive_rng(seed, f"{purpose}:names"))  # names from the kind's vocabulary
     _close_references(card, collections, keys, derive_rng(seed, f"world:{server}:references"))
