@@ -104,7 +104,7 @@ from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules.arguments import argument_checks, blank_checks, value_checks
 from cworld.engine.rules.infer import described_kind
-from cworld.engine.rules.wrappers import unwrapped, wrapper_of
+from cworld.engine.rules.wrappers import unwrapped
 from cworld.engine.world.base import ServerWorld
 from cworld.schemas.probe import example_value
 from cworld.schemas.validation import validation_error
@@ -222,9 +222,10 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
     `card`, as its description names it as the engine reads it: its first record that fits), then `given` over
     them; None when the result does not validate."""
     given = given or {}
-    wrapper, flat = wrapper_of(tool), unwrapped(tool)
-    if wrapper is not None and flat is not None and wrapper not in given:  # `path={room_id}`: filled as the engine reads it
-        inner = fill(flat, world, now, None, skip, card) or {}
+    flat = unwrapped(tool)
+    if flat is not None and flat[1] not in given:  # `path={room_id}`: filled as the engine reads it
+        wrapper = flat[1]
+        inner = fill(flat[0], world, now, None, skip, card) or {}
         own = props_of(tool)[wrapper]
         outer = {k: v for k, v in inner.items() if k in props_of(tool) and k not in (own.get("properties") or {})}
         wrapped = {k: v for k, v in inner.items() if k not in outer}

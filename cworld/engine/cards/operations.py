@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 from cworld.data_model import ToolSpec
@@ -244,9 +245,10 @@ def keyed_by(arg: str, card: CategoryCard) -> tuple[EntityType, bool] | None:
     """For an argument named by the key field only one kind of the card has (`handle` of a CAD entity, and
     `target_handle`, `handle1`, `handles`): that kind, and whether it holds several."""
     plain = snake(arg)
+    shared = Counter(e.key_field for e in card.entities)
     for entity in card.entities:
         field = entity.key_field
-        if field in _COMMON_KEYS or sum(e.key_field == field for e in card.entities) > 1:
+        if field in _COMMON_KEYS or shared[field] > 1:
             continue
         found = re.fullmatch(rf"(?:[a-z0-9]+_)?{re.escape(field)}(s|_?\d)?", plain)
         if found:

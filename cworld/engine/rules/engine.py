@@ -34,7 +34,7 @@ from cworld.engine.rules.infer import guard_rule, infer_rule, snake
 from cworld.engine.rules.offers import offers
 from cworld.engine.rules.run import CallContext, collection_names, identifiers, run_rule
 from cworld.engine.rules.spec import Def, Rule, ServerRules
-from cworld.engine.rules.wrappers import unwrapped, unwrapped_arguments, wrapper_of
+from cworld.engine.rules.wrappers import unwrapped, unwrapped_arguments
 from cworld.engine.schema.patterns import ResponsePattern, render_text, response_pattern
 from cworld.engine.schema.shaping import Shaper, schema_types
 from cworld.engine.world.base import ServerWorld, World
@@ -183,6 +183,10 @@ class RulesEngine:
         if flat is not None:  # `get_room(path={room_id})` reads as `get_room(room_id)`
             tool = flat[0]
             arguments = unwrapped_arguments(arguments, flat[1]) if arguments is not None else None
+        return self._rule_of(tool, arguments)
+
+    def _rule_of(self, tool: ToolSpec, arguments: dict[str, Any] | None) -> tuple[Rule | None, str]:
+        """`rule_for` of a tool whose arguments are already its own (unwrapped)."""
         if arguments is not None:
             variants = self._variants.get(tool.id)
             if variants is None:
@@ -199,8 +203,7 @@ class RulesEngine:
         """(the tool with its wrapped arguments as its own, the wrapper's name), for a tool whose arguments come
         in one object (`wrappers.py`); None for any other. A per-tool rule file reads the tool as it is."""
         if tool.id not in self._unwrapped:
-            flat = unwrapped(tool) if not self._overridden(tool) else None
-            self._unwrapped[tool.id] = (flat, wrapper_of(tool) or "") if flat is not None else None
+            self._unwrapped[tool.id] = unwrapped(tool) if not self._overridden(tool) else None
         return self._unwrapped[tool.id]
 
     def _overridden(self, tool: ToolSpec) -> bool:
@@ -281,9 +284,9 @@ class RulesEngine:
         if problem:
             return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
                                     "schema and call again.", source="engine", engine=self.name)
-        rule, origin = self.rule_for(tool, arguments)
         flat = self._flat(tool)  # a rule reads wrapped arguments as the tool's own
         ruled, given = (flat[0], unwrapped_arguments(arguments, flat[1])) if flat is not None else (tool, arguments)
+        rule, origin = self._rule_of(ruled, given)
         server = self._server(state, tool.server) if rule is not None else None
         if rule is None or server is None:
             return self._guarded(state, ruled, given) or self._simulated(state, tool, arguments, session)

@@ -463,7 +463,14 @@ def _key_by_field(entity: EntityType, coll: str, props: dict[str, Any], required
     arg = f"args[{by_snake[name]!r}]"
     # a record may keep the value under the argument's own name (`branch_name`) rather than the card's (`name`)
     held = f"v.get({field!r})" if name == field else f"(v.get({field!r}) or v.get({name!r}))"
-    return f"([k for k, v in {coll}.items() if norm({held}) == norm({arg})] + [{arg}])[0]"
+    return found_by_field(coll, by_snake[name], f"norm({held}) == norm({arg})")
+
+
+def found_by_field(coll: str, arg: str, test: str) -> str:
+    """The key of the first record of `coll` whose fields pass `test` (an expression of `v`, the record, and
+    `args`), else the argument itself, so a miss is `not_found` naming it. The synthesizer reads this form
+    (`action_space._BY_FIELD`): the argument names a record by a field's value."""
+    return f"([k for k, v in {coll}.items() if {test}] + [args[{arg!r}]])[0]"
 
 
 #: Name words of a tool about the signed-in user (`get_me`, `whoami`, `getCurrentUser`, `get_my_profile`).
@@ -739,7 +746,7 @@ def _by_its_name(arg: str, schema: Any, card: CategoryCard, world: ServerWorld, 
     fields = tuple(dict.fromkeys(f for f in ((entity.key_field,) if entity else ()) + ("name", "title", f"{kind}_name")
                                  if f != "id"))
     held = ", ".join(f"norm(v.get({f!r}))" for f in fields)
-    key = f"([k for k, v in {coll}.items() if isinstance(v, dict) and norm(args[{arg!r}]) in ({held},)] + [args[{arg!r}]])[0]"
+    key = found_by_field(coll, arg, f"isinstance(v, dict) and norm(args[{arg!r}]) in ({held},)")
     message = not_found_message(entity, card) if entity is not None else f"no {kind.replace('_', ' ')} '{{key}}'"
     return Check(find=f"ref_{kind}", in_=coll, key=key, message=message)
 
@@ -806,7 +813,6 @@ def id_kind(arg: str, card: CategoryCard) -> tuple[EntityType | None, bool] | No
     kind = (entity_named(card, key[0]) or next((e for e in card.entities if same_entity(key[0], e.name)), None)) \
         if key is not None else None  # `api_key` names nothing
     return (kind, key[1]) if key is not None and kind is not None else keyed_by(arg, card)
-
 
 
 #: A description saying an argument takes a record's id or another naming value.

@@ -29,9 +29,9 @@ def wrapper_of(tool: ToolSpec) -> str | None:
     return None if set(inner["properties"]) & (set(props) - {name}) else name
 
 
-def unwrapped(tool: ToolSpec) -> ToolSpec | None:
-    """The tool as if its wrapped arguments were its own (the wrapper's properties beside the others); None for
-    a tool without a wrapper."""
+def unwrapped(tool: ToolSpec) -> tuple[ToolSpec, str] | None:
+    """(the tool as if its wrapped arguments were its own, the wrapper's properties beside the others; the
+    wrapper's name); None for a tool without a wrapper."""
     name = wrapper_of(tool)
     if name is None:
         return None
@@ -41,7 +41,7 @@ def unwrapped(tool: ToolSpec) -> ToolSpec | None:
     outer = [r for r in schema.get("required") or [] if r != name]
     flat = {**{k: v for k, v in schema.items() if k not in ("properties", "required")}, "properties": props,
             "required": [*outer, *(inner.get("required") or [])]}
-    return tool.model_copy(update={"input_schema": flat})
+    return tool.model_copy(update={"input_schema": flat}), name
 
 
 def unwrapped_arguments(arguments: dict[str, Any], wrapper: str) -> dict[str, Any]:

@@ -160,8 +160,8 @@ class ActionSpace:
         use = _use(tool, op, bool(found), bool(rule.read_only))
         if use is None:
             return self._out(tool, "names_no_record")
-        if use in ("remove", "change") and _ON_MATCHES.search(tool.name) or use in ("remove", "change") and any(
-                snake(p) in _MATCH_ARGS for p in (tool.input_schema.get("properties") or {})):
+        if use in ("remove", "change") and (_ON_MATCHES.search(tool.name) or any(
+                snake(p) in _MATCH_ARGS for p in (tool.input_schema.get("properties") or {}))):
             return self._out(tool, "acts_on_matches")  # `delete-many(connectionId, filter)`: not the record named
         target = next((a for a, _ in found), None) if use != "make" else None
         kind = dict(found).get(target) if target else None
@@ -262,7 +262,7 @@ def _found_args(rule: Any, kinds: dict[str, str], collections: dict[str, str]) -
 #: A write on every record a filter matches (`delete-many`, `bulk_update`), not on the record its id names.
 _ON_MATCHES = re.compile(r"(^|[_\-])(many|all|bulk|batch)($|[_\-])", re.I)
 _MATCH_ARGS = frozenset({"filter", "filters", "where", "query", "match"})
-#: A find by a field's value, else by the key given (`infer._key_by_field`, `infer._by_its_name`):
+#: A find by a field's value, else by the key given, as `infer.found_by_field` writes it:
 #: `([k for k, v in coll.items() if ... args['x'] ...] + [args['x']])[0]`.
 _BY_FIELD = re.compile(r"""\+ \[args\[['"]([^'"]+)['"]\]\]\)\[0\]$""")
 _FIELD_READ = re.compile(r"""v\.get\(['"]([^'"]+)['"]\)""")
