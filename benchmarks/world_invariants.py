@@ -226,8 +226,7 @@ def fill(tool: ToolSpec, world: ServerWorld, now: datetime, given: dict[str, Any
     if flat is not None and flat[1] not in given:  # `path={room_id}`: filled as the engine reads it
         wrapper = flat[1]
         inner = fill(flat[0], world, now, None, skip, card) or {}
-        own = props_of(tool)[wrapper]
-        outer = {k: v for k, v in inner.items() if k in props_of(tool) and k not in (own.get("properties") or {})}
+        outer = {k: v for k, v in inner.items() if k in props_of(tool)}  # no wrapped name is also an outer one
         wrapped = {k: v for k, v in inner.items() if k not in outer}
         args = {**outer, wrapper: wrapped, **given}
         return args if validation_error(tool.input_schema, args) is None else None
