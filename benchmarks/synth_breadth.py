@@ -72,9 +72,6 @@ def pool(workspace: Path) -> dict[str, Any]:
     universe, engine, sampler = _setup(workspace)
     space = sampler.space
     considered = [t for t in universe.tools.values() if t.server in universe.harvested]
-    from cworld.synth.harvest_pool import english
-
-    considered = [t for t in considered if english(t)]
     origins: Counter[str] = Counter()
     playing: set[str] = set()
     for tool in considered:
@@ -93,7 +90,7 @@ def pool(workspace: Path) -> dict[str, Any]:
         reach |= set(info.pop("_tools"))
     reach_servers = {universe.tools[t].server for t in reach}
     return {
-        "harvested_english_tools": len(considered),
+        "harvested_tools": len(considered),
         "servers": len({t.server for t in considered}),
         "rule_origin": dict(origins.most_common()),
         "rule_checks_something": len(playing),

@@ -126,14 +126,13 @@ def _shape_sampler(env: Environment, universe: ToolUniverse, options: SynthOptio
     """The shapes' phrasebook and the sampler that draws a shape and its tools per attempt (both drafters
     on the harvested pool draw their candidates from it)."""
     from cworld.synth.goal_shapes import ShapeSampler, load_nouns, load_shapes
-    from cworld.synth.harvest_pool import english
     from cworld.synth.offline.action_space import ActionSpace
     from cworld.synth.offline.goal_roles import Roles
     from cworld.synth.offline.shape_chain import BOOK
     from cworld.synth.offline.shape_compose import decides
 
     book = Templates.of(env).book(BOOK)
-    tools = [t for t in universe.tools.values() if t.server in universe.harvested and english(t)]
+    tools = [t for t in universe.tools.values() if t.server in universe.harvested]
     space = ActionSpace(engine, tools, Roles(engine))
     affinity: dict[str, set[str]] = {}
     for theme in _themes(env).values():  # cards a person uses together: those of one theme

@@ -100,18 +100,11 @@ def usable(tool: ToolSpec) -> bool:
     return True
 
 
-def english(tool: ToolSpec) -> bool:
-    """A description a request can be written from: nearly all ASCII (no translation is attempted, so a
-    tool described in another language is never drawn)."""
-    text = tool.description or ""
-    return not text or sum(c.isascii() for c in text) >= 0.95 * len(text)
-
-
 def harvested_servers(universe: ToolUniverse) -> dict[str, list[ToolSpec]]:
     """Harvested server -> its usable tools (servers with none are left out)."""
     found: dict[str, list[ToolSpec]] = {}
     for tool in sorted(universe.tools.values(), key=lambda t: t.id):
-        if tool.server in universe.harvested and usable(tool) and english(tool):
+        if tool.server in universe.harvested and usable(tool):
             found.setdefault(tool.server, []).append(tool)
     return found
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,6 +46,8 @@ USES = ("look", "change", "remove", "make", "find")
 _GENERIC_KEYS = frozenset({"id", "uuid", "key", "name", "slug", "handle", "number", "ref", "value"})
 _ARG = re.compile(r"""^args\[['"]([^'"]+)['"]\]$""")
 _ARGS = re.compile(r"""args\[['"]([^'"]+)['"]\]""")
+_VALUE = re.compile(r"(^|_)(value|input)$")
+_GOT = re.compile(r"""args\.get\(['"]([^'"]+)['"]""")
 _DESTRUCTIVE = re.compile(r"(^|[_\-])(delete|remove|drop|destroy|purge|trash|archive|clear)", re.I)
 _NEVER = re.compile(r"(^|[_\-])(kill|terminate|wipe|revoke|reset|shutdown|format|exec|eval|run_?sql)", re.I)
 CONTENT = re.compile(r"(^|_)(content|contents|body|data|file_content|text|base64)$")
@@ -78,6 +81,9 @@ class Unit:
     by_name: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Arguments its rule finds a record by the value of a field (`database` by the database's name): argument
     -> those fields. The plan passes the record's name where it is one of them, as a person says it."""
+    describes: tuple[str, ...] = ()
+    """Arguments that describe the record a locator names, in words (`element` beside `ref`): the plan passes
+    the record's name."""
 
     @property
     def id(self) -> str:
@@ -157,7 +163,7 @@ class ActionSpace:
     def _unit(self, tool: ToolSpec, rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> Unit | None:
         op = operation_kind(tool)
         found = _found_args(rule, kinds, collections)
-        use = _use(tool, op, bool(found), bool(rule.read_only))
+        use = _use(tool, op, bool(found), bool(rule.read_only), writes=bool(rule.do) and not rule.read_only)
         if use is None:
             return self._out(tool, "names_no_record")
         if use in ("remove", "change") and (_ON_MATCHES.search(tool.name) or any(
@@ -165,22 +171,26 @@ class ActionSpace:
             return self._out(tool, "acts_on_matches")  # `delete-many(connectionId, filter)`: not the record named
         target = next((a for a, _ in found), None) if use != "make" else None
         kind = dict(found).get(target) if target else None
-        if target is not None and not self._means(target, kind or "", tool):
+        located = _located(rule)  # a locator's argument names the record its rule resolves it to
+        if target is not None and target not in located and not self._means(target, kind or "", tool):
             return self._out(tool, "id_not_kind")
         refs = {a: k for a, k in found if a != target}
-        if any(not self._means(a, k, tool) for a, k in refs.items()):
+        if any(a not in located and not self._means(a, k, tool) for a, k in refs.items()):
             return self._out(tool, "id_not_kind")
-        filled = _fill(tool, use, set(dict(found)))
+        # a locator's companion that describes what it names (`browser_type(element, ref)`) takes the record's name
+        describes = tuple(p for p in (tool.input_schema.get("properties") or {}) if target in located
+                          and p != target and snake(p) == kind)
+        kept = set(_ARGS.findall(repr(rule.do))) | set(_GOT.findall(repr(rule.do))) if use == "change" else set()
+        filled = _fill(tool, use, {*dict(found), *describes}, kept)
         if filled is None:
             return self._out(tool, "needs_value")
         labels, texts, queries, plain = filled
         if use == "change":  # a note the rule does not keep is lost: the change would change nothing
-            kept = set(_ARGS.findall(repr(rule.do)))
             labels, texts = tuple(a for a in labels if a in kept), tuple(a for a in texts if a in kept)
         if use == "make" and not (labels or texts):
             return self._out(tool, "make_no_text")
         unit = Unit(tool, op, use, self.engine.index.card_for(tool).name, kind, target, refs, labels, texts,
-                    queries, plain, plays=rule.refuses, by_name=_by_field(rule))
+                    queries, plain, plays=rule.refuses, by_name=_by_field(rule), describes=describes)
         return unit if self._fit(unit) else self._out(tool, "unnamed_or_keys")
 
     def _reader(self, tool: ToolSpec, rule: Any, kind: str, kinds: dict[str, str],
@@ -246,8 +256,9 @@ def key_value(records: Any, key: str) -> Any:
 
 
 def _found_args(rule: Any, kinds: dict[str, str], collections: dict[str, str]) -> list[tuple[str, str]]:
-    """(argument, world kind) of each `find` check of the rule keyed by an argument, target first."""
-    found = []
+    """(argument, world kind) of each `find` check of the rule keyed by an argument, and of each record a
+    family rule locates by an argument (`_located`), target first."""
+    found = [(arg, kind, True) for arg, kind in _located(rule).items() if kind in kinds]
     for check in rule.check:
         if check.find is None or not check.key or check.optional:
             continue
@@ -257,6 +268,30 @@ def _found_args(rule: Any, kinds: dict[str, str], collections: dict[str, str]) -
             found.append((match.group(1), kind, check.find == "target"))
     found.sort(key=lambda f: not f[2])
     return [(a, k) for a, k, _ in found]
+
+
+#: A family rule's lookup of a record by what the call names, refused below when it finds none:
+#: `el: element_key(coll('element'), arg_ref)` (the browser card: a ref, a selector or an accessible name).
+_LOCATOR = re.compile(r"""^\w+_key\(coll\(['"](\w+)['"]\), (\w+)\)$""")
+
+
+def _located(rule: Any) -> dict[str, str]:
+    """Argument -> the kind of the record the rule locates by it (`_LOCATOR`) and refuses the call without
+    (`fail: el is None`): the argument names that record, whatever its own name says (`target`, `selector`)."""
+    aliases: dict[str, str] = {}
+    located: dict[str, tuple[str, str]] = {}
+    refused: set[str] = set()
+    for check in rule.check:
+        for name, expr in (check.let or {}).items():
+            text = str(expr).strip()
+            arg, locator = _ARG.match(text), _LOCATOR.match(text)
+            if arg:
+                aliases[name] = arg.group(1)
+            elif locator and locator.group(2) in aliases:
+                located[name] = (aliases[locator.group(2)], locator.group(1))
+        if check.fail and re.fullmatch(r"\s*(\w+) is None\s*", check.fail):
+            refused.add(check.fail.split()[0])
+    return {arg: kind for name, (arg, kind) in located.items() if name in refused}
 
 
 #: A write on every record a filter matches (`delete-many`, `bulk_update`), not on the record its id names.
@@ -278,14 +313,15 @@ def _by_field(rule: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _use(tool: ToolSpec, op: str, names_record: bool, read_only: bool = False) -> str | None:
+def _use(tool: ToolSpec, op: str, names_record: bool, read_only: bool = False, writes: bool = False) -> str | None:
     """What the tool does to the record it names; an action whose rule only reads it (`jina_reader(url)`,
-    `scrape(url)`) looks at it."""
+    `scrape(url)`) looks at it, and one whose name reads as a get but whose rule writes the record
+    (`browser_check(selector)` ticks a checkbox) changes it."""
     if op == "create":
         return "make"
     if not names_record:
         return None
-    if op == "get" or (op == "action" and read_only):
+    if (op == "get" and not writes) or (op == "action" and read_only):
         return "look"
     if op == "delete" or _DESTRUCTIVE.search(tool.name):
         return "remove"
@@ -311,9 +347,11 @@ def id_means(arg: str, kind: str, tool: ToolSpec) -> bool:
     return _noun(tool, kind) is not None or kind in {singular_word(w) for w in name_tokens(tool.name)}
 
 
-def _fill(tool: ToolSpec, use: str, found: set[str]) -> tuple[tuple[str, ...], ...] | None:
+def _fill(tool: ToolSpec, use: str, found: set[str],
+          kept: Collection[str] = ()) -> tuple[tuple[str, ...], ...] | None:
     """(labels, texts, queries, plain) for the arguments beyond the records it names; None when a required
-    one cannot be filled honestly."""
+    one cannot be filled honestly. A change's `value` its rule writes into the record (`kept`: a field's
+    `fill(selector, value)`) carries the goal's text."""
     schema = tool.input_schema or {}
     props: dict[str, Any] = schema.get("properties") or {}
     required = set(schema.get("required") or [])
@@ -332,7 +370,7 @@ def _fill(tool: ToolSpec, use: str, found: set[str]) -> tuple[tuple[str, ...], .
                 return None
         elif writes and LABEL.search(key) and string:
             labels.append(name)
-        elif writes and is_text_param(name) and string:
+        elif writes and (is_text_param(name) or (name in kept and _VALUE.search(key))) and string:
             texts.append(name)
         elif not writes and QUERY.search(key) and string and name in required:
             queries.append(name)

@@ -212,6 +212,8 @@ class ShapeDrafter:
             args[unit.target] = target.ref(by)  # found by its name: the name the step that found it shows
             _link(step, unit.target, target, by)
             work.named.append(target)
+            for arg in unit.describes:  # `element: "Email"` beside `ref: e3`, as the request names it
+                args[arg] = step.literals[arg] = target.label
         self._name_others(work, step, others, unit.by_name)
         required = set((unit.tool.input_schema or {}).get("required") or [])
         if label is not None and unit.labels:
@@ -265,7 +267,7 @@ class ShapeDrafter:
                 held = [i for i in items if str(_named(kind, i, "", "", "").key) in keys]
                 out[arg] = _named(kind, work.rng.choice(held or items), found.plan.id, path, unit.server)
                 continue
-            records = [r for k in sorted(keys) if (r := self._record(work, unit.server, kind, k)) is not None]
+            records = [r for k in sorted(keys) if (r := self.record(work, unit.server, kind, k)) is not None]
             out[arg] = work.rng.choice(records) if records else self.locate(work, slot, kind, unit.server)
         return out
 
@@ -295,7 +297,7 @@ class ShapeDrafter:
             keys = {k for k in keys if str((own.get(k) or {}).get(f"{other.entity}_id") or other.key) == str(other.key)}
         return keys
 
-    def _record(self, work: Work, server: str, kind: str, key: str) -> Named | None:
+    def record(self, work: Work, server: str, kind: str, key: str) -> Named | None:
         """The world's `kind` record of `key`, when it has a name a person would say."""
         world = self.engine.world(work.seed).server(server)
         records = world.collection(kind) if world is not None else None

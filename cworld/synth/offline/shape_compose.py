@@ -196,6 +196,44 @@ def migrate(d: ShapeDrafter, work: Work) -> None:
     work.reports.append((f"{_kind(work, 'source')} name", source.label))
 
 
+def form(d: ShapeDrafter, work: Work) -> None:
+    """Type a record's name from one service into the field of the page open in the browser where such a name
+    goes: a person's into a name field, an organisation's into a company field, anything else into the site's
+    search box."""
+    source, name_ref, _ = _look(d, work, "source")
+    fill = work.unit("fill")
+    target = _form_field(d, work, _kind(work, "source"))
+    said = len(work.said)
+    d.run(work, "fill", target, text=name_ref, label=None)
+    del work.said[said:]  # the request quotes the name it types already
+    work.fields.update(svc_a=d.service(work.unit("source")), kind_a=_kind(work, "source"), label_a=source.label,
+                       svc_b=d.service(fill), label_b=target.label)
+    work.hints.append(f"Typed: {name_ref}")
+    work.reports.append((f"{_kind(work, 'source')} name", source.label))
+
+
+_PERSON = re.compile(r"(^|\s)(contact|person|people|user|member|employee|customer|lead|patient|student|author|"
+                     r"staff|attendee|guest|candidate|owner|assignee)s?$")
+_ORGANISATION = re.compile(r"(^|\s)(company|companies|organi[sz]ation|account|vendor|supplier|client|business|"
+                           r"merchant|partner|firm)s?$")
+
+
+def _form_field(d: ShapeDrafter, work: Work, kind: str) -> Named:
+    """The page's input a name of `kind` goes in: a field named for a person's or a company's name where the
+    kind is one, else a search box; `BlockFailed` when the page has none."""
+    fill = work.unit("fill")
+    world = d.engine.world(work.seed).server(fill.server)
+    records = (world.collection(fill.kind or "") if world is not None else None) or {}
+    inputs = [(k, r) for k, r in records.items() if isinstance(r, dict) and r.get("role") in ("textbox", "searchbox")]
+    word = "company" if _ORGANISATION.search(kind) else "name" if _PERSON.search(kind) else None
+    named = [k for k, r in inputs if word and word in str(r.get("name") or "").lower().split()]
+    found = named or [k for k, r in inputs if r.get("role") == "searchbox"]
+    picked = d.record(work, fill.server, fill.kind or "", str(found[0])) if found else None
+    if picked is None:
+        raise BlockFailed(f"{fill.server}: the page has no field a {kind}'s name goes in")
+    return picked
+
+
 def report(d: ShapeDrafter, work: Work) -> None:
     """Count the records of one group and report the number (with one of them looked at) elsewhere."""
     step, path, items = d.listing(work, "source")
@@ -401,5 +439,5 @@ def decides(shape: str, records: list[Any]) -> bool:
 
 COMPOSERS: dict[str, Compose] = {
     "reconcile": reconcile, "triage": triage, "schedule": schedule, "budget": budget, "migrate": migrate,
-    "report": report, "conditional": conditional, "cleanup": cleanup, "sync": migrate, "brief": brief,
+    "report": report, "conditional": conditional, "cleanup": cleanup, "sync": migrate, "brief": brief, "form": form,
 }
