@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 
 from cworld.data_model import ToolSpec
@@ -64,6 +65,34 @@ def operation_kind(tool: ToolSpec) -> str:
     if tool.annotations.destructive_hint and _answers_a_new_id(tool):
         return "create"  # a destructive hint alone says a write may overwrite (`navigate`, `rotate_secret`): no delete
     return "action"
+
+
+#: Name words of a tool about the signed-in user (`get_me`, `whoami`, `getCurrentUser`, `get_my_profile`).
+SELF_WORDS = frozenset({"me", "whoami", "current", "self", "my", "myself", "profile", "authorized", "authenticated"})
+_WHO = frozenset({"me", "whoami", "self", "myself", "profile"})
+_PERSON = frozenset({"user", "profile", "staff", "member", "identity", "account"})
+_FILLER = frozenset({"info", "details", "detail", "data"})
+
+
+def reads_signed_in_user(tool: ToolSpec, token_args: Iterable[str] = ()) -> bool:
+    """A read of the signed-in user and nothing else: `get_me`, `whoami`, `get_current_user`, `get_my_profile`,
+    `get_authorized_user`, or `get_user` with no arguments at all; never a read of one's other things
+    (`get_my_status`, `read_my_design`). It takes nothing a person must say (a session token at most)."""
+    props = tool.input_schema.get("properties") or {}
+    tokens = name_tokens(tool.name)
+    said = verb_kind(tool.name)  # `whoami` says no verb: it reads
+    reads = said == "get" or (said is None and (operation_kind(tool) == "get" or tokens[-1:] == ["whoami"]))
+    if not reads or set(tool.input_schema.get("required") or []) - set(token_args):
+        return False
+    while len(tokens) > 1 and tokens[-1] in _FILLER:  # `get_current_user_info`
+        tokens = tokens[:-1]
+    last = singular_word(tokens[-1]) if tokens else ""
+    if last in _WHO and (last != "profile" or len(tokens) < 2 or tokens[-2] in SELF_WORDS or
+                         _KIND_OF_VERB.get(tokens[-2]) == "get"):  # `get_profile`, never `get_business_profile`
+        return True
+    if last in _PERSON and SELF_WORDS & set(tokens[:-1]):
+        return True
+    return last == "user" and not props and _KIND_OF_VERB.get(tokens[0]) == "get"
 
 
 def verb_kind(name: str) -> str | None:

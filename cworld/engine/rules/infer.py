@@ -25,6 +25,7 @@ from cworld.engine.cards.operations import (
     names_its_kind,
     names_many,
     operation_kind,
+    reads_signed_in_user,
     same_entity,
     singular_word,
     snake,
@@ -473,25 +474,23 @@ def found_by_field(coll: str, arg: str, test: str) -> str:
     return f"([k for k, v in {coll}.items() if {test}] + [args[{arg!r}]])[0]"
 
 
-#: Name words of a tool about the signed-in user (`get_me`, `whoami`, `getCurrentUser`, `get_my_profile`).
-SELF_WORDS = frozenset({"me", "whoami", "current", "self", "my", "myself", "profile"})
 
 
 def _singleton_rule(tool: ToolSpec, op: str, props: dict[str, Any], world: ServerWorld) -> Rule | None:
     """A tool about what the world holds once, not as records: the signed-in user (`get_me`, when the world
     points at a user, `me: usr_0002`), or a named value (`get_settings` -> `settings`, `update_settings` sets
     its fields, `get_balance` -> `balance`)."""
+    checks = auth_checks(props, world)
+    if reads_signed_in_user(tool, TOKEN_ARGS):
+        pointer = user_pointer(world.state)
+        if pointer is not None:
+            coll, name = pointer
+            return Rule(op="get", read_only=True, origin="inferred",
+                        check=[*checks, Check(find="target", in_=coll, key=name, message="no signed-in user")])
     if op not in ("get", "update") or any(p in (tool.input_schema.get("required") or []) and snake(p) not in
                                           TOKEN_ARGS for p in props if op == "get"):
         return None
     words = [singular_word(w) for w in name_tokens(tool.name)]
-    checks = auth_checks(props, world)
-    if op == "get" and SELF_WORDS & set(name_tokens(tool.name)):
-        pointer = user_pointer(world.state)
-        if pointer is not None:
-            coll, name = pointer
-            return Rule(op=op, read_only=True, origin="inferred",
-                        check=[*checks, Check(find="target", in_=coll, key=name, message="no signed-in user")])
     # a text held once is set by an argument of its name (`set_timezone(timezone)`); else it may be a pointer (`me`)
     named = next((n for w in reversed(words) for n in (w, f"{w}s") if _is_singleton(world.state.get(n)) or (
         op == "update" and isinstance(world.state.get(n), str) and any(snake(p) == n for p in props))), None)

@@ -29,7 +29,7 @@ import yaml
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.assign import CardIndex
 from cworld.engine.cards.card import CategoryCard, EntityType
-from cworld.engine.cards.operations import kind_named, singular_word
+from cworld.engine.cards.operations import kind_named, reads_signed_in_user, singular_word
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld, World
 from cworld.engine.world.idformat import card_format
 from cworld.engine.world.layout import SEP, at
@@ -155,13 +155,46 @@ def generated_world(server: str, card: CategoryCard, seed: int, size: int | None
     """A server's world of its card's kinds and of the kinds its `tools`' id arguments name that the card
     lacks (`named.py`); `size` records per kind, else 20-200 drawn per kind. Dates fall near the seed's
     clock, the one the sandbox apps start at."""
+    tools = list(tools)
     named = named_kinds(card, tools)
     with session_clock(seeded_start(seed)):
         collections = _generate(server, with_named_kinds(card, named), seed, size)
     kinds = {kind: collection_name(kind) for kind in collections}
-    return ServerWorld(server=server, state={kinds[k]: c.records for k, c in collections.items()}, kinds=kinds,
+    state: dict[str, Any] = {kinds[k]: c.records for k, c in collections.items()}
+    me = _signed_in(collections, tools)
+    if me is not None:  # `get_me` reads the one user the session is signed in as, the same on every call
+        state[SIGNED_IN] = me
+    return ServerWorld(server=server, state=state, kinds=kinds,
                        card=card.name, ids=_last_numbers(collections.values()), source="generated",
                        named_kinds=[k.model_dump(exclude_defaults=True) for k in named])
+
+
+SIGNED_IN = "me"
+"""Where a generated world points at the user its session is signed in as (`me: usr_0001`), as a loaded one may."""
+_PEOPLE = ("user", "member", "staff", "employee", "person", "profile")
+
+
+_OWNERS = ("organizer", "owner", "owner_id", "organizer_id", "created_by", "creator", "creator_id")
+
+
+def _signed_in(collections: dict[str, Collection], tools: list[ToolSpec]) -> str | None:
+    """Who the session is signed in as, where a tool reads the signed-in user (`get_me`, `whoami`) and the world
+    holds people: the person who owns the most records where records name their owner or organizer (the
+    signed-in user's calendar is theirs), else the first person. None where no tool asks who is signed in, or
+    where records name owners none of the people is (a pointer would make their events someone else's)."""
+    if not any(reads_signed_in_user(t) for t in tools):
+        return None
+    people = next((c.records for k in _PEOPLE if (c := collections.get(k)) is not None and c.records), None)
+    if people is None:
+        return None
+    owners = Counter(str(r.get(f)) for c in collections.values() for r in islice(c.records.values(), 500)
+                     if isinstance(r, dict) for f in _OWNERS if r.get(f) not in (None, ""))
+    if not owners:
+        return str(next(iter(people)))
+    said = {str(k): k for k in people} | {str(v): k for k, p in people.items() if isinstance(p, dict)
+                                           for v in (p.get("name"), p.get("email")) if v}
+    owned = [(n, said[o]) for o, n in owners.most_common() if o in said]
+    return str(owned[0][1]) if owned else None
 
 
 def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> dict[str, Collection]:
