@@ -302,3 +302,13 @@ def test_world_commands_reach_a_harvested_server_without_a_registry_build(tmp_pa
     assert shown.exit_code == 0 and json.loads(shown.output)
     missing = CliRunner().invoke(cli, [*args, "rules", "30book-mcpp"])
     assert missing.exit_code != 0 and "did you mean 30book-mcp" in str(missing.exception or missing.output)
+
+
+def test_a_cards_example_keeps_its_name_which_its_text_agrees_with(cards):
+    # the documents card's example is a checklist whose text is headed by its title: a vocabulary name
+    # drawn over it ("Office move checklist") would contradict its own text
+    for seed in (0, 1, 2):
+        docs = generated_world("docs", cards["documents"], seed, size=12).state["documents"].values()
+        example = [d for d in docs if d["content"].startswith("# Spring launch checklist")]
+        assert example and all(d["title"] == "Spring launch checklist" for d in example)
+        assert len({d["title"] for d in docs}) == len(docs)  # names stay unique

@@ -50,14 +50,18 @@ def fill_template(template: str, rng: random.Random) -> str:
 
 
 def name_records(coll: Collection, rng: random.Random) -> None:
-    """Name every record of `coll` from its kind's vocabulary (no vocabulary, no change)."""
+    """Name every record of `coll` from its kind's vocabulary (no vocabulary, no change), but for the card's
+    own examples: each keeps its name, which its other fields agree with (a checklist's title heads its text)."""
     templates = coll.entity.vocabulary
     field = name_field(coll)
     if not templates or field is None:
         return
+    curated = {str(e[field]) for e in coll.entity.examples if e.get(field)}
     taken: set[str] = set()
     for record in coll.records.values():
-        if isinstance(record, dict):
+        if isinstance(record, dict) and str(record.get(field)) in curated and record[field] not in taken:
+            taken.add(record[field])
+        elif isinstance(record, dict):
             record[field] = _unique(templates, rng, taken)
 
 
