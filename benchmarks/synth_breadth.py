@@ -61,9 +61,10 @@ def _setup(workspace: Path) -> tuple[Any, Any, Any]:
     return universe, engine, sampler
 
 
-def _checks(engine: Any, tool: Any) -> tuple[str, bool]:
-    """(where the tool's rule comes from, whether it plays a part: run by a rule that checks something)."""
-    rule, origin = engine.rule_for(tool)
+def _checks(engine: Any, tool: Any, arguments: dict[str, Any] | None = None) -> tuple[str, bool]:
+    """(where the tool's rule comes from, whether it plays a part: run by a rule that checks something); with
+    `arguments`, the rule a call with them runs (a multi-operation tool's `operation: get` runs the get's)."""
+    rule, origin = engine.rule_for(tool, arguments)
     return origin, rule is not None and origin != "simulated" and rule.refuses
 
 
@@ -224,7 +225,9 @@ def tasks(path: Path, workspace: Path) -> dict[str, Any]:
     used: Counter[str] = Counter()
     for task in loaded:
         used.update({s.tool for s in task.gold_plan if s.tool in harvested})
-    plays = {t for t in used if _checks(engine, harvested[t])[1]}
+    # a tool plays a part where a call of the plan runs a rule that checks something
+    plays = {s.tool for task in loaded for s in task.gold_plan
+             if s.tool in harvested and _checks(engine, harvested[s.tool], s.arguments)[1]}
     servers = {harvested[t].server for t in used}
     per_server: dict[str, set[str]] = defaultdict(set)
     for t in plays:

@@ -15,7 +15,8 @@ from cworld.synth.offline.action_space import ActionSpace, key_value
 from cworld.synth.offline.goal_roles import Roles
 
 SERVERS = ("airtable-mcp-server", "figma-console-mcp", "30book-mcp", "linear-mcp-server", "fetcher-mcp",
-           "mcp-yahoo-finance", "jina-mcp-tools", "mongodb-mcp-server")
+           "mcp-yahoo-finance", "jina-mcp-tools", "mongodb-mcp-server", "aaronsb-jira-cloud-mcp", "puppeteer-mcp-server",
+           "browsermcp-mcp")
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +119,8 @@ def test_a_write_whose_rule_changes_nothing_is_no_unit(space: ActionSpace) -> No
     so a task whose one write it is would leave the world as it was (the verifier's `no_outcome`), and each
     such draft cost the tools drawn with it a try."""
     assert space.left_out["airtable-mcp-server/create_comment"] == "keeps_nothing"
-    assert all(space.engine.rule_for(u.tool)[0].do for u in space.units.values() if u.use not in ("look", "find"))
+    assert all(space.engine.rule_for(u.tool, u.fixed or None)[0].do for u in space.units.values()
+               if u.use not in ("look", "find"))
 
 
 def test_a_send_whose_address_is_optional_still_says_whom_it_goes_to() -> None:
@@ -166,3 +168,22 @@ def test_a_record_its_rule_finds_by_name_is_named_by_its_name(space: ActionSpace
     assert unit.use == "find" and unit.refs == {"connectionId": "connection", "database": "database"}
     assert "name" in unit.by_name["database"]
     assert space.left_out["mongodb-mcp-server/delete-many"] == "acts_on_matches"
+
+
+def test_a_multi_operation_tool_is_a_unit_per_operation_each_call_passing_it(space: ActionSpace) -> None:
+    """`manage_jira_board(operation, boardId)` runs the rule of the operation it is given (`dispatch.py`): a
+    unit per operation, whose calls pass it."""
+    get = space.units["aaronsb-jira-cloud-mcp/manage_jira_board#get"]
+    assert get.tool.id == "aaronsb-jira-cloud-mcp/manage_jira_board" and get.fixed == {"operation": "get"}
+    assert get.use == "look" and get.kind == "board" and get.target == "boardId"
+    assert "aaronsb-jira-cloud-mcp/manage_jira_board" not in space.units
+
+
+def test_a_field_is_named_by_its_locator_and_takes_the_goals_text(space: ActionSpace) -> None:
+    """A browser's fill finds the element its selector, ref or accessible name locates (`element_key`, the
+    browser card's families): that argument names the element, and the value it writes carries the goal's
+    text; an `element` argument beside the ref describes it in words, as the request names it."""
+    fill = space.units["puppeteer-mcp-server/puppeteer_fill"]
+    assert fill.use == "change" and fill.kind == "element" and fill.target == "selector" and fill.texts == ("value",)
+    typed = space.units["browsermcp-mcp/browser_type"]
+    assert typed.target == "ref" and typed.describes == ("element",) and typed.texts == ("text",)

@@ -435,7 +435,7 @@ def test_a_search_under_a_parent_is_made_under_the_searched_records_own_parent()
     spec = ToolSpec(server="s", name="search_app_tags", input_schema={"type": "object", "properties": {
         "organizationId": {"type": "string"}, "query": {"type": "string"}}})
     unit = SimpleNamespace(refs={"organizationId": "organization"}, kind="tag", server="s", queries=("query",),
-                           tool=spec, id=spec.id, use="find", plain=(), by_name={})
+                           tool=spec, id=spec.id, use="find", plain=(), by_name={}, fixed={})
 
     def run(step: Step) -> dict[str, Any]:  # the service: the organization's tags whose name is the query
         args = step.plan.arguments

@@ -27,6 +27,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.operations import name_tokens, operation_kind, singular_word, verb_kind
+from cworld.engine.rules.dispatch import operation_variants
 from cworld.engine.world.named import thin_kinds
 from cworld.synth.argument_checks import SENDS
 from cworld.synth.offline.goal_roles import (
@@ -81,6 +82,8 @@ class Unit:
     by_name: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Arguments its rule finds a record by the value of a field (`database` by the database's name): argument
     -> those fields. The plan passes the record's name where it is one of them, as a person says it."""
+    fixed: dict[str, Any] = field(default_factory=dict)
+    """Arguments every call passes as they are: the operation a multi-operation tool runs (`operation: get`)."""
     describes: tuple[str, ...] = ()
     """Arguments that describe the record a locator names, in words (`element` beside `ref`): the plan passes
     the record's name."""
@@ -135,25 +138,55 @@ class ActionSpace:
         world = self.engine.world(0).server(server)
         thin = thin_kinds(world) if world is not None else set()  # only names: nothing to decide on
         for tool in sorted(tools, key=lambda t: t.id):
-            rule, origin = self.engine.rule_for(tool)
-            if rule is None or origin == "simulated" or _NEVER.search(tool.name):
-                self.left_out[tool.id] = "never" if rule is not None and origin != "simulated" else "simulated"
+            variants = operation_variants(tool)
+            if variants is None:
+                unit = self._unit_of(tool, self.engine.rule_for(tool), kinds, collections, thin)
+                if unit is not None:
+                    self.units[tool.id] = unit
                 continue
-            if rule.list_ is not None:
-                kind = collections.get(rule.list_.from_, rule.list_.from_ if rule.list_.from_ in kinds else None)
-                if kind and not _required_beyond_plain(tool) and self.roles.named(server, kind):
-                    self.finders[(server, kind)].append(tool)
-                unit = self._reader(tool, rule, kind, kinds, collections) if kind else self._out(tool, "list_no_kind")
-            else:
-                unit = self._unit(tool, rule, kinds, collections)
-            if unit is not None and unit.kind in thin and unit.use not in ("look", "find"):
-                unit = self._out(tool, "thin_kind")  # its rule keeps nothing but the name: a change is lost
-            elif unit is not None and unit.use not in ("look", "find") and (rule.read_only or not rule.do):
-                # `figma_set_text(nodeId)`: the kind holds no text to set; `create_comment` where the world holds
-                # no comments: the call is checked, but the plan's one write would leave the world as it was
-                unit = self._out(tool, "keeps_nothing")
-            if unit is not None:
-                self.units[tool.id] = replace(unit, thin=unit.kind in thin) if unit.kind in thin else unit
+            self._variants(tool, *variants, kinds, collections, thin)
+
+    def _variants(self, tool: ToolSpec, arg: str, variants: dict[str, ToolSpec], kinds: dict[str, str],
+                  collections: dict[str, str], thin: set[str]) -> None:
+        """A tool whose `action`/`operation` argument picks the operation (`manage_issue(operation='get'|...)`):
+        a unit per operation, read as the tool named for it (`get_manage_issue`, `dispatch.py`), whose calls
+        pass that operation (`Unit.fixed`)."""
+        why: list[str] = []
+        for value, named in sorted(variants.items()):
+            unit = self._unit_of(named, self.engine.rule_for(tool, {arg: value}), kinds, collections, thin,
+                                 finds=False)
+            reason = self.left_out.pop(named.id, None)
+            if unit is None:
+                why += [reason] if reason else []
+                continue
+            self.units[f"{tool.id}#{value}"] = replace(unit, tool=tool, fixed={arg: value},
+                                                       card=self.engine.index.card_for(tool).name)
+        if why and not any(k.startswith(f"{tool.id}#") for k in self.units):
+            self.left_out[tool.id] = why[0]
+
+    def _unit_of(self, tool: ToolSpec, found: tuple[Any, str], kinds: dict[str, str], collections: dict[str, str],
+                 thin: set[str], finds: bool = True) -> Unit | None:
+        """The tool's unit under its rule `found` (rule, origin), or None with the reason in `left_out`; a list
+        read of a named kind it registers as a finder unless `finds` is False (a call needing more than its
+        plain arguments)."""
+        rule, origin = found
+        if rule is None or origin == "simulated" or _NEVER.search(tool.name):
+            self.left_out[tool.id] = "never" if rule is not None and origin != "simulated" else "simulated"
+            return None
+        if rule.list_ is not None:
+            kind = collections.get(rule.list_.from_, rule.list_.from_ if rule.list_.from_ in kinds else None)
+            if finds and kind and not _required_beyond_plain(tool) and self.roles.named(tool.server, kind):
+                self.finders[(tool.server, kind)].append(tool)
+            unit = self._reader(tool, rule, kind, kinds, collections) if kind else self._out(tool, "list_no_kind")
+        else:
+            unit = self._unit(tool, rule, kinds, collections)
+        if unit is not None and unit.kind in thin and unit.use not in ("look", "find"):
+            unit = self._out(tool, "thin_kind")  # its rule keeps nothing but the name: a change is lost
+        elif unit is not None and unit.use not in ("look", "find") and (rule.read_only or not rule.do):
+            # `figma_set_text(nodeId)`: the kind holds no text to set; `create_comment` where the world holds
+            # no comments: the call is checked, but the plan's one write would leave the world as it was
+            unit = self._out(tool, "keeps_nothing")
+        return replace(unit, thin=unit.kind in thin) if unit is not None and unit.kind in thin else unit
 
     def _out(self, tool: ToolSpec, why: str) -> Unit | None:
         """Leave the tool out for `why` (kept in `left_out`): no unit."""

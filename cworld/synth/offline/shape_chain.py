@@ -117,6 +117,7 @@ class ShapeDrafter:
             raise BlockFailed(f"{unit.id}: its kind has no finder")
         others = self._others(work, slot, unit, None) if finder is unit.tool else {}
         step = work.probe.new_step(finder)
+        step.plan.arguments.update(unit.fixed if finder is unit.tool else {})
         self._name_others(work, step, others, unit.by_name if finder is unit.tool else {})
         if scope is None:
             self._held_values(work, step, finder, unit)
@@ -159,6 +160,7 @@ class ShapeDrafter:
         wanted = self.world_record(work, unit.server, unit.kind or "")
         others = self._others(work, slot, unit, wanted)  # the parents it is searched under are its own
         step = work.probe.new_step(unit.tool)
+        step.plan.arguments.update(unit.fixed)
         step.plan.arguments[unit.queries[0]] = step.literals[unit.queries[0]] = wanted.label
         self._name_others(work, step, others, unit.by_name)
         self._plain(step, unit.tool, work, said=False)
@@ -205,6 +207,7 @@ class ShapeDrafter:
         others = self._others(work, slot, unit, target)  # their listings run before the unit's step
         step = work.probe.new_step(unit.tool)
         args = step.plan.arguments
+        args.update(unit.fixed)  # the operation a multi-operation tool runs
         if unit.target is not None:
             if target is None:
                 raise BlockFailed(f"internal error: {unit.id} needs a target")
