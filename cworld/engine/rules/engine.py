@@ -351,10 +351,11 @@ class RulesEngine:
         return _error(outcome, self.name, "inferred")
 
     def _pattern(self, tool: ToolSpec) -> ResponsePattern:
-        """The tool's output schema, or its card's response pattern when it declares none."""
+        """The tool's output schema, or its card's response pattern when it declares none (the server's card,
+        with the kinds its tools name: a sitemap is shown as a sitemap, not as the card's search result)."""
         found = self._patterns.get(tool.id)
         if found is None:
-            card = self.index.card_for(tool)
+            card = self.card_of(tool)
             found = self._patterns[tool.id] = response_pattern(tool, card, operation_kind(tool), entity_for(tool, card))
         return found
 

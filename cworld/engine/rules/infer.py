@@ -959,7 +959,7 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
         plain = snake(name)
         if plain in TOKEN_ARGS or plain in PAGING_ARGS:
             continue
-        if plain in QUERY_ARGS:
+        if plain in QUERY_ARGS or plain.removeprefix("q_") in QUERY_ARGS:  # `q_keywords`, as Apollo spells it
             conditions.append(f"matches(args[{name!r}], it)")
         elif plain in entity.fields or _REF.match(plain):
             field = field_for(name, entity, card)

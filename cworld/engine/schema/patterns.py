@@ -77,11 +77,18 @@ def response_pattern(tool: ToolSpec, card: CategoryCard, op: str, entity: Entity
 
 
 def text_template(card: CategoryCard, op: str, entity: EntityType) -> tuple[str, str] | None:
-    """(template, header) when the card renders this operation as text; the entity's own text wins."""
+    """(template, header) when the card renders this operation as text; the entity's own text wins. A card's
+    template names the fields of the kind it was written for (a search result's title and URL): a kind that
+    holds none of them (a sitemap known by its name) is shown as its records are, never as empty lines."""
     if op in entity.text:
         return entity.text[op], ""  # type: ignore[index]
     pattern = card.operations.get(op)  # type: ignore[call-overload]
-    return (pattern.text, pattern.text_header) if pattern is not None and pattern.text else None
+    if pattern is None or not pattern.text:
+        return None
+    named = set(_PLACEHOLDER.findall(pattern.text))
+    if named and not named & {*entity.fields, "id", entity.key_field}:
+        return None
+    return pattern.text, pattern.text_header
 
 
 # --- text rendering -------------------------------------------------------------------------------
