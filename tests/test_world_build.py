@@ -312,3 +312,8 @@ def test_a_cards_example_keeps_its_name_which_its_text_agrees_with(cards):
         example = [d for d in docs if d["content"].startswith("# Spring launch checklist")]
         assert example and all(d["title"] == "Spring launch checklist" for d in example)
         assert len({d["title"] for d in docs}) == len(docs)  # names stay unique
+
+
+def test_a_record_kept_at_a_path_is_named_by_its_last_part(cards):
+    files = generated_world("fs", cards["file_system"], 5, size=20).state["files"].values()
+    assert files and all(f["name"] == f["path"].rstrip("/").rsplit("/", 1)[-1] for f in files)

@@ -208,9 +208,21 @@ def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> d
         count = min(count, entity.max_records) if entity.max_records is not None else count
         _fill(coll, count, derive_rng(seed, purpose), keys[entity.name])
         name_records(coll, derive_rng(seed, f"{purpose}:names"))  # names from the kind's vocabulary
+        _named_by_path(coll)
     _close_references(card, collections, keys, derive_rng(seed, f"world:{server}:references"))
     _agree_with_parents(card, collections)
     return {e.name: collections[e.name] for e in card.entities}
+
+
+def _named_by_path(coll: Collection) -> None:
+    """A record kept at a path (a file, a scene object) is named by the path's last part: `summer.docx` at
+    `/workspace/court/summer.docx`, not a word drawn apart from it (`season`)."""
+    fields = coll.entity.fields
+    if fields.get("path") != "path" or fields.get("name") != "word":
+        return
+    for record in coll.records.values():
+        if isinstance(record, dict) and isinstance(record.get("path"), str) and record["path"].strip("/"):
+            record["name"] = record["path"].rstrip("/").rsplit("/", 1)[-1]
 
 
 def default_size(rng: random.Random) -> int:
