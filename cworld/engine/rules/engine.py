@@ -43,6 +43,7 @@ from cworld.engine.world.layout import head
 from cworld.engine.world.named import with_named_kinds
 from cworld.engine.world.shape import signed_in
 from cworld.engine.world.state import Outcome
+from cworld.registry.harvest.entries import PLACEHOLDER_PREFIX
 from cworld.sandbox.framework.session import SECONDS_PER_CALL
 from cworld.sandbox.framework.tools import ERROR_CLASS_OF_KIND
 from cworld.sandbox.statediff.world import WORLD_KEY, world_delta
@@ -463,11 +464,14 @@ def _diff(server: str, card: str, kind: str, before: Any, after: Any) -> EntityC
 def _defaults(props: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     """Every schema property, at its schema default where it declares one (what a service fills in), else None;
     an id's default only where it is a key the world holds (`calendar_id: cal_mine`), else it stays None: an
-    alias the service resolves (`calendarId: primary`) is no record's key."""
+    alias the service resolves (`calendarId: primary`) is no record's key. A harvest placeholder
+    (`project: cworld-placeholder-...`) stands for the user's configured value, which the world does not name:
+    None, as an argument not given."""
     out = {}
     for p, s in props.items():
         default = s.get("default") if isinstance(s, dict) else None
-        if default is not None and _names_an_id(p) and not _a_key(default, state):
+        if default is not None and (_names_an_id(p) or str(default).startswith(PLACEHOLDER_PREFIX)) \
+                and not _a_key(default, state):
             default = None
         out[p] = default
     return out

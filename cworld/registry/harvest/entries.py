@@ -96,6 +96,11 @@ _URLISH = ("_URL", "_URI", "_ENDPOINT", "_HOST", "_BASE", "_SERVER", "_DSN", "_A
 _FOLDERISH = ("_DIR", "_DIRS", "_ROOT", "_DIRECTORY", "_DIRECTORIES", "_FOLDER")
 
 
+PLACEHOLDER_PREFIX = "cworld-placeholder-"
+"""How a placeholder that stands for a user's own value begins (a project id, a token): a schema default that
+begins so is the configured value the harvest hid, no value of the world."""
+
+
 def placeholder(name: str) -> str:
     """A value that looks like what the variable wants and reaches nothing: URLs point at a closed port
     on this machine, never at the real service; a folder is `.`, the server's scratch working folder. Other
@@ -111,4 +116,4 @@ def placeholder(name: str) -> str:
         return "us-east-1"
     if "EMAIL" in upper:
         return "placeholder@example.invalid"
-    return f"cworld-placeholder-{hashlib.sha256(upper.encode()).hexdigest()[:16]}"
+    return f"{PLACEHOLDER_PREFIX}{hashlib.sha256(upper.encode()).hexdigest()[:16]}"
