@@ -96,6 +96,7 @@ def test_a_name_with_its_verb_last_still_says_what_it_makes() -> None:
     assert noun_of(ToolSpec(server="ahdev-dokploy-mcp", name="project-create"), None) == "project"
     assert noun_of(ToolSpec(server="x", name="create_voice_agent"), None) == "voice agent"
     assert noun_of(ToolSpec(server="x", name="create_voice_agent"), "agent") == "agent"
+    assert noun_of(ToolSpec(server="agent-lease-mcp", name="send"), None) == "message"  # what a bare send sends
 
 
 def test_a_search_whose_query_is_optional_searches_for_what_it_finds(space: ActionSpace) -> None:

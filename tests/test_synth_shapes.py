@@ -23,7 +23,7 @@ from cworld.environment import Environment
 from cworld.errors import UsageError
 from cworld.synth.goal_shapes import FORGIVEN, ShapeSampler, load_nouns, load_shapes
 from cworld.synth.offline.action_space import Unit
-from cworld.synth.offline.shape_chain import ShapeDrafter, letters_for, ordinary
+from cworld.synth.offline.shape_chain import ShapeDrafter, _named, letters_for, ordinary
 from cworld.synth.offline.templates import Templates
 from cworld.synth.sampling import Candidates
 
@@ -487,3 +487,11 @@ def test_a_record_found_by_its_name_is_passed_as_the_name_its_step_shows() -> No
     _link(step, "db", said, "name")
     _link(step, "db_id", said)
     assert step.literals == {"db": "shop", "db_id": "database_0001"}
+
+
+def test_a_listed_record_is_passed_on_by_its_key_in_any_style() -> None:
+    """`list-connections` shows `connectionId`: a later `count(connectionId)` gets the key, never the name
+    (the service would look up 'Tudela connection' as a connection id)."""
+    record = {"connectionId": "connection_0035", "name": "Tudela connection", "state": "connected"}
+    named = _named("connection", record, "s1", "connections", "mongo")
+    assert named.key == "connection_0035" and named.ref().endswith(".connectionId}}")

@@ -488,6 +488,8 @@ def noun_of(tool: ToolSpec, kind: str | None) -> str:
         server = name_tokens(tool.server)  # `boond_` of boondmanager is the server's prefix, no noun
         nouns = [w for w in words[:verb] if len(w) > 1 and w not in _STOP
                  and not any(s.startswith(w) or w.startswith(s) for s in server)][-2:]
+    if not nouns and SENDS.search(snake(tool.name)):
+        return "message"  # `send(to, text)`: what it sends is a message
     return " ".join(singular_word(w) for w in nouns[:3]) if nouns else ""
 
 

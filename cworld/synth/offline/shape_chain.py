@@ -430,7 +430,8 @@ class ShapeDrafter:
 # --- helpers ---------------------------------------------------------------------------------------------
 def _named(kind: str, record: dict[str, Any], step_id: str, path: str, server: str) -> Named:
     by = label_field(record) or "name"
-    key_field = next((k for k in ("id", "key", "uuid", "number", "slug", f"{kind}_id") if k in record), by)
+    fields = {snake(k): k for k in record}  # `connectionId` as `connection_id`
+    key_field = next((fields[k] for k in ("id", "key", "uuid", "number", "slug", f"{kind}_id") if k in fields), by)
     return Named(kind, str(record[by]), by, record.get(key_field), step_id, path, key_field, server)
 
 
