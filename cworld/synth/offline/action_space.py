@@ -12,6 +12,10 @@ engine runs it by a family or inferred rule (never one it only simulates from th
   search for a record's name); a credential or a config value leaves the tool out;
 - every record it names has a name a person can say, and the world's keys fit its schema.
 
+A family rule that locates a record by what the call names (the browser's `element_key(coll('element'),
+arg_ref)`: a ref, a selector or an accessible name) names that record by that argument. A tool whose
+`action`/`operation` argument picks the operation is a unit per operation (`Unit.fixed`).
+
 *Finders* are the server's list reads of a kind (their rule lists the kind's collection) that need
 nothing the request must state: the plan finds a record's id with one before using it. A unit *plays a
 part* (the issue's measure) when its rule checks something (`Unit.plays`).
