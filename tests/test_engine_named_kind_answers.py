@@ -41,3 +41,13 @@ def test_a_search_by_q_keywords_finds_what_it_names() -> None:
     name = list(world.state[world.kinds["company"]].values())[-1]["name"]
     answer = call("search_companies", q_keywords=name)
     assert name in answer.text and answer.text.count('"name"') == 1
+
+
+def test_a_list_of_ids_shows_the_records_keys_and_a_list_of_names_their_names() -> None:
+    from cworld.engine.rules.engine import aligned
+
+    records = [{"article_id": "article_0016", "id": "article_0016", "title": "Sleep and memory"}]
+    schema = {"type": "object", "properties": {"pmids": {"type": "array", "items": {"type": "string"}},
+                                               "titles": {"type": "array", "items": {"type": "string"}}}}
+    shown = aligned({"pmids": records, "titles": records}, schema)
+    assert shown == {"pmids": ["article_0016"], "titles": ["Sleep and memory"]}

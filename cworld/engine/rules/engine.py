@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -611,19 +612,22 @@ def _unheld(value: dict[str, Any] | list[Any] | tuple[Any, ...], path: str, held
             out.append(f"{path}.{k}" if isinstance(value, dict) else f"{path}[{k}]")
 
 
-def aligned(value: Any, schema: Any) -> Any:
+def aligned(value: Any, schema: Any, field: str = "") -> Any:
     """The world's values under the names the output schema uses: a record's key shown as `<kind>_id` is the
     schema's `id` (or `orderId`), a field `due_date` its `dueDate`; page items likewise. Only names the
-    payload lacks are added, so a shown id is the stored id, never one the shaper made up."""
+    payload lacks are added, so a shown id is the stored id, never one the shaper made up. `field`: the name
+    the value is shown under (a list of strings named `pmids` shows the records' keys, not their names)."""
     if isinstance(value, list):
         items = schema.get("items") if isinstance(schema, dict) else None
-        return [aligned(v, items) for v in value]
+        return [aligned(v, items, field) for v in value]
     if isinstance(value, dict) and isinstance(schema, dict) and schema.get("type") == "string":
-        return record_name(value)  # a list of strings shows the records' names, never made-up words
+        key = _ID_LIST.search(snake(field)) and (value.get("id") or next(
+            (v for k, v in value.items() if k.endswith("_id")), None))
+        return str(key) if key else record_name(value)  # never made-up words
     props = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(value, dict) or not isinstance(props, dict):
         return value
-    out = {k: aligned(v, props.get(k)) if isinstance(v, dict | list) else v for k, v in value.items()}  # a scalar stays
+    out = {k: aligned(v, props.get(k), k) if isinstance(v, dict | list) else v for k, v in value.items()}  # a scalar stays
     plain = {snake(k): k for k in out}
     first_id = next((k for k in out if k.endswith("_id")), None)
     for name in props:
@@ -635,6 +639,9 @@ def aligned(value: Any, schema: Any) -> Any:
             out[name] = out[first_id]
     return out
 
+
+#: A list of strings that names records by their ids (`pmids`, `ids`, `user_ids`): it shows their keys.
+_ID_LIST = re.compile(r"(^|_)(pm|u|g)?ids$")
 
 #: The fields a service shows when it lists records as plain strings, most telling first.
 _NAME_FIELDS = ("name", "title", "path", "full_name", "display_name", "username", "email", "subject", "label", "key",
