@@ -188,3 +188,17 @@ def test_a_field_is_named_by_its_locator_and_takes_the_goals_text(space: ActionS
     assert fill.use == "change" and fill.kind == "element" and fill.target == "selector" and fill.texts == ("value",)
     typed = space.units["browsermcp-mcp/browser_type"]
     assert typed.target == "ref" and typed.describes == ("element",) and typed.texts == ("text",)
+
+
+def test_an_action_that_carries_something_out_is_never_a_look() -> None:
+    """A call whose rule only reads its record looks at it where its name says it reads (`scrape`,
+    `summarize_document`); `library_reserve_item` or `application-stop` carry out what the world does not
+    keep: a plan that looked something up with them would reserve a book or stop an application."""
+    from cworld.data_model import ToolSpec
+    from cworld.synth.offline.action_space import _use
+
+    def use(name: str) -> str | None:
+        return _use(ToolSpec(server="x", name=name), "action", True, read_only=True)
+
+    assert use("scrape") == use("summarize_document") == use("jina_reader") == "look"
+    assert use("library_reserve_item") == use("application-stop") == use("power-off-droplet") == "change"

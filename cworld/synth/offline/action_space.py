@@ -53,7 +53,8 @@ _ARG = re.compile(r"""^args\[['"]([^'"]+)['"]\]$""")
 _ARGS = re.compile(r"""args\[['"]([^'"]+)['"]\]""")
 _VALUE = re.compile(r"(^|_)(value|input)$")
 _GOT = re.compile(r"""args\.get\(['"]([^'"]+)['"]""")
-_DESTRUCTIVE = re.compile(r"(^|[_\-])(delete|remove|drop|destroy|purge|trash|archive|clear)", re.I)
+_DESTRUCTIVE = re.compile(r"(^|_)(delete|remove|drop|destroy|purge|trash|archive|clear)(_|$)")
+"""Read on the snake-case name: `drop_table`, `deleteUser`, never `power-off-droplet`."""
 _NEVER = re.compile(r"(^|[_\-])(kill|terminate|wipe|revoke|reset|shutdown|format|exec|eval|run_?sql)", re.I)
 CONTENT = re.compile(r"(^|_)(content|contents|body|data|file_content|text|base64)$")
 """Arguments that carry what an upload or a write holds."""
@@ -350,17 +351,29 @@ def _by_field(rule: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
+#: Words of an action that only reads: such a call whose rule reads the record it names looks at it. Any other
+#: action a service carries out, whatever the world keeps of it (`application-stop`, `reserve_item`,
+#: `power-off-droplet`), is never a look: no plan may call it to look something up.
+_READS = re.compile(
+    r"(^|_)(read|reader|get|scrape|crawl|extract|analy[sz]e|analysis|classify|summari[sz]e|summary|transcribe|"
+    r"screenshot|snapshot|export|describe|inspect|validate|sample|outline|info|one|metadata|stats|explain|"
+    r"compare|preview|lookup|resolve|detect|parse|evaluate|estimate|calculate|compute|query|view|show|download|"
+    r"fetch|look|probe|scan|usage|overview|comments|vision|audit|diff|search|find|list|count|status|details?|"
+    r"history|logs?|check|verify|lint)(_|$)")
+
+
 def _use(tool: ToolSpec, op: str, names_record: bool, read_only: bool = False, writes: bool = False) -> str | None:
     """What the tool does to the record it names; an action whose rule only reads it (`jina_reader(url)`,
-    `scrape(url)`) looks at it, and one whose name reads as a get but whose rule writes the record
+    `scrape(url)`) looks at it where its name says it reads (`_READS`), never where it carries something out
+    the world does not keep; one whose name reads as a get but whose rule writes the record
     (`browser_check(selector)` ticks a checkbox) changes it."""
     if op == "create":
         return "make"
     if not names_record:
         return None
-    if (op == "get" and not writes) or (op == "action" and read_only):
+    if (op == "get" and not writes) or (op == "action" and read_only and _READS.search(snake(tool.name)) is not None):
         return "look"
-    if op == "delete" or _DESTRUCTIVE.search(tool.name):
+    if op == "delete" or _DESTRUCTIVE.search(snake(tool.name)):
         return "remove"
     if op in ("update", "action"):
         return "change"
