@@ -73,6 +73,8 @@ def test_a_url_needs_its_scheme_item_by_item() -> None:
     assert not call("attach_link", cardId="card_0001", url="https://example.com/a",
                     mirror_urls=["sc-domain:example.com"]).is_error
     assert call("attach_link", cardId="card_9999", url="https://example.com/a").error_class == "not_found"
+    # an empty mirror list item or an optional URL left at its default "" is no URL given
+    assert not call("attach_link", cardId="card_0001", url="https://example.com/a", mirror_urls=[""]).is_error
 
 
 def test_a_required_path_given_empty_is_refused() -> None:

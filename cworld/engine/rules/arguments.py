@@ -187,7 +187,8 @@ _SCHEMED = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"
 def url_checks(props: dict[str, Any]) -> list[Check]:
     """A URL argument given a value with no scheme (`example.com`, `/docs`) or with spaces is refused, as an
     HTTP client refuses it ("Invalid URL", "missing an 'http://' or 'https://' protocol"). Any scheme passes
-    (`https:`, `file:`, `s3:`, Search Console's `sc-domain:`); a list of URLs is checked item by item."""
+    (`https:`, `file:`, `s3:`, Search Console's `sc-domain:`); a list of URLs is checked item by item. An empty
+    string is no URL given (a schema's `default: ""`), left to the blank check where the argument is required."""
     checks = []
     for prop, schema in props.items():
         plain, schema = snake(prop), schema or {}
@@ -199,7 +200,9 @@ def url_checks(props: dict[str, Any]) -> list[Check]:
             values = f"[u for u in (args[{prop!r}] or []) if isinstance(u, str)]"
         else:
             continue
-        checks.append(Check(fail=f"[u for u in {values} if not re_match(r'{_SCHEMED}', u.strip())]", error="invalid",
+        # an empty value is none given (`endpoint: ""`, the schema's default); a required one is refused as empty
+        checks.append(Check(fail=f"[u for u in {values} if u.strip() and not re_match(r'{_SCHEMED}', u.strip())]",
+                            error="invalid",
                             message=f"'{prop}' {{args[{prop!r}]}} is not a URL: give it whole, with its scheme "
                                     "(https://example.com/page)"))
     return checks
