@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, overload
 
 from cworld.data_model import ToolResult, ToolSpec
 from cworld.engine.cards.assign import CardIndex
@@ -181,11 +181,7 @@ class RulesEngine:
     def rule_for(self, tool: ToolSpec, arguments: dict[str, Any] | None = None) -> tuple[Rule | None, str]:
         """(the rule a tool runs, where it came from: override, family, inferred or simulated). A tool whose
         `action`/`operation` argument picks the operation runs the rule of the one `arguments` pick."""
-        flat = self._flat(tool)
-        if flat is not None:  # `get_room(path={room_id})` reads as `get_room(room_id)`
-            tool = flat[0]
-            arguments = unwrapped_arguments(arguments, flat[1]) if arguments is not None else None
-        return self._rule_of(tool, arguments)
+        return self._rule_of(*self._as_own(tool, arguments))
 
     def _rule_of(self, tool: ToolSpec, arguments: dict[str, Any] | None) -> tuple[Rule | None, str]:
         """`rule_for` of a tool whose arguments are already its own (unwrapped)."""
@@ -200,6 +196,20 @@ class RulesEngine:
         if found is None:
             found = self._rules[tool.id] = self._find_rule(tool)
         return found
+
+    @overload
+    def _as_own(self, tool: ToolSpec, arguments: dict[str, Any]) -> tuple[ToolSpec, dict[str, Any]]: ...
+
+    @overload
+    def _as_own(self, tool: ToolSpec, arguments: None) -> tuple[ToolSpec, None]: ...
+
+    def _as_own(self, tool: ToolSpec, arguments: dict[str, Any] | None) -> tuple[ToolSpec, dict[str, Any] | None]:
+        """The tool and the call's arguments as a rule reads them: `get_room(path={room_id})` as
+        `get_room(room_id)` (`_flat`); any other tool as it is."""
+        flat = self._flat(tool)
+        if flat is None:
+            return tool, arguments
+        return flat[0], unwrapped_arguments(arguments, flat[1]) if arguments is not None else None
 
     def _flat(self, tool: ToolSpec) -> tuple[ToolSpec, str] | None:
         """(the tool with its wrapped arguments as its own, the wrapper's name), for a tool whose arguments come
@@ -286,8 +296,7 @@ class RulesEngine:
         if problem:
             return ToolResult.error("invalid_args", f"invalid_args: {tool.name}: {problem}. Check the tool's input "
                                     "schema and call again.", source="engine", engine=self.name)
-        flat = self._flat(tool)  # a rule reads wrapped arguments as the tool's own
-        ruled, given = (flat[0], unwrapped_arguments(arguments, flat[1])) if flat is not None else (tool, arguments)
+        ruled, given = self._as_own(tool, arguments)  # a rule reads wrapped arguments as the tool's own
         rule, origin = self._rule_of(ruled, given)
         server = self._server(state, tool.server) if rule is not None else None
         if rule is None or server is None:
@@ -328,8 +337,7 @@ class RulesEngine:
     def guard_for(self, tool: ToolSpec) -> Rule:
         """The checks a tool no rule covers runs before the schema engine answers it (`infer.guard_rule` and the
         card's family guards): what `cworld world rules` shows beside the simulated tools."""
-        flat = self._flat(tool)
-        tool = flat[0] if flat is not None else tool
+        tool = self._as_own(tool, None)[0]
         guard = self._guards.get(tool.id)
         if guard is None:
             world = self._server_world(tool.server)

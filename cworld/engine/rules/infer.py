@@ -474,8 +474,6 @@ def found_by_field(coll: str, arg: str, test: str) -> str:
     return f"([k for k, v in {coll}.items() if {test}] + [args[{arg!r}]])[0]"
 
 
-
-
 def _singleton_rule(tool: ToolSpec, op: str, props: dict[str, Any], world: ServerWorld) -> Rule | None:
     """A tool about what the world holds once, not as records: the signed-in user (`get_me`, when the world
     points at a user, `me: usr_0002`), or a named value (`get_settings` -> `settings`, `update_settings` sets

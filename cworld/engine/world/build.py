@@ -172,8 +172,6 @@ def generated_world(server: str, card: CategoryCard, seed: int, size: int | None
 SIGNED_IN = "me"
 """Where a generated world points at the user its session is signed in as (`me: usr_0001`), as a loaded one may."""
 _PEOPLE = ("user", "member", "staff", "employee", "person", "profile")
-
-
 _OWNERS = ("organizer", "owner", "owner_id", "organizer_id", "created_by", "creator", "creator_id")
 
 
@@ -193,8 +191,8 @@ def _signed_in(collections: dict[str, Collection], tools: list[ToolSpec]) -> str
         return str(next(iter(people)))
     said = {str(k): k for k in people} | {str(v): k for k, p in people.items() if isinstance(p, dict)
                                            for v in (p.get("name"), p.get("email")) if v}
-    owned = [(n, said[o]) for o, n in owners.most_common() if o in said]
-    return str(owned[0][1]) if owned else None
+    owner = next((said[o] for o, _ in owners.most_common() if o in said), None)
+    return None if owner is None else str(owner)
 
 
 def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> dict[str, Collection]:

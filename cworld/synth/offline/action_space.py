@@ -157,6 +157,7 @@ class ActionSpace:
         a unit per operation, read as the tool named for it (`get_manage_issue`, `dispatch.py`), whose calls
         pass that operation (`Unit.fixed`)."""
         why: list[str] = []
+        made = False
         for value, named in sorted(variants.items()):
             unit = self._unit_of(named, self.engine.rule_for(tool, {arg: value}), kinds, collections, thin,
                                  finds=False)
@@ -166,7 +167,8 @@ class ActionSpace:
                 continue
             self.units[f"{tool.id}#{value}"] = replace(unit, tool=tool, fixed={arg: value},
                                                        card=self.engine.index.card_for(tool).name)
-        if why and not any(k.startswith(f"{tool.id}#") for k in self.units):
+            made = True
+        if why and not made:
             self.left_out[tool.id] = why[0]
 
     def _unit_of(self, tool: ToolSpec, found: tuple[Any, str], kinds: dict[str, str], collections: dict[str, str],

@@ -116,8 +116,7 @@ class ShapeDrafter:
         if finder is None:
             raise BlockFailed(f"{unit.id}: its kind has no finder")
         others = self._others(work, slot, unit, None) if finder is unit.tool else {}
-        step = work.probe.new_step(finder)
-        step.plan.arguments.update(unit.fixed if finder is unit.tool else {})
+        step = _step(work, finder, unit)
         self._name_others(work, step, others, unit.by_name if finder is unit.tool else {})
         if scope is None:
             self._held_values(work, step, finder, unit)
@@ -159,8 +158,7 @@ class ShapeDrafter:
             return named, record
         wanted = self.world_record(work, unit.server, unit.kind or "")
         others = self._others(work, slot, unit, wanted)  # the parents it is searched under are its own
-        step = work.probe.new_step(unit.tool)
-        step.plan.arguments.update(unit.fixed)
+        step = _step(work, unit.tool, unit)
         step.plan.arguments[unit.queries[0]] = step.literals[unit.queries[0]] = wanted.label
         self._name_others(work, step, others, unit.by_name)
         self._plain(step, unit.tool, work, said=False)
@@ -205,9 +203,8 @@ class ShapeDrafter:
         ordered and in the world's future."""
         unit = unit or work.unit(slot)
         others = self._others(work, slot, unit, target)  # their listings run before the unit's step
-        step = work.probe.new_step(unit.tool)
+        step = _step(work, unit.tool, unit)
         args = step.plan.arguments
-        args.update(unit.fixed)  # the operation a multi-operation tool runs
         if unit.target is not None:
             if target is None:
                 raise BlockFailed(f"internal error: {unit.id} needs a target")
@@ -433,6 +430,15 @@ def _named(kind: str, record: dict[str, Any], step_id: str, path: str, server: s
     fields = {snake(k): k for k in record}  # `connectionId` as `connection_id`
     key_field = next((fields[k] for k in ("id", "key", "uuid", "number", "slug", f"{kind}_id") if k in fields), by)
     return Named(kind, str(record[by]), by, record.get(key_field), step_id, path, key_field, server)
+
+
+def _step(work: Work, spec: Any, unit: Unit) -> Step:
+    """A new step calling `spec`; where it is the unit's own tool, with the arguments every call of the unit
+    passes (`Unit.fixed`: the operation a multi-operation tool runs)."""
+    step = work.probe.new_step(spec)
+    if spec is unit.tool:
+        step.plan.arguments.update(unit.fixed)
+    return step
 
 
 def _link(step: Step, arg: str, named: Named, by: str | None = None) -> None:
