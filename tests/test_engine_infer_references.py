@@ -25,11 +25,14 @@ CAD = [tool("drafting", "hatch_edit", {"handle": STR, "color": NUM}, ["handle"])
        tool("drafting", "entity_get", {"handle": STR})]
 
 
-def drafting() -> Any:
+def drafting_state() -> dict[str, Any]:
     entities = {"1A2B": {"handle": "1A2B", "type": "HATCH", "layer": "A-WALL", "color": 7},
                 "3C4D": {"handle": "3C4D", "type": "LINE", "layer": "A-WALL", "color": 1}}
-    layers = {"A-WALL": {"name": "A-WALL", "color": 7}}
-    return rules_caller("drafting", "cad_drawing", {"entities": entities, "layers": layers, "blocks": {}},
+    return {"entities": entities, "layers": {"A-WALL": {"name": "A-WALL", "color": 7}}, "blocks": {}}
+
+
+def drafting() -> Any:
+    return rules_caller("drafting", "cad_drawing", drafting_state(),
                         {"entity": "entities", "layer": "layers", "block": "blocks"}, CAD)
 
 
@@ -142,3 +145,59 @@ def test_a_required_kind_name_argument_names_a_kind_the_world_then_holds() -> No
                         named_kinds=[made["alarm"].model_dump()])
     assert not call("get_alarm_history", alarm_name="High CPU").is_error
     assert call("get_alarm_history", alarm_name="Disk full").error_class == "not_found"
+
+
+CAD_ACTS = [tool("drafting", "entity_fillet", {"handle1": STR, "handle2": STR, "radius": NUM}, ["handle1", "handle2"]),
+            tool("drafting", "entity_create_line", {"x1": NUM, "y1": NUM, "x2": NUM, "y2": NUM, "layer": STR},
+                 ["x1", "y1", "x2", "y2"])]
+
+
+def test_an_act_on_two_records_of_its_own_kind_needs_both() -> None:
+    """`entity_fillet(handle1, handle2)` names two entities and neither is "its own": both must exist."""
+    call = rules_caller("drafting", "cad_drawing", drafting_state(),
+                        {"entity": "entities", "layer": "layers", "block": "blocks"}, CAD_ACTS)
+    assert call("entity_fillet", handle1="1A2B", handle2="FFFF", radius=2).error_class == "not_found"
+    assert call("entity_fillet", handle1="FFFF", handle2="3C4D", radius=2).error_class == "not_found"
+    done = call("entity_fillet", handle1="1A2B", handle2="3C4D", radius=2)
+    assert not done.is_error, done.text
+
+
+def test_an_optional_argument_named_as_a_kind_names_one_of_its_records_when_given() -> None:
+    """A line drawn on a layer the drawing lacks is refused, with the card's message for a layer (not its
+    message for an entity handle); without a layer it is drawn."""
+    call = rules_caller("drafting", "cad_drawing", drafting_state(),
+                        {"entity": "entities", "layer": "layers", "block": "blocks"}, CAD_ACTS)
+    missing = call("entity_create_line", x1=0, y1=0, x2=5, y2=5, layer="NOPE")
+    assert missing.error_class == "not_found" and "Layer 'NOPE'" in missing.text, missing.text
+    assert not call("entity_create_line", x1=0, y1=0, x2=5, y2=5, layer="a-wall").is_error
+    assert not call("entity_create_line", x1=0, y1=0, x2=5, y2=5).is_error
+
+
+BOARD = [tool("whiteboard", "create_connector", {"startNodeId": STR, "endNodeId": STR, "label": STR},
+              ["startNodeId", "endNodeId"]),
+         tool("whiteboard", "get_node", {"nodeId": STR}, ["nodeId"])]
+
+
+def test_a_create_naming_records_of_its_own_kind_checks_them_and_keeps_its_own_key() -> None:
+    """`create_connector(startNodeId, endNodeId)` makes a node between two nodes that must exist; the node it
+    makes is read back by the key it answers, never keyed by the end node's id."""
+    nodes = {"n_1": {"node_id": "n_1", "name": "Start"}, "n_2": {"node_id": "n_2", "name": "End"}}
+    call = rules_caller("whiteboard", "ui_design", {"nodes": nodes}, {"node": "nodes"}, BOARD)
+    assert call("create_connector", startNodeId="n_1", endNodeId="n_9", label="x").error_class == "not_found"
+    made = call("create_connector", startNodeId="n_1", endNodeId="n_2", label="flows to")
+    assert not made.is_error, made.text
+    key = (made.structured_content or {}).get("node_id")
+    assert key not in (None, "n_1", "n_2"), made.text
+    again = call("get_node", nodeId=key)
+    assert not again.is_error and (again.structured_content or {}).get("label") == "flows to", again.text
+
+
+MAIL = [tool("mailbox", "send_draft", {"id": STR}, ["id"])]
+
+
+def test_sending_a_draft_by_its_bare_id_sends_that_draft_and_makes_none() -> None:
+    messages = {"m_1": {"subject": "Hi", "folder": "drafts", "to": ["a@example.com"]}}
+    call = rules_caller("mailbox", "email", {"messages": messages}, {"message": "messages"}, MAIL)
+    assert call("send_draft", id="m_9").error_class == "not_found"
+    assert not call("send_draft", id="m_1").is_error
+    assert "m_2" not in str(call.engine.end_state(call.log)) and "mail_" not in str(call.engine.end_state(call.log))

@@ -34,6 +34,10 @@ TOOLS = [
     tool("list_cards_after", {"cursor": {"type": "string"}, "limit": {"type": "integer", "default": 10},
                               "token": {"type": "string"}}),
     tool("login", {"username": {"type": "string"}, "password": {"type": "string"}}, ["username", "password"]),
+    tool("get_cards", {"first": {"type": "integer", "minimum": 1, "default": 10}, "after": {"type": "string"},
+                       "token": {"type": "string"}}),
+    tool("list_card_events", {"after": {"type": "string", "description": "events after this date (YYYY-MM-DD)"},
+                              "token": {"type": "string"}}),
     tool("get_card_record", {"recordId": {"type": "string"}, "token": {"type": "string"}}, ["recordId"]),
     tool("createCard", {"title": {"type": "string"}, "dueDate": {"type": "string"}, "token": {"type": "string"}},
          ["title"]).model_copy(update={"output_schema": {
@@ -113,6 +117,21 @@ def test_a_zero_based_page_an_offset_and_a_cursor_page_without_overlap(engine: R
         page = call("list_cards_after", cursor=page.structured_content["next_cursor"], token=token)  # type: ignore[index]
         seen += ids(page)
     assert seen == sorted(TICKETS)  # every card once, in order, then no cursor
+
+
+def test_a_relay_after_beside_first_is_a_cursor_the_service_gave_and_a_dated_after_is_none(engine: RulesEngine) -> None:
+    """Shopify's `get_products(first, after)`: `after` takes the cursor the last page answered, and one it never
+    gave is refused ("Invalid cursor"), where it had read as the first page. GitLab's `after: YYYY-MM-DD` is a
+    time, never read as a cursor."""
+    call = Session(engine)
+    token = call.token()
+    assert call("get_cards", after="bogus", token=token).error_class in ("invalid", "invalid_args")
+    page = call("get_cards", token=token)
+    later = call("get_cards", after=page.structured_content["next_cursor"], token=token)  # type: ignore[index]
+    assert not later.is_error and not set(ids(page)) & set(ids(later))
+    dated, _ = engine.rule_for(call.specs["list_card_events"])
+    assert dated is not None and dated.list_ is not None and dated.list_.cursor is None
+    assert not call("list_card_events", after="2026-07-01", token=token).is_error
 
 
 def test_a_create_answers_the_stored_key_under_the_schemas_names(engine: RulesEngine) -> None:

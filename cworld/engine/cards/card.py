@@ -180,8 +180,13 @@ class CategoryCard(_Strict):
     def entity(self, name: str) -> EntityType | None:
         return next((e for e in self.entities if e.name == name), None)
 
-    def failure(self, error_class: str) -> FailureMode | None:
-        return next((f for f in self.failures if f.error_class == error_class), None)
+    def failure(self, error_class: str, about: str | None = None) -> FailureMode | None:
+        """The card's failure of that class; with `about` (a kind), the one whose `when` names it first
+        (a CAD card's unknown layer is not its unknown entity handle)."""
+        found = [f for f in self.failures if f.error_class == error_class]
+        words = about.replace("_", " ") if about else None
+        named = next((f for f in found if words and re.search(rf"\b{re.escape(words)}\b", f.when)), None)
+        return named or next(iter(found), None)
 
 
 def _location(err: ValidationError) -> str:

@@ -122,10 +122,35 @@ def blank_checks(props: dict[str, Any], required: set[str]) -> list[Check]:
 
 # --- paging --------------------------------------------------------------------------------------------------------
 
-def cursor_checks(props: dict[str, Any]) -> list[Check]:
-    """A page token the service never issued is refused (Slack's `invalid_cursor`, Google's "invalid page token"),
-    where it had read as the first page; the engine's own `next_cursor` is accepted."""
+def issued_cursor_arg(props: dict[str, Any]) -> str | None:
+    """The argument taking a page token the service issued: one named only for that (`page_token`), or a Relay
+    connection's `after` beside `first` (Shopify's, GitHub's GraphQL), or an `after`/`marker` its schema calls a
+    cursor or token; never one that holds a time (GitLab's `after: YYYY-MM-DD`) or a record's id (Stripe's
+    `starting_after`, unless it says it is a cursor)."""
     cursor = named_arg(props, ISSUED_CURSOR_ARGS, "string")
+    if cursor is not None:
+        return cursor
+    for prop, schema in props.items():
+        schema = schema or {}
+        said = str(schema.get("description") or "").lower()
+        if snake(prop) not in ("after", "marker", "starting_after") or schema.get("type") not in ("string", None) \
+                or holds_time(schema):
+            continue
+        if "cursor" in said or "token" in said or (snake(prop) == "after" and named_arg(props, ("first",)) and not said):
+            return prop
+    return None
+
+
+def holds_time(schema: Any) -> bool:
+    """Whether a paging-named argument holds a time, not a page token (GitLab's `after: YYYY-MM-DD`)."""
+    schema = schema or {}
+    return schema.get("format") in ("date", "date-time") or "date" in str(schema.get("description") or "").lower()
+
+
+def cursor_checks(props: dict[str, Any]) -> list[Check]:
+    """A page token the service never issued is refused (Slack's `invalid_cursor`, Google's "invalid page token",
+    Shopify's "Invalid cursor"), where it had read as the first page; the engine's own `next_cursor` is accepted."""
+    cursor = issued_cursor_arg(props)
     if cursor is None:
         return []
     return [Check(fail=f"not given_cursor(args[{cursor!r}])", error="invalid",

@@ -42,6 +42,8 @@ RECORDS = "RECORDS"
 ANSWER_VALUES = "answer_values"
 #: In a family rule, the tool's own description: terms it states in words.
 TOOL_DESCRIPTION = "tool_description"
+#: In a family rule, the words of the tool's name in the singular: what it makes (`entity_create_circle`: a circle).
+TOOL_WORDS = "tool_words"
 _ENUM = re.compile(r"^enum\[(.*)\]$")
 
 
@@ -141,6 +143,8 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
         bound[ANSWER_VALUES] = repr(answer_values(tool))
     if _mentions(rule, TOOL_DESCRIPTION):  # what the tool states in words ("within 30 days of delivery")
         bound[TOOL_DESCRIPTION] = repr(tool.description or "")
+    if _mentions(rule, TOOL_WORDS):
+        bound[TOOL_WORDS] = repr(tool_words(tool))
     if rule.extends == "inferred":
         return _extended(rule, tool, card, world, bound)
     required = set(tool.input_schema.get("required") or [])

@@ -40,6 +40,7 @@ from cworld.engine.rules.arguments import (
     argument_checks,
     blank_checks,
     cursor_checks,
+    holds_time,
     named_arg,
     value_checks,
 )
@@ -146,7 +147,10 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     listing = op in ("list", "search") or (op == "get" and own is None and names_many(tool))
     # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
     signed = auth_checks(props, world)
-    refs = reference_checks(props, required, card, world, own=entity, own_arg="" if listing else own)
+    # a list or a create names no record of its own kind by an id: one there must exist (`list_replies(commentId)`,
+    # `create_connector(startNodeId, endNodeId)`), but for a create's own new key
+    refs = reference_checks(props, required, card, world, own=entity,
+                            own_arg="" if listing or (op == "create" and own is None) else own, names=not listing)
     checks = signed + refs
     source = create_source(tool, own, entity, required) if op == "create" else None
     if op == "delete" and not listing and removes_a_part(tool, entity, card):
@@ -184,7 +188,11 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
                        self_key_field(at(world.state, coll)), world)
     key = record_key(own, entity, world) if own is not None else _key_by_field(entity, coll, props, required)
     if key is None:
-        # a call about other records (`research_start(notebook_id)`): they must exist, and it answers them
+        # a call about other records (`research_start(notebook_id)`), or about several of its own kind, none its
+        # own (`entity_fillet(handle1, handle2)`, `create_connector(startNodeId, endNodeId)`): they must exist
+        # (a read of them, or a call naming none, is left to the schema engine after the guard checks them)
+        checks = signed + reference_checks(props, required, card, world, own=None if op != "get" else entity,
+                                           names=False)
         return Rule(op=op, read_only=op == "get", check=checks, origin="inferred") if checks else None
     find = Check(find="target", in_=coll, key=key, message=not_found_message(entity, card),
                  optional=own is not None and own not in required)
@@ -693,18 +701,20 @@ def guard_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule:
 
 
 def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCard, world: ServerWorld,
-                     own: EntityType | None, own_arg: str | None = None) -> list[Check]:
+                     own: EntityType | None, own_arg: str | None = None, names: bool = True) -> list[Check]:
     """Every `<kind>_id` argument of another kind the world holds must name an existing record (a list filtered
     by an unknown one too: services differ there, and most of those measured refuse it); of the tool's own kind
     too, but for `own_arg`, the one naming the record the tool is about (`link(workItemId, relatedWorkItemId)`:
     the related item must exist). Without `own_arg` every argument of the own kind is passed over; without
-    `own`, every id argument of a kind the world holds is checked."""
+    `own`, every id argument of a kind the world holds is checked. An argument named as a kind names its record
+    by name (`_by_its_name`); an optional one too where `names` (not a list's filter: it narrows, it names none)."""
     checks = []
     for name in props:
         named = id_kind(name, card)
         if named is None or named[0] is None:
             named = described_kind(props[name], card) or named
-        if named is None and name in required and (by_name := _by_its_name(name, props[name], card, world, own)):
+        if named is None and (name in required or names) \
+                and (by_name := _by_its_name(name, props[name], card, world, own, name in required)):
             checks.append(by_name)
             continue
         other = named[0] if named else None
@@ -728,9 +738,11 @@ _TEXT_KINDS = frozenset({"message", "comment", "note", "text", "content", "query
                          "summary", "reply", "post", "memory", "log", "result", "source", "item", "value", "entry"})
 
 
-def _by_its_name(arg: str, schema: Any, card: CategoryCard, world: ServerWorld, own: EntityType | None) -> Check | None:
-    """For a required text argument named as another kind the world holds (`database`, `collection` of
-    `count(database, collection)`, `exchange`): the record of that kind it names by its name must exist."""
+def _by_its_name(arg: str, schema: Any, card: CategoryCard, world: ServerWorld, own: EntityType | None,
+                 required: bool = True) -> Check | None:
+    """For a text argument named as another kind the world holds (`database`, `collection` of
+    `count(database, collection)`, `exchange`, a CAD line's `layer`): the record of that kind it names by its name
+    must exist; an optional one only when given."""
     kind = snake(arg)
     coll = world.kinds.get(kind)
     if kind in _TEXT_KINDS or coll is None or not coll.isidentifier() or (own is not None and own.name == kind) \
@@ -743,9 +755,12 @@ def _by_its_name(arg: str, schema: Any, card: CategoryCard, world: ServerWorld, 
     fields = tuple(dict.fromkeys(f for f in ((entity.key_field,) if entity else ()) + ("name", "title", f"{kind}_name")
                                  if f != "id"))
     held = ", ".join(f"norm(v.get({f!r}))" for f in fields)
-    key = found_by_field(coll, arg, f"isinstance(v, dict) and norm(args[{arg!r}]) in ({held},)")
+    test = f"isinstance(v, dict) and norm(args[{arg!r}]) in ({held},)"
     message = not_found_message(entity, card) if entity is not None else f"no {kind.replace('_', ' ')} '{{key}}'"
-    return Check(find=f"ref_{kind}", in_=coll, key=key, message=message)
+    if not required:
+        return Check(fail=f"args[{arg!r}] is not None and not any({test} for v in {coll}.values())",
+                     error="not_found", message=message.replace("{key}", f"{{args[{arg!r}]}}"))
+    return Check(find=f"ref_{kind}", in_=coll, key=found_by_field(coll, arg, test), message=message)
 
 
 def _shown_form_check(arg: str, kind: EntityType, many: bool, world: ServerWorld) -> list[Check]:
@@ -833,7 +848,7 @@ def described_kind(schema: Any, card: CategoryCard) -> tuple[EntityType, bool] |
 
 
 def not_found_message(entity: EntityType, card: CategoryCard) -> str:
-    failure = card.failure("not_found")
+    failure = card.failure("not_found", entity.name)
     text = failure.message if failure else "no {entity} '{id}'"
     return text.replace("{entity}", entity.name.replace("_", " ")).replace("{id}", "{key}")
 
@@ -907,7 +922,8 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
     # it does not hold is whom to tell or invite (`attendee_ids`), which the record keeps its own way
     given = [p for p in props if snake(p) not in TOKEN_ARGS and (snake(p) not in PAGING_ARGS or snake(p) in held)
              and (field_for(p, entity, card) in held or not _option(p, props[p] or {}))]
-    fields = {field_for(p, entity, card): p for p in given}
+    # the made key is the record's own: an id of its kind the call names is another record's (`endNodeId`)
+    fields = {f: p for p in given if (f := field_for(p, entity, card)) != own_key or snake(p) == own_key}
     key = record_key(entity.key_field, entity, world) if entity.key_field != "id" and entity.key_field in props else None
     made_order = _made_order_field(entity)  # what its lists sort by, newest first: a new record is the newest
     stamps = [f for f in dict.fromkeys((*STAMP_FIELDS, *([made_order] if made_order else [])))
@@ -967,6 +983,7 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
                               f"str(args[{name!r}]).lower())")
     page, size = named_arg(props, PAGE_ARGS, "integer"), named_arg(props, SIZE_ARGS, "integer")
     offset, cursor = named_arg(props, OFFSET_ARGS, "integer"), named_arg(props, CURSOR_ARGS, "string")
+    cursor = None if cursor is not None and holds_time(props[cursor]) else cursor  # `after: 2026-01-31` is no cursor
     default = (props.get(size) or {}).get("default") if size else None
     paged = any((page, offset, cursor, size))
     page_size = default if isinstance(default, int) and default > 0 else DEFAULT_PAGE_SIZE if paged else UNPAGED_CAP

@@ -46,9 +46,12 @@ def create_source(tool: ToolSpec, own: str | None, entity: EntityType, required:
     verb = next((w for w in map(singular_word, name_tokens(tool.name)) if verb_kind(w) == "create"), None)
     if stem is None and own == entity.key_field != "id" and verb in COPYING_VERBS:
         return "copy"  # `entity_copy(handle)`: the key field names what is copied
-    if stem is None or stem[1] or not (stem[0] == entity.name or stem[0].endswith(f"_{entity.name}")):
-        return None  # a bare `id` or the kind's key field is the new record's key
-    if verb in COPYING_VERBS or stem[0].startswith(_SOURCE_STEMS):
+    bare = stem is None and snake(own) in BARE_IDS  # `send_draft(id)`, `firewall_add_tags(id, tags)`
+    if not bare and (stem is None or stem[1] or not (stem[0] == entity.name or stem[0].endswith(f"_{entity.name}"))):
+        return None  # the kind's key field is the new record's key
+    if bare and verb in COPYING_VERBS:
+        return None  # `duplicate(id)` of a kind keyed by id: the source is found by the copy's own rule
+    if verb in COPYING_VERBS or (stem is not None and stem[0].startswith(_SOURCE_STEMS)):
         return "copy"
     if verb in ACTING_VERBS:
         return "act"
