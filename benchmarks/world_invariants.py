@@ -103,6 +103,7 @@ from cworld.engine.cards.operations import (
 from cworld.engine.origin import ORIGINS, answer_origin, origin_shares
 from cworld.engine.protocol import SessionLog
 from cworld.engine.rules.arguments import argument_checks, blank_checks, value_checks
+from cworld.engine.rules.dispatch import operation_variants
 from cworld.engine.rules.infer import described_kind
 from cworld.engine.rules.wrappers import unwrapped
 from cworld.engine.world.base import ServerWorld
@@ -1193,23 +1194,36 @@ def tool_rules(engine: Any, tools: list[ToolSpec]) -> Counter[str]:
     An inferred rule whose every check is one of what services refuse in any call's arguments
     (`rules/arguments.py`: a limit below one, a URL without a scheme, an empty required path) is counted apart
     from one that checks the world (a token, a record that must exist, its state, a cursor it gave); a rule that
-    can refuse nothing (its steps only bind values: `Rule.refuses`) checks nothing, family or inferred."""
+    can refuse nothing (its steps only bind values: `Rule.refuses`) checks nothing, family or inferred.
+    A tool whose `action`/`operation` argument picks the operation (`rules/dispatch.py`) is answered by the rule of
+    the operation a call picks: it counts as most of its operations' rules do (a tie as the tool's own rule)."""
     counts: Counter[str] = Counter()
     for tool in tools:
-        rule, origin = engine.rule_for(tool)
-        if origin == "simulated":  # the schema engine answers, after the guard's checks where it has any
-            counts["simulated, guarded" if engine.guard_for(tool).refuses else "simulated"] += 1
-        elif rule is None or origin not in ("family", "inferred"):
-            counts[origin] += 1
-        elif not rule.refuses:
-            counts[f"{origin}, reads/writes"] += 1
-        elif origin == "family":
-            counts["family, checks"] += 1
-        else:
-            own = argument_only(engine, tool)  # once per tool, not once per check
-            world = any(c not in own for c in rule.check if c.let is None)
-            counts["inferred, checks the world" if world else "inferred, checks its arguments only"] += 1
+        variants = operation_variants(tool)
+        if variants is None:
+            counts[rule_kind(engine, tool)] += 1
+            continue
+        arg, values = variants
+        kinds = Counter(rule_kind(engine, tool, {arg: value}) for value in values)
+        top = kinds.most_common()
+        counts[top[0][0] if len(top) == 1 or top[0][1] > top[1][1] else rule_kind(engine, tool)] += 1
     return counts
+
+
+def rule_kind(engine: Any, tool: ToolSpec, arguments: dict[str, Any] | None = None) -> str:
+    """Which kind of rule answers a call of the tool (with `arguments`, the rule they pick)."""
+    rule, origin = engine.rule_for(tool, arguments)
+    if origin == "simulated":  # the schema engine answers, after the guard's checks where it has any
+        return "simulated, guarded" if engine.guard_for(tool).refuses else "simulated"
+    if rule is None or origin not in ("family", "inferred"):
+        return origin
+    if not rule.refuses:
+        return f"{origin}, reads/writes"
+    if origin == "family":
+        return "family, checks"
+    own = argument_only(engine, tool)  # the checks of meaning it would get anyway
+    world = any(c not in own for c in rule.check if c.let is None)
+    return "inferred, checks the world" if world else "inferred, checks its arguments only"
 
 
 def argument_only(engine: Any, tool: ToolSpec) -> list[Any]:

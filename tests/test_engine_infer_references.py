@@ -131,6 +131,25 @@ def test_a_body_beside_a_path_parameter_is_read_as_the_tools_own_and_never_as_an
     assert call("create_note", room_id="room_0001", request={"task_id": "task_0404", "note": "x"}).error_class == "not_found"
 
 
+def test_a_record_given_whole_in_an_object_named_for_it_is_read_as_the_tools_own_fields() -> None:
+    """`create-workout(workout={title, start_time, end_time})` and WooCommerce's `productData`: the object is the
+    record, so its times are checked as a create's own (an end before its start is refused) and it reads back."""
+    workout = {"type": "object", "required": ["title"],
+               "properties": {"title": STR, "start_time": STR, "end_time": STR}}
+    specs = [tool("gym", "create-workout", {"workout": workout}, ["workout"]),
+             tool("gym", "list_workouts", {})]
+    call = rules_caller("gym", "health_records", {"workouts": {}}, {"workout": "workouts"}, specs,
+                        named_kinds=[{"name": "workout", "id_prefix": "wkt",
+                                      "fields": {"title": "title", "start_time": "datetime", "end_time": "datetime"}}])
+    backwards = call("create-workout", workout={"title": "Legs", "start_time": "2026-08-01T10:00:00Z",
+                                                "end_time": "2026-08-01T09:00:00Z"})
+    assert backwards.error_class in ("invalid", "invalid_args") and "before" in backwards.text, backwards.text
+    made = call("create-workout", workout={"title": "Legs", "start_time": "2026-08-01T09:00:00Z",
+                                           "end_time": "2026-08-01T10:00:00Z"})
+    assert not made.is_error, made.text
+    assert "Legs" in call("list_workouts").text
+
+
 def test_a_required_kind_name_argument_names_a_kind_the_world_then_holds() -> None:
     from cworld.engine.cards.card import load_cards
     from cworld.engine.world.named import named_kinds

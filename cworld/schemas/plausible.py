@@ -129,7 +129,23 @@ def _code(rng: random.Random, field: str) -> str:
         return f"{rng.choice(UPPER)}{rng.randint(10_000_000, 99_999_999)}"
     if re.search(r"symbol|ticker", low):
         return "".join(rng.choice(UPPER) for _ in range(4))
-    return "".join(rng.choice(UPPER) for _ in range(3))
+    return _product_code(rng, low) or "".join(rng.choice(UPPER) for _ in range(3))
+
+
+def _product_code(rng: random.Random, field: str) -> str | None:
+    """A product's identifier in its own scheme: an Amazon ASIN, a barcode's digits, an ISBN-13, a merchant's
+    SKU; None for any other field."""
+    digits = "0123456789"
+    if field.endswith("asin"):
+        return "B0" + "".join(rng.choice(UPPER + digits) for _ in range(8))
+    barcode = {"ean": 13, "gtin": 14, "upc": 12}.get(field.rsplit("_", 1)[-1])
+    if barcode:
+        return "".join(rng.choice(digits) for _ in range(barcode))
+    if field.endswith("isbn"):
+        return "978" + "".join(rng.choice(digits) for _ in range(10))
+    if field.endswith("sku"):
+        return f"{''.join(rng.choice(UPPER) for _ in range(2))}-{rng.randint(1000, 9999)}-{rng.choice(['BLK', 'WHT', 'S', 'M', 'L', 'STD'])}"
+    return None
 
 
 def _money_range(field: str) -> tuple[float, float]:

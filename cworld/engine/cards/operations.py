@@ -257,7 +257,7 @@ def names_its_kind(tool: ToolSpec, card: CategoryCard) -> bool:
     name, an id argument or the answer's id names it), its name's object words are none but a verb (`send`),
     or they name the default by a synonym (`send_email` makes a message). Else the default is a guess:
     `create_change_request` on a devops card names no pod."""
-    if _named_entity(tool, card) is not None:
+    if named_entity(tool, card) is not None:
         return True
     words = [singular_word(t) for t in _object_tokens(name_tokens(tool.name))]
     default = _default_entity(card).name
@@ -295,10 +295,10 @@ def entity_for(tool: ToolSpec, card: CategoryCard) -> EntityType:
     answers a `booking_id`: it makes a booking, of the flight it is given). Otherwise the last entity its
     name mentions (the head noun: `add_issue_comment` -> comment; `find_people` -> person), else a compound entity whose first word it
     mentions (`view_cart` -> cart_item), else the one an id parameter names, else the card's first."""
-    return _named_entity(tool, card) or _default_entity(card)
+    return named_entity(tool, card) or _default_entity(card)
 
 
-def _named_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
+def named_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
     """`entity_for`'s finds short of the card's default: None where nothing about the tool names a kind."""
     made = _produced_entity(tool, card) if operation_kind(tool) == "create" else None
     if made is not None:

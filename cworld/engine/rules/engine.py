@@ -143,6 +143,7 @@ class RulesEngine:
         self._guards: dict[str, Rule] = {}
         self._world_cache: dict[int, World] = {}
         self._server_cards: dict[str, tuple[CategoryCard, CategoryCard]] = {}
+        self._tool_names: dict[str, frozenset[str]] = {}
         self.indexes = Indexes()
         """the seed worlds' collections' indexes, built on first use, shared by every session"""
         self.seed_maps = SeedMaps()
@@ -153,6 +154,7 @@ class RulesEngine:
         tools = list(tools)
         for tool in tools:
             self._tools[tool.id] = tool
+            self._tool_names.pop(tool.server, None)
             self._rules.pop(tool.id, None)
             self._variants.pop(tool.id, None)
             self._unwrapped.pop(tool.id, None)
@@ -327,7 +329,7 @@ class RulesEngine:
             if not read_only:  # a refused write changes nothing but the clock (its time passed, as live)
                 server.ids.clear()
                 server.ids.update(ids_before)
-            return _error(outcome, self.name, origin)
+            return _error(outcome, self.name, origin, self._names_on(tool.server))
         # keyed by the call, not by when it came: the same read asked again fills the same values (a page asked
         # twice is the same page), and a value the world cannot know stays put across calls
         rng = lambda: derive_rng(state.seed, f"engine:world:shape:{tool.id}:{canonical_json(arguments)}")  # noqa: E731
@@ -358,7 +360,14 @@ class RulesEngine:
         if not outcome.error_class:
             return None
         self.stats.by_rule["inferred"] += 1
-        return _error(outcome, self.name, "inferred")
+        return _error(outcome, self.name, "inferred", self._names_on(tool.server))
+
+    def _names_on(self, server: str) -> frozenset[str]:
+        """The names of the server's tools: what a refusal's hint may name."""
+        names = self._tool_names.get(server)
+        if names is None:
+            names = self._tool_names[server] = frozenset(t.name for t in self._tools.values() if t.server == server)
+        return names
 
     def _pattern(self, tool: ToolSpec) -> ResponsePattern:
         """The tool's output schema, or its card's response pattern when it declares none (the server's card,
@@ -501,11 +510,28 @@ def _signed_in_keys(state: dict[str, Any]) -> frozenset[str]:
     return frozenset({str(user[0])}) if user is not None and user[0] else frozenset()
 
 
-def _error(outcome: Outcome, engine: str, origin: str) -> ToolResult:
+def _error(outcome: Outcome, engine: str, origin: str, tools: frozenset[str] = frozenset()) -> ToolResult:
     kind = outcome.error_class or "business"
     error_class = kind if kind in _RESULT_CLASSES else ERROR_CLASS_OF_KIND.get(kind, "business")
-    return ToolResult.error(error_class, outcome.message, source="engine", engine=engine, rule=origin,  # type: ignore[arg-type]
+    message = own_hint(outcome.message, tools) if tools else outcome.message
+    return ToolResult.error(error_class, message, source="engine", engine=engine, rule=origin,  # type: ignore[arg-type]
                             kind=kind)
+
+
+#: A card message's hint naming tools: "; list_accounts, list_transfers or list_orders give ids".
+_HINT = re.compile(r"; ([\w.-]+(?:, [\w.-]+)*(?: (?:or|and) [\w.-]+)?) give ids")
+
+
+def own_hint(message: str, tools: frozenset[str]) -> str:
+    """A refusal whose hint names only the server's own tools: a card's message is written for the category, and
+    a service never points at a tool it lacks (Stripe's 404 does not say "list_orders"); the hint goes where
+    none of its tools is the server's."""
+    found = _HINT.search(message)
+    if found is None:
+        return message
+    named = [n for n in re.split(r", | or | and ", found.group(1)) if n in tools]
+    hint = "" if not named else f"; {' or '.join(named)} give{'s' if len(named) == 1 else ''} ids"
+    return message[:found.start()] + hint + message[found.end():]
 
 
 def _shaped(tool: ToolSpec, pattern: ResponsePattern, outcome: Outcome, engine: str, origin: str,

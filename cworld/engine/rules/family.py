@@ -44,6 +44,8 @@ ANSWER_VALUES = "answer_values"
 TOOL_DESCRIPTION = "tool_description"
 #: In a family rule, the words of the tool's name in the singular: what it makes (`entity_create_circle`: a circle).
 TOOL_WORDS = "tool_words"
+#: In a family rule, the tool's argument defaults by snake-case name: what the service uses, and so holds.
+TOOL_DEFAULTS = "tool_defaults"
 _ENUM = re.compile(r"^enum\[(.*)\]$")
 
 
@@ -145,6 +147,9 @@ def fit(rule: Rule, tool: ToolSpec, card: CategoryCard, world: ServerWorld | Non
         bound[TOOL_DESCRIPTION] = repr(tool.description or "")
     if _mentions(rule, TOOL_WORDS):
         bound[TOOL_WORDS] = repr(tool_words(tool))
+    if _mentions(rule, TOOL_DEFAULTS):
+        bound[TOOL_DEFAULTS] = repr({snake(p): s["default"] for p, s in props.items()
+                                     if isinstance(s, dict) and isinstance(s.get("default"), (str, int, float, bool))})
     if rule.extends == "inferred":
         return _extended(rule, tool, card, world, bound)
     required = set(tool.input_schema.get("required") or [])

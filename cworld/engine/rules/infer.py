@@ -46,6 +46,7 @@ from cworld.engine.rules.arguments import (
 )
 from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
+from cworld.engine.rules.selectors import selected_kind_rule
 from cworld.engine.rules.sources import create_source, list_parent, placed_kind, removes_a_part
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
@@ -53,6 +54,7 @@ from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 from cworld.engine.world.fresh import freshen
 from cworld.engine.world.layout import at, catalog_path, held_view, holder_answer
 from cworld.engine.world.shape import HISTORY_FIELDS, self_key_field, user_pointer
+from cworld.values import norm
 
 _REF = ID_ARG
 TOKEN_ARGS = ("token", "access_token", "session_token", "auth_token")
@@ -130,6 +132,9 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     single = _singleton_rule(tool, op, props, world)
     if single is not None:
         return single
+    selected = selected_kind_rule(tool, op, world)  # `hubspot-list-objects(objectType)`: the kind it names
+    if selected is not None:
+        return selected
     required = set(tool.input_schema.get("required") or [])
     # before the tool's own kind is looked for: `add_label(card_id, label_id)` changes a card, whatever labels are
     member = _member_rule(tool, op, card, world, props, required)
@@ -150,7 +155,8 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     # a list or a create names no record of its own kind by an id: one there must exist (`list_replies(commentId)`,
     # `create_connector(startNodeId, endNodeId)`), but for a create's own new key
     refs = reference_checks(props, required, card, world, own=entity,
-                            own_arg="" if listing or (op == "create" and own is None) else own, names=not listing)
+                            own_arg="" if listing or (op == "create" and own is None) else own,
+                            names=optional_names(op) and not listing)
     checks = signed + refs
     source = create_source(tool, own, entity, required) if op == "create" else None
     if op == "delete" and not listing and removes_a_part(tool, entity, card):
@@ -167,6 +173,9 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
         checks += [*belongs_checks(checks, card, entity), *cursor_checks(props), *_parent_checks(tool, props, required,
                                                                                                 card, world, entity)]
         listed = _list_read(tool, coll, entity, props, card)
+        those = _named_many(entity, props, required, listed)
+        if those is not None:  # `get_stock_quotes(tickers)`: those records, not every one
+            listed = listed.model_copy(update={"where": " and ".join(w for w in (listed.where, those) if w)})
         return Rule(op=op, check=[*checks, *value_checks(entity, props), *blank_checks(props, required)],
                     list_=listed.model_copy(update={"item": _keyed_view(entity, "key", "it")}) if catalog else listed,
                     origin="inferred")
@@ -447,7 +456,7 @@ TRASH_FLAGS = ("trashed", "in_trash", "is_trashed")
 
 #: Fields that name one record as well as its id does (`get_user(email)`, `getRepo(slug)`).
 NAMING_FIELDS = ("email", "username", "handle", "slug", "path", "name", "title", "code", "symbol", "url", "number",
-                 "sku", "isbn", "domain", "hostname", "ticker", "login")
+                 "sku", "isbn", "domain", "hostname", "ticker", "login", "asin", "ean", "upc", "gtin")
 
 
 #: The field an argument named for the kind itself names a record by (`branch`: its name; `symbol`: its ticker).
@@ -695,8 +704,9 @@ def guard_rule(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule:
     services refuse in any call's arguments (`arguments.py`: a limit of -1, `url: example.com`)."""
     props: dict[str, Any] = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required") or [])
-    rule = Rule(op=operation_kind(tool), origin="inferred",
-                check=[*auth_checks(props, world), *reference_checks(props, required, card, world, own=None)])
+    op = operation_kind(tool)
+    rule = Rule(op=op, origin="inferred", check=[*auth_checks(props, world), *reference_checks(
+        props, required, card, world, own=None, names=optional_names(op))])
     return with_argument_checks(rule, tool, entity_for(tool, card))
 
 
@@ -710,6 +720,8 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
     by name (`_by_its_name`); an optional one too where `names` (not a list's filter: it narrows, it names none)."""
     checks = []
     for name in props:
+        if isinstance(props[name], dict) and "enum" in props[name]:
+            continue  # the schema lists the ids it takes (eBay's `marketplaceId: EBAY_US | EBAY_AT ...`)
         named = id_kind(name, card)
         if named is None or named[0] is None:
             named = described_kind(props[name], card) or named
@@ -731,6 +743,13 @@ def reference_checks(props: dict[str, Any], required: set[str], card: CategoryCa
             checks.append(Check(find=f"ref_{other.name}", in_=coll, key=f"args[{name!r}]",
                                 optional=name not in required, message=not_found_message(other, card)))
     return checks
+
+
+def optional_names(op: str) -> bool:
+    """Whether an optional argument named as a kind names one of its records in a call of this operation: in an
+    act or a read (`dimension_linear(layer)`, `selection_filter(layer)`); not in a create or an update, where it
+    is as often a value the record is given (a webhook's `label`)."""
+    return op not in ("create", "update", "list", "search")
 
 
 #: Kinds whose records are texts: an argument of that name is the text to write (`post(message)`), not a name.
@@ -757,8 +776,10 @@ def _by_its_name(arg: str, schema: Any, card: CategoryCard, world: ServerWorld, 
     held = ", ".join(f"norm(v.get({f!r}))" for f in fields)
     test = f"isinstance(v, dict) and norm(args[{arg!r}]) in ({held},)"
     message = not_found_message(entity, card) if entity is not None else f"no {kind.replace('_', ' ')} '{{key}}'"
-    if not required:
-        return Check(fail=f"args[{arg!r}] is not None and not any({test} for v in {coll}.values())",
+    if not required:  # the schema's default is one the service always has (WooCommerce's tax `class: standard`)
+        default = (schema or {}).get("default")
+        usual = f" and norm(args[{arg!r}]) != {norm(default)!r}" if isinstance(default, str) else ""
+        return Check(fail=f"args[{arg!r}] is not None{usual} and not any({test} for v in {coll}.values())",
                      error="not_found", message=message.replace("{key}", f"{{args[{arg!r}]}}"))
     return Check(find=f"ref_{kind}", in_=coll, key=found_by_field(coll, arg, test), message=message)
 
@@ -997,6 +1018,27 @@ def _list_read(tool: ToolSpec, coll: str, entity: EntityType, props: dict[str, A
 SCHEDULE_FIELDS = ("start", "starts_at", "start_at", "start_time", "due_at", "due_date", "due", "departs_at")
 #: Fields a list of made things is ordered by, newest first (messages, orders, clients, posts).
 STAMP_ORDER_FIELDS = ("created_at", "created", "date", "sent_at", "placed_at", "published_at", "ts", "at")
+
+
+def _named_many(entity: EntityType, props: dict[str, Any], required: set[str], listed: ListRead) -> str | None:
+    """For a read of several records named by a field's values (`get_stock_quotes(tickers)`, `open_nodes(names)`,
+    `get_component_docs(components)`: the kind's own names), the filter to them; None where no required list names
+    records so. A name the world lacks is left out, not refused: batch reads answer what they find (the memory
+    server's `open_nodes`, the filesystem's `read_multiple_files`)."""
+    if entity.open_world:
+        return None
+    for arg in props:
+        schema = props[arg] or {}
+        plain = snake(arg)
+        one = singular_word(plain)
+        if arg not in required or schema.get("type") != "array" or one == plain or id_stem(arg) is not None \
+                or (listed.where and f"args[{arg!r}]" in listed.where):
+            continue
+        field = one if one in entity.fields else next((f for f in (entity.key_field, *BY_KIND_FIELDS)
+                                                       if f in entity.fields), None) if one == entity.name else None
+        if field is not None:
+            return f"norm(it.get({field!r})) in [norm(x) for x in (args[{arg!r}] or [])]"
+    return None
 
 
 def _list_order(entity: EntityType) -> tuple[str | None, bool]:

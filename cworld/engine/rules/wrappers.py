@@ -8,25 +8,36 @@ from __future__ import annotations
 from typing import Any
 
 from cworld.data_model import ToolSpec
-from cworld.engine.cards.operations import snake
+from cworld.engine.cards.operations import name_tokens, singular_word, snake
 
 #: Names of an argument that only wraps the others (in snake case).
 WRAPPER_ARGS = frozenset({"params", "parameters", "path", "path_params", "body", "request", "request_body", "input",
                           "args", "arguments", "payload"})
 
 
+#: Endings of an argument that wraps a record's fields (`productData`, `customer_input`, `order_body`).
+WRAPPER_SUFFIXES = ("_data", "_input", "_body", "_request", "_params", "_payload")
+
+
 def wrapper_of(tool: ToolSpec) -> str | None:
-    """The argument that wraps the tool's others: named as a wrapper, an object with properties of its own, the
-    only such argument, and none of its properties named as one beside it (`create_ad(campaignId, request={listingId})`:
-    a path parameter and a body); None for a tool without one."""
+    """The argument that wraps the tool's others: named as a wrapper (a body, a request, `productData`, or the
+    record the tool's name names: `create-workout(workout={title, start_time})`), an object with properties of its
+    own, the only such argument, and none of its properties named as one beside it (`create_ad(campaignId,
+    request={listingId})`: a path parameter and a body); None for a tool without one."""
     schema = tool.input_schema or {}
     props: dict[str, Any] = schema.get("properties") or {}
-    found = [(name, inner) for name, prop in props.items() if snake(name) in WRAPPER_ARGS
+    named = {singular_word(w) for w in name_tokens(tool.name)}
+    found = [(name, inner) for name, prop in props.items() if _wraps(snake(name), named)
              and (inner := _resolved(prop, schema)).get("type") in ("object", None) and inner.get("properties")]
     if len(found) != 1:
         return None
     name, inner = found[0]
     return None if set(inner["properties"]) & (set(props) - {name}) else name
+
+
+def _wraps(plain: str, words: set[str]) -> bool:
+    """Whether an object argument's name says it holds the call's fields rather than one value."""
+    return plain in WRAPPER_ARGS or plain.endswith(WRAPPER_SUFFIXES) or plain in words
 
 
 def unwrapped(tool: ToolSpec) -> tuple[ToolSpec, str] | None:

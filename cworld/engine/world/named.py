@@ -23,6 +23,7 @@ from cworld.engine.cards.operations import (
     id_stem,
     kind_named,
     name_tokens,
+    named_entity,
     names_many,
     operation_kind,
     singular_word,
@@ -82,7 +83,42 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
             update["fields"] = {**update.get("fields", own.fields), **linked}
         if update:
             out.append(own.model_copy(update=update))
-    return out
+    return _with_naming_fields(card, tools, out)
+
+
+#: Fields a service names one record by besides its id (`get_inventory_item(sku)`, `get-collection-by-handle`),
+#: with the card field type their values take. Not a URL: a tool that takes one reads any page of the open web.
+NAMING_ARGS = {"sku": "code", "asin": "code", "ean": "code", "upc": "code", "gtin": "code", "isbn": "code",
+               "ticker": "code", "symbol": "code", "code": "code", "handle": "string", "slug": "string",
+               "username": "string", "login": "string", "email": "email", "domain": "string",
+               "hostname": "string"}
+
+
+def _with_naming_fields(card: CategoryCard, tools: Iterable[ToolSpec], kinds: list[EntityType]) -> list[EntityType]:
+    """`kinds` with the fields the server's tools name a card kind's records by that the card lacks: a store whose
+    `get_inventory_item(sku)` names an item by its SKU holds items that have one (and a get by it finds one), as a
+    service that takes an id holds records with ids (`named_kinds`). Only where the tool's name names the kind."""
+    added: dict[str, dict[str, str]] = {}
+    held = with_named_kinds(card, kinds)  # a kind the tools name that the card lacks (`item`) too
+    for tool in tools:
+        entity = named_entity(tool, held)
+        if entity is None or operation_kind(tool) in ("create", "list", "search"):
+            continue
+        props = tool.input_schema.get("properties") or {}
+        for arg in tool.input_schema.get("required") or []:
+            plain = snake(arg).removeprefix(f"{entity.name}_")
+            typed = (props.get(arg) or {}).get("type") if isinstance(props.get(arg), dict) else None
+            if plain in NAMING_ARGS and plain not in entity.fields and typed in ("string", None) \
+                    and id_stem(arg) is None:
+                added.setdefault(entity.name, {})[plain] = NAMING_ARGS[plain]
+    if not added:
+        return kinds
+    by_name = {k.name: k for k in kinds}
+    for name, fields in added.items():
+        own = by_name.get(name) or held.entity(name)
+        if own is not None:
+            by_name[name] = own.model_copy(update={"fields": {**own.fields, **fields}})
+    return list(by_name.values())
 
 
 #: Words before `_name` that name no kind: whose or what name it is (`display_name`, `profile_name` of a login).

@@ -1,0 +1,76 @@
+"""Refusals and records as one service has them (issue 33): a card's not-found hint names only the server's own
+tools, and a record its tools name by a field the card lacks (an item's SKU) holds that field, so a get by it
+finds the record a list shows."""
+
+from __future__ import annotations
+
+from engine_helpers import rules_caller, tool_spec
+
+from cworld.engine.cards.card import load_cards
+from cworld.engine.world.named import named_kinds
+from cworld.environment import Environment
+
+STR = {"type": "string"}
+
+
+def test_a_not_found_hint_names_only_tools_the_server_has() -> None:
+    orders = {"ord_0001": {"status": "placed", "total": 12.5}}
+    alone = rules_caller("orders-only", "ecommerce", {"orders": orders}, {"order": "orders"},
+                         [tool_spec("orders-only", "get_order", {"order_id": STR}, ["order_id"])])
+    refused = alone("get_order", order_id="ord_0099")
+    assert refused.error_class == "not_found" and "give" not in refused.text, refused.text
+    listed = rules_caller("orders-listed", "ecommerce", {"orders": orders}, {"order": "orders"},
+                          [tool_spec("orders-listed", "get_order", {"order_id": STR}, ["order_id"]),
+                           tool_spec("orders-listed", "list_orders", {}, [])])
+    text = listed("get_order", order_id="ord_0099").text
+    assert "list_orders gives ids" in text and "search_products" not in text, text
+
+
+def test_a_kind_its_tools_name_by_sku_holds_one() -> None:
+    card = load_cards(Environment.resolve().category_cards)["ecommerce"]
+    tools = [tool_spec("seller", "get_product", {"sku": STR}, ["sku"]),
+             tool_spec("seller", "delete_product", {"sku": STR}, ["sku"])]
+    kinds = {k.name: k for k in named_kinds(card, tools)}
+    assert kinds["product"].fields.get("sku") == "code"
+    products = {"prd_0001": {"name": "Walnut desk", "sku": "WD-1042-STD", "price": 420.0}}
+    call = rules_caller("seller", "ecommerce", {"products": products}, {"product": "products"}, tools,
+                        named_kinds=[k.model_dump() for k in kinds.values()])
+    found = call("get_product", sku="wd-1042-std")
+    assert not found.is_error and "Walnut desk" in found.text, found.text
+    assert call("get_product", sku="XX-0000-STD").error_class == "not_found"
+
+
+def test_a_read_of_several_records_by_their_names_answers_those_and_leaves_an_unknown_one_out() -> None:
+    """`get_stock_quotes(tickers)` answers the stocks named, not the whole market; an unknown ticker is left out,
+    as batch reads answer what they find."""
+    stocks = {f"stk_{n}": {"ticker": t, "name": f"{t} Corp", "price": 10.0 + n} for n, t in enumerate(["ACME", "BOLT", "CRUX"])}
+    call = rules_caller("quotes", "finance", {"stocks": stocks}, {"stock": "stocks"},
+                        [tool_spec("quotes", "get_stock_quotes", {"tickers": {"type": "array", "items": STR}},
+                                   ["tickers"])],
+                        named_kinds=[{"name": "stock", "id_prefix": "stk", "key_field": "id",
+                                      "fields": {"ticker": "code", "name": "string", "price": "money"}}])
+    two = call("get_stock_quotes", tickers=["acme", "CRUX"])
+    assert not two.is_error and "ACME" in two.text and "CRUX" in two.text and "BOLT" not in two.text, two.text
+    one = call("get_stock_quotes", tickers=["ACME", "ZZZZ"])
+    assert not one.is_error and "ACME" in one.text and "BOLT" not in one.text, one.text
+
+
+def test_an_id_the_schema_lists_and_a_kind_name_the_schema_defaults_to_are_the_services_own() -> None:
+    """eBay's `marketplaceId: EBAY_US | EBAY_AT` is checked by its enum, not looked up among the world's records;
+    a tax `class` that defaults to `standard` names a class the service always has, and another one must be held.
+    A webhook's `label` in a create is the webhook's own text, not a label record."""
+    market = {"type": "string", "enum": ["EBAY_US", "EBAY_AT"]}
+    tools = [tool_spec("shop", "create_policy", {"name": STR, "marketplaceId": market}, ["name"]),
+             tool_spec("shop", "check_tax_class", {"rate": STR, "class": {"type": "string", "default": "standard"}},
+                       ["rate"]),
+             tool_spec("shop", "create_webhook", {"url": STR, "label": STR}, ["url"])]
+    state = {"marketplaces": {"marketplace_0001": {"name": "Main"}}, "classes": {"cls_1": {"name": "reduced"}},
+             "labels": {"lbl_1": {"name": "urgent"}}, "policies": {}, "webhooks": {}}
+    kinds = {"marketplace": "marketplaces", "class": "classes", "label": "labels", "policy": "policies",
+             "webhook": "webhooks"}
+    call = rules_caller("shop", "ecommerce", state, kinds, tools, named_kinds=[
+        {"name": n, "id_prefix": n[:3], "fields": {"name": "string"}} for n in kinds])
+    assert not call("create_policy", name="Returns", marketplaceId="EBAY_AT").is_error
+    assert call("check_tax_class", rate="7", **{"class": "standard"}).error_class != "not_found"  # the schema engine answers
+    assert call("check_tax_class", rate="7", **{"class": "luxury"}).error_class == "not_found"
+    assert not call("create_webhook", url="https://example.com/hook", label="deploys").is_error
