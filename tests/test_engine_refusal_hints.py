@@ -74,3 +74,13 @@ def test_an_id_the_schema_lists_and_a_kind_name_the_schema_defaults_to_are_the_s
     assert call("check_tax_class", rate="7", **{"class": "standard"}).error_class != "not_found"  # the schema engine answers
     assert call("check_tax_class", rate="7", **{"class": "luxury"}).error_class == "not_found"
     assert not call("create_webhook", url="https://example.com/hook", label="deploys").is_error
+
+
+def test_a_count_is_the_number_of_records_its_list_shows() -> None:
+    """`get_products_count(query)` was made up from the schema (537 products in a store of three)."""
+    products = {f"prd_{n}": {"name": name, "price": 10.0} for n, name in enumerate(["Oak desk", "Oak shelf", "Lamp"])}
+    tools = [tool_spec("store", "get_products_count", {"query": STR}, []),
+             tool_spec("store", "list_products", {"query": STR}, [])]
+    call = rules_caller("store", "ecommerce", {"products": products}, {"product": "products"}, tools)
+    assert (call("get_products_count").structured_content or {}).get("count") == 3
+    assert (call("get_products_count", query="oak").structured_content or {}).get("count") == 2

@@ -196,6 +196,11 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
                        _held_fields(entity, at(world.state, coll)), {singular_word(t) for t in name_tokens(tool.name)},
                        self_key_field(at(world.state, coll)), world)
     key = record_key(own, entity, world) if own is not None else _key_by_field(entity, coll, props, required)
+    if key is None and op == "get" and "count" in name_tokens(tool.name) and coll.isidentifier():
+        # `get_products_count(query)`, `accelo_count_contacts(search)`: how many the world holds, as its list shows
+        where = _list_read(tool, coll, entity, props, card).where or "True"
+        return Rule(op=op, read_only=True, check=checks, origin="inferred",
+                    answer=f"{{'count': len([1 for key, it in {coll}.items() if {where}])}}")
     if key is None:
         # a call about other records (`research_start(notebook_id)`), or about several of its own kind, none its
         # own (`entity_fillet(handle1, handle2)`, `create_connector(startNodeId, endNodeId)`): they must exist
