@@ -10,7 +10,9 @@ STR = {"type": "string"}
 TYPE = {"type": "string", "description": "The object type. Valid values include: contacts, deals, tickets"}
 
 TOOLS = [tool_spec("crm-api", "list_objects", {"objectType": TYPE, "limit": {"type": "integer"}}, ["objectType"]),
-         tool_spec("crm-api", "kubectl_get", {"resourceType": STR, "name": STR}, ["resourceType"])]
+         tool_spec("crm-api", "kubectl_get", {"resourceType": STR, "name": STR}, ["resourceType"]),
+         tool_spec("crm-api", "list_progressions", {"object_type": STR, "object_id": STR},
+                   ["object_type", "object_id"])]
 
 
 def crm() -> object:
@@ -39,3 +41,13 @@ def test_a_get_finds_the_named_record_of_that_kind_or_lists_them_all() -> None:
     assert call("kubectl_get", resourceType="deals", name="Carlos Garcia").error_class == "not_found"  # type: ignore[operator]
     every = call("kubectl_get", resourceType="contacts")  # type: ignore[operator]
     assert "Priya Patel" in every.text and "Carlos Garcia" in every.text, every.text
+
+
+def test_a_call_about_one_record_of_the_named_type_needs_that_record() -> None:
+    """Accelo's `list_progressions(object_type, object_id)`: the type must be one the service takes, and the
+    record of that type must be there."""
+    call = crm()
+    assert call("list_progressions", object_type="contact", object_id="ct_9").error_class == "not_found"  # type: ignore[operator]
+    assert call("list_progressions", object_type="deal", object_id="ct_1").error_class == "not_found"  # type: ignore[operator]
+    assert call("list_progressions", object_type="widget", object_id="ct_1").error_class in ("invalid", "invalid_args")  # type: ignore[operator]
+    assert call("list_progressions", object_type="contact", object_id="ct_1").error_class != "not_found"  # type: ignore[operator]

@@ -46,7 +46,7 @@ from cworld.engine.rules.arguments import (
 )
 from cworld.engine.rules.batches import batch_rule
 from cworld.engine.rules.derived import derived_fields
-from cworld.engine.rules.selectors import selected_kind_rule
+from cworld.engine.rules.selectors import selected_kind_rule, selected_record_checks
 from cworld.engine.rules.sources import create_source, list_parent, placed_kind, removes_a_part
 from cworld.engine.rules.spec import Check, Effect, ListRead, Rule
 from cworld.engine.schema.shaping import schema_types
@@ -151,7 +151,7 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and names_many(tool))
     # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
-    signed = auth_checks(props, world)
+    signed = [*auth_checks(props, world), *selected_record_checks(tool, world)]  # `(object_type, object_id)`
     # a list or a create names no record of its own kind by an id: one there must exist (`list_replies(commentId)`,
     # `create_connector(startNodeId, endNodeId)`), but for a create's own new key
     refs = reference_checks(props, required, card, world, own=entity,

@@ -41,17 +41,8 @@ def selected_kind_rule(tool: ToolSpec, op: str, world: ServerWorld) -> Rule | No
     # `get_counts`, `kubectl_logs`: the properties, the counts, the logs of that kind)
     if chooser is None or op not in ("list", "search", "get") or len(held) < 2 or last not in _RECORD_WORDS:
         return None
-    table: dict[str, str] = {}
-    for kind, coll in sorted(held.items()):
-        for name in (kind, coll, f"{kind}s", kind.replace("_", "")):
-            table.setdefault(name, coll)
-    value = f"norm(args[{chooser!r}]).replace(' ', '_').replace('-', '_')"
-    chosen = "{" + ", ".join(f"{n!r}: {c}" for n, c in table.items()) + "}" + f".get({value})"
-    taken = sorted({_plain(v) for v in _taken_values(props[chooser])} - set(table))
-    what = snake(chooser).replace("_", " ")
-    checks = [Check(fail=f"{chosen} is None and {value} not in {taken!r}", error="invalid",
-                    message=f"unknown {what} '{{args[{chooser!r}]}}': one of {', '.join(sorted(held))}"),
-              Check(let={"picked": f"({chosen} or {{}})"})]
+    chosen, known = _chosen(chooser, props[chooser], held)
+    checks = [known, Check(let={"picked": f"({chosen} or {{}})"})]
     one = named_arg(props, RECORD_ARGS) if op == "get" else None
     if one is None and op == "get":
         return None  # `describe_object(object_type)` says what the kind is, it lists none of its records
@@ -84,3 +75,37 @@ def _taken_values(schema: Any) -> list[str]:
 def _plain(value: str) -> str:
     """A value as the rule compares it (`norm`, spaces and dashes as underscores)."""
     return " ".join(value.lower().split()).replace(" ", "_").replace("-", "_")
+
+
+def selected_record_checks(tool: ToolSpec, world: ServerWorld) -> list[Check]:
+    """For a call about one record of the kind its argument names (`accelo_list_progressions(object_type,
+    object_id)`, QuickBooks' `delete_entity(entity_type, id)`, `create_share_link(record_type, record_id)`): the
+    type must be one the service takes and, where the world holds that kind, the record must be there. Empty for
+    a tool without both arguments."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    chooser = next((p for p in props if snake(p) in KIND_ARGS and p in required), None)
+    one = next((p for p in props if snake(p) in ("object_id", "record_id", "resource_id", "entity_id", "id")
+                and p in required), None)
+    held = {kind: coll for kind, coll in world.kinds.items()
+            if coll.isidentifier() and isinstance(world.state.get(coll), dict)}
+    if chooser is None or one is None or len(held) < 2:
+        return []
+    chosen, known = _chosen(chooser, props[chooser], held)
+    return [known, Check(fail=f"{chosen} is not None and str(args[{one!r}]) not in [str(k) for k in {chosen}]",
+                         error="not_found", message=f"no {{args[{chooser!r}]}} '{{args[{one!r}]}}'")]
+
+
+def _chosen(chooser: str, schema: Any, held: dict[str, str]) -> tuple[str, Check]:
+    """(the expression of the collection the call's type names, None where the world holds no such kind; the
+    check refusing a type the service does not take: neither a kind the world holds nor one its schema lists)."""
+    table: dict[str, str] = {}
+    for kind, coll in sorted(held.items()):
+        for name in (kind, coll, f"{kind}s", kind.replace("_", "")):
+            table.setdefault(name, coll)
+    value = f"norm(args[{chooser!r}]).replace(' ', '_').replace('-', '_')"
+    chosen = "{" + ", ".join(f"{n!r}: {c}" for n, c in table.items()) + "}" + f".get({value})"
+    taken = sorted({_plain(v) for v in _taken_values(schema)} - set(table))
+    what = snake(chooser).replace("_", " ")
+    return chosen, Check(fail=f"{chosen} is None and {value} not in {taken!r}", error="invalid",
+                         message=f"unknown {what} '{{args[{chooser!r}]}}': one of {', '.join(sorted(held))}")
