@@ -84,3 +84,17 @@ def test_a_count_is_the_number_of_records_its_list_shows() -> None:
     call = rules_caller("store", "ecommerce", {"products": products}, {"product": "products"}, tools)
     assert (call("get_products_count").structured_content or {}).get("count") == 3
     assert (call("get_products_count", query="oak").structured_content or {}).get("count") == 2
+
+
+def test_a_kind_its_tools_read_several_of_by_usernames_holds_one_each() -> None:
+    """GitLab's `get_users(usernames)`: the users it names, each by a username the world's users hold."""
+    card = load_cards(Environment.resolve().category_cards)["code_hosting"]
+    tools = [tool_spec("lab", "get_users", {"usernames": {"type": "array", "items": STR}}, ["usernames"]),
+             tool_spec("lab", "get_user", {"user_id": STR}, ["user_id"])]
+    kinds = {k.name: k for k in named_kinds(card, tools)}
+    assert kinds["user"].fields.get("username") == "string"
+    users = {"usr_1": {"name": "Ana Ruiz", "username": "aruiz"}, "usr_2": {"name": "Bo Chen", "username": "bchen"}}
+    call = rules_caller("lab", "code_hosting", {"users": users}, {"user": "users"}, tools,
+                        named_kinds=[k.model_dump() for k in kinds.values()])
+    found = call("get_users", usernames=["bchen"])
+    assert not found.is_error and "Bo Chen" in found.text and "Ana Ruiz" not in found.text, found.text

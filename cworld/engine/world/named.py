@@ -102,12 +102,16 @@ def _with_naming_fields(card: CategoryCard, tools: Iterable[ToolSpec], kinds: li
     held = with_named_kinds(card, kinds)  # a kind the tools name that the card lacks (`item`) too
     for tool in tools:
         entity = named_entity(tool, held)
-        if entity is None or operation_kind(tool) in ("create", "list", "search"):
+        if entity is None or operation_kind(tool) in ("create", "search"):
             continue
         props = tool.input_schema.get("properties") or {}
         for arg in tool.input_schema.get("required") or []:
             plain = snake(arg).removeprefix(f"{entity.name}_")
             typed = (props.get(arg) or {}).get("type") if isinstance(props.get(arg), dict) else None
+            if typed == "array":  # `get_users(usernames)`: several records, each by its username
+                plain, typed = singular_word(plain), "string"
+            elif operation_kind(tool) == "list":  # `list_repos(username)`: the owner's, not each repo's
+                continue
             if plain in NAMING_ARGS and plain not in entity.fields and typed in ("string", None) \
                     and id_stem(arg) is None:
                 added.setdefault(entity.name, {})[plain] = NAMING_ARGS[plain]
