@@ -35,6 +35,7 @@ from cworld.engine.world.idformat import card_format
 from cworld.engine.world.layout import SEP, at
 from cworld.engine.world.named import named_kinds, with_named_kinds
 from cworld.engine.world.names import NAME_FIELDS, fill_template, name_records
+from cworld.engine.world.settings import held_settings
 from cworld.engine.world.state import Collection, new_record
 from cworld.environment import Workspace
 from cworld.errors import UsageError
@@ -164,6 +165,9 @@ def generated_world(server: str, card: CategoryCard, seed: int, size: int | None
     me = _signed_in(collections, tools)
     if me is not None:  # `get_me` reads the one user the session is signed in as, the same on every call
         state[SIGNED_IN] = me
+    # what the server holds once (Gmail's vacation responder): read and set by the same noun
+    state.update(held_settings(tools, {*kinds, *kinds.values(), *state},
+                               lambda noun: derive_rng(seed, f"world:{server}:settings:{noun}")))
     return ServerWorld(server=server, state=state, kinds=kinds,
                        card=card.name, ids=_last_numbers(collections.values()), source="generated",
                        named_kinds=[k.model_dump(exclude_defaults=True) for k in named])
