@@ -51,3 +51,16 @@ def test_incr_and_decr_count_a_held_number_and_stop_at_zero() -> None:
     assert (call("cache_incr", key="n", value=3).structured_content or {}).get("value") == "8"
     assert (call("cache_decr", key="n", value=20).structured_content or {}).get("value") == "0"
     assert call("cache_incr", key="greeting").error_class in ("invalid", "invalid_args")
+
+
+def test_batch_sets_reads_and_deletes_keep_to_the_keys_held() -> None:
+    tools = [*TOOLS, tool_spec("cache", "cache_set_many", {"mapping": {"type": "object"}}, ["mapping"]),
+             tool_spec("cache", "cache_get_many", {"keys": {"type": "array", "items": STR}}, ["keys"]),
+             tool_spec("cache", "cache_delete_many", {"keys": {"type": "array", "items": STR}}, ["keys"])]
+    items = {"greeting": {"key": "greeting", "value": "hello", "expires_in_s": 0}}
+    call = rules_caller("cache", "cloud_infrastructure", {"cache_items": items}, {"cache_item": "cache_items"}, tools)
+    assert not call("cache_set_many", mapping={"a": 1, "b": "two"}).is_error
+    got = call("cache_get_many", keys=["a", "b", "zz"]).text
+    assert '"a": "1"' in got and '"b": "two"' in got and "zz" not in got, got
+    assert not call("cache_delete_many", keys=["a", "zz"]).is_error
+    assert call("cache_get", key="a").error_class == "not_found" and value(call, "b") == "two"
