@@ -148,6 +148,20 @@ def place_of(rng: random.Random, ctx: RecordContext | None) -> Place:
     return ctx.place if ctx is not None else place(rng)
 
 
+#: What a shop sells and how its listings qualify it: "Walnut desk lamp", not a catch-phrase ("Future-Proofed
+#: Eco-Centric Portal", which reads as generated at once).
+_GOODS = ("desk lamp", "coffee grinder", "water bottle", "backpack", "office chair", "notebook", "wireless mouse",
+          "yoga mat", "kettle", "headphones", "running shoes", "phone case", "blender", "bookshelf", "throw blanket",
+          "cutting board", "umbrella", "desk organizer", "travel mug", "rain jacket", "wall clock", "frying pan")
+_QUALITIES = ("Walnut", "Ceramic", "Stainless steel", "Recycled", "Compact", "Wireless", "Bamboo", "Leather",
+              "Insulated", "Foldable", "Organic cotton", "Adjustable", "Cast iron", "Waterproof")
+
+
+def product_name(rng: random.Random) -> str:
+    """A product as a shop lists it: a quality and a thing (`Bamboo cutting board`)."""
+    return f"{rng.choice(_QUALITIES)} {rng.choice(_GOODS)}"
+
+
 def title(rng: random.Random, fieldname: str, ctx: RecordContext | None) -> str:
     """A title that fits what it titles: a hotel, an airport, a product, an account, a subject line."""
     entity, low = (ctx.entity if ctx else ""), fieldname.lower()
@@ -157,7 +171,7 @@ def title(rng: random.Random, fieldname: str, ctx: RecordContext | None) -> str:
     if entity == "airport":
         return f"{place_of(rng, ctx).city} International Airport"
     if entity == "product":
-        return catch_phrase(rng).title()
+        return product_name(rng)
     if entity == "account":
         kind = str((ctx.values.get("kind") if ctx else None) or "checking")
         return f"{kind.capitalize()} account {rng.randint(1000, 9999)}"
