@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
+
 from cworld.errors import ConfigError
 from cworld.llm.completion import Completion
 
@@ -71,15 +73,26 @@ class ResponseCache:
         if conn is not None:
             return conn
         try:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(_SCHEMA)
+            # two processes opening a new cache at once: switching it to WAL can find it locked without waiting
+            # for the busy timeout, so the opening is tried again for a while before the cache counts as unusable
+            conn = Retrying(retry=retry_if_exception(_busy), stop=stop_after_delay(10), wait=wait_random(0.01, 0.1),
+                            reraise=True)(self._opened)
         except sqlite3.Error as exc:
             raise ConfigError(f"LLM cache {self.path} is not usable ({exc}); delete it or pass another path") from None
         self._local.conn = conn
         with self._lock:
             self._all.append(conn)
+        return conn
+
+    def _opened(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(_SCHEMA)
+        except sqlite3.Error:
+            conn.close()
+            raise
         return conn
 
     def get(self, key: str) -> Completion | None:
@@ -110,3 +123,8 @@ class ResponseCache:
         for conn in conns:
             conn.close()
         self._local = threading.local()
+
+
+def _busy(exc: BaseException) -> bool:
+    """A lock another connection holds for a moment (`database is locked`, `database table is locked`)."""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))

@@ -162,6 +162,20 @@ def product_name(rng: random.Random) -> str:
     return f"{rng.choice(_QUALITIES)} {rng.choice(_GOODS)}"
 
 
+#: What work is about and what is written or held about it: "Q3 budget review", "Office move checklist", where a
+#: business catch-phrase ("Streamline collaborative e-markets") reads as generated at once.
+_TOPICS = ("Q3 budget", "Vendor onboarding", "Website launch", "Quarterly planning", "Hiring", "Office move",
+           "Security audit", "Customer feedback", "Product roadmap", "Spring campaign", "Sales pipeline",
+           "Board meeting", "Year-end close", "Data migration", "Support backlog", "New starter training",
+           "Pricing update", "Partner renewal", "Team offsite", "Release 2.4")
+_WRITINGS = ("review", "plan", "checklist", "notes", "update", "kickoff", "draft", "summary", "sync", "proposal")
+
+
+def work_title(rng: random.Random) -> str:
+    """A title as people give their work: a topic and what it is (`Security audit checklist`)."""
+    return f"{rng.choice(_TOPICS)} {rng.choice(_WRITINGS)}"
+
+
 def title(rng: random.Random, fieldname: str, ctx: RecordContext | None) -> str:
     """A title that fits what it titles: a hotel, an airport, a product, an account, a subject line."""
     entity, low = (ctx.entity if ctx else ""), fieldname.lower()
@@ -178,13 +192,13 @@ def title(rng: random.Random, fieldname: str, ctx: RecordContext | None) -> str:
     if entity == "transaction" or low == "description":
         return f"Card payment to {company(rng)}"
     if low == "subject":
-        line = short_sentence(rng)
+        line = work_title(rng)
         return rng.choice([line, line, f"Re: {line}", f"Invoice {rng.randint(1000, 9999)} from {company(rng)}"])
     if low in ("message", "commit_message"):
         return f"{rng.choice(['Fix', 'Add', 'Update', 'Refactor', 'Remove'])} {' '.join(words(rng, 2))}"
     if entity in ("article", "result", "page"):
         return catch_phrase(rng).capitalize()
-    return short_sentence(rng)
+    return work_title(rng)
 
 
 def text(rng: random.Random, fieldname: str, ctx: RecordContext | None) -> str:
