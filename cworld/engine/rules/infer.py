@@ -150,7 +150,6 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
         return _referenced_get(tool, op, entity, props, required, card, world)
     own = own_key_arg(entity, props, required, op, card, words=set(name_tokens(tool.name)))
     listing = op in ("list", "search") or (op == "get" and own is None and names_many(tool))
-    # a list names no record of its own: an id of its kind there is an anchor that must exist (`list_replies(commentId)`)
     signed = [*auth_checks(props, world), *selected_record_checks(tool, world)]  # `(object_type, object_id)`
     # a list or a create names no record of its own kind by an id: one there must exist (`list_replies(commentId)`,
     # `create_connector(startNodeId, endNodeId)`), but for a create's own new key
@@ -765,8 +764,8 @@ _TEXT_KINDS = frozenset({"message", "comment", "note", "text", "content", "query
 def _by_its_name(arg: str, schema: Any, card: CategoryCard, world: ServerWorld, own: EntityType | None,
                  required: bool = True) -> Check | None:
     """For a text argument named as another kind the world holds (`database`, `collection` of
-    `count(database, collection)`, `exchange`, a CAD line's `layer`): the record of that kind it names by its name
-    must exist; an optional one only when given."""
+    `count(database, collection)`, `exchange`, a dimension's `layer`): the record of that kind it names by its name
+    must exist; an optional one only when given, and never as the schema's default."""
     kind = snake(arg)
     coll = world.kinds.get(kind)
     if kind in _TEXT_KINDS or coll is None or not coll.isidentifier() or (own is not None and own.name == kind) \
