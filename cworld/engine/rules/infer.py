@@ -53,6 +53,7 @@ from cworld.engine.schema.shaping import schema_types
 from cworld.engine.world.base import SECRET_FIELDS, ServerWorld
 from cworld.engine.world.fresh import freshen
 from cworld.engine.world.layout import at, catalog_path, held_view, holder_answer
+from cworld.engine.world.named import NAMING_ARGS
 from cworld.engine.world.shape import HISTORY_FIELDS, self_key_field, user_pointer
 from cworld.values import norm
 
@@ -459,8 +460,10 @@ TRASH_FLAGS = ("trashed", "in_trash", "is_trashed")
 
 
 #: Fields that name one record as well as its id does (`get_user(email)`, `getRepo(slug)`).
-NAMING_FIELDS = ("email", "username", "handle", "slug", "path", "name", "title", "code", "symbol", "url", "number",
-                 "sku", "isbn", "domain", "hostname", "ticker", "login", "asin", "ean", "upc", "gtin")
+NAMING_FIELDS = tuple(dict.fromkeys(("email", "username", "handle", "slug", "path", "name", "title", "code", "symbol",
+                                     "url", "number", "sku", "isbn", "domain", "hostname", "ticker", "login",
+                                     *NAMING_ARGS)))
+"""with every field a server's world gains for the tools naming its records so (`world/named.NAMING_ARGS`)"""
 
 
 #: The field an argument named for the kind itself names a record by (`branch`: its name; `symbol`: its ticker).

@@ -14,6 +14,7 @@ from cworld.engine.cards.operations import name_tokens, singular_word, snake
 from cworld.engine.rules.arguments import named_arg
 from cworld.engine.rules.spec import Check, ListRead, Rule
 from cworld.engine.world.base import ServerWorld
+from cworld.values import norm
 
 #: Arguments whose value is the kind of record a call is about.
 KIND_ARGS = ("object_type", "resource_type", "entity_type", "record_type")
@@ -31,11 +32,7 @@ _LISTED = re.compile(r"(?:valid values(?: include)?|one of|e\.g\.|such as)\s*:?\
 def selected_kind_rule(tool: ToolSpec, op: str, world: ServerWorld) -> Rule | None:
     """The rule of a list, search or get whose required argument names its kind; None for any other tool, and
     where the world holds fewer than two kinds to choose from."""
-    props: dict[str, Any] = tool.input_schema.get("properties") or {}
-    required = set(tool.input_schema.get("required") or [])
-    chooser = next((p for p in props if snake(p) in KIND_ARGS and p in required), None)
-    held = {kind: coll for kind, coll in world.kinds.items()
-            if coll.isidentifier() and isinstance(world.state.get(coll), dict)}
+    props, required, chooser, held = _choosing(tool, world)
     last = singular_word(name_tokens(tool.name)[-1]) if name_tokens(tool.name) else ""
     # the records themselves (`list_objects`, `kubectl_get`), not what is said of their kind (`list_properties`,
     # `get_counts`, `kubectl_logs`: the properties, the counts, the logs of that kind)
@@ -72,28 +69,30 @@ def _taken_values(schema: Any) -> list[str]:
     return [w.strip() for w in re.split(r",|\bor\b|\band\b", found.group(1)) if w.strip()] if found else []
 
 
-def _plain(value: str) -> str:
-    """A value as the rule compares it (`norm`, spaces and dashes as underscores)."""
-    return " ".join(value.lower().split()).replace(" ", "_").replace("-", "_")
-
-
 def selected_record_checks(tool: ToolSpec, world: ServerWorld) -> list[Check]:
     """For a call about one record of the kind its argument names (`accelo_list_progressions(object_type,
     object_id)`, QuickBooks' `delete_entity(entity_type, id)`, `create_share_link(record_type, record_id)`): the
     type must be one the service takes and, where the world holds that kind, the record must be there. Empty for
     a tool without both arguments."""
-    props: dict[str, Any] = tool.input_schema.get("properties") or {}
-    required = set(tool.input_schema.get("required") or [])
-    chooser = next((p for p in props if snake(p) in KIND_ARGS and p in required), None)
+    props, required, chooser, held = _choosing(tool, world)
     one = next((p for p in props if snake(p) in ("object_id", "record_id", "resource_id", "entity_id", "id")
                 and p in required), None)
-    held = {kind: coll for kind, coll in world.kinds.items()
-            if coll.isidentifier() and isinstance(world.state.get(coll), dict)}
     if chooser is None or one is None or len(held) < 2:
         return []
     chosen, known = _chosen(chooser, props[chooser], held)
     return [known, Check(fail=f"{chosen} is not None and str(args[{one!r}]) not in [str(k) for k in {chosen}]",
                          error="not_found", message=f"no {{args[{chooser!r}]}} '{{args[{one!r}]}}'")]
+
+
+def _choosing(tool: ToolSpec, world: ServerWorld) -> tuple[dict[str, Any], set[str], str | None, dict[str, str]]:
+    """(the tool's arguments, those it requires, the required one naming the kind, None without one; the world's
+    kinds it can name, to their collections)."""
+    props: dict[str, Any] = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    chooser = next((p for p in props if snake(p) in KIND_ARGS and p in required), None)
+    held = {kind: coll for kind, coll in world.kinds.items()
+            if coll.isidentifier() and isinstance(world.state.get(coll), dict)}
+    return props, required, chooser, held
 
 
 def _chosen(chooser: str, schema: Any, held: dict[str, str]) -> tuple[str, Check]:
@@ -105,7 +104,7 @@ def _chosen(chooser: str, schema: Any, held: dict[str, str]) -> tuple[str, Check
             table.setdefault(name, coll)
     value = f"norm(args[{chooser!r}]).replace(' ', '_').replace('-', '_')"
     chosen = "{" + ", ".join(f"{n!r}: {c}" for n, c in table.items()) + "}" + f".get({value})"
-    taken = sorted({_plain(v) for v in _taken_values(schema)} - set(table))
+    taken = sorted({norm(v).replace(" ", "_").replace("-", "_") for v in _taken_values(schema)} - set(table))
     what = snake(chooser).replace("_", " ")
     return chosen, Check(fail=f"{chosen} is None and {value} not in {taken!r}", error="invalid",
                          message=f"unknown {what} '{{args[{chooser!r}]}}': one of {', '.join(sorted(held))}")

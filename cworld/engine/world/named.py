@@ -101,8 +101,8 @@ def _with_naming_fields(card: CategoryCard, tools: Iterable[ToolSpec], kinds: li
     added: dict[str, dict[str, str]] = {}
     held = with_named_kinds(card, kinds)  # a kind the tools name that the card lacks (`item`) too
     for tool in tools:
-        entity = named_entity(tool, held)
-        if entity is None or operation_kind(tool) in ("create", "search"):
+        entity, op = named_entity(tool, held), operation_kind(tool)
+        if entity is None or op in ("create", "search"):
             continue
         props = tool.input_schema.get("properties") or {}
         for arg in tool.input_schema.get("required") or []:
@@ -110,7 +110,7 @@ def _with_naming_fields(card: CategoryCard, tools: Iterable[ToolSpec], kinds: li
             typed = (props.get(arg) or {}).get("type") if isinstance(props.get(arg), dict) else None
             if typed == "array":  # `get_users(usernames)`: several records, each by its username
                 plain, typed = singular_word(plain), "string"
-            elif operation_kind(tool) == "list":  # `list_repos(username)`: the owner's, not each repo's
+            elif op == "list":  # `list_repos(username)`: the owner's, not each repo's
                 continue
             if plain in NAMING_ARGS and plain not in entity.fields and typed in ("string", None) \
                     and id_stem(arg) is None:
