@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from engine_helpers import rules_caller
+from engine_helpers import rules_caller, tool_spec
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import load_cards
@@ -174,3 +174,41 @@ def test_a_batch_of_new_records_makes_one_each_under_the_next_ids() -> None:
     refused = call("create_cards", items=[{"title": "Fine"}, {"title": "  "}])
     assert refused.error_class == "invalid_args" and "needs title" in refused.text
     assert "Fine" not in str(call.engine.end_state(call.log))  # nothing of the refused batch was made
+
+
+ID_TOOLS = [tool_spec("tracker", "deleteCards", {"ids": STRS}), tool_spec("tracker", "get_cards_info", {"cardIds": STRS}),
+            tool_spec("tracker", "read_card", {"card_ids": {"type": "string", "description": "comma-separated ids"}}),
+            tool_spec("tracker", "remove_board_labels", {"board_id": STR, "label_ids": STRS})]
+
+
+def tracker() -> tuple[Any, dict[str, Any]]:
+    state: dict[str, Any] = {"cards": {"cd_1": {"title": "Login fails"}, "cd_2": {"title": "Slow search"}},
+                             "boards": {"bd_1": {"name": "Web"}}, "labels": {"lb_1": {"name": "bug"}}}
+    kinds = {"card": "cards", "board": "boards", "label": "labels"}
+    return rules_caller("tracker", "task_board", state, kinds, ID_TOOLS), state
+
+
+def test_ids_the_service_never_issued_are_refused_before_any_is_deleted() -> None:
+    """Names no record has change nothing (the memory server); ids are refused, as a batch endpoint answers 404."""
+    call, _ = tracker()
+    assert call("deleteCards", ids=["cd_1", "cd_9"]).error_class == "not_found"
+    assert not call("get_cards_info", cardIds=["cd_1", "cd_2"]).is_error  # nothing was deleted
+    assert not call("deleteCards", ids=["cd_1"]).is_error
+    assert call("get_cards_info", cardIds=["cd_1"]).error_class == "not_found"
+
+
+def test_a_read_of_several_ids_answers_those_records_in_a_list_or_a_comma_separated_string() -> None:
+    call, _ = tracker()
+    both = call("get_cards_info", cardIds=["cd_2", "cd_1"])
+    assert "Slow search" in both.text and "Login fails" in both.text, both.text
+    assert call("get_cards_info", cardIds=["cd_1", "cd_7"]).error_class == "not_found"
+    one = call("read_card", card_ids="cd_2")
+    assert "Slow search" in one.text and "Login fails" not in one.text, one.text
+    assert call("read_card", card_ids="cd_1, cd_8").error_class == "not_found"
+
+
+def test_a_batch_under_a_record_needs_that_record() -> None:
+    """`remove_estimate_items(estimate_id, item_ids)`: the estimate the items are taken from must exist."""
+    call, _ = tracker()
+    assert call("remove_board_labels", board_id="bd_9", label_ids=["lb_1"]).error_class == "not_found"
+    assert not call("remove_board_labels", board_id="bd_1", label_ids=["lb_1"]).is_error

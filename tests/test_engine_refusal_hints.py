@@ -98,3 +98,16 @@ def test_a_kind_its_tools_read_several_of_by_usernames_holds_one_each() -> None:
                         named_kinds=[k.model_dump() for k in kinds.values()])
     found = call("get_users", usernames=["bchen"])
     assert not found.is_error and "Bo Chen" in found.text and "Ana Ruiz" not in found.text, found.text
+
+
+def test_a_missing_record_is_not_given_the_message_of_another_kind() -> None:
+    """The SQL card's not-found message is about a table: a missing row is not reported as "no such table", and
+    a kind the card's failure names keeps that failure."""
+    from cworld.engine.cards.card import load_cards
+    from cworld.environment import Environment
+
+    sql = load_cards(Environment.resolve().category_cards)["sql_database"]
+    row = sql.failure("not_found", "row")
+    assert row is None or "table" not in row.message, row
+    table = sql.failure("not_found", "table")
+    assert table is not None and "no such table" in table.message

@@ -317,3 +317,19 @@ def test_a_cards_example_keeps_its_name_which_its_text_agrees_with(cards):
 def test_a_record_kept_at_a_path_is_named_by_its_last_part(cards):
     files = generated_world("fs", cards["file_system"], 5, size=20).state["files"].values()
     assert files and all(f["name"] == f["path"].rstrip("/").rsplit("/", 1)[-1] for f in files)
+
+
+def test_a_kind_named_from_a_short_vocabulary_ends_when_its_names_run_out() -> None:
+    """A drawing's linetypes are the few its vocabulary names, never lorem words beside them, and a sheet keyed
+    by `{n}` whose names repeat does not loop (it did, once a repeated name replaced the record it named)."""
+    from cworld.engine.cards.card import load_cards
+    from cworld.engine.world.build import generated_world
+    from cworld.environment import Environment
+
+    cards = load_cards(Environment.resolve().category_cards)
+    cad = cards["cad_drawing"]
+    linetypes = generated_world("autocad", cad, seed=3, size=60).state["linetypes"]
+    vocabulary = set(next(e for e in cad.entities if e.name == "linetype").vocabulary)
+    assert linetypes and set(linetypes) <= vocabulary, sorted(linetypes)
+    sheets = generated_world("sheets", cards["spreadsheets"], seed=3, size=200).state["sheets"]
+    assert 0 < len(sheets) < 200

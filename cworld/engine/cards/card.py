@@ -181,12 +181,19 @@ class CategoryCard(_Strict):
         return next((e for e in self.entities if e.name == name), None)
 
     def failure(self, error_class: str, about: str | None = None) -> FailureMode | None:
-        """The card's failure of that class; with `about` (a kind), the one whose `when` names it first
-        (a CAD card's unknown layer is not its unknown entity handle)."""
+        """The card's failure of that class; with `about` (a kind), the one whose `when` names it first (a CAD
+        card's unknown layer is not its unknown entity handle), else one whose message names no other kind of the
+        card (a missing record is no "no such table"), else None."""
         found = [f for f in self.failures if f.error_class == error_class]
-        words = about.replace("_", " ") if about else None
-        named = next((f for f in found if words and re.search(rf"\b{re.escape(words)}\b", f.when)), None)
-        return named or next(iter(found), None)
+        if about is None:
+            return next(iter(found), None)
+        named = next((f for f in found if _names(f.when, about)), None)
+        others = [e.name for e in self.entities if e.name != about]
+        return named or next((f for f in found if not any(_names(f.message, k) for k in others)), None)
+
+
+def _names(text: str, kind: str) -> bool:
+    return re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text, re.IGNORECASE) is not None
 
 
 def _location(err: ValidationError) -> str:

@@ -182,7 +182,9 @@ def singular(word: str) -> str:
 
 
 #: Plurals `singular` cannot undo; only the engine's entity inference uses them.
-_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "indices": "index"}
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "indices": "index",
+              # acronyms ending in s are no plurals (a CAD drawing's UCS, a domain's DNS)
+              "ucs": "ucs", "dns": "dns", "gps": "gps", "sms": "sms", "aws": "aws", "ios": "ios"}
 
 
 def singular_word(word: str) -> str:

@@ -60,8 +60,12 @@ def batch_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, 
             if fields and all(f in items for f in fields):  # else one record per call, as inferred
                 return _create_each(arg, items, own, world, fields)
     keys = next((a for a in props if _names_own(a, props[a], own)), None)
-    if op == "delete" and keys is not None and _collection(own, world):
-        return _delete_named(keys, own, world)
+    if keys is None or not _collection(own, world):
+        return None
+    if op == "delete":
+        return _delete_named(keys, props[keys], own, world, message(own))
+    if op == "get" and own.key_field == "id":
+        return _read_keyed(keys, props[keys], own, world, message(own))
     return None
 
 
@@ -96,10 +100,22 @@ def _keyed_by(kind: EntityType, by: str) -> bool:
 
 
 def _names_own(arg: str, schema: Any, own: EntityType) -> bool:
+    """`arg` lists names or ids of the tool's own kind: an array of strings, or ids in one string, comma-separated
+    (`confluence_read_page(page_ids: "123,456")`)."""
     match = _KEYS.match(snake(arg))
-    items = schema.get("items") if isinstance(schema, dict) else None
-    return bool(match and (match.group("kind") in (None, own.name)) and _keyed_by(own, match.group("by"))
-                and isinstance(items, dict) and items.get("type") == "string")
+    if not isinstance(schema, dict) or not match or match.group("kind") not in (None, own.name) \
+            or not _keyed_by(own, match.group("by")):
+        return False
+    items = schema.get("items")
+    listed = isinstance(items, dict) and items.get("type") in ("string", "integer")
+    return listed or (match.group("by") == "id" and schema.get("type") == "string")
+
+
+def _listed_keys(arg: str, schema: dict[str, Any]) -> str:
+    """The expression of the keys `arg` lists (`_names_own`)."""
+    if schema.get("type") == "string":
+        return f"[k.strip() for k in str(args[{arg!r}] or '').split(',') if k.strip()]"
+    return f"[str(k) for k in (args[{arg!r}] or [])]"
 
 
 def _member_values(tool: ToolSpec, arg: str, items: dict[str, Any], named: tuple[str, EntityType],
@@ -156,12 +172,29 @@ def _delete_matching(arg: str, items: dict[str, Any], own: EntityType, world: Se
                 answer="{'success': True}")
 
 
-def _delete_named(arg: str, own: EntityType, world: ServerWorld) -> Rule:
-    """Each name (or id) deletes its record; a name no record has changes nothing."""
+def _delete_named(arg: str, schema: dict[str, Any], own: EntityType, world: ServerWorld, message: str) -> Rule:
+    """Each name (or id) deletes its record. A name no record has changes nothing (the memory server's
+    `delete_entities(entityNames)` passes over it); an id the service never issued is refused before any is
+    deleted, as a batch endpoint answers 404 (`delete_records(recordIds)`, `linear_delete_issues(ids)`)."""
     coll = _collection(own, world)
-    gone = Effect(each=f"[str(k) for k in (args[{arg!r}] or [])]", as_="gone",
-                  do=[Effect(delete=coll, key="gone")])
-    return Rule(op="delete", origin="inferred", do=[gone], answer="{'success': True}")
+    keys = _listed_keys(arg, schema)
+    gone = Effect(each=keys, as_="gone", do=[Effect(delete=coll, key="gone")])
+    checks = _every_id_held(keys, coll, message) if own.key_field == "id" else []
+    return Rule(op="delete", origin="inferred", check=checks, do=[gone], answer="{'success': True}")
+
+
+def _read_keyed(arg: str, schema: dict[str, Any], own: EntityType, world: ServerWorld, message: str) -> Rule:
+    """A read of several records by their ids (`get_nodes_info(nodeIds)`, `threads_get_posts_batch(ids)`): those
+    records, in the order asked; an id the service never issued is refused, as a batch endpoint answers 404."""
+    coll = _collection(own, world)
+    keys = _listed_keys(arg, schema)
+    return Rule(op="get", origin="inferred", read_only=True, check=_every_id_held(keys, coll, message),
+                answer=f"{{'results': [{{**{coll}[k], 'id': k}} for k in {keys}]}}")
+
+
+def _every_id_held(keys: str, coll: str | None, message: str) -> list[Check]:
+    return [Check(let={"missing": f"[k for k in {keys} if k not in {coll}]"}),
+            Check(fail="missing", error="not_found", message=message.replace("{key}", "{missing[0]}"))]
 
 
 #: Arguments that hold a batch of the tool's own records whatever the kind (`items`, HubSpot's `inputs`, WooCommerce's

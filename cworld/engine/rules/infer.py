@@ -143,8 +143,10 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
         return member
     entity = entity_for(tool, card)
     batch = batch_rule(tool, op, card, world, entity, lambda kind: not_found_message(kind, card))
-    if batch is not None:  # records nested in the arguments (`entities: [{name, ...}]`)
-        return batch.model_copy(update={"check": [*auth_checks(props, world), *batch.check]})
+    if batch is not None:  # records nested in the arguments (`entities: [{name, ...}]`), under records that must
+        # exist (`remove_estimate_items(estimate_id, item_ids)`)
+        refs = reference_checks(props, required, card, world, own=entity, names=False)
+        return batch.model_copy(update={"check": [*auth_checks(props, world), *refs, *batch.check]})
     coll = collection_of(entity, world)
     catalog = coll is not None and coll not in world.kinds.values()  # read from the world's reference, never written
     if coll is None or (catalog and op not in ("get", "list", "search")):

@@ -25,7 +25,7 @@ from cworld.errors import UsageError
 
 #: Bumped whenever what a world holds changes: a saved world of another format is rebuilt (loaded
 #: records, a user's own data, are kept).
-WORLD_FORMAT = 10
+WORLD_FORMAT = 11
 #: The file of a seed's folder that says which seed and clock its server files belong to.
 META_FILE = "_world.json"
 

@@ -260,9 +260,11 @@ def _record_maker(coll: Collection, rng: random.Random) -> Callable[[], dict[str
 
 
 def _add(coll: Collection, record: dict[str, Any], keys: list[str]) -> bool:
-    """Put a new record; False for a natural key `Collection.natural_key` had to make unique (`main-1`):
-    the kind's values ran out, and a world does not invent `Europe/Paris-1`."""
-    if _drawn_key(coll) and _REPEAT_SUFFIX.search(str(record.get(coll.key_field))):
+    """Put a new record; False for a natural key `Collection.natural_key` had to make unique (`main-1`), or
+    one held already (a name the kind's vocabulary repeats): the kind's values ran out, and a world does not
+    invent `Europe/Paris-1`."""
+    drawn = str(record.get(coll.key_field))
+    if drawn in coll.records or (_drawn_key(coll) and _REPEAT_SUFFIX.search(drawn)):
         return False
     key = coll.put(record)
     if len(keys) < len(coll.records):
@@ -296,12 +298,17 @@ def _pooled_record(coll: Collection, view: EntityType, pool: list[dict[str, Any]
 
 def _vocabulary_key(coll: Collection, rng: random.Random) -> dict[str, Any] | None:
     """A kind keyed by its name (a bucket, a table) takes the name from its vocabulary, as `name_records` names
-    the others (which keep their keys): a bucket 'analytics-exports-4821', not the lorem word 'job'. A name
-    taken already is drawn as before."""
+    the others (which keep their keys): a bucket 'analytics-exports-4821', not the lorem word 'job'. When every
+    draw is taken the name repeats, and `_add` ends the kind there: a drawing has its few dimension styles, not
+    the lorem word 'measure' beside them."""
     if coll.key_field not in NAME_FIELDS or not coll.entity.vocabulary:
         return None
-    name = fill_template(rng.choice(coll.entity.vocabulary), rng)
-    return None if name in coll.records else {coll.key_field: name}
+    name = ""
+    for _ in range(8):
+        name = fill_template(rng.choice(coll.entity.vocabulary), rng)
+        if name not in coll.records:
+            break
+    return {coll.key_field: name}
 
 
 def _copied(value: Any) -> Any:
