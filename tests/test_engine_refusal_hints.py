@@ -111,3 +111,21 @@ def test_a_missing_record_is_not_given_the_message_of_another_kind() -> None:
     assert row is None or "table" not in row.message, row
     table = sql.failure("not_found", "table")
     assert table is not None and "no such table" in table.message
+
+
+def test_a_document_its_tools_name_by_file_name_is_kept_in_a_file_named_as_its_title() -> None:
+    """office-word's `get_document_text(filename)`: the world's documents have files named as their titles
+    (`Q3 budget review.docx`), a get finds one with or without the suffix the service adds, and an unknown file is
+    `not_found`."""
+    from cworld.engine.world.build import generated_world
+
+    card = load_cards(Environment.resolve().category_cards)["documents"]
+    tools = [tool_spec("word", "get_document_text", {"filename": STR}, ["filename"])]
+    world = generated_world("word", card, seed=5, size=6, tools=tools)
+    docs = world.state[world.kinds["document"]]
+    assert all(d["filename"] == f"{d['title']}.docx" for d in docs.values()), list(docs.values())[:2]
+    title = next(iter(docs.values()))["title"]
+    call = rules_caller("word", "documents", world.state, world.kinds, tools, named_kinds=world.named_kinds)
+    assert title in call("get_document_text", filename=f"{title}.docx").text
+    assert title in call("get_document_text", filename=title.lower()).text
+    assert call("get_document_text", filename="Not there.docx").error_class == "not_found"

@@ -18,6 +18,7 @@ from typing import Any
 
 from cworld.data_model import ToolSpec
 from cworld.engine.cards.card import CategoryCard, EntityType
+from cworld.engine.cards.kinds import head_noun
 from cworld.engine.cards.operations import ID_ARG, entity_named, name_tokens, singular_word, snake
 from cworld.engine.rules.spec import Check, Effect, Rule
 from cworld.engine.schema.shaping import schema_types
@@ -64,9 +65,20 @@ def batch_rule(tool: ToolSpec, op: str, card: CategoryCard, world: ServerWorld, 
         return None
     if op == "delete":
         return _delete_named(keys, props[keys], own, world, message(own))
-    if op == "get" and own.key_field == "id":
+    if op == "get" and own.key_field == "id" and _reads_the_records(tool, own):
         return _read_keyed(keys, props[keys], own, world, message(own))
     return None
+
+
+#: Head nouns of a read that answers the records themselves (`get_nodes_info`, `threads_get_posts_batch`).
+_RECORD_HEADS = frozenset({"info", "detail", "data", "batch", "metadata", "record", "content", "page"})
+
+
+def _reads_the_records(tool: ToolSpec, own: EntityType) -> bool:
+    """Whether a read of several ids answers those records, not something about them the world does not hold
+    (`get_working_location(person_ids)`, `get_ports_risk(port_ids)`)."""
+    head = head_noun(tool, None)
+    return head is None or singular_word(head) in (own.name, *_RECORD_HEADS)
 
 
 def _object_items(schema: Any) -> dict[str, Any] | None:

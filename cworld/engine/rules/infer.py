@@ -490,6 +490,8 @@ def _key_by_field(entity: EntityType, coll: str, props: dict[str, Any], required
     arg = f"args[{by_snake[name]!r}]"
     # a record may keep the value under the argument's own name (`branch_name`) rather than the card's (`name`)
     held = f"v.get({field!r})" if name == field else f"(v.get({field!r}) or v.get({name!r}))"
+    if field == "filename":  # `report` names `report.docx`: a file service adds its own suffix
+        return found_by_field(coll, by_snake[name], f"norm({arg}) in (norm({held}), norm({held}).rsplit('.', 1)[0])")
     return found_by_field(coll, by_snake[name], f"norm({held}) == norm({arg})")
 
 

@@ -211,6 +211,7 @@ def _generate(server: str, card: CategoryCard, seed: int, size: int | None) -> d
         _fill(coll, count, derive_rng(seed, purpose), keys[entity.name])
         name_records(coll, derive_rng(seed, f"{purpose}:names"))  # names from the kind's vocabulary
         _named_by_path(coll)
+        _files_named_by_title(coll, FILE_SUFFIXES.get(card.name))
     _close_references(card, collections, keys, derive_rng(seed, f"world:{server}:references"))
     _agree_with_parents(card, collections)
     return {e.name: collections[e.name] for e in card.entities}
@@ -225,6 +226,25 @@ def _named_by_path(coll: Collection) -> None:
     for record in coll.records.values():
         if isinstance(record, dict) and isinstance(record.get("path"), str) and record["path"].strip("/"):
             record["name"] = record["path"].rstrip("/").rsplit("/", 1)[-1]
+
+
+#: The file a category's record is kept in, where its tools name records by file name (`get_document_info(filename)`).
+FILE_SUFFIXES = {"documents": ".docx", "spreadsheets": ".xlsx", "presentations": ".pptx"}
+
+
+def _files_named_by_title(coll: Collection, suffix: str | None) -> None:
+    """A record a service names by its file name (`world/named.py` gives it a `filename` where the tools take one)
+    is kept in a file named as its title: `Q3 budget review.docx`, not a path drawn apart from it."""
+    titled = next((f for f in NAME_FIELDS if f in coll.entity.fields), None)
+    if "filename" not in coll.entity.fields or titled is None or coll.key_field == "filename":
+        return
+    for record in coll.records.values():
+        if not isinstance(record, dict) or not str(record.get(titled) or "").strip():
+            continue
+        drawn = str(record.get("filename") or "")
+        ext = suffix or (("." + drawn.rsplit(".", 1)[-1]) if "." in drawn.rsplit("/", 1)[-1] else ".txt")
+        stem = re.sub(r'[\\/:*?"<>|]+', "-", str(record[titled])).strip()
+        record["filename"] = f"{stem}{ext}"
 
 
 def default_size(rng: random.Random) -> int:

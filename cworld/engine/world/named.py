@@ -91,7 +91,7 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
 NAMING_ARGS = {"sku": "code", "asin": "code", "ean": "code", "upc": "code", "gtin": "code", "isbn": "code",
                "ticker": "code", "symbol": "code", "code": "code", "handle": "string", "slug": "string",
                "username": "string", "login": "string", "email": "email", "domain": "string",
-               "hostname": "string"}
+               "hostname": "string", "filename": "path"}
 
 
 def _with_naming_fields(card: CategoryCard, tools: Iterable[ToolSpec], kinds: list[EntityType]) -> list[EntityType]:
