@@ -193,7 +193,9 @@ class CategoryCard(_Strict):
 
 
 def _names(text: str, kind: str) -> bool:
-    return re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text, re.IGNORECASE) is not None
+    """Whether `text` names the kind (`list_messages` names messages)."""
+    spaced = text.replace("_", " ")
+    return re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", spaced, re.IGNORECASE) is not None
 
 
 def _location(err: ValidationError) -> str:
