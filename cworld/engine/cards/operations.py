@@ -218,6 +218,20 @@ def _head_mention(entity: EntityType, words: list[str]) -> int:
     return max(i for i, w in enumerate(words) if w == parts[0])
 
 
+def _keyed_by_its_tail(tool: ToolSpec, card: CategoryCard, words: list[str]) -> EntityType | None:
+    """The compound kind a key argument names whose last word ends the tool's name
+    (`create_inventory_location(merchantLocationKey)` -> merchant_location): the head noun, named in full by the
+    argument; before a compound whose first word the name mentions (`inventory_item_group`)."""
+    if not words:
+        return None
+    for arg in tool.input_schema.get("properties", {}):
+        stem = key_stem(arg)
+        kind = entity_named(card, stem[0]) if stem is not None else None
+        if kind is not None and "_" in kind.name and kind.name.rsplit("_", 1)[-1] == words[-1]:
+            return kind
+    return None
+
+
 def _produced_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
     """What a create makes: the kind its answer's first `<kind>_id` names, passing over ids it was given of kinds
     its name does not mention (`bookAppointment` answers the `client_id` it was given beside its own;
@@ -309,6 +323,9 @@ def named_entity(tool: ToolSpec, card: CategoryCard) -> EntityType | None:
     ranked = sorted(((_last_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
     if ranked and ranked[-1][0] >= 0:
         return ranked[-1][2]
+    tail = _keyed_by_its_tail(tool, card, words)
+    if tail is not None:
+        return tail
     heads = sorted(((_head_mention(e, words), len(e.name), e) for e in card.entities), key=lambda x: x[:2])
     if heads and heads[-1][0] >= 0:
         return heads[-1][2]

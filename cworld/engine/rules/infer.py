@@ -196,7 +196,8 @@ def _inferred(tool: ToolSpec, card: CategoryCard, world: ServerWorld) -> Rule | 
         made_from = {p: v for p, v in props.items() if p != own} if source == "copy" else props
         return _create(op, [*checks, *blank_checks(props, required)], coll, entity, made_from, card,
                        _held_fields(entity, at(world.state, coll)), {singular_word(t) for t in name_tokens(tool.name)},
-                       self_key_field(at(world.state, coll)), world)
+                       self_key_field(at(world.state, coll)), world,
+                       given_key=own if source is None and own is not None and key_stem(own) is not None else None)
     key = record_key(own, entity, world) if own is not None else _key_by_field(entity, coll, props, required)
     if key is None and op == "get" and "count" in name_tokens(tool.name) and coll.isidentifier():
         # `get_products_count(query)`, `accelo_count_contacts(search)`: how many the world holds, as its list shows
@@ -948,7 +949,10 @@ def fresh_fields(entity: EntityType, given: set[str], words: set[str]) -> dict[s
 
 
 def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: dict[str, Any],
-            card: CategoryCard, held: set[str], words: set[str], own_key: str | None, world: ServerWorld) -> Rule:
+            card: CategoryCard, held: set[str], words: set[str], own_key: str | None, world: ServerWorld,
+            given_key: str | None = None) -> Rule:
+    """The create of one record; `given_key` the argument that is its key (eBay's
+    `create_inventory_location(merchantLocationKey)`: the caller names the new location, and a key taken is refused)."""
     # a create pages nothing: `start` or `limit` is a paging argument only where the kind has no such field;
     # and a flag its kind does not hold (`allow_overlap`, `notify`) is an option, not a field, as a list of ids
     # it does not hold is whom to tell or invite (`attendee_ids`), which the record keeps its own way
@@ -957,6 +961,10 @@ def _create(op: str, checks: list[Check], coll: str, entity: EntityType, props: 
     # the made key is the record's own: an id of its kind the call names is another record's (`endNodeId`)
     fields = {f: p for p in given if (f := field_for(p, entity, card)) != own_key or snake(p) == own_key}
     key = record_key(entity.key_field, entity, world) if entity.key_field != "id" and entity.key_field in props else None
+    if key is None and given_key is not None and coll.isidentifier():
+        key = f"str(args[{given_key!r}])"
+        checks = [*checks, Check(fail=f"{key} in {coll}", error="conflict",
+                                 message=f"a {entity.name.replace('_', ' ')} '{{args[{given_key!r}]}}' already exists")]
     made_order = _made_order_field(entity)  # what its lists sort by, newest first: a new record is the newest
     stamps = [f for f in dict.fromkeys((*STAMP_FIELDS, *([made_order] if made_order else [])))
               if f in entity.fields and f not in fields]

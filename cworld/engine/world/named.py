@@ -21,6 +21,7 @@ from cworld.engine.cards.card import CategoryCard, EntityType
 from cworld.engine.cards.kinds import head_noun, name_kinds, server_prefix, singular_kind
 from cworld.engine.cards.operations import (
     id_stem,
+    key_stem,
     kind_named,
     name_tokens,
     named_entity,
@@ -53,7 +54,7 @@ def named_kinds(card: CategoryCard, tools: Iterable[ToolSpec]) -> list[EntityTyp
         props = tool.input_schema.get("properties") or {}
         typed = {snake(p) for p in props}
         for arg, schema in props.items():
-            named = id_stem(arg) or _name_stem(tool, arg)
+            named = id_stem(arg) or _name_stem(tool, arg) or _key_stem(tool, arg)
             # `against_id` beside `against_type` names a record of any kind: no kind of its own
             if named is not None and _KIND_NAME.match(named[0]) and not _generic(named[0]) \
                     and f"{named[0]}_type" not in typed:
@@ -140,6 +141,24 @@ def _name_stem(tool: ToolSpec, arg: str) -> tuple[str, bool] | None:
     stem = singular_word(plain.removesuffix("_name"))
     words = {singular_word(w) for w in name_tokens(tool.name)}
     return (stem, False) if stem in words and stem not in _NAME_WORDS and "_" not in stem else None
+
+
+def _key_stem(tool: ToolSpec, arg: str) -> tuple[str, bool] | None:
+    """For a required `<kind>Key` argument of a tool whose name names that kind's last word
+    (`get_inventory_location(merchantLocationKey)`, `delete_inventory_item_group(inventoryItemGroupKey)`): the kind
+    and whether it holds several, as a `<kind>_id` names one. Never a credential (`api_key` of `get_weather`: the
+    name names no api)."""
+    stem = key_stem(arg)
+    if stem is None or arg not in (tool.input_schema.get("required") or []):
+        return None
+    words = {singular_word(w) for w in name_tokens(tool.name)}
+    last = stem[0].split("_")[-1]
+    return stem if last in words and last not in _NAME_WORDS and last not in _CREDENTIALS else None
+
+
+#: Last words of a `<x>_key` argument that is a secret or a storage key, never a record of a kind.
+_CREDENTIALS = frozenset({"api", "access", "secret", "license", "private", "public", "ssh", "encryption", "signing",
+                          "cache", "partition", "sort", "primary", "idempotency", "session", "auth", "token"})
 
 
 def _linked(card: CategoryCard, own: EntityType, parents: Iterable[str]) -> dict[str, str]:
