@@ -33,3 +33,11 @@ def test_a_location_is_kept_under_the_key_its_caller_gives() -> None:
     assert taken.error_class in ("conflict", "business"), taken.text
     assert not call("delete_inventory_location", merchantLocationKey="warehouse-7").is_error
     assert call("get_inventory_location", merchantLocationKey="warehouse-7").error_class == "not_found"
+
+
+def test_an_argument_naming_a_kind_by_itself_or_its_id_names_that_kind() -> None:
+    """Alpaca's `symbol_or_id` names a symbol (its world had a kind "symbol or", records "Symbol or 4022")."""
+    card = load_cards(Environment.resolve().category_cards)["finance"]
+    tools = [tool_spec("broker", "get_asset", {"symbol_or_id": STR})]
+    names = {k.name for k in named_kinds(card, tools)} | {e.name for e in card.entities}
+    assert "symbol_or" not in names and "symbol" in names

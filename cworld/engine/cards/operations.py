@@ -145,7 +145,8 @@ def id_stem(arg: str) -> tuple[str, bool] | None:
     """(the kind an id argument names, in the singular, whether it holds several ids): `orderIds` -> ('order',
     True); None for an argument that is no id."""
     match = ID_ARG.match(snake(arg))
-    return (singular_word(match.group(1)), bool(match.group(2))) if match else None
+    # `symbol_or_id` names a symbol by itself or by its id
+    return (singular_word(match.group(1).removesuffix("_or")), bool(match.group(2))) if match else None
 
 
 def key_stem(arg: str) -> tuple[str, bool] | None:
