@@ -139,3 +139,14 @@ def test_a_catch_all_category_gives_way_to_what_the_tool_names(cards) -> None:
     add = ToolSpec(server="calc", name="add_numbers", description="Adds two numbers", category="utilities")
     assert assign_tool(read, cards).card == "file_system"  # type: ignore[union-attr]
     assert assign_tool(add, cards).card == "utilities"  # type: ignore[union-attr]
+
+
+def test_a_harvest_category_gives_way_to_a_card_the_tool_names_strongly(cards) -> None:
+    """`git_log` of a server filed as code hosting reads a local repository: the version-control card, which its
+    name and description name and the code-hosting card does not; a tool both name keeps its category's card."""
+    log = ToolSpec(server="git-local", name="git_log", category="code_hosting",
+                   description="Shows the commit logs: each commit on the branch, with its message")
+    assert assign_tool(log, cards).card == "version_control"
+    issue = ToolSpec(server="git-host", name="create_issue", category="code_hosting",
+                     description="Open an issue in a GitHub repository")
+    assert assign_tool(issue, cards).card == "code_hosting"

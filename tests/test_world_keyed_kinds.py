@@ -41,3 +41,18 @@ def test_an_argument_naming_a_kind_by_itself_or_its_id_names_that_kind() -> None
     tools = [tool_spec("broker", "get_asset", {"symbol_or_id": STR})]
     names = {k.name for k in named_kinds(card, tools)} | {e.name for e in card.entities}
     assert "symbol_or" not in names and "symbol" in names
+
+
+def test_name_or_id_names_no_kind_called_name() -> None:
+    """`get_deployment(nameOrId)` names a deployment by either: no kind "name" is held, so a create's `name`
+    is the new record's, never a reference to a "name" that must exist."""
+    card = load_cards(Environment.resolve().category_cards)["cloud_infrastructure"]
+    tools = [tool_spec("host", "get_deployment", {"nameOrId": STR}),
+             tool_spec("host", "create_project", {"name": STR, "framework": STR}, ["name"]),
+             tool_spec("host", "list_projects", {}, [])]
+    assert "name" not in {k.name for k in named_kinds(card, tools)}
+    world = generated_world("host", card, seed=1, size=3, tools=tools)
+    call = rules_caller("host", "cloud_infrastructure", world.state, world.kinds, tools, named_kinds=world.named_kinds)
+    made = call("create_project", name="checkout-web", framework="nextjs")
+    assert not made.is_error, made.text
+    assert "checkout-web" in call("list_projects").text

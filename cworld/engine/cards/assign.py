@@ -86,6 +86,9 @@ def _by_category(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment |
         if named is not None and named.card not in CATCH_ALL:
             return named
     if tool.category and tool.category in cards and tool.category != "generic":
+        named = _by_keywords(tool, cards, floor=2 * KEYWORD_FLOOR)
+        if named is not None and named.card != tool.category and _hits(tool, cards[tool.category]) == 0:
+            return named  # `git_add` of a server filed as code hosting works a local repository
         return Assignment(tool.id, tool.category, "category")
     return None
 
@@ -100,17 +103,22 @@ def _by_rules(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | No
     return _by_keywords(tool, cards)
 
 
-def _by_keywords(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | None:
+def _by_keywords(tool: ToolSpec, cards: dict[str, CategoryCard], floor: int = KEYWORD_FLOOR) -> Assignment | None:
+    best, best_hits = None, 0
+    for card in cards.values():
+        hits = _hits(tool, card)
+        if hits > best_hits:
+            best, best_hits = card.name, hits
+    return Assignment(tool.id, best, "keywords") if best and best_hits >= floor else None
+
+
+def _hits(tool: ToolSpec, card: CategoryCard) -> int:
+    """How strongly the tool's name (twice) and description name the card's recognition keywords."""
     tokens = set(name_tokens(tool.name))
     tokens |= {singular(t) for t in tokens}
     description = tool.description.lower()
-    best, best_hits = None, 0
-    for card in cards.values():
-        hits = 2 * len(tokens & set(card.recognition.name_keywords))
-        hits += sum(1 for k in card.recognition.description_keywords if k in description)
-        if hits > best_hits:
-            best, best_hits = card.name, hits
-    return Assignment(tool.id, best, "keywords") if best and best_hits >= KEYWORD_FLOOR else None
+    return 2 * len(tokens & set(card.recognition.name_keywords)) + sum(
+        1 for k in card.recognition.description_keywords if k in description)
 
 
 def _by_embedding(tools: list[ToolSpec], cards: dict[str, CategoryCard], embed: Embedder | None) -> list[Assignment]:

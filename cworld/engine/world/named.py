@@ -39,7 +39,8 @@ from cworld.schemas.validation import validation_error
 #: and values a client makes up for one call (an idempotency or request id).
 GENERIC_STEMS = frozenset({"parent", "object", "entity", "resource", "target", "source", "external", "request",
                            "trace", "correlation", "idempotency", "reference", "ref", "related", "child", "root",
-                           "client_request", "custom", "unique", "local", "global", "remote", "new", "old"})
+                           "client_request", "custom", "unique", "local", "global", "remote", "new", "old",
+                           "name"})  # `name_or_id` names a record of any kind by either
 #: Id formats tried in order; the first every argument naming the kind accepts is the kind's.
 _FORMATS = ("{prefix}_{n:04d}", "{n}", "{uuid}")
 _SAMPLE = {"{n}": "7", "{uuid}": "7f3c1a52-0b8e-4c1d-9a6e-2d4b5c6e7f80"}
