@@ -87,7 +87,7 @@ def _by_category(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment |
             return named
     if tool.category and tool.category in cards and tool.category != "generic":
         named = _by_keywords(tool, cards, floor=2 * KEYWORD_FLOOR)
-        if named is not None and named.card != tool.category and _hits(tool, cards[tool.category]) == 0:
+        if named is not None and named.card != tool.category and _hits(_words(tool), cards[tool.category]) == 0:
             return named  # `git_add` of a server filed as code hosting works a local repository
         return Assignment(tool.id, tool.category, "category")
     return None
@@ -105,18 +105,23 @@ def _by_rules(tool: ToolSpec, cards: dict[str, CategoryCard]) -> Assignment | No
 
 def _by_keywords(tool: ToolSpec, cards: dict[str, CategoryCard], floor: int = KEYWORD_FLOOR) -> Assignment | None:
     best, best_hits = None, 0
+    words = _words(tool)
     for card in cards.values():
-        hits = _hits(tool, card)
+        hits = _hits(words, card)
         if hits > best_hits:
             best, best_hits = card.name, hits
     return Assignment(tool.id, best, "keywords") if best and best_hits >= floor else None
 
 
-def _hits(tool: ToolSpec, card: CategoryCard) -> int:
-    """How strongly the tool's name (twice) and description name the card's recognition keywords."""
+def _words(tool: ToolSpec) -> tuple[set[str], str]:
+    """(the tool's name tokens and their singulars, its description in lower case): what `_hits` matches, read once."""
     tokens = set(name_tokens(tool.name))
-    tokens |= {singular(t) for t in tokens}
-    description = tool.description.lower()
+    return tokens | {singular(t) for t in tokens}, tool.description.lower()
+
+
+def _hits(words: tuple[set[str], str], card: CategoryCard) -> int:
+    """How strongly the tool's name (twice) and description (`_words`) name the card's recognition keywords."""
+    tokens, description = words
     return 2 * len(tokens & set(card.recognition.name_keywords)) + sum(
         1 for k in card.recognition.description_keywords if k in description)
 

@@ -205,6 +205,7 @@ def _read_keyed(arg: str, schema: dict[str, Any], own: EntityType, world: Server
 
 
 def _every_id_held(keys: str, coll: str | None, message: str) -> list[Check]:
+    """Every key of `keys` (an expression) must be held, else `not_found` names the first missing."""
     return [Check(let={"missing": f"[k for k in {keys} if k not in {coll}]"}),
             Check(fail="missing", error="not_found", message=message.replace("{key}", "{missing[0]}"))]
 
@@ -243,8 +244,7 @@ def _keyed_each(op: str, arg: str, items: dict[str, Any], own: EntityType, world
         return None
     named = f"[o for o in (args[{arg!r}] or []) if isinstance(o, dict) and o.get({prop!r}) is not None]"
     record = f"{coll}[str(it.get({prop!r}))]"
-    checks = [Check(let={"missing": f"[str(o.get({prop!r})) for o in {named} if str(o.get({prop!r})) not in {coll}]"}),
-              Check(fail="missing", error="not_found", message=message.replace("{key}", "{missing[0]}"))]
+    checks = _every_id_held(f"[str(o.get({prop!r})) for o in {named}]", coll, message)
     shown = f"[{{**{coll}[str(o.get({prop!r}))], 'id': str(o.get({prop!r}))}} for o in {named}]"
     if op == "get":
         return Rule(op="get", origin="inferred", read_only=True, check=checks, answer=f"{{'results': {shown}}}")
